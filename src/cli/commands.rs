@@ -1,0 +1,223 @@
+//! `summary` and `histogram`: the data, the plain 80-column table and the JSON document.
+
+use serde_json::{json, Value};
+
+use super::{GroupBy, SortArg};
+use crate::error::{Error, Result};
+use crate::format::Snapshot;
+use crate::heap::histogram::{self, Row, SortKey};
+use crate::ui::text::sanitize;
+
+/// Reads `RssAnon` and `RssFile` (bytes) from `/proc/self/status`: our own memory apart
+/// from the mapped file's pages.
+pub fn rss() -> (Option<u64>, Option<u64>) {
+    let Ok(s) = std::fs::read_to_string("/proc/self/status") else {
+        return (None, None);
+    };
+    let field = |name: &str| {
+        s.lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse::<u64>().ok())
+            .map(|kb| kb * 1024)
+    };
+    (field("RssAnon:"), field("RssFile:"))
+}
+
+/// The `summary` document of `../shared/CLI.md` (plus `details`, `rss_*`).
+pub fn summary_value(snap: &Snapshot) -> Value {
+    let g = &snap.graph;
+    let (_, reach_count, reach_bytes) = crate::heap::reach::reachable(g);
+    let shallow: u64 = (0..g.len() as u32).map(|o| g.shallow_size(o)).sum();
+    let classes = histogram::by_class(g).len();
+    let index_bytes = g.index_bytes();
+    let (anon, file) = rss();
+    let details: serde_json::Map<String, Value> = snap
+        .facts
+        .iter()
+        .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+        .collect();
+    json!({
+        "file": snap.source.path.display().to_string(),
+        "format": snap.format.id(),
+        "format_version": snap.format_version,
+        "id_size": snap.id_size,
+        "snapshot": 0,
+        "snapshots": [{"index": 0, "label": snap.format_version, "objects": g.len()}],
+        "objects": g.len(),
+        "classes": classes,
+        "edges": g.edge_count(),
+        "roots": g.roots.len(),
+        "threads": snap.threads,
+        "shallow_bytes": shallow,
+        "reachable_objects": reach_count,
+        "reachable_bytes": reach_bytes,
+        "index_bytes": index_bytes,
+        "index_bytes_per_object": if g.is_empty() { 0.0 } else {
+            (index_bytes as f64 / g.len() as f64 * 10.0).round() / 10.0
+        },
+        "truncated": snap.truncated,
+        "warnings": snap.warnings,
+        "details": details,
+        "rss_anon_bytes": anon,
+        "rss_file_bytes": file,
+    })
+}
+
+pub fn summary(snap: &Snapshot, as_json: bool) -> Result<()> {
+    let v = summary_value(snap);
+    if as_json {
+        println!("{v}");
+        return Ok(());
+    }
+    for (label, value) in summary_lines(&v) {
+        println!("{label:<24}{}", sanitize(&value));
+    }
+    Ok(())
+}
+
+/// The summary as (label, value) lines, for the text output and the TUI's summary.
+pub fn summary_lines(v: &Value) -> Vec<(String, String)> {
+    let s = |k: &str| match &v[k] {
+        Value::String(s) => s.clone(),
+        Value::Null => "-".to_string(),
+        other => other.to_string(),
+    };
+    let mut out = vec![
+        ("file".to_string(), s("file")),
+        (
+            "format".to_string(),
+            format!(
+                "{} ({}, {}-byte ids)",
+                s("format"),
+                s("format_version"),
+                s("id_size")
+            ),
+        ),
+        ("objects".to_string(), s("objects")),
+        ("classes".to_string(), s("classes")),
+        ("edges".to_string(), s("edges")),
+        ("roots".to_string(), s("roots")),
+        ("threads".to_string(), s("threads")),
+        ("shallow bytes".to_string(), s("shallow_bytes")),
+        (
+            "reachable".to_string(),
+            format!(
+                "{} objects, {} bytes",
+                s("reachable_objects"),
+                s("reachable_bytes")
+            ),
+        ),
+        (
+            "index".to_string(),
+            format!(
+                "{} bytes, {} per object",
+                s("index_bytes"),
+                s("index_bytes_per_object")
+            ),
+        ),
+        (
+            "truncated".to_string(),
+            match &v["truncated"] {
+                Value::Null => "no".to_string(),
+                t => format!("yes, at byte offset {t}"),
+            },
+        ),
+    ];
+    if let Value::Object(d) = &v["details"] {
+        for (k, val) in d {
+            out.push((k.clone(), val.as_str().unwrap_or_default().to_string()));
+        }
+    }
+    if let Value::Array(ws) = &v["warnings"] {
+        for w in ws {
+            out.push((
+                "warning".to_string(),
+                w.as_str().unwrap_or_default().to_string(),
+            ));
+        }
+    }
+    out
+}
+
+pub fn histogram_rows(
+    snap: &Snapshot,
+    sort: SortArg,
+    filter: Option<&str>,
+    group_by: GroupBy,
+) -> Result<Vec<Row>> {
+    let mut rows = histogram::by_class(&snap.graph);
+    if group_by == GroupBy::Package {
+        rows = histogram::group_by_package(&rows);
+    }
+    if let Some(f) = filter {
+        rows.retain(|r| histogram::matches_filter(&r.name, f));
+    }
+    let key = match sort {
+        SortArg::Count => SortKey::Count,
+        SortArg::Shallow => SortKey::Shallow,
+        SortArg::Retained => {
+            return Err(Error::Usage(
+                "--sort retained: retained sizes are not computed yet (the dominator tree comes in a later version)".into(),
+            ))
+        }
+    };
+    histogram::sort(&mut rows, key);
+    Ok(rows)
+}
+
+pub fn histogram(
+    snap: &Snapshot,
+    as_json: bool,
+    sort: SortArg,
+    top: Option<usize>,
+    filter: Option<&str>,
+    group_by: GroupBy,
+) -> Result<()> {
+    let mut rows = histogram_rows(snap, sort, filter, group_by)?;
+    let total_count: u64 = rows.iter().map(|r| r.count).sum();
+    let total_shallow: u64 = rows.iter().map(|r| r.shallow).sum();
+    if let Some(n) = top {
+        rows.truncate(n);
+    }
+    if as_json {
+        let key = if group_by == GroupBy::Package {
+            "package"
+        } else {
+            "class"
+        };
+        let classes: Vec<Value> = rows
+            .iter()
+            .map(|r| {
+                json!({key: r.name, "count": r.count, "shallow_bytes": r.shallow, "retained_bytes": r.retained})
+            })
+            .collect();
+        println!(
+            "{}",
+            json!({"classes": classes, "total": {"count": total_count, "shallow_bytes": total_shallow}})
+        );
+        return Ok(());
+    }
+    println!(
+        "{:>10} {:>13} {:>13}  {}",
+        "COUNT", "SHALLOW", "RETAINED", "CLASS"
+    );
+    for r in &rows {
+        let retained = r
+            .retained
+            .map(|v| v.to_string())
+            .unwrap_or_else(|| "-".into());
+        println!(
+            "{:>10} {:>13} {:>13}  {}",
+            r.count,
+            r.shallow,
+            retained,
+            sanitize(&r.name)
+        );
+    }
+    println!(
+        "{:>10} {:>13} {:>13}  {}",
+        total_count, total_shallow, "", "total"
+    );
+    Ok(())
+}

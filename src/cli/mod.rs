@@ -1,0 +1,174 @@
+//! The batch command line of `../shared/CLI.md`: argument parsing, the commands, and their
+//! text and JSON output. The contract is only ever added to.
+//!
+//! Exit codes: 0 done, 1 usage, 2 unreadable snapshot, 3 no such object or class. clap's
+//! own usage errors exit 2 by default, which the contract gives to unreadable files, so
+//! parsing goes through `try_parse` and usage errors are mapped to 1 here.
+
+mod commands;
+
+pub use commands::rss;
+
+/// The summary as (label, value) lines, for the TUI's summary overlay.
+pub fn summary_lines_for(snap: &Snapshot) -> Vec<(String, String)> {
+    commands::summary_lines(&commands::summary_value(snap))
+}
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::error::{Error, Result};
+use crate::format::Snapshot;
+use crate::progress::Progress;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "heaptui",
+    version,
+    about = "Browse heap snapshots (HPROF, V8, Go, MoarVM, Dart) in the terminal",
+    args_conflicts_with_subcommands = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub cmd: Option<Cmd>,
+    /// FILE opens the TUI on one snapshot (BASE TARGET: a diff, not built yet)
+    pub files: Vec<PathBuf>,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SortArg {
+    Count,
+    Shallow,
+    Retained,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum GroupBy {
+    Class,
+    Package,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Cmd {
+    /// File, format, counts, heap totals, index memory, warnings
+    Summary {
+        file: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Objects per class: count, shallow bytes, retained bytes
+    Histogram {
+        file: PathBuf,
+        #[arg(long)]
+        json: bool,
+        #[arg(long, value_enum, default_value_t = SortArg::Shallow)]
+        sort: SortArg,
+        #[arg(long)]
+        top: Option<usize>,
+        /// Keep classes whose name contains TEXT (case-insensitive)
+        #[arg(long)]
+        filter: Option<String>,
+        #[arg(long = "group-by", value_enum, default_value_t = GroupBy::Class)]
+        group_by: GroupBy,
+    },
+}
+
+/// Parses `std::env::args`, runs, prints errors, and returns the exit code.
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            let code = match e.kind() {
+                ErrorKind::DisplayHelp
+                | ErrorKind::DisplayVersion
+                | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => 0,
+                _ => 1,
+            };
+            let _ = e.print();
+            return code;
+        }
+    };
+    match run(cli) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("heaptui: {}", crate::ui::text::sanitize(&e.to_string()));
+            e.exit_code()
+        }
+    }
+}
+
+pub fn run(cli: Cli) -> Result<()> {
+    match cli.cmd {
+        Some(Cmd::Summary { file, json }) => {
+            let snap = open_for_cli(&file)?;
+            commands::summary(&snap, json)
+        }
+        Some(Cmd::Histogram {
+            file,
+            json,
+            sort,
+            top,
+            filter,
+            group_by,
+        }) => {
+            let snap = open_for_cli(&file)?;
+            commands::histogram(&snap, json, sort, top, filter.as_deref(), group_by)
+        }
+        None => match cli.files.len() {
+            1 => crate::ui::run(&cli.files[0]),
+            2 => Err(Error::Usage(
+                "heaptui BASE TARGET: the diff view is not built yet".into(),
+            )),
+            _ => Err(Error::Usage(
+                "usage: heaptui FILE | heaptui <COMMAND> ... (see heaptui --help)".into(),
+            )),
+        },
+    }
+}
+
+/// Opens a snapshot for a batch command: a progress bar on stderr when it is a terminal,
+/// and the truncation notice on stderr always.
+pub fn open_for_cli(file: &std::path::Path) -> Result<Snapshot> {
+    let progress = Progress::new();
+    let tty = std::io::stderr().is_terminal();
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let bar_thread = tty.then(|| {
+        let p = progress.clone();
+        let done = done.clone();
+        std::thread::spawn(move || {
+            let bar = indicatif::ProgressBar::new(1000);
+            bar.set_style(
+                indicatif::ProgressStyle::with_template("{msg:>22} [{bar:40}] {percent:>3}%")
+                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            );
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                let (phase, _, _) = p.get();
+                bar.set_message(phase);
+                bar.set_position((p.fraction() * 1000.0) as u64);
+                std::thread::sleep(std::time::Duration::from_millis(80));
+            }
+            bar.finish_and_clear();
+        })
+    });
+    let r = crate::format::open(file, &progress);
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    if let Some(t) = bar_thread {
+        let _ = t.join();
+    }
+    let snap = r?;
+    if let Some(off) = snap.truncated {
+        eprintln!(
+            "heaptui: {}: truncated at byte offset {off}; showing what is whole",
+            crate::ui::text::sanitize(&file.display().to_string())
+        );
+    }
+    if tty {
+        for w in snap.warnings.iter().filter(|w| !w.starts_with("truncated")) {
+            eprintln!("heaptui: warning: {}", crate::ui::text::sanitize(w));
+        }
+    }
+    Ok(snap)
+}

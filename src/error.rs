@@ -1,0 +1,84 @@
+//! Errors and their exit codes.
+//!
+//! Owns the one error type the library returns and the mapping to the exit codes of
+//! `../shared/CLI.md` (1 usage, 2 unreadable snapshot, 3 no such object or class). Parse
+//! errors carry the byte offset, what was expected there and what was found, in the
+//! manner of gimli's `read::Error`; the file name is attached by the opener, not by the
+//! format readers, which only ever see bytes.
+
+use std::fmt;
+use std::path::Path;
+
+/// A problem at one place in a byte stream: offset, expectation, finding.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    pub offset: u64,
+    pub expected: String,
+    pub found: String,
+}
+
+impl ParseError {
+    pub fn new(offset: u64, expected: impl Into<String>, found: impl Into<String>) -> Self {
+        ParseError {
+            offset,
+            expected: expected.into(),
+            found: found.into(),
+        }
+    }
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "at byte offset {}: expected {}, found {}",
+            self.offset, self.expected, self.found
+        )
+    }
+}
+
+/// Every error heaptui reports.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("{file}: {source}")]
+    Io {
+        file: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{file}: {error}")]
+    Parse { file: String, error: ParseError },
+    #[error("{file}: recognised as a {format} snapshot; support is not built yet")]
+    Unsupported { file: String, format: &'static str },
+    #[error("{0}")]
+    Usage(String),
+    #[error("{0}")]
+    NotFound(String),
+}
+
+impl Error {
+    pub fn io(file: &Path, source: std::io::Error) -> Self {
+        Error::Io {
+            file: file.display().to_string(),
+            source,
+        }
+    }
+
+    pub fn parse(file: &Path, error: ParseError) -> Self {
+        Error::Parse {
+            file: file.display().to_string(),
+            error,
+        }
+    }
+
+    /// The process exit code that `../shared/CLI.md` assigns to this error.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Error::Usage(_) => 1,
+            Error::Io { .. } | Error::Parse { .. } | Error::Unsupported { .. } => 2,
+            Error::NotFound(_) => 3,
+        }
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

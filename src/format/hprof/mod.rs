@@ -1,0 +1,1039 @@
+//! The HPROF reader: Java heap dumps from HotSpot (1.0.1, 1.0.2), the old JVMTI agent and
+//! Android's ART (1.0.3), with 4- or 8-byte identifiers.
+//!
+//! Owns turning the mapped bytes into the format-neutral [`Graph`] and answering, later,
+//! what the index does not keep. It does not own any analysis.
+//!
+//! Two passes. Pass 1 walks the top-level records once: it notes where each UTF8 record
+//! and class dump is, maps class ids to names (LOAD CLASS), and collects every object's
+//! address and record offset and every GC root. Sorting the addresses gives dense ids in
+//! heap order. Pass 2 visits the objects in id order, reading each record where pass 1
+//! found it, and emits its class, modelled shallow size and outgoing references. Two passes
+//! are needed because ART writes a class dump wherever the class object sits in the heap,
+//! possibly after its instances (`specs/NOTES.md` §2), and because addresses must be
+//! ranked before references can be resolved.
+//!
+//! Shallow sizes are a model: the file records field bytes, not heap sizes. HotSpot
+//! objects are an object header plus their fields, aligned to 8; arrays an array header
+//! plus elements. Whether compressed oops and compressed class pointers were on is not
+//! written anywhere, so it is inferred from the gaps between consecutive arrays' addresses
+//! (HotSpot dumps objects in address order, so the gap after an array is its real size).
+//! ART's class dumps carry the real instance size, which is used as is.
+
+pub mod spec;
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use crate::error::ParseError;
+use crate::format::read::{be_id, Cursor, ReadResult};
+use crate::format::{Decoder, Format, Snapshot};
+use crate::heap::{AddrIndex, ClassId, ClassInfo, EdgeBuilder, Graph, ObjId, Root, RootKind};
+use crate::progress::Progress;
+use crate::source::Source;
+use spec::*;
+
+/// A multiplicative hasher for u64 keys (class ids, string ids): these are addresses, so
+/// SipHash's protection buys nothing and costs a lot on the per-object hot path.
+#[derive(Default)]
+struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(0x9e3779b97f4a7c15);
+        }
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.0 = (i ^ (i >> 29)).wrapping_mul(0x9e3779b97f4a7c15);
+    }
+}
+
+type IdMap<V> = HashMap<u64, V, BuildHasherDefault<IdHasher>>;
+
+/// The file header.
+#[derive(Debug, Clone)]
+pub struct Header {
+    pub version: String,
+    pub id_size: usize,
+    pub timestamp_ms: u64,
+    pub data_start: usize,
+}
+
+pub fn parse_header(b: &[u8]) -> ReadResult<Header> {
+    let nul = b.iter().take(32).position(|&c| c == 0).ok_or_else(|| {
+        ParseError::new(
+            0,
+            "\"JAVA PROFILE 1.0.x\" followed by a NUL byte",
+            "no NUL within the first 32 bytes",
+        )
+    })?;
+    let version = String::from_utf8_lossy(&b[..nul]).into_owned();
+    let mut c = Cursor::new(&b[nul + 1..], nul as u64 + 1);
+    let id_size = c.u32_be("identifier size")?;
+    if id_size != 4 && id_size != 8 {
+        return Err(ParseError::new(
+            nul as u64 + 1,
+            "identifier size 4 or 8",
+            format!("{id_size}"),
+        ));
+    }
+    let hi = c.u32_be("timestamp (high word)")? as u64;
+    let lo = c.u32_be("timestamp (low word)")? as u64;
+    Ok(Header {
+        version,
+        id_size: id_size as usize,
+        timestamp_ms: hi << 32 | lo,
+        data_start: nul + 1 + 12,
+    })
+}
+
+/// A GC root as pass 1 finds it, before addresses are resolved.
+struct RawRoot {
+    addr: u64,
+    kind: RootKind,
+    thread: u32,
+    frame: u32,
+}
+
+/// What pass 1 learns.
+#[derive(Default)]
+struct Pass1 {
+    utf8: IdMap<(usize, usize)>,
+    class_names: IdMap<u64>,
+    class_dumps: Vec<(u64, usize)>,
+    objs: Vec<(u64, u64)>,
+    roots: Vec<RawRoot>,
+    heap_names: Vec<u64>,
+    thread_serials: Vec<u32>,
+    truncated: Option<u64>,
+    warnings: Vec<String>,
+    saw_segments: bool,
+    saw_end: bool,
+    stack_frames: usize,
+    stack_traces: usize,
+}
+
+/// Total length (tag byte included) of the sub-record starting at `c`, or an error when
+/// it is unknown or runs past the end of `c`.
+#[inline]
+fn sub_record_len(c: &Cursor, body: &[u8], id: usize) -> ReadResult<usize> {
+    let pos = c.pos();
+    let tag = body[pos];
+    let mut r = *c;
+    r.skip(1, "sub-record tag")?;
+    let fixed = |n: usize| -> ReadResult<usize> {
+        let mut r2 = *c;
+        r2.skip(1 + n, "heap dump sub-record")?;
+        Ok(1 + n)
+    };
+    match tag {
+        0xFF | 0x05 | 0x07 | 0x89 | 0x8A | 0x8B | 0x8C | 0x8D | 0x90 => fixed(id),
+        0x01 => fixed(2 * id),
+        0x04 | 0x06 => fixed(id + 4),
+        0x02 | 0x03 | 0x08 | 0x8E => fixed(id + 8),
+        PRIMITIVE_ARRAY_NODATA => fixed(id + 9),
+        HEAP_DUMP_INFO => fixed(4 + id),
+        INSTANCE_DUMP => {
+            r.skip(id + 4 + id, "instance dump header")?;
+            let n = r.u32_be("instance field byte count")? as usize;
+            r.skip(n, "instance field values")?;
+            Ok(r.pos() - pos)
+        }
+        OBJECT_ARRAY_DUMP => {
+            r.skip(id + 4, "object array header")?;
+            let n = r.u32_be("object array length")? as u64;
+            r.skip(id, "array class id")?;
+            let n = r.check_count(n, id as u64, "object array elements")?;
+            r.skip(n * id, "object array elements")?;
+            Ok(r.pos() - pos)
+        }
+        PRIMITIVE_ARRAY_DUMP => {
+            r.skip(id + 4, "primitive array header")?;
+            let n = r.u32_be("primitive array length")? as u64;
+            let at = r.offset();
+            let t = r.u8("primitive array element type")?;
+            let es = match type_size(t, id) {
+                Some(s) if t != T_OBJECT => s,
+                _ => {
+                    return Err(ParseError::new(
+                        at,
+                        "a primitive element type code (4-11)",
+                        format!("{t}"),
+                    ))
+                }
+            };
+            let n = r.check_count(n, es as u64, "primitive array elements")?;
+            r.skip(n * es, "primitive array elements")?;
+            Ok(r.pos() - pos)
+        }
+        CLASS_DUMP => {
+            r.skip(id + 4 + 6 * id + 4, "class dump header")?;
+            let cp = r.u16_be("constant pool count")?;
+            for _ in 0..cp {
+                r.skip(2, "constant pool index")?;
+                let at = r.offset();
+                let t = r.u8("constant pool type")?;
+                let s = type_size(t, id)
+                    .ok_or_else(|| ParseError::new(at, "a basic type code", format!("{t}")))?;
+                r.skip(s, "constant pool value")?;
+            }
+            let statics = r.u16_be("static field count")?;
+            for _ in 0..statics {
+                r.skip(id, "static field name")?;
+                let at = r.offset();
+                let t = r.u8("static field type")?;
+                let s = type_size(t, id)
+                    .ok_or_else(|| ParseError::new(at, "a basic type code", format!("{t}")))?;
+                r.skip(s, "static field value")?;
+            }
+            let fields = r.u16_be("instance field count")? as usize;
+            r.skip(fields * (id + 1), "instance field descriptors")?;
+            Ok(r.pos() - pos)
+        }
+        t => Err(ParseError::new(
+            c.offset(),
+            "a heap dump sub-record tag",
+            format!("unknown tag 0x{t:02x}"),
+        )),
+    }
+}
+
+impl Pass1 {
+    /// Walks the sub-records of one HEAP DUMP (SEGMENT) body. `cut` says that the record
+    /// runs past the end of the file, so an incomplete sub-record marks the truncation
+    /// point rather than a corrupt record.
+    fn heap_body(&mut self, body: &[u8], base: u64, id: usize, cut: bool) {
+        let mut c = Cursor::new(body, base);
+        while !c.is_empty() {
+            let pos = c.pos();
+            let tag = body[pos];
+            let len = match sub_record_len(&c, body, id) {
+                Ok(l) => l,
+                Err(e) => {
+                    let unknown = e.found.starts_with("unknown tag");
+                    if cut && !unknown {
+                        self.truncated = Some(c.offset());
+                    } else {
+                        self.warnings.push(format!(
+                            "heap dump record at byte offset {} is unreadable from byte offset {}: expected {}, found {}; the rest of that record is skipped",
+                            base.saturating_sub(9),
+                            e.offset,
+                            e.expected,
+                            e.found
+                        ));
+                    }
+                    return;
+                }
+            };
+            let rec = &body[pos..pos + len];
+            let off = base + pos as u64;
+            match tag {
+                INSTANCE_DUMP
+                | OBJECT_ARRAY_DUMP
+                | PRIMITIVE_ARRAY_DUMP
+                | PRIMITIVE_ARRAY_NODATA => {
+                    self.objs.push((be_id(&rec[1..], id), off));
+                }
+                CLASS_DUMP => {
+                    let cid = be_id(&rec[1..], id);
+                    self.objs.push((cid, off));
+                    self.class_dumps.push((cid, pos + base as usize));
+                }
+                HEAP_DUMP_INFO => {
+                    let name = be_id(&rec[5..], id);
+                    if !self.heap_names.contains(&name) {
+                        self.heap_names.push(name);
+                    }
+                }
+                t => {
+                    if let Some((kind, extra)) = root_kind(t) {
+                        let addr = be_id(&rec[1..], id);
+                        let (thread, frame) = match extra {
+                            8 => (
+                                u32::from_be_bytes([
+                                    rec[1 + id],
+                                    rec[2 + id],
+                                    rec[3 + id],
+                                    rec[4 + id],
+                                ]),
+                                u32::from_be_bytes([
+                                    rec[5 + id],
+                                    rec[6 + id],
+                                    rec[7 + id],
+                                    rec[8 + id],
+                                ]),
+                            ),
+                            4 => (
+                                u32::from_be_bytes([
+                                    rec[1 + id],
+                                    rec[2 + id],
+                                    rec[3 + id],
+                                    rec[4 + id],
+                                ]),
+                                u32::MAX,
+                            ),
+                            _ => (u32::MAX, u32::MAX),
+                        };
+                        if t == ROOT_THREAD_OBJECT {
+                            self.thread_serials.push(thread);
+                            // The third field is a stack trace serial, not a frame.
+                            self.roots.push(RawRoot {
+                                addr,
+                                kind,
+                                thread,
+                                frame: u32::MAX,
+                            });
+                        } else if addr != 0 {
+                            self.roots.push(RawRoot {
+                                addr,
+                                kind,
+                                thread,
+                                frame,
+                            });
+                        }
+                    }
+                }
+            }
+            // `len` was checked against the body by `sub_record_len`.
+            let _ = c.skip(len, "sub-record");
+        }
+    }
+}
+
+fn pass1(b: &[u8], h: &Header, progress: &Progress) -> Pass1 {
+    let id = h.id_size;
+    let mut p = Pass1::default();
+    let mut pos = h.data_start;
+    let len = b.len();
+    let mut last_report = 0usize;
+    while pos < len {
+        if len - pos < 9 {
+            p.truncated = Some(pos as u64);
+            break;
+        }
+        if pos - last_report > (4 << 20) {
+            progress.set(pos as u64);
+            last_report = pos;
+        }
+        let tag = b[pos];
+        let rlen = u32::from_be_bytes([b[pos + 5], b[pos + 6], b[pos + 7], b[pos + 8]]) as usize;
+        let body_start = pos + 9;
+        let claimed_end = body_start.saturating_add(rlen);
+        let cut = claimed_end > len;
+        let body_end = claimed_end.min(len);
+        let body = &b[body_start..body_end];
+        match tag {
+            UTF8 if !cut && rlen >= id => {
+                p.utf8.insert(be_id(body, id), (body_start + id, rlen - id));
+            }
+            LOAD_CLASS if !cut && rlen >= 8 + 2 * id => {
+                let class_id = be_id(&body[4..], id);
+                let name_id = be_id(&body[8 + id..], id);
+                p.class_names.insert(class_id, name_id);
+            }
+            STACK_FRAME => p.stack_frames += 1,
+            STACK_TRACE => p.stack_traces += 1,
+            HEAP_DUMP | HEAP_DUMP_SEGMENT => {
+                if tag == HEAP_DUMP_SEGMENT {
+                    p.saw_segments = true;
+                }
+                p.heap_body(body, body_start as u64, id, cut);
+                if cut && p.truncated.is_none() {
+                    p.truncated = Some(body_end as u64);
+                }
+            }
+            HEAP_DUMP_END => p.saw_end = true,
+            _ => {}
+        }
+        if cut {
+            if p.truncated.is_none() {
+                p.truncated = Some(pos as u64);
+            }
+            break;
+        }
+        pos = claimed_end;
+    }
+    if p.truncated.is_none() && p.saw_segments && !p.saw_end {
+        p.truncated = Some(len as u64);
+        p.warnings
+            .push("the heap dump segments are not closed by a HEAP DUMP END record".into());
+    }
+    progress.set(len as u64);
+    p
+}
+
+/// What the shallow-size model assumes about the VM's object layout.
+#[derive(Clone, Copy, Debug)]
+struct Layout {
+    obj_header: u64,
+    ref_size: u64,
+    array_header: u64,
+    /// Array header for 8-byte elements (differs on 32-bit VMs and ART).
+    array_header_wide: u64,
+    /// ART: instance sizes come from the class dump.
+    art: bool,
+}
+
+#[inline]
+fn align8(x: u64) -> u64 {
+    (x + 7) & !7
+}
+
+impl Layout {
+    fn array(&self, n: u64, elem: u64) -> u64 {
+        let h = if elem == 8 {
+            self.array_header_wide
+        } else {
+            self.array_header
+        };
+        align8(h + n * elem)
+    }
+}
+
+/// Bytes HotSpot adds to instances of a class beyond the fields the dump lists: fields
+/// the VM injects (`javaClasses.hpp`, JDK 17: `loader_data`, `module_entry`, `vmindex`,
+/// ...) and the padding around `@Contended` field groups (`java.lang.Thread`'s
+/// thread-local-random group: 128 bytes before and after). The dump cannot show them, but
+/// `GC.class_histogram` counts them, and a model without them is wrong for every class
+/// loader and thread. Other `@Contended` classes (`Striped64$Cell`, `Exchanger$Node`,
+/// ...) are not modelled: their annotation covers the whole class and rounds differently.
+/// Returns (bytes added, whether the class's own part ends 8-aligned).
+fn hidden_bytes(java_name: &str, l: &Layout) -> (u64, bool) {
+    let intptr = if l.obj_header == 8 { 4 } else { 8 };
+    let extra = match java_name {
+        "java.lang.Thread" if l.obj_header > 8 => return (256, true),
+        "java.lang.ClassLoader" | "java.lang.Module" | "java.lang.invoke.MemberName" => intptr,
+        "java.lang.invoke.ResolvedMethodName" => intptr + l.ref_size,
+        "java.lang.invoke.MethodHandleNatives$CallSiteContext" => 2 * intptr,
+        "java.lang.StackFrameInfo" => 2,
+        "java.lang.InternalError" => 1,
+        "java.lang.Class" => 2 * intptr + 8 + 3 * l.ref_size,
+        _ => 0,
+    };
+    (extra, false)
+}
+
+/// Per-class facts pass 2 needs for every instance.
+struct ClassRec {
+    group: ClassId,
+    /// Reference slots in the instance data (byte offset, weak).
+    refs: Vec<(u32, bool)>,
+    /// Modelled heap size of an instance.
+    instance_size: u64,
+}
+
+/// A class dump, parsed.
+struct ClassDump {
+    id: u64,
+    super_id: u64,
+    /// The reported "instance size" (ART: the real size).
+    reported_size: u32,
+    /// References held by the class object (super, loader, signers, protection domain,
+    /// constant pool and static values).
+    /// Bytes of primitive static fields, and the number of reference statics.
+    static_bytes: u64,
+    static_refs: u64,
+    fields: Vec<(u64, u8)>,
+}
+
+fn parse_class_dump(b: &[u8], off: usize, id: usize) -> ReadResult<ClassDump> {
+    let mut c = Cursor::new(b.get(off..).unwrap_or(&[]), off as u64);
+    c.skip(1, "class dump tag")?;
+    let cid = c.uint_be(id, "class id")?;
+    c.skip(4, "stack trace serial")?;
+    let super_id = c.uint_be(id, "superclass id")?;
+    c.skip(3 * id, "loader, signers and protection domain")?;
+    c.skip(2 * id, "reserved ids")?;
+    let reported_size = c.u32_be("instance size")?;
+    let cp = c.u16_be("constant pool count")?;
+    let mut static_bytes = 0u64;
+    let mut static_refs = 0u64;
+    for _ in 0..cp {
+        c.skip(2, "constant pool index")?;
+        let t = c.u8("constant pool type")?;
+        let s = type_size(t, id).unwrap_or(0);
+        c.skip(s, "constant pool value")?;
+    }
+    let statics = c.u16_be("static field count")?;
+    for _ in 0..statics {
+        c.skip(id, "static field name")?;
+        let t = c.u8("static field type")?;
+        let s = type_size(t, id).unwrap_or(0);
+        c.skip(s, "static field value")?;
+        if t == T_OBJECT {
+            static_refs += 1;
+        } else {
+            static_bytes += s as u64;
+        }
+    }
+    let nf = c.u16_be("instance field count")? as u64;
+    let nf = c.check_count(nf, id as u64 + 1, "instance fields")?;
+    let mut fields = Vec::with_capacity(nf);
+    for _ in 0..nf {
+        let name = c.uint_be(id, "field name id")?;
+        let t = c.u8("field type")?;
+        fields.push((name, t));
+    }
+    Ok(ClassDump {
+        id: cid,
+        super_id,
+        reported_size,
+        static_bytes,
+        static_refs,
+        fields,
+    })
+}
+
+fn utf8_text<'a>(
+    b: &'a [u8],
+    utf8: &IdMap<(usize, usize)>,
+    id: u64,
+) -> Option<std::borrow::Cow<'a, str>> {
+    let &(off, len) = utf8.get(&id)?;
+    let bytes = b.get(off..off.checked_add(len)?)?;
+    Some(String::from_utf8_lossy(bytes))
+}
+
+/// Infers compressed oops / class pointers from the address gaps after arrays.
+fn infer_layout(b: &[u8], h: &Header, objs: &[(u64, u64)], art: bool) -> (Layout, String) {
+    if h.id_size == 4 || art {
+        let l = Layout {
+            obj_header: 8,
+            ref_size: 4,
+            array_header: 12,
+            array_header_wide: 16,
+            art,
+        };
+        let what = if art {
+            "ART: instance sizes from the class dumps, 4-byte references"
+        } else {
+            "32-bit VM: 8-byte headers, 4-byte references"
+        };
+        return (l, what.to_string());
+    }
+    let id = h.id_size;
+    // Votes: [ccp (16-byte array header), no ccp (24)], [coops (4-byte refs), 8-byte refs]
+    let mut hdr = [0u64; 2];
+    let mut refs = [0u64; 2];
+    for w in objs.windows(2).take(2_000_000) {
+        let (addr, off) = w[0];
+        let gap = w[1].0.wrapping_sub(addr);
+        if gap == 0 || gap > (1 << 20) {
+            continue;
+        }
+        let off = off as usize;
+        let Some(rec) = b.get(off..off + 2 + 2 * id + 8) else {
+            continue;
+        };
+        match rec[0] {
+            PRIMITIVE_ARRAY_DUMP => {
+                let n = u32::from_be_bytes([
+                    rec[1 + id + 4],
+                    rec[2 + id + 4],
+                    rec[3 + id + 4],
+                    rec[4 + id + 4],
+                ]) as u64;
+                let es = type_size(rec[1 + id + 8], id).unwrap_or(1) as u64;
+                if gap == align8(16 + n * es) {
+                    hdr[0] += 1;
+                } else if gap == align8(24 + n * es) {
+                    hdr[1] += 1;
+                }
+            }
+            OBJECT_ARRAY_DUMP => {
+                let n = u32::from_be_bytes([
+                    rec[1 + id + 4],
+                    rec[2 + id + 4],
+                    rec[3 + id + 4],
+                    rec[4 + id + 4],
+                ]) as u64;
+                if n == 0 {
+                    continue;
+                }
+                if gap == align8(16 + 4 * n) {
+                    refs[0] += 1;
+                    hdr[0] += 1;
+                } else if gap == align8(16 + 8 * n) || gap == align8(24 + 8 * n) {
+                    refs[1] += 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    let max_addr = objs.last().map(|o| o.0).unwrap_or(0);
+    let (ccp, coops, how) = if hdr[0] + hdr[1] + refs[0] + refs[1] >= 8 {
+        (
+            hdr[0] >= hdr[1],
+            refs[0] >= refs[1] && hdr[0] >= hdr[1],
+            format!(
+                "inferred from {} array address gaps",
+                hdr[0] + hdr[1] + refs[0] + refs[1]
+            ),
+        )
+    } else {
+        let small = max_addr < (32u64 << 30);
+        (
+            small,
+            small,
+            "assumed from the heap's addresses".to_string(),
+        )
+    };
+    let l = Layout {
+        obj_header: if ccp { 12 } else { 16 },
+        ref_size: if coops { 4 } else { 8 },
+        array_header: if ccp { 16 } else { 24 },
+        array_header_wide: if ccp { 16 } else { 24 },
+        art: false,
+    };
+    let what = format!(
+        "{}, {} ({how})",
+        if coops {
+            "compressed oops"
+        } else {
+            "uncompressed oops"
+        },
+        if ccp {
+            "compressed class pointers"
+        } else {
+            "uncompressed class pointers"
+        }
+    );
+    (l, what)
+}
+
+/// Opens an HPROF file whose bytes `source` holds.
+pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError> {
+    let b = source.bytes();
+    let h = parse_header(b)?;
+    if !h.version.starts_with("JAVA PROFILE 1.0.") {
+        return Err(ParseError::new(
+            0,
+            "\"JAVA PROFILE 1.0.x\"",
+            format!("{:?}", h.version),
+        ));
+    }
+    let id = h.id_size;
+    progress.phase("reading records", b.len() as u64);
+    let mut p = pass1(b, &h, progress);
+    let art = h.version.ends_with("1.0.3");
+
+    // Dense ids: rank by address.
+    progress.phase("sorting objects", 0);
+    p.objs.sort_unstable_by_key(|o| o.0);
+    let before = p.objs.len();
+    p.objs.dedup_by_key(|o| o.0);
+    if p.objs.len() < before {
+        p.warnings.push(format!(
+            "{} object records repeat an address already seen; the first of each is used",
+            before - p.objs.len()
+        ));
+    }
+    if p.objs.len() >= u32::MAX as usize {
+        return Err(ParseError::new(
+            0,
+            "fewer than 2^32 objects",
+            format!("{}", p.objs.len()),
+        ));
+    }
+    let (layout, layout_text) = infer_layout(b, &h, &p.objs, art);
+
+    let mut g = Graph::default();
+    let n = p.objs.len();
+    g.offset = p.objs.iter().map(|o| o.1).collect();
+    let addrs = AddrIndex::new(p.objs.iter().map(|o| o.0).collect());
+    drop(std::mem::take(&mut p.objs));
+
+    // Classes: parse every class dump, then give each a histogram group.
+    let mut groups: HashMap<String, ClassId> = HashMap::new();
+    let mut group = |g: &mut Graph, name: String, unique: bool| -> ClassId {
+        if !unique {
+            if let Some(&c) = groups.get(&name) {
+                return c;
+            }
+        }
+        let c = g.classes.len() as ClassId;
+        groups.insert(name.clone(), c);
+        g.classes.push(ClassInfo { name });
+        c
+    };
+    let mut dumps: IdMap<ClassDump> = IdMap::default();
+    for &(cid, off) in &p.class_dumps {
+        match parse_class_dump(b, off, id) {
+            Ok(d) => {
+                dumps.insert(cid, d);
+            }
+            Err(e) => p.warnings.push(format!("class dump unreadable: {e}")),
+        }
+    }
+    let class_name = |cid: u64| -> String {
+        p.class_names
+            .get(&cid)
+            .and_then(|&nid| utf8_text(b, &p.utf8, nid))
+            .map(|s| java_name(&s))
+            .unwrap_or_else(|| format!("<class 0x{cid:x}>"))
+    };
+    let field_name = |nid: u64| -> Option<std::borrow::Cow<'_, str>> { utf8_text(b, &p.utf8, nid) };
+    // Class ids in file order, so group numbering is deterministic.
+    let mut class_ids: Vec<u64> = p.class_dumps.iter().map(|c| c.0).collect();
+    class_ids.dedup();
+    let reference_class = class_ids
+        .iter()
+        .copied()
+        .find(|&c| class_name(c) == "java.lang.ref.Reference");
+    let mut recs: IdMap<ClassRec> = IdMap::default();
+    for &cid in &class_ids {
+        let Some(d) = dumps.get(&cid) else { continue };
+        // Walk the superclass chain: own fields first, then the superclass's.
+        let mut refs = Vec::new();
+        let mut data = 0u32;
+        let mut heap_fields = 0u64;
+        let mut cur = Some(d);
+        let mut depth = 0;
+        let mut weak_chain = false;
+        let mut chain: Vec<&ClassDump> = Vec::new();
+        while let Some(cd) = cur {
+            depth += 1;
+            if depth > 512 {
+                p.warnings
+                    .push(format!("class 0x{cid:x}: superclass chain loops"));
+                break;
+            }
+            chain.push(cd);
+            if Some(cd.id) == reference_class {
+                weak_chain = true;
+            }
+            cur = if cd.super_id == 0 {
+                None
+            } else {
+                dumps.get(&cd.super_id)
+            };
+        }
+        // Heap size, superclass first: a class with a `@Contended` group ends aligned,
+        // and its subclasses' fields start after that.
+        for cd in chain.iter().rev() {
+            if !layout.art {
+                let (extra, aligned_end) = hidden_bytes(&class_name(cd.id), &layout);
+                heap_fields += extra;
+                for &(_, t) in &cd.fields {
+                    heap_fields += if t == T_OBJECT {
+                        layout.ref_size
+                    } else {
+                        type_size(t, id).unwrap_or(0) as u64
+                    };
+                }
+                if aligned_end {
+                    heap_fields = align8(layout.obj_header + heap_fields) - layout.obj_header;
+                }
+            }
+        }
+        for cd in &chain {
+            let is_ref_class = Some(cd.id) == reference_class;
+            for &(nid, t) in &cd.fields {
+                let s = type_size(t, id).unwrap_or(0) as u32;
+                if t == T_OBJECT {
+                    let weak = weak_chain
+                        && is_ref_class
+                        && field_name(nid).is_some_and(|n| n == "referent");
+                    refs.push((data, weak));
+                }
+                data = data.saturating_add(s);
+            }
+        }
+        let instance_size = if layout.art {
+            align8(d.reported_size as u64)
+        } else {
+            align8(layout.obj_header + heap_fields)
+        };
+        let g_id = group(&mut g, class_name(cid), true);
+        recs.insert(
+            cid,
+            ClassRec {
+                group: g_id,
+                refs,
+                instance_size,
+            },
+        );
+    }
+    let class_group = recs
+        .iter()
+        .find(|(_, r)| g.classes[r.group as usize].name == "java.lang.Class")
+        .map(|(_, r)| r.group)
+        .unwrap_or_else(|| group(&mut g, "java.lang.Class".to_string(), false));
+    let class_instance_size = recs
+        .values()
+        .find(|r| r.group == class_group)
+        .map(|r| r.instance_size)
+        .unwrap_or(layout.obj_header);
+    let mut prim_groups = [u32::MAX; 12];
+    let mut unknown_groups: IdMap<ClassId> = IdMap::default();
+
+    // Pass 2: class, size and references of every object, in id order.
+    progress.phase("resolving references", n as u64);
+    let mut e = EdgeBuilder::with_capacity(n, n * 2);
+    g.class_of.reserve_exact(n);
+    g.shallow.reserve_exact(n);
+    let mut dangling = 0u64;
+    let mut last_class: Option<(u64, &ClassRec)> = None;
+    for i in 0..n {
+        if i % (1 << 16) == 0 {
+            progress.set(i as u64);
+        }
+        let off = g.offset[i] as usize;
+        let rec = &b[off..];
+        let tag = rec[0];
+        let mut push_ref = |target: u64, weak: bool, e: &mut EdgeBuilder| {
+            if target == 0 {
+                return;
+            }
+            match addrs.get(target) {
+                Some(t) => e.push(t, weak),
+                None => dangling += 1,
+            }
+        };
+        match tag {
+            INSTANCE_DUMP => {
+                let cid = be_id(&rec[1 + id + 4..], id);
+                let data_len = u32::from_be_bytes([
+                    rec[1 + 2 * id + 4],
+                    rec[2 + 2 * id + 4],
+                    rec[3 + 2 * id + 4],
+                    rec[4 + 2 * id + 4],
+                ]) as usize;
+                let data = &rec[1 + 2 * id + 8..1 + 2 * id + 8 + data_len];
+                // Instances of one class often sit together: remember the last one.
+                let cr = match last_class {
+                    Some((c, r)) if c == cid => Some(r),
+                    _ => {
+                        let r = recs.get(&cid);
+                        last_class = r.map(|r| (cid, r));
+                        r
+                    }
+                };
+                push_ref(cid, false, &mut e);
+                match cr {
+                    Some(cr) => {
+                        g.class_of.push(cr.group);
+                        g.push_shallow(i as ObjId, cr.instance_size);
+                        for &(o, weak) in &cr.refs {
+                            let o = o as usize;
+                            if o + id <= data.len() {
+                                push_ref(be_id(&data[o..], id), weak, &mut e);
+                            }
+                        }
+                    }
+                    None => {
+                        let gid = *unknown_groups
+                            .entry(cid)
+                            .or_insert_with(|| group(&mut g, class_name(cid), false));
+                        g.class_of.push(gid);
+                        g.push_shallow(i as ObjId, align8(layout.obj_header + data_len as u64));
+                    }
+                }
+            }
+            OBJECT_ARRAY_DUMP => {
+                let len = u32::from_be_bytes([
+                    rec[1 + id + 4],
+                    rec[2 + id + 4],
+                    rec[3 + id + 4],
+                    rec[4 + id + 4],
+                ]) as usize;
+                let cid = be_id(&rec[1 + id + 8..], id);
+                push_ref(cid, false, &mut e);
+                let gid = match recs.get(&cid) {
+                    Some(cr) => cr.group,
+                    None => *unknown_groups
+                        .entry(cid)
+                        .or_insert_with(|| group(&mut g, class_name(cid), false)),
+                };
+                g.class_of.push(gid);
+                g.push_shallow(i as ObjId, layout.array(len as u64, layout.ref_size));
+                let elems = &rec[1 + 2 * id + 8..1 + 2 * id + 8 + len * id];
+                for k in 0..len {
+                    push_ref(be_id(&elems[k * id..], id), false, &mut e);
+                }
+            }
+            PRIMITIVE_ARRAY_DUMP | PRIMITIVE_ARRAY_NODATA => {
+                let len = u32::from_be_bytes([
+                    rec[1 + id + 4],
+                    rec[2 + id + 4],
+                    rec[3 + id + 4],
+                    rec[4 + id + 4],
+                ]) as u64;
+                let t = rec[1 + id + 8];
+                let slot = &mut prim_groups[(t as usize).min(11)];
+                if *slot == u32::MAX {
+                    *slot = group(&mut g, format!("{}[]", type_name(t)), false);
+                }
+                g.class_of.push(*slot);
+                let es = type_size(t, id).unwrap_or(1) as u64;
+                g.push_shallow(i as ObjId, layout.array(len, es));
+            }
+            _ => {
+                // CLASS DUMP: the class object.
+                let cid = be_id(&rec[1..], id);
+                g.class_of.push(class_group);
+                let mut size = class_instance_size;
+                if let Some(d) = dumps.get(&cid) {
+                    size = align8(size + d.static_bytes + d.static_refs * layout.ref_size);
+                    // References: superclass, loader, signers, protection domain, then
+                    // constant pool and static values, as `parse_class_dump` reads them.
+                    let mut c = Cursor::new(rec, off as u64);
+                    let _ = class_refs(&mut c, id, &mut |t| push_ref(t, false, &mut e));
+                }
+                g.push_shallow(i as ObjId, size);
+            }
+        }
+        e.finish_object();
+        if e.targets.len() >= u32::MAX as usize {
+            return Err(ParseError::new(
+                g.offset[i],
+                "fewer than 2^32 references",
+                "more",
+            ));
+        }
+    }
+    drop(dumps);
+    progress.phase("building referrers", 0);
+    e.install(&mut g);
+
+    // Roots.
+    let mut unresolved_roots = 0u64;
+    for r in &p.roots {
+        match addrs.get(r.addr) {
+            Some(o) => g.roots.push(Root {
+                obj: o,
+                kind: r.kind,
+                thread: r.thread,
+                frame: r.frame,
+            }),
+            None => unresolved_roots += 1,
+        }
+    }
+
+    let mut warnings = std::mem::take(&mut p.warnings);
+    if dangling > 0 {
+        warnings.push(format!(
+            "{dangling} references point at ids with no object in the dump (dangling; ignored)"
+        ));
+    }
+    if unresolved_roots > 0 {
+        warnings.push(format!(
+            "{unresolved_roots} GC roots name ids with no object in the dump (ignored)"
+        ));
+    }
+    if let Some(t) = p.truncated {
+        warnings.insert(
+            0,
+            format!("truncated at byte offset {t}: the file is read as far as it is whole"),
+        );
+    }
+    let mut facts = vec![
+        ("object layout".to_string(), layout_text),
+        ("class dumps".to_string(), class_ids.len().to_string()),
+        ("dangling references".to_string(), dangling.to_string()),
+        (
+            "stack traces / frames".to_string(),
+            format!("{} / {}", p.stack_traces, p.stack_frames),
+        ),
+    ];
+    if !p.heap_names.is_empty() {
+        let names: Vec<String> = p
+            .heap_names
+            .iter()
+            .map(|&nid| {
+                utf8_text(b, &p.utf8, nid)
+                    .map(|s| s.into_owned())
+                    .unwrap_or_default()
+            })
+            .collect();
+        facts.push(("heaps".to_string(), names.join(", ")));
+    }
+    let mut serials = p.thread_serials.clone();
+    serials.sort_unstable();
+    serials.dedup();
+    let decoder = HprofDecoder { id_size: id };
+    Ok(Snapshot {
+        format: Format::Hprof,
+        format_version: h.version.clone(),
+        id_size: Some(id as u32),
+        graph: g,
+        threads: serials.len(),
+        truncated: p.truncated,
+        warnings,
+        facts,
+        decoder: Box::new(decoder),
+        source,
+    })
+}
+
+/// Emits the object references a class dump holds, in record order.
+fn class_refs(c: &mut Cursor, id: usize, f: &mut dyn FnMut(u64)) -> ReadResult<()> {
+    c.skip(1 + id + 4, "class dump header")?;
+    for _ in 0..4 {
+        f(c.uint_be(id, "class reference")?);
+    }
+    c.skip(2 * id + 4, "reserved ids and instance size")?;
+    let cp = c.u16_be("constant pool count")?;
+    for _ in 0..cp {
+        c.skip(2, "constant pool index")?;
+        let t = c.u8("constant pool type")?;
+        let v = c.uint_be(type_size(t, id).unwrap_or(0), "constant pool value")?;
+        if t == T_OBJECT {
+            f(v);
+        }
+    }
+    let statics = c.u16_be("static field count")?;
+    for _ in 0..statics {
+        c.skip(id, "static field name")?;
+        let t = c.u8("static field type")?;
+        let v = c.uint_be(type_size(t, id).unwrap_or(0), "static field value")?;
+        if t == T_OBJECT {
+            f(v);
+        }
+    }
+    Ok(())
+}
+
+/// Answers questions about HPROF objects from the mapped bytes.
+pub struct HprofDecoder {
+    id_size: usize,
+}
+
+impl HprofDecoder {
+    fn address(&self, bytes: &[u8], g: &Graph, o: ObjId) -> u64 {
+        let off = g.offset[o as usize] as usize;
+        bytes
+            .get(off + 1..off + 1 + self.id_size)
+            .map(|b| be_id(b, self.id_size))
+            .unwrap_or(0)
+    }
+}
+
+impl Decoder for HprofDecoder {
+    fn object_name(&self, bytes: &[u8], g: &Graph, o: ObjId) -> String {
+        format!("0x{:x}", self.address(bytes, g, o))
+    }
+
+    fn find_object(&self, bytes: &[u8], g: &Graph, name: &str) -> Option<ObjId> {
+        let hex = name
+            .strip_prefix("0x")
+            .or_else(|| name.strip_prefix("0X"))?;
+        let want = u64::from_str_radix(hex, 16).ok()?;
+        // Ids are in address order: binary search reading addresses from the map.
+        let (mut lo, mut hi) = (0usize, g.len());
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            let a = self.address(bytes, g, mid as ObjId);
+            match a.cmp(&want) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Some(mid as ObjId),
+            }
+        }
+        None
+    }
+}

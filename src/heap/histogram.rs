@@ -1,0 +1,121 @@
+//! The class histogram: count and shallow bytes per class (retained bytes once the
+//! dominator tree exists), grouping by package, sorting and filtering. Format-neutral.
+
+use super::{ClassId, Graph};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Row {
+    /// The class this row counts, or `None` for a package group.
+    pub class: Option<ClassId>,
+    pub name: String,
+    pub count: u64,
+    pub shallow: u64,
+    pub retained: Option<u64>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SortKey {
+    Count,
+    Shallow,
+    Retained,
+    Name,
+}
+
+impl SortKey {
+    pub fn label(self) -> &'static str {
+        match self {
+            SortKey::Count => "count",
+            SortKey::Shallow => "shallow",
+            SortKey::Retained => "retained",
+            SortKey::Name => "name",
+        }
+    }
+}
+
+/// One row per class with at least one object.
+pub fn by_class(g: &Graph) -> Vec<Row> {
+    let mut count = vec![0u64; g.classes.len()];
+    let mut shallow = vec![0u64; g.classes.len()];
+    for (o, &c) in g.class_of.iter().enumerate() {
+        count[c as usize] += 1;
+        shallow[c as usize] += g.shallow_size(o as u32);
+    }
+    g.classes
+        .iter()
+        .enumerate()
+        .filter(|(c, _)| count[*c] > 0)
+        .map(|(c, info)| Row {
+            class: Some(c as ClassId),
+            name: info.name.clone(),
+            count: count[c],
+            shallow: shallow[c],
+            retained: None,
+        })
+        .collect()
+}
+
+/// The package (Java), library (Dart) or module a class name belongs to.
+pub fn package_of(name: &str) -> &str {
+    if let Some(i) = name.rfind("::") {
+        return &name[..i];
+    }
+    let base = name.trim_end_matches("[]");
+    match base.rfind('.') {
+        Some(i) => &base[..i],
+        None => "(default package)",
+    }
+}
+
+/// Sums class rows into package rows.
+pub fn group_by_package(rows: &[Row]) -> Vec<Row> {
+    let mut map: std::collections::BTreeMap<&str, Row> = Default::default();
+    for r in rows {
+        let p = package_of(&r.name);
+        let e = map.entry(p).or_insert_with(|| Row {
+            class: None,
+            name: p.to_string(),
+            count: 0,
+            shallow: 0,
+            retained: Some(0),
+        });
+        e.count += r.count;
+        e.shallow += r.shallow;
+        e.retained = match (e.retained, r.retained) {
+            (Some(a), Some(b)) => Some(a + b),
+            _ => None,
+        };
+    }
+    map.into_values().collect()
+}
+
+/// Sorts largest first (by name: alphabetical), ties broken by name so output is stable.
+pub fn sort(rows: &mut [Row], key: SortKey) {
+    match key {
+        SortKey::Count => rows.sort_by(|a, b| b.count.cmp(&a.count).then(a.name.cmp(&b.name))),
+        SortKey::Shallow => {
+            rows.sort_by(|a, b| b.shallow.cmp(&a.shallow).then(a.name.cmp(&b.name)))
+        }
+        SortKey::Retained => {
+            rows.sort_by(|a, b| b.retained.cmp(&a.retained).then(a.name.cmp(&b.name)))
+        }
+        SortKey::Name => rows.sort_by(|a, b| a.name.cmp(&b.name)),
+    }
+}
+
+/// Case-insensitive substring filter, as `histogram --filter` applies it.
+pub fn matches_filter(name: &str, filter: &str) -> bool {
+    filter.is_empty() || name.to_lowercase().contains(&filter.to_lowercase())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packages() {
+        assert_eq!(package_of("java.util.HashMap$Node"), "java.util");
+        assert_eq!(package_of("java.lang.String[][]"), "java.lang");
+        assert_eq!(package_of("byte[]"), "(default package)");
+        assert_eq!(package_of("dart:core::_List"), "dart:core");
+    }
+}

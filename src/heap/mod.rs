@@ -1,0 +1,187 @@
+//! The format-neutral heap model.
+//!
+//! Owns what every view needs about every object, in columns indexed by a dense
+//! [`ObjId`]: its class, its shallow size and where its record starts in the file; the
+//! outgoing references as a CSR with a per-edge weak flag, the referrers as the transposed
+//! CSR, and the GC roots with their kind. It does not own field values, strings, array
+//! contents or edge names: a format's [`crate::format::Decoder`] decodes those from the
+//! memory map when a view asks.
+//!
+//! The analyses in this module's children (`histogram`, later dominators, paths and diff)
+//! look only at this model, never at a format.
+
+pub mod histogram;
+pub mod index;
+pub mod reach;
+
+pub use index::{AddrIndex, EdgeBuilder};
+
+/// A dense object id, `0..objects`.
+pub type ObjId = u32;
+/// A dense class id, `0..classes`: whatever groups objects in the histogram.
+pub type ClassId = u32;
+
+/// The kind of a GC root, named as the runtimes' own tools name them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RootKind {
+    Unknown,
+    JniGlobal,
+    JniLocal,
+    JavaFrame,
+    NativeStack,
+    SystemClass,
+    ThreadBlock,
+    MonitorUsed,
+    ThreadObject,
+    InternedString,
+    Finalizing,
+    Debugger,
+    ReferenceCleanup,
+    VmInternal,
+    JniMonitor,
+    Unreachable,
+}
+
+impl RootKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            RootKind::Unknown => "unknown",
+            RootKind::JniGlobal => "JNI global",
+            RootKind::JniLocal => "JNI local",
+            RootKind::JavaFrame => "Java frame",
+            RootKind::NativeStack => "native stack",
+            RootKind::SystemClass => "system class",
+            RootKind::ThreadBlock => "thread block",
+            RootKind::MonitorUsed => "busy monitor",
+            RootKind::ThreadObject => "thread",
+            RootKind::InternedString => "interned string",
+            RootKind::Finalizing => "finalizing",
+            RootKind::Debugger => "debugger",
+            RootKind::ReferenceCleanup => "reference cleanup",
+            RootKind::VmInternal => "VM internal",
+            RootKind::JniMonitor => "JNI monitor",
+            RootKind::Unreachable => "unreachable",
+        }
+    }
+}
+
+/// One GC root: the object, its kind, and for thread-bound roots the thread serial and
+/// frame number (`u32::MAX` where there is none).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Root {
+    pub obj: ObjId,
+    pub kind: RootKind,
+    pub thread: u32,
+    pub frame: u32,
+}
+
+/// A histogram group.
+#[derive(Clone, Debug)]
+pub struct ClassInfo {
+    /// The display name, already in the runtime's own tools' form (see CLI.md). May hold
+    /// untrusted text: sanitise before it reaches a terminal.
+    pub name: String,
+}
+
+/// The compact index of one snapshot.
+#[derive(Debug, Default)]
+pub struct Graph {
+    /// Class of every object.
+    pub class_of: Vec<ClassId>,
+    /// Shallow size of every object; `u32::MAX` means "look in `big_sizes`".
+    pub shallow: Vec<u32>,
+    /// Sizes of the rare objects of 4 GiB or more.
+    pub big_sizes: Vec<(ObjId, u64)>,
+    /// File offset of every object's record.
+    pub offset: Vec<u64>,
+    /// CSR of outgoing references: `out_targets[out_start[i]..out_start[i+1]]`.
+    pub out_start: Vec<u32>,
+    pub out_targets: Vec<ObjId>,
+    /// One bit per edge in `out_targets`: set when the edge is weak (ignored by
+    /// reachability, dominators and paths unless asked).
+    pub weak: Vec<u64>,
+    /// Transposed CSR: who refers to each object.
+    pub in_start: Vec<u32>,
+    pub in_sources: Vec<ObjId>,
+    pub roots: Vec<Root>,
+    pub classes: Vec<ClassInfo>,
+}
+
+impl Graph {
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.class_of.len()
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.class_of.is_empty()
+    }
+
+    #[inline]
+    pub fn shallow_size(&self, o: ObjId) -> u64 {
+        let s = self.shallow[o as usize];
+        if s != u32::MAX {
+            return s as u64;
+        }
+        self.big_sizes
+            .iter()
+            .find(|(id, _)| *id == o)
+            .map(|(_, s)| *s)
+            .unwrap_or(s as u64)
+    }
+
+    /// Sets a shallow size, keeping the column at four bytes per object.
+    pub fn push_shallow(&mut self, o: ObjId, size: u64) {
+        if size >= u32::MAX as u64 {
+            self.shallow.push(u32::MAX);
+            self.big_sizes.push((o, size));
+        } else {
+            self.shallow.push(size as u32);
+        }
+    }
+
+    #[inline]
+    pub fn edges(&self, o: ObjId) -> std::ops::Range<usize> {
+        self.out_start[o as usize] as usize..self.out_start[o as usize + 1] as usize
+    }
+
+    #[inline]
+    pub fn referrers(&self, o: ObjId) -> &[ObjId] {
+        let r = self.in_start[o as usize] as usize..self.in_start[o as usize + 1] as usize;
+        &self.in_sources[r]
+    }
+
+    #[inline]
+    pub fn is_weak(&self, edge: usize) -> bool {
+        self.weak
+            .get(edge / 64)
+            .is_some_and(|w| w >> (edge % 64) & 1 == 1)
+    }
+
+    pub fn edge_count(&self) -> usize {
+        self.out_targets.len()
+    }
+
+    /// Bytes held by the index itself (the columns and CSRs, not the mapped file).
+    pub fn index_bytes(&self) -> u64 {
+        fn v<T>(x: &Vec<T>) -> u64 {
+            (x.capacity() * std::mem::size_of::<T>()) as u64
+        }
+        v(&self.class_of)
+            + v(&self.shallow)
+            + v(&self.big_sizes)
+            + v(&self.offset)
+            + v(&self.out_start)
+            + v(&self.out_targets)
+            + v(&self.weak)
+            + v(&self.in_start)
+            + v(&self.in_sources)
+            + v(&self.roots)
+            + self
+                .classes
+                .iter()
+                .map(|c| (std::mem::size_of::<ClassInfo>() + c.name.capacity()) as u64)
+                .sum::<u64>()
+    }
+}

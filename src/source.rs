@@ -1,0 +1,226 @@
+//! Getting a dump's bytes: memory-mapping the file, or, for gzip input, decompressing it
+//! once into the user's cache directory and mapping that.
+//!
+//! The dump itself is never written. HotSpot's `GC.heap_dump -gz=N` writes many
+//! concatenated gzip members (one per MiB of dump), so the decoder must be multi-member:
+//! a single-member decoder silently stops after the first MiB. The decompressed copy is
+//! keyed by the input's canonical path, size and modification time; the key and the
+//! expected length are kept beside it and checked before reuse, and the copy is written
+//! under a temporary name and renamed, so a half-written copy is never mapped.
+
+use std::fs::File;
+use std::io::{BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+
+use memmap2::Mmap;
+
+use crate::error::{Error, ParseError, Result};
+use crate::progress::Progress;
+
+/// The bytes of one dump.
+pub struct Source {
+    /// The path the user named.
+    pub path: PathBuf,
+    map: Option<Mmap>,
+    /// Set when the bytes come from a decompressed copy in the cache.
+    pub decompressed: Option<PathBuf>,
+    /// Problems met while getting the bytes (e.g. a gzip stream that ends early).
+    pub warnings: Vec<String>,
+}
+
+impl Source {
+    pub fn bytes(&self) -> &[u8] {
+        self.map.as_deref().unwrap_or(&[])
+    }
+
+    /// Wraps bytes already in memory (tests, fuzzing).
+    pub fn from_map(path: &Path, map: Option<Mmap>) -> Self {
+        Source {
+            path: path.to_path_buf(),
+            map,
+            decompressed: None,
+            warnings: Vec::new(),
+        }
+    }
+}
+
+fn map_file(path: &Path) -> Result<Option<Mmap>> {
+    let f = File::open(path).map_err(|e| Error::io(path, e))?;
+    let len = f.metadata().map_err(|e| Error::io(path, e))?.len();
+    if len == 0 {
+        return Ok(None);
+    }
+    // SAFETY: the map is read-only. Another process truncating the file while we read
+    // it would raise SIGBUS; that is the accepted risk of every mmap-based reader (MAT,
+    // hprof-slurp) and the reason we never map a file we are writing ourselves.
+    let m = unsafe { Mmap::map(&f) }.map_err(|e| Error::io(path, e))?;
+    Ok(Some(m))
+}
+
+/// Opens `path`: maps it, or decompresses a gzip file into the cache and maps that.
+pub fn open(path: &Path, progress: &Progress) -> Result<Source> {
+    let mut magic = [0u8; 2];
+    {
+        let mut f = File::open(path).map_err(|e| Error::io(path, e))?;
+        let mut got = 0;
+        while got < 2 {
+            match f.read(&mut magic[got..]) {
+                Ok(0) => break,
+                Ok(n) => got += n,
+                Err(e) => return Err(Error::io(path, e)),
+            }
+        }
+        if got < 2 || magic != [0x1f, 0x8b] {
+            return Ok(Source::from_map(path, map_file(path)?));
+        }
+    }
+    let (copy, warnings) = gunzip_cached(path, progress)?;
+    let mut s = Source::from_map(path, map_file(&copy)?);
+    s.decompressed = Some(copy);
+    s.warnings = warnings;
+    Ok(s)
+}
+
+/// The directory for decompressed copies: `$HEAPTUI_CACHE_DIR`, else the platform's
+/// user cache directory (`$XDG_CACHE_HOME/heaptui` on Linux).
+pub fn cache_dir() -> Option<PathBuf> {
+    if let Some(d) = std::env::var_os("HEAPTUI_CACHE_DIR") {
+        return Some(PathBuf::from(d));
+    }
+    directories::ProjectDirs::from("", "", "heaptui").map(|p| p.cache_dir().to_path_buf())
+}
+
+fn fnv1a(data: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf29ce484222325;
+    for &b in data {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x100000001b3);
+    }
+    h
+}
+
+/// Counts the compressed bytes consumed, for progress and error offsets.
+struct Counting<R> {
+    inner: R,
+    count: u64,
+    progress: Progress,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.count += n as u64;
+        self.progress.set(self.count);
+        Ok(n)
+    }
+}
+
+/// Deflate cannot expand data by more than about 1032:1; more output than that means a
+/// corrupt or hostile stream, and we stop before filling the disk.
+const MAX_GZIP_RATIO: u64 = 1032;
+
+fn gunzip_cached(path: &Path, progress: &Progress) -> Result<(PathBuf, Vec<String>)> {
+    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
+    let canon = path.canonicalize().map_err(|e| Error::io(path, e))?;
+    let mtime = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    let key = format!(
+        "heaptui-gunzip 1\npath={}\nsize={}\nmtime={}\n",
+        canon.display(),
+        meta.len(),
+        mtime
+    );
+    let dir = cache_dir()
+        .ok_or_else(|| Error::Usage("no cache directory for decompressing a gzip dump".into()))?
+        .join("gunzip");
+    std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+    let stem = format!("{:016x}", fnv1a(key.as_bytes()));
+    let data_path = dir.join(format!("{stem}.hprof"));
+    let key_path = dir.join(format!("{stem}.key"));
+
+    // Reuse only when the key matches and the copy has exactly the recorded length.
+    if let Ok(saved) = std::fs::read_to_string(&key_path) {
+        if let Some(rest) = saved.strip_prefix(&key) {
+            let mut len = None;
+            let mut warnings = Vec::new();
+            for line in rest.lines() {
+                if let Some(v) = line.strip_prefix("length=") {
+                    len = v.parse::<u64>().ok();
+                } else if let Some(v) = line.strip_prefix("warning=") {
+                    warnings.push(v.to_string());
+                }
+            }
+            let actual = std::fs::metadata(&data_path).map(|m| m.len()).ok();
+            if len.is_some() && len == actual {
+                return Ok((data_path, warnings));
+            }
+        }
+    }
+
+    progress.phase("decompressing", meta.len());
+    let f = File::open(path).map_err(|e| Error::io(path, e))?;
+    let counting = Counting {
+        inner: BufReader::with_capacity(1 << 20, f),
+        count: 0,
+        progress: progress.clone(),
+    };
+    let mut dec = flate2::read::MultiGzDecoder::new(counting);
+    static SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let serial = SERIAL.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = dir.join(format!("{stem}.tmp{}-{serial}", std::process::id()));
+    let mut out = std::io::BufWriter::with_capacity(
+        1 << 20,
+        File::create(&tmp).map_err(|e| Error::io(&tmp, e))?,
+    );
+    let limit = meta.len().saturating_mul(MAX_GZIP_RATIO) + (1 << 20);
+    let mut written = 0u64;
+    let mut buf = vec![0u8; 1 << 20];
+    let mut warnings = Vec::new();
+    loop {
+        match dec.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => {
+                written += n as u64;
+                if written > limit {
+                    let _ = std::fs::remove_file(&tmp);
+                    return Err(Error::parse(
+                        path,
+                        ParseError::new(
+                            dec.get_ref().count,
+                            format!("a gzip stream expanding at most {MAX_GZIP_RATIO}:1"),
+                            format!("more than {written} bytes of output"),
+                        ),
+                    ));
+                }
+                out.write_all(&buf[..n]).map_err(|e| Error::io(&tmp, e))?;
+            }
+            Err(e) => {
+                if written == 0 {
+                    let _ = std::fs::remove_file(&tmp);
+                    return Err(Error::parse(
+                        path,
+                        ParseError::new(dec.get_ref().count, "a gzip stream", e.to_string()),
+                    ));
+                }
+                warnings.push(format!(
+                    "gzip stream ends early near compressed byte {} ({e}); using the {written} bytes decompressed before it",
+                    dec.get_ref().count
+                ));
+                break;
+            }
+        }
+    }
+    out.flush().map_err(|e| Error::io(&tmp, e))?;
+    drop(out);
+    std::fs::rename(&tmp, &data_path).map_err(|e| Error::io(&data_path, e))?;
+    let mut saved = format!("{key}length={written}\n");
+    for w in &warnings {
+        saved.push_str(&format!("warning={w}\n"));
+    }
+    std::fs::write(&key_path, saved).map_err(|e| Error::io(&key_path, e))?;
+    Ok((data_path, warnings))
+}

@@ -1,0 +1,304 @@
+//! The application state and the event loop.
+//!
+//! The loop is generic over ratatui's `Backend` and takes its events from a closure, so
+//! tests drive the very same code with a `TestBackend` and scripted keys. Loading runs on
+//! a background thread; the loop polls its result and the shared [`Progress`] and keeps
+//! drawing, so the screen never freezes while a large dump is indexed.
+
+use std::path::PathBuf;
+use std::sync::mpsc::{Receiver, TryRecvError};
+use std::time::Duration;
+
+use crossterm::event::{Event, KeyEvent, KeyEventKind};
+use ratatui::backend::Backend;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Gauge, Paragraph, Wrap};
+use ratatui::{Frame, Terminal};
+
+use super::keys::{action_for, hint_line, Action, KEYMAP};
+use super::panes::histogram::{thousands, HistogramPane};
+use super::panes::Outcome;
+use super::text::sanitize;
+use super::theme::Theme;
+use crate::error::Result;
+use crate::format::Snapshot;
+use crate::progress::Progress;
+
+pub struct Ready {
+    pub snap: Snapshot,
+    pub hist: HistogramPane,
+    pub summary: Vec<(String, String)>,
+}
+
+pub enum Screen {
+    Loading,
+    Failed(String),
+    Ready(Box<Ready>),
+}
+
+pub struct App {
+    pub path: PathBuf,
+    pub screen: Screen,
+    pub progress: Progress,
+    rx: Option<Receiver<Result<Snapshot>>>,
+    pub help: bool,
+    pub summary: bool,
+    pub quit: bool,
+    pub theme: Theme,
+}
+
+impl App {
+    /// Starts loading `path` on a background thread.
+    pub fn load(path: PathBuf) -> Self {
+        let progress = Progress::new();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let p = progress.clone();
+        let file = path.clone();
+        std::thread::spawn(move || {
+            let _ = tx.send(crate::format::open(&file, &p));
+        });
+        App {
+            path,
+            screen: Screen::Loading,
+            progress,
+            rx: Some(rx),
+            help: false,
+            summary: false,
+            quit: false,
+            theme: Theme::from_env(),
+        }
+    }
+
+    /// An app on an already opened snapshot (tests).
+    pub fn with_snapshot(path: PathBuf, snap: Snapshot) -> Self {
+        let mut app = App {
+            path,
+            screen: Screen::Loading,
+            progress: Progress::new(),
+            rx: None,
+            help: false,
+            summary: false,
+            quit: false,
+            theme: Theme { color: false },
+        };
+        app.set_ready(snap);
+        app
+    }
+
+    fn set_ready(&mut self, snap: Snapshot) {
+        let rows = crate::heap::histogram::by_class(&snap.graph);
+        let summary = crate::cli::summary_lines_for(&snap);
+        self.screen = Screen::Ready(Box::new(Ready {
+            hist: HistogramPane::new(rows),
+            snap,
+            summary,
+        }));
+    }
+
+    /// Picks up the loader's result, if it has one.
+    pub fn tick(&mut self) {
+        let Some(rx) = &self.rx else { return };
+        match rx.try_recv() {
+            Ok(Ok(snap)) => {
+                self.rx = None;
+                self.set_ready(snap);
+            }
+            Ok(Err(e)) => {
+                self.rx = None;
+                self.screen = Screen::Failed(e.to_string());
+            }
+            Err(TryRecvError::Empty) => {}
+            Err(TryRecvError::Disconnected) => {
+                self.rx = None;
+                self.screen = Screen::Failed("the loader stopped unexpectedly".into());
+            }
+        }
+    }
+
+    pub fn on_key(&mut self, key: &KeyEvent) {
+        if key.kind == KeyEventKind::Release {
+            return;
+        }
+        if self.help || self.summary {
+            match action_for(key) {
+                Some(Action::Quit) => self.quit = true,
+                Some(Action::Help) => {
+                    self.help = !self.help;
+                    self.summary = false;
+                }
+                Some(Action::Summary) => {
+                    self.summary = !self.summary;
+                    self.help = false;
+                }
+                Some(_) | None => {
+                    self.help = false;
+                    self.summary = false;
+                }
+            }
+            return;
+        }
+        if let Screen::Ready(r) = &mut self.screen {
+            if r.hist.handle(key) == Outcome::Consumed {
+                return;
+            }
+        }
+        match action_for(key) {
+            Some(Action::Quit) => self.quit = true,
+            Some(Action::Help) => self.help = true,
+            Some(Action::Summary) => self.summary = matches!(self.screen, Screen::Ready(_)),
+            _ => {}
+        }
+    }
+
+    pub fn draw(&self, f: &mut Frame) {
+        let area = f.area();
+        let [main, status, hints] = Layout::vertical([
+            Constraint::Min(1),
+            Constraint::Length(1),
+            Constraint::Length(1),
+        ])
+        .areas(area);
+        let file = sanitize(&self.path.display().to_string()).into_owned();
+        match &self.screen {
+            Screen::Loading => {
+                let (phase, _, _) = self.progress.get();
+                let [_, g, _] = Layout::vertical([
+                    Constraint::Percentage(40),
+                    Constraint::Length(3),
+                    Constraint::Min(0),
+                ])
+                .areas(main);
+                let gauge = Gauge::default()
+                    .block(
+                        Block::default()
+                            .borders(Borders::ALL)
+                            .title(format!(" Opening {file} ")),
+                    )
+                    .ratio(self.progress.fraction())
+                    .label(if phase.is_empty() {
+                        "starting".to_string()
+                    } else {
+                        phase
+                    });
+                f.render_widget(gauge, g);
+                f.render_widget(
+                    Paragraph::new(format!(" {file} · loading")).style(self.theme.status()),
+                    status,
+                );
+            }
+            Screen::Failed(msg) => {
+                let p = Paragraph::new(sanitize(msg).into_owned())
+                    .style(self.theme.warn())
+                    .wrap(Wrap { trim: false })
+                    .block(
+                        Block::default()
+                            .borders(Borders::ALL)
+                            .title(" Cannot open "),
+                    );
+                f.render_widget(p, main);
+                f.render_widget(
+                    Paragraph::new(format!(" {file} · failed")).style(self.theme.status()),
+                    status,
+                );
+            }
+            Screen::Ready(r) => {
+                r.hist.draw(f, main, &self.theme);
+                let g = &r.snap.graph;
+                let sel = r
+                    .hist
+                    .selected_row()
+                    .map(|row| format!(" · {}", sanitize(&row.name)))
+                    .unwrap_or_default();
+                let trunc = if r.snap.truncated.is_some() {
+                    " · TRUNCATED"
+                } else {
+                    ""
+                };
+                let line = format!(
+                    " {file} · {} · {} objects{trunc}{sel}",
+                    r.snap.format.title(),
+                    thousands(g.len() as u64),
+                );
+                f.render_widget(Paragraph::new(line).style(self.theme.status()), status);
+            }
+        }
+        let hint = match &self.screen {
+            Screen::Ready(r) if r.hist.is_editing() => {
+                format!(
+                    "filter: {}▏  Enter keep  Esc clear",
+                    sanitize(r.hist.filter())
+                )
+            }
+            _ => hint_line(),
+        };
+        f.render_widget(Paragraph::new(Span::styled(hint, self.theme.dim())), hints);
+        if self.help {
+            self.draw_help(f, area);
+        }
+        if self.summary {
+            if let Screen::Ready(r) = &self.screen {
+                draw_overlay(
+                    f,
+                    area,
+                    " Summary ",
+                    r.summary
+                        .iter()
+                        .map(|(k, v)| Line::from(format!("{k:<22}{}", sanitize(v))))
+                        .collect(),
+                );
+            }
+        }
+    }
+
+    fn draw_help(&self, f: &mut Frame, area: Rect) {
+        let lines: Vec<Line> = KEYMAP
+            .iter()
+            .map(|b| {
+                let keys = b
+                    .keys
+                    .iter()
+                    .map(|k| if *k == " " { "Space" } else { k })
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                Line::from(vec![
+                    Span::styled(format!("{keys:<26}"), self.theme.header()),
+                    Span::raw(b.help),
+                ])
+            })
+            .collect();
+        draw_overlay(f, area, " Keys (any key closes) ", lines);
+    }
+}
+
+fn draw_overlay(f: &mut Frame, area: Rect, title: &str, lines: Vec<Line>) {
+    let w = area.width.saturating_sub(4).min(90);
+    let h = (lines.len() as u16 + 2).min(area.height.saturating_sub(2));
+    let r = Rect::new(area.x + (area.width - w) / 2, area.y + 1, w, h);
+    f.render_widget(Clear, r);
+    f.render_widget(
+        Paragraph::new(lines).wrap(Wrap { trim: false }).block(
+            Block::default()
+                .borders(Borders::ALL)
+                .title(title.to_string()),
+        ),
+        r,
+    );
+}
+
+/// Runs the loop until the user quits, `stop` says so, or events run out.
+pub fn run_loop<B: Backend>(
+    terminal: &mut Terminal<B>,
+    app: &mut App,
+    mut next_event: impl FnMut(Duration) -> std::io::Result<Option<Event>>,
+    stop: impl Fn() -> bool,
+) -> std::io::Result<()> {
+    while !app.quit && !stop() {
+        app.tick();
+        terminal.draw(|f| app.draw(f))?;
+        if let Some(Event::Key(k)) = next_event(Duration::from_millis(100))? {
+            app.on_key(&k);
+        }
+    }
+    Ok(())
+}

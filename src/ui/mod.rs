@@ -1,0 +1,49 @@
+//! The terminal interface (ratatui + crossterm): the event loop in `app`, the keymap in
+//! `keys`, one file per pane in `panes`, colours in `theme`, and `text`, which every piece
+//! of dump-derived text passes through before it is drawn.
+
+pub mod app;
+pub mod keys;
+pub mod panes;
+pub mod terminal;
+pub mod text;
+pub mod theme;
+
+use std::io::IsTerminal;
+use std::path::Path;
+
+use crate::error::{Error, Result};
+
+/// `heaptui FILE`: the TUI on one snapshot.
+pub fn run(path: &Path) -> Result<()> {
+    if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
+        return Err(Error::Usage(
+            "the TUI needs a terminal; for scripts use `heaptui summary FILE` or `heaptui histogram FILE`".into(),
+        ));
+    }
+    // Fail before taking over the screen when the file cannot even be opened.
+    std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
+    let mut app = app::App::load(path.to_path_buf());
+    let io_err = |e: std::io::Error| Error::io(Path::new("<terminal>"), e);
+    let guard = terminal::TerminalGuard::enter().map_err(io_err)?;
+    let backend = ratatui::backend::CrosstermBackend::new(std::io::stdout());
+    let mut term = ratatui::Terminal::new(backend).map_err(io_err)?;
+    let r = app::run_loop(
+        &mut term,
+        &mut app,
+        |t| {
+            if crossterm::event::poll(t)? {
+                crossterm::event::read().map(Some)
+            } else {
+                Ok(None)
+            }
+        },
+        || guard.was_signalled(),
+    );
+    drop(guard);
+    r.map_err(io_err)?;
+    if let app::Screen::Failed(msg) = &app.screen {
+        eprintln!("heaptui: {}", text::sanitize(msg));
+    }
+    Ok(())
+}

@@ -1,0 +1,238 @@
+//! The class histogram pane: class, count, shallow and retained bytes; sortable, fuzzy
+//! filtered, and virtual — drawing walks only the visible rows, so a histogram of a
+//! hundred thousand classes draws as fast as one of ten.
+
+use std::cell::Cell;
+
+use crossterm::event::{KeyCode, KeyEvent};
+use fuzzy_matcher::skim::SkimMatcherV2;
+use fuzzy_matcher::FuzzyMatcher;
+use ratatui::layout::{Constraint, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Cell as TCell, Row as TRow, Table};
+use ratatui::Frame;
+
+use super::Outcome;
+use crate::heap::histogram::{self, Row, SortKey};
+use crate::ui::keys::{action_for, Action};
+use crate::ui::text::sanitize;
+use crate::ui::theme::Theme;
+
+pub struct HistogramPane {
+    rows: Vec<Row>,
+    /// Indices into `rows` that pass the filter, in sort order.
+    view: Vec<usize>,
+    selected: usize,
+    offset: usize,
+    sort: SortKey,
+    filter: String,
+    /// The filter prompt is open and takes the keys.
+    editing: bool,
+    /// Rows that fit, as last drawn (the one thing drawing records).
+    height: Cell<usize>,
+}
+
+/// `1234567` → `1,234,567`.
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+impl HistogramPane {
+    pub fn new(rows: Vec<Row>) -> Self {
+        let mut p = HistogramPane {
+            rows,
+            view: Vec::new(),
+            selected: 0,
+            offset: 0,
+            sort: SortKey::Shallow,
+            filter: String::new(),
+            editing: false,
+            height: Cell::new(20),
+        };
+        p.rebuild();
+        p
+    }
+
+    pub fn sort_key(&self) -> SortKey {
+        self.sort
+    }
+
+    pub fn filter(&self) -> &str {
+        &self.filter
+    }
+
+    pub fn is_editing(&self) -> bool {
+        self.editing
+    }
+
+    pub fn visible_len(&self) -> usize {
+        self.view.len()
+    }
+
+    pub fn total_len(&self) -> usize {
+        self.rows.len()
+    }
+
+    pub fn selected_row(&self) -> Option<&Row> {
+        self.view.get(self.selected).map(|&i| &self.rows[i])
+    }
+
+    fn rebuild(&mut self) {
+        histogram::sort(&mut self.rows, self.sort);
+        if self.filter.is_empty() {
+            self.view = (0..self.rows.len()).collect();
+        } else {
+            let m = SkimMatcherV2::default();
+            self.view = (0..self.rows.len())
+                .filter(|&i| m.fuzzy_match(&self.rows[i].name, &self.filter).is_some())
+                .collect();
+        }
+        self.selected = self.selected.min(self.view.len().saturating_sub(1));
+        self.scroll();
+    }
+
+    fn scroll(&mut self) {
+        let h = self.height.get().max(1);
+        if self.selected < self.offset {
+            self.offset = self.selected;
+        } else if self.selected >= self.offset + h {
+            self.offset = self.selected + 1 - h;
+        }
+        self.offset = self.offset.min(self.view.len().saturating_sub(1));
+    }
+
+    fn next_sort(&mut self) {
+        let retained = self.rows.iter().any(|r| r.retained.is_some());
+        self.sort = match self.sort {
+            SortKey::Shallow => SortKey::Count,
+            SortKey::Count => SortKey::Name,
+            SortKey::Name if retained => SortKey::Retained,
+            _ => SortKey::Shallow,
+        };
+        self.rebuild();
+    }
+
+    pub fn handle(&mut self, key: &KeyEvent) -> Outcome {
+        if self.editing {
+            match key.code {
+                KeyCode::Enter => self.editing = false,
+                KeyCode::Esc => {
+                    self.editing = false;
+                    self.filter.clear();
+                    self.rebuild();
+                }
+                KeyCode::Backspace => {
+                    self.filter.pop();
+                    self.rebuild();
+                }
+                KeyCode::Char(c)
+                    if !key
+                        .modifiers
+                        .contains(crossterm::event::KeyModifiers::CONTROL) =>
+                {
+                    self.filter.push(c);
+                    self.selected = 0;
+                    self.rebuild();
+                }
+                _ => return Outcome::Ignored,
+            }
+            return Outcome::Consumed;
+        }
+        let page = self.height.get().max(1);
+        let last = self.view.len().saturating_sub(1);
+        match action_for(key) {
+            Some(Action::Up) => self.selected = self.selected.saturating_sub(1),
+            Some(Action::Down) => self.selected = (self.selected + 1).min(last),
+            Some(Action::PageUp) => self.selected = self.selected.saturating_sub(page),
+            Some(Action::PageDown) => self.selected = (self.selected + page).min(last),
+            Some(Action::Top) => self.selected = 0,
+            Some(Action::Bottom) => self.selected = last,
+            Some(Action::Sort) => self.next_sort(),
+            Some(Action::Filter) => self.editing = true,
+            Some(Action::Back) if !self.filter.is_empty() => {
+                self.filter.clear();
+                self.rebuild();
+            }
+            _ => return Outcome::Ignored,
+        }
+        self.scroll();
+        Outcome::Consumed
+    }
+
+    pub fn draw(&self, f: &mut Frame, area: Rect, theme: &Theme) {
+        let title = format!(
+            " Class histogram — {} of {} classes, sorted by {}{} ",
+            thousands(self.view.len() as u64),
+            thousands(self.rows.len() as u64),
+            self.sort.label(),
+            if self.filter.is_empty() {
+                String::new()
+            } else {
+                format!(", filter \"{}\"", sanitize(&self.filter))
+            }
+        );
+        let block = Block::default().borders(Borders::TOP).title(title);
+        let inner_h = area.height.saturating_sub(2) as usize; // top border + header
+        self.height.set(inner_h.max(1));
+        let arrow = |k: SortKey| if self.sort == k { "▼" } else { "" };
+        let header = TRow::new(vec![
+            TCell::from(format!("Class{}", arrow(SortKey::Name))),
+            TCell::from(Line::from(format!("Count{}", arrow(SortKey::Count))).right_aligned()),
+            TCell::from(Line::from(format!("Shallow{}", arrow(SortKey::Shallow))).right_aligned()),
+            TCell::from(
+                Line::from(format!("Retained{}", arrow(SortKey::Retained))).right_aligned(),
+            ),
+        ])
+        .style(theme.header());
+        let end = (self.offset + inner_h).min(self.view.len());
+        let rows: Vec<TRow> = self.view[self.offset.min(end)..end]
+            .iter()
+            .enumerate()
+            .map(|(k, &i)| {
+                let r = &self.rows[i];
+                let style = if self.offset + k == self.selected {
+                    theme.selected()
+                } else {
+                    Default::default()
+                };
+                TRow::new(vec![
+                    TCell::from(sanitize(&r.name).into_owned()),
+                    TCell::from(Line::from(thousands(r.count)).right_aligned()),
+                    TCell::from(Line::from(thousands(r.shallow)).right_aligned()),
+                    TCell::from(
+                        Line::from(r.retained.map(thousands).unwrap_or_else(|| "-".into()))
+                            .right_aligned(),
+                    ),
+                ])
+                .style(style)
+            })
+            .collect();
+        let table = Table::new(
+            rows,
+            [
+                Constraint::Min(20),
+                Constraint::Length(11),
+                Constraint::Length(15),
+                Constraint::Length(15),
+            ],
+        )
+        .header(header)
+        .block(block);
+        f.render_widget(table, area);
+        if self.view.is_empty() {
+            let msg = Line::from(Span::styled("  no class matches the filter", theme.dim()));
+            if area.height > 3 {
+                let r = Rect::new(area.x, area.y + 2, area.width, 1);
+                f.render_widget(msg, r);
+            }
+        }
+    }
+}

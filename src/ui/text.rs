@@ -1,0 +1,92 @@
+//! Sanitising untrusted text before it reaches a terminal.
+//!
+//! Class names, strings and file names come from the dump, which may come from anyone.
+//! Escape sequences (CSI, OSC, DCS and two-byte ESC sequences) are removed whole, other
+//! C0 and C1 control characters are dropped (tab and newlines become a space), and the
+//! bidirectional overrides that can make text read differently from what it is are
+//! removed. Everything printable passes through unchanged and unallocated.
+
+use std::borrow::Cow;
+
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}')
+}
+
+fn needs_cleaning(c: char) -> bool {
+    c.is_control() || is_bidi_control(c)
+}
+
+/// Returns `s` with escape sequences and control characters removed.
+pub fn sanitize(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(needs_cleaning) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut it = s.chars().peekable();
+    while let Some(c) = it.next() {
+        match c {
+            '\u{1b}' => match it.peek() {
+                // CSI: parameters and intermediates up to a final byte 0x40..=0x7e.
+                Some('[') => {
+                    it.next();
+                    for d in it.by_ref() {
+                        if ('\u{40}'..='\u{7e}').contains(&d) {
+                            break;
+                        }
+                    }
+                }
+                // OSC, DCS, SOS, PM, APC: up to BEL or ST (ESC \).
+                Some(']') | Some('P') | Some('X') | Some('^') | Some('_') => {
+                    it.next();
+                    while let Some(d) = it.next() {
+                        if d == '\u{7}' {
+                            break;
+                        }
+                        if d == '\u{1b}' {
+                            if it.peek() == Some(&'\\') {
+                                it.next();
+                            }
+                            break;
+                        }
+                    }
+                }
+                Some(_) => {
+                    it.next();
+                }
+                None => {}
+            },
+            // C1 CSI and OSC introducers.
+            '\u{9b}' => {
+                for d in it.by_ref() {
+                    if ('\u{40}'..='\u{7e}').contains(&d) {
+                        break;
+                    }
+                }
+            }
+            '\t' | '\n' | '\r' => out.push(' '),
+            c if needs_cleaning(c) => {}
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strips_escape_sequences_and_controls() {
+        assert_eq!(sanitize("java.lang.String"), "java.lang.String");
+        assert!(matches!(sanitize("plain"), Cow::Borrowed(_)));
+        assert_eq!(sanitize("a\u{1b}[31mred\u{1b}[0m"), "ared");
+        assert_eq!(sanitize("x\u{1b}]52;c;ZXZpbA==\u{7}y"), "xy");
+        assert_eq!(sanitize("x\u{1b}]0;title\u{1b}\\y"), "xy");
+        assert_eq!(sanitize("bell\u{7}\u{0}nul"), "bellnul");
+        assert_eq!(sanitize("a\tb\nc"), "a b c");
+        assert_eq!(sanitize("\u{9b}2Jz"), "z");
+        assert_eq!(sanitize("abc\u{202E}fed"), "abcfed");
+        assert_eq!(sanitize("日本€"), "日本€");
+        assert_eq!(sanitize("trailing\u{1b}"), "trailing");
+    }
+}
