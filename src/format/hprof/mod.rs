@@ -112,6 +112,7 @@ struct Pass1 {
     truncated: Option<u64>,
     warnings: Vec<String>,
     saw_segments: bool,
+    saw_heap: bool,
     saw_end: bool,
     stack_frames: usize,
     stack_traces: usize,
@@ -341,6 +342,7 @@ fn pass1(b: &[u8], h: &Header, progress: &Progress) -> Pass1 {
                 if tag == HEAP_DUMP_SEGMENT {
                     p.saw_segments = true;
                 }
+                p.saw_heap = true;
                 p.heap_body(body, body_start as u64, id, cut);
                 if cut && p.truncated.is_none() {
                     p.truncated = Some(body_end as u64);
@@ -356,6 +358,12 @@ fn pass1(b: &[u8], h: &Header, progress: &Progress) -> Pass1 {
             break;
         }
         pos = claimed_end;
+    }
+    if p.truncated.is_none() && !p.saw_heap {
+        // A dump whose records stop before any heap dump was cut short (the heap
+        // comes last in every writer's output).
+        p.truncated = Some(len as u64);
+        p.warnings.push("the file holds no heap dump record".into());
     }
     if p.truncated.is_none() && p.saw_segments && !p.saw_end {
         p.truncated = Some(len as u64);

@@ -1,0 +1,207 @@
+//! Bad input never panics, hangs or allocates beyond what the file justifies: it opens as
+//! far as it is whole (exit 0, "truncated") or fails with exit 2 naming the file, the
+//! offset and what was expected. Real dumps are cut and corrupted here; hand-made bytes
+//! only for the edge cases real files cannot show.
+
+mod common;
+
+use common::*;
+use heaptui::progress::Progress;
+use heaptui::source::Source;
+
+const DUMP: &str = "java/nocoops/heap-live.hprof.gz";
+
+fn open_bytes(bytes: &[u8]) -> Result<heaptui::Snapshot, heaptui::error::ParseError> {
+    let mut m = memmap2::MmapMut::map_anon(bytes.len().max(1)).unwrap();
+    m[..bytes.len()].copy_from_slice(bytes);
+    let map = m.make_read_only().unwrap();
+    let src = Source::from_map(std::path::Path::new("mem.hprof"), Some(map));
+    // Only the first `bytes.len()` bytes are meaningful: map_anon(0) is impossible, so an
+    // empty input is mapped as one byte and cut back here.
+    if bytes.is_empty() {
+        return heaptui::format::hprof::open(
+            Source::from_map(std::path::Path::new("mem.hprof"), None),
+            &Progress::new(),
+        );
+    }
+    heaptui::format::hprof::open(src, &Progress::new())
+}
+
+#[test]
+fn empty_and_text_files_exit_2_saying_what_was_expected() {
+    let dir = scratch();
+    let empty = dir.join("empty.hprof");
+    std::fs::write(&empty, b"").unwrap();
+    let text = dir.join("notes.txt");
+    std::fs::write(&text, "this is not a heap dump\n").unwrap();
+    for f in [&empty, &text] {
+        let out = heaptui(&["summary", f.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(2), "{}", f.display());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(f.to_str().unwrap()), "{err}");
+        assert!(err.contains("byte offset 0"), "{err}");
+        assert!(
+            err.contains("expected") && err.contains("JAVA PROFILE"),
+            "{err}"
+        );
+        assert!(out.stdout.is_empty());
+    }
+    let missing = heaptui(&["summary", "/nonexistent/x.hprof"]);
+    assert_eq!(missing.status.code(), Some(2));
+}
+
+#[test]
+fn a_dump_cut_at_50_offsets_opens_what_is_whole() {
+    let full = std::fs::read(gunzipped(DUMP)).unwrap();
+    let whole = open_bytes(&full).unwrap();
+    assert!(whole.truncated.is_none());
+    let n = whole.graph.len();
+    let mut cuts: Vec<usize> = vec![0, 1, 10, 18, 19, 22, 30, 31, 32, 40];
+    let mut x: u64 = 0x9e3779b97f4a7c15;
+    while cuts.len() < 50 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        cuts.push(32 + (x % (full.len() as u64 - 33)) as usize);
+    }
+    let mut opened = 0;
+    for &cut in &cuts {
+        match open_bytes(&full[..cut]) {
+            Ok(s) => {
+                opened += 1;
+                assert!(
+                    s.truncated.is_some(),
+                    "cut at {cut}: not reported as truncated"
+                );
+                assert!(s.truncated.unwrap() <= cut as u64);
+                assert!(s.graph.len() <= n);
+                assert!(s.warnings[0].starts_with("truncated at byte offset"));
+                // The index is sized by what was read, never by counts in the file.
+                assert!(
+                    s.graph.index_bytes() <= 64 * cut as u64 + (1 << 20),
+                    "cut at {cut}"
+                );
+            }
+            Err(e) => {
+                assert!(cut < 31, "cut at {cut} inside the records should open: {e}");
+                assert!(!e.expected.is_empty() && e.offset <= cut as u64);
+            }
+        }
+    }
+    assert!(opened >= 40);
+    // The later the cut, the more objects: the last cut beyond the middle sees most.
+    let late = open_bytes(&full[..full.len() - 100]).unwrap();
+    assert!(late.graph.len() > n * 9 / 10);
+}
+
+#[test]
+fn truncated_files_exit_0_and_say_so_on_stderr_and_in_summary() {
+    let full = std::fs::read(gunzipped(DUMP)).unwrap();
+    let cut = scratch().join("cut.hprof");
+    std::fs::write(&cut, &full[..full.len() / 2]).unwrap();
+    let out = heaptui(&["summary", cut.to_str().unwrap(), "--json"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("truncated at byte offset"));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["truncated"].as_u64().unwrap() <= full.len() as u64 / 2);
+    let text = heaptui(&["summary", cut.to_str().unwrap()]);
+    assert!(String::from_utf8_lossy(&text.stdout).contains("yes, at byte offset"));
+}
+
+/// Finds the record headers (offset, tag) of a well-formed file.
+fn records(b: &[u8]) -> Vec<(usize, u8)> {
+    let mut pos = b.iter().position(|&c| c == 0).unwrap() + 13;
+    let mut out = Vec::new();
+    while pos + 9 <= b.len() {
+        let len = u32::from_be_bytes(b[pos + 5..pos + 9].try_into().unwrap()) as usize;
+        out.push((pos, b[pos]));
+        pos += 9 + len;
+    }
+    out
+}
+
+#[test]
+fn a_length_field_past_the_end_of_the_file() {
+    let full = std::fs::read(gunzipped(DUMP)).unwrap();
+    let recs = records(&full);
+    let seg = recs.iter().rev().find(|r| r.1 == 0x1c).unwrap().0;
+    let utf8 = recs.iter().find(|r| r.1 == 0x01).unwrap().0;
+    for at in [seg, utf8] {
+        let mut bad = full.clone();
+        bad[at + 5..at + 9].copy_from_slice(&0xffff_fff0u32.to_be_bytes());
+        let s = open_bytes(&bad).unwrap();
+        assert!(s.truncated.is_some(), "record at {at}");
+    }
+    // Also through the binary: exit 0, reported.
+    let mut bad = full.clone();
+    bad[seg + 5..seg + 9].copy_from_slice(&0xffff_fff0u32.to_be_bytes());
+    let p = scratch().join("longlen.hprof");
+    std::fs::write(&p, &bad).unwrap();
+    let out = heaptui(&["summary", p.to_str().unwrap(), "--json"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(!json_of(&out)["truncated"].is_null());
+}
+
+#[test]
+fn huge_counts_inside_sub_records_allocate_nothing() {
+    // An object array claiming 2^32-1 elements, and a class dump claiming 65535 fields, in
+    // a file of a few hundred bytes: refused by checking the bytes left, never sized.
+    let mut b = b"JAVA PROFILE 1.0.2\0".to_vec();
+    b.extend_from_slice(&8u32.to_be_bytes());
+    b.extend_from_slice(&[0; 8]);
+    let mut body = vec![0x22];
+    body.extend_from_slice(&0x1000u64.to_be_bytes());
+    body.extend_from_slice(&1u32.to_be_bytes());
+    body.extend_from_slice(&u32::MAX.to_be_bytes());
+    body.extend_from_slice(&0x2000u64.to_be_bytes());
+    body.extend_from_slice(&[0; 64]);
+    b.push(0x1c);
+    b.extend_from_slice(&[0; 4]);
+    b.extend_from_slice(&(body.len() as u32).to_be_bytes());
+    b.extend_from_slice(&body);
+    let s = open_bytes(&b).unwrap();
+    assert_eq!(s.graph.len(), 0);
+    assert!(
+        s.warnings.iter().any(|w| w.contains("unreadable")),
+        "{:?}",
+        s.warnings
+    );
+}
+
+#[test]
+fn corrupted_bytes_never_panic() {
+    let full = std::fs::read(gunzipped(DUMP)).unwrap();
+    let mut x: u64 = 12345;
+    for round in 0..30 {
+        let mut bad = full.clone();
+        for _ in 0..50 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let at = 31 + (x % (bad.len() as u64 - 31)) as usize;
+            bad[at] = (x >> 32) as u8;
+        }
+        // Any outcome but a panic is fine; most files still open.
+        let r = open_bytes(&bad);
+        if let Ok(s) = r {
+            assert!(s.graph.len() <= full.len(), "round {round}");
+        }
+    }
+}
+
+#[test]
+fn a_cut_gzip_dump_opens_what_was_decompressed() {
+    let gz = std::fs::read(fixture("java/coops/heap-live-jvmgz.hprof.gz")).unwrap();
+    let p = scratch().join("cut.hprof.gz");
+    std::fs::write(&p, &gz[..gz.len() * 2 / 3]).unwrap();
+    let out = heaptui(&["summary", p.to_str().unwrap(), "--json"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(!v["truncated"].is_null());
+    assert!(v["warnings"].to_string().contains("gzip stream ends early"));
+}

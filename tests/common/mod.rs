@@ -1,0 +1,121 @@
+//! Shared test helpers: fixture paths, decompressed copies, the corpus in `../shared`.
+#![allow(dead_code)]
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn fixture(rel: &str) -> PathBuf {
+    root().join("fixtures").join(rel)
+}
+
+/// The public corpus in `../shared/corpus`, or `None` (with a message) when absent.
+pub fn corpus(rel: &str) -> Option<PathBuf> {
+    let p = root().join("..").join("shared").join("corpus").join(rel);
+    if p.exists() {
+        Some(p)
+    } else {
+        eprintln!(
+            "skipping: {} is absent (../shared is not beside the checkout)",
+            p.display()
+        );
+        None
+    }
+}
+
+/// A private directory for this test process (decompressed fixtures, the gzip cache).
+pub fn scratch() -> &'static Path {
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    DIR.get_or_init(|| tempfile::tempdir().expect("temp dir"))
+        .path()
+}
+
+/// The plain bytes of a gzip fixture, decompressed once per test process.
+pub fn gunzipped(rel: &str) -> PathBuf {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _g = LOCK.lock().unwrap();
+    let out = scratch().join(rel.replace('/', "_").trim_end_matches(".gz"));
+    if !out.exists() {
+        let f = std::fs::File::open(fixture(rel)).expect("fixture");
+        let mut d = flate2::read::MultiGzDecoder::new(f);
+        let mut v = Vec::new();
+        d.read_to_end(&mut v).expect("gunzip");
+        std::fs::write(&out, v).unwrap();
+    }
+    out
+}
+
+/// Runs the real binary with a private cache directory.
+pub fn heaptui(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_heaptui"))
+        .args(args)
+        .env("HEAPTUI_CACHE_DIR", scratch().join("cache"))
+        .env_remove("NO_COLOR")
+        .output()
+        .expect("run heaptui")
+}
+
+pub fn json_of(out: &Output) -> serde_json::Value {
+    assert!(
+        out.status.success(),
+        "heaptui failed: {}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("one JSON document on stdout")
+}
+
+/// One line of `jcmd GC.class_histogram`: (class in MAT's form, instances, bytes).
+pub fn parse_jcmd_histogram(text: &str) -> Vec<(String, u64, u64)> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let mut it = line.split_whitespace();
+        let (Some(num), Some(n), Some(b), Some(name)) =
+            (it.next(), it.next(), it.next(), it.next())
+        else {
+            continue;
+        };
+        if !num.ends_with(':') {
+            continue;
+        }
+        let (Ok(n), Ok(b)) = (n.parse(), b.parse()) else {
+            continue;
+        };
+        out.push((jcmd_name_to_mat(name), n, b));
+    }
+    out
+}
+
+/// `[Ljava.lang.String;` → `java.lang.String[]`, `[B` → `byte[]`, hidden classes'
+/// `/0x…` → `+0x…` (the dump's spelling, which MAT shows).
+pub fn jcmd_name_to_mat(name: &str) -> String {
+    let dims = name.chars().take_while(|&c| c == '[').count();
+    let elem = &name[dims..];
+    let mut base = if dims == 0 {
+        elem.to_string()
+    } else {
+        match elem {
+            "B" => "byte".into(),
+            "C" => "char".into(),
+            "D" => "double".into(),
+            "F" => "float".into(),
+            "I" => "int".into(),
+            "J" => "long".into(),
+            "S" => "short".into(),
+            "Z" => "boolean".into(),
+            e => e.trim_start_matches('L').trim_end_matches(';').to_string(),
+        }
+    };
+    if let Some(i) = base.find("/0x") {
+        base.replace_range(i..i + 1, "+");
+    }
+    for _ in 0..dims {
+        base.push_str("[]");
+    }
+    base
+}
