@@ -23,7 +23,7 @@
 # measures parsing and indexing, not the disk. MB = 10^6 bytes throughout.
 set -euo pipefail
 
-usage() { sed -n '2,24p' "$0" >&2; exit 2; }
+usage() { sed -n '2,23p' "$0" >&2; exit 2; }
 [[ $# -le 2 ]] || usage
 [[ "${1:-}" != -h && "${1:-}" != --help ]] || usage
 

@@ -215,8 +215,14 @@ impl App {
                 } else {
                     ""
                 };
+                // Most useful first: a long path must not push the counts off screen.
+                let name = self
+                    .path
+                    .file_name()
+                    .map(|n| sanitize(&n.to_string_lossy()).into_owned())
+                    .unwrap_or_else(|| file.clone());
                 let line = format!(
-                    " {file} · {} · {} objects{trunc}{sel}",
+                    " {} · {} objects{trunc} · {name}{sel}",
                     r.snap.format.title(),
                     thousands(g.len() as u64),
                 );
@@ -291,7 +297,7 @@ pub fn run_loop<B: Backend>(
     terminal: &mut Terminal<B>,
     app: &mut App,
     mut next_event: impl FnMut(Duration) -> std::io::Result<Option<Event>>,
-    stop: impl Fn() -> bool,
+    mut stop: impl FnMut() -> bool,
 ) -> std::io::Result<()> {
     while !app.quit && !stop() {
         app.tick();

@@ -45,6 +45,16 @@ pub fn thousands(n: u64) -> String {
     out
 }
 
+/// Keeps the end of a long class name (the class, not its package) within `width`.
+pub fn elide_left(s: &str, width: usize) -> String {
+    let n = s.chars().count();
+    if n <= width || width == 0 {
+        return s.to_string();
+    }
+    let tail: String = s.chars().skip(n - (width - 1)).collect();
+    format!("…{tail}")
+}
+
 impl HistogramPane {
     pub fn new(rows: Vec<Row>) -> Self {
         let mut p = HistogramPane {
@@ -193,6 +203,10 @@ impl HistogramPane {
         ])
         .style(theme.header());
         let end = (self.offset + inner_h).min(self.view.len());
+        // Class column width: what the three number columns and the gaps leave.
+        let name_w = (area.width as usize)
+            .saturating_sub(11 + 15 + 15 + 3)
+            .max(20);
         let rows: Vec<TRow> = self.view[self.offset.min(end)..end]
             .iter()
             .enumerate()
@@ -204,7 +218,7 @@ impl HistogramPane {
                     Default::default()
                 };
                 TRow::new(vec![
-                    TCell::from(sanitize(&r.name).into_owned()),
+                    TCell::from(elide_left(&sanitize(&r.name), name_w)),
                     TCell::from(Line::from(thousands(r.count)).right_aligned()),
                     TCell::from(Line::from(thousands(r.shallow)).right_aligned()),
                     TCell::from(

@@ -1,0 +1,225 @@
+//! The command line as `../shared/CLI.md` specifies it: JSON shapes, options, exit codes.
+
+mod common;
+
+use common::*;
+
+const DUMP: &str = "java/coops/heap-live-jvmgz.hprof.gz";
+
+fn dump() -> String {
+    fixture(DUMP).to_str().unwrap().to_string()
+}
+
+#[test]
+fn histogram_json_shape_sort_top_filter() {
+    let v = json_of(&heaptui(&[
+        "histogram",
+        &dump(),
+        "--json",
+        "--sort",
+        "count",
+        "--top",
+        "5",
+    ]));
+    let classes = v["classes"].as_array().unwrap();
+    assert_eq!(classes.len(), 5);
+    for c in classes {
+        assert!(c["class"].is_string() && c["count"].is_u64() && c["shallow_bytes"].is_u64());
+        assert!(
+            c["retained_bytes"].is_null(),
+            "retained is null until computed"
+        );
+    }
+    let counts: Vec<u64> = classes
+        .iter()
+        .map(|c| c["count"].as_u64().unwrap())
+        .collect();
+    assert!(counts.windows(2).all(|w| w[0] >= w[1]), "{counts:?}");
+    // The total covers every class, not only the top 5.
+    let all = json_of(&heaptui(&["histogram", &dump(), "--json"]));
+    let sum: u64 = all["classes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["count"].as_u64().unwrap())
+        .sum();
+    assert_eq!(v["total"]["count"].as_u64().unwrap(), sum);
+
+    let f = json_of(&heaptui(&[
+        "histogram",
+        &dump(),
+        "--json",
+        "--filter",
+        "HEAPTUI.FIXTURE",
+    ]));
+    let names: Vec<&str> = f["classes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["class"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"dev.heaptui.fixture.Session"));
+    assert!(
+        names.iter().all(|n| n.starts_with("dev.heaptui.fixture.")),
+        "{names:?}"
+    );
+    // Sorted by shallow bytes by default: BlobHolder's 3 MB byte[] makes byte[] first.
+    assert_eq!(all["classes"][0]["class"], "byte[]");
+}
+
+#[test]
+fn group_by_package_sums_the_classes() {
+    let all = json_of(&heaptui(&[
+        "histogram",
+        &dump(),
+        "--json",
+        "--filter",
+        "dev.heaptui.fixture",
+    ]));
+    let want: u64 = all["classes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["count"].as_u64().unwrap())
+        .sum();
+    let g = json_of(&heaptui(&[
+        "histogram",
+        &dump(),
+        "--json",
+        "--group-by",
+        "package",
+    ]));
+    let pkg = g["classes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["package"] == "dev.heaptui.fixture")
+        .expect("package row");
+    assert_eq!(pkg["count"].as_u64().unwrap(), want);
+}
+
+#[test]
+fn text_output_fits_80_columns_for_the_numbers() {
+    let out = heaptui(&["histogram", &dump(), "--top", "3"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].contains("COUNT") && lines[0].contains("CLASS"));
+    assert_eq!(lines.len(), 5, "header, 3 rows, total");
+    assert!(lines[1].ends_with("byte[]"));
+    let s = heaptui(&["summary", &dump()]);
+    let text = String::from_utf8(s.stdout).unwrap();
+    assert!(text.contains("objects") && text.contains("hprof"));
+}
+
+#[test]
+fn exit_codes() {
+    // 1: usage errors (clap's own would be 2, which the contract gives to bad files).
+    assert_eq!(
+        heaptui(&["histogram", &dump(), "--sort", "bogus"])
+            .status
+            .code(),
+        Some(1)
+    );
+    assert_eq!(heaptui(&["summary"]).status.code(), Some(1));
+    assert_eq!(
+        heaptui(&["histogram", &dump(), "--sort", "retained"])
+            .status
+            .code(),
+        Some(1)
+    );
+    // 0: help.
+    assert_eq!(heaptui(&["--help"]).status.code(), Some(0));
+    // The TUI refuses to start without a terminal, as a usage error.
+    assert_eq!(heaptui(&[&dump()]).status.code(), Some(1));
+}
+
+#[test]
+fn unbuilt_formats_are_recognised_and_refused_with_exit_2() {
+    let dir = scratch();
+    for (name, bytes, format) in [
+        (
+            "a.heapsnapshot",
+            &b"{\"snapshot\":{\"meta\":{}}}"[..],
+            "V8 heap",
+        ),
+        ("a.godump", &b"go1.7 heap dump\n\x01"[..], "Go heap dump"),
+        ("a.mvmheap", &b"MoarHeapDumpv002\0\0"[..], "MoarVM heap"),
+        ("a.dart", &b"dartheap\x01\x02"[..], "Dart VM heap"),
+    ] {
+        let p = dir.join(name);
+        std::fs::write(&p, bytes).unwrap();
+        let out = heaptui(&["summary", p.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!(
+                "recognised as a {format} snapshot; support is not built yet"
+            )),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn class_names_with_escape_sequences_are_cleaned_in_text_output() {
+    // A hand-made HPROF whose only class name carries an OSC 52 clipboard write and a
+    // colour change: the text table must not pass them to the terminal; JSON keeps the
+    // exact name, escaped by JSON.
+    let mut b = b"JAVA PROFILE 1.0.2\0".to_vec();
+    b.extend_from_slice(&8u32.to_be_bytes());
+    b.extend_from_slice(&[0; 8]);
+    let rec = |b: &mut Vec<u8>, tag: u8, body: &[u8]| {
+        b.push(tag);
+        b.extend_from_slice(&[0; 4]);
+        b.extend_from_slice(&(body.len() as u32).to_be_bytes());
+        b.extend_from_slice(body);
+    };
+    let name = "evil\u{1b}]52;c;cHduZWQ=\u{7}\u{1b}[31mRed";
+    let mut utf8 = 0x50u64.to_be_bytes().to_vec();
+    utf8.extend_from_slice(name.as_bytes());
+    rec(&mut b, 0x01, &utf8);
+    let mut load = 1u32.to_be_bytes().to_vec();
+    load.extend_from_slice(&0x1000u64.to_be_bytes());
+    load.extend_from_slice(&1u32.to_be_bytes());
+    load.extend_from_slice(&0x50u64.to_be_bytes());
+    rec(&mut b, 0x02, &load);
+    let mut seg = vec![0x20];
+    seg.extend_from_slice(&0x1000u64.to_be_bytes());
+    seg.extend_from_slice(&[0; 4]);
+    seg.extend_from_slice(&[0; 48]); // super, loader, signers, domain, reserved x2
+    seg.extend_from_slice(&0u32.to_be_bytes());
+    seg.extend_from_slice(&[0; 6]); // no constants, statics, fields
+    seg.push(0x21);
+    seg.extend_from_slice(&0x2000u64.to_be_bytes());
+    seg.extend_from_slice(&[0; 4]);
+    seg.extend_from_slice(&0x1000u64.to_be_bytes());
+    seg.extend_from_slice(&0u32.to_be_bytes());
+    seg.push(0x05);
+    seg.extend_from_slice(&0x1000u64.to_be_bytes());
+    rec(&mut b, 0x1c, &seg);
+    rec(&mut b, 0x2c, &[]);
+    let p = scratch().join("evil.hprof");
+    std::fs::write(&p, &b).unwrap();
+    let out = heaptui(&["histogram", p.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("evilRed"), "{text}");
+    assert!(!text.contains('\u{1b}') && !text.contains('\u{7}'));
+    let v = json_of(&heaptui(&["histogram", p.to_str().unwrap(), "--json"]));
+    let names: Vec<&str> = v["classes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["class"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&name), "{names:?}");
+    let s = json_of(&heaptui(&["summary", p.to_str().unwrap(), "--json"]));
+    assert_eq!(s["objects"], 2);
+    assert_eq!(s["roots"], 1);
+    assert!(s["truncated"].is_null());
+}

@@ -1,0 +1,156 @@
+//! The real binary in a real terminal (tmux), as a person uses it: the histogram appears,
+//! `/` narrows it, `q` quits, and SIGTERM too leaves the terminal as it was (main screen,
+//! cursor shown). Skipped with a message where tmux is not installed (`.ci/run` installs
+//! it).
+
+mod common;
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use common::*;
+
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn start(name: &str, cmd: &str) -> Option<Tmux> {
+        if Command::new("tmux").arg("-V").output().is_err() {
+            eprintln!("skipping: tmux is not installed");
+            return None;
+        }
+        let socket = format!("heaptui-test-{}-{name}", std::process::id());
+        let ok = Command::new("tmux")
+            .args([
+                "-L",
+                &socket,
+                "-f",
+                "/dev/null",
+                "new-session",
+                "-d",
+                "-x",
+                "80",
+                "-y",
+                "24",
+            ])
+            .arg(cmd)
+            .env("HEAPTUI_CACHE_DIR", scratch().join("cache"))
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "tmux new-session failed");
+        Some(Tmux { socket })
+    }
+
+    fn tmux(&self, args: &[&str]) -> String {
+        let out = Command::new("tmux")
+            .args(["-L", &self.socket])
+            .args(args)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn screen(&self) -> String {
+        self.tmux(&["capture-pane", "-p"])
+    }
+
+    fn wait_for(&self, what: &str) -> String {
+        let start = Instant::now();
+        loop {
+            let s = self.screen();
+            if s.contains(what) {
+                return s;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "waited for {what:?}; screen:\n{s}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys"];
+        args.extend_from_slice(keys);
+        self.tmux(&args);
+    }
+
+    /// 1 when the pane shows the alternate screen, and the cursor flag.
+    fn modes(&self) -> String {
+        self.tmux(&["display", "-p", "#{alternate_on} #{cursor_flag}"])
+            .trim()
+            .to_string()
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.tmux(&["kill-server"]);
+    }
+}
+
+fn command() -> String {
+    format!(
+        "{} {}; echo EXITED-$?; stty -a | grep -o -- '-\\?icanon' | sed 's/^/MODE/'; sleep 60",
+        env!("CARGO_BIN_EXE_heaptui"),
+        fixture("java/coops/heap-live-jvmgz.hprof.gz").display()
+    )
+}
+
+#[test]
+fn histogram_filter_and_quit_in_a_real_terminal() {
+    let Some(t) = Tmux::start("quit", &command()) else {
+        return;
+    };
+    let s = t.wait_for("Class histogram");
+    assert!(
+        s.contains("byte[]") && s.contains("java.lang.String"),
+        "{s}"
+    );
+    assert!(
+        s.contains("HPROF · ") && s.contains(" objects · "),
+        "status line:\n{s}"
+    );
+    assert!(
+        t.modes().starts_with('1'),
+        "alternate screen on: {}",
+        t.modes()
+    );
+    t.keys(&["/", "fixture.Order"]);
+    let s = t.wait_for("filter \"fixture.Order\"");
+    assert!(s.contains("dev.heaptui.fixture.Order"), "{s}");
+    assert!(!s.contains("java.lang.String"), "filtered:\n{s}");
+    t.keys(&["Enter", "q"]);
+    let s = t.wait_for("EXITED-0");
+    assert!(
+        !s.contains("Class histogram"),
+        "the TUI's screen is gone:\n{s}"
+    );
+    let s = t.wait_for("MODE");
+    assert!(s.contains("MODEicanon"), "raw mode is off:\n{s}");
+    assert_eq!(t.modes(), "0 1", "main screen back, cursor shown");
+}
+
+#[test]
+fn sigterm_restores_the_terminal() {
+    let Some(t) = Tmux::start("term", &command()) else {
+        return;
+    };
+    t.wait_for("Class histogram");
+    let shell = t.tmux(&["display", "-p", "#{pane_pid}"]).trim().to_string();
+    let child = Command::new("pgrep").args(["-P", &shell]).output().unwrap();
+    let pid = String::from_utf8_lossy(&child.stdout)
+        .lines()
+        .next()
+        .unwrap_or("")
+        .to_string();
+    assert!(!pid.is_empty(), "no heaptui process under the pane's shell");
+    Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+    t.wait_for("EXITED-");
+    assert_eq!(t.modes(), "0 1", "main screen back, cursor shown");
+    // Raw mode is off: the terminal is canonical again.
+    let s = t.wait_for("MODE");
+    assert!(s.contains("MODEicanon"), "{s}");
+}
