@@ -88,9 +88,9 @@ fn histogram_at_80x24_filters_sorts_and_quits() {
     assert_ne!(before.lines().nth(22), after.lines().nth(22));
 
     let s = run(&mut a, &mut t, "?");
-    assert!(s.contains("Keys") && s.contains("fuzzy-filter"), "{s}");
+    assert!(s.contains("Keys") && s.contains("fuzzy filter"), "{s}");
     let s = run(&mut a, &mut t, "x");
-    assert!(!s.contains("fuzzy-filter"));
+    assert!(!s.contains("fuzzy filter"));
 
     let s = run(&mut a, &mut t, "i");
     assert!(s.contains("Summary") && s.contains("object layout"), "{s}");

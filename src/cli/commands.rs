@@ -198,10 +198,7 @@ pub fn histogram(
         );
         return Ok(());
     }
-    println!(
-        "{:>10} {:>13} {:>13}  {}",
-        "COUNT", "SHALLOW", "RETAINED", "CLASS"
-    );
+    println!("     COUNT       SHALLOW      RETAINED  CLASS");
     for r in &rows {
         let retained = r
             .retained
@@ -215,9 +212,6 @@ pub fn histogram(
             sanitize(&r.name)
         );
     }
-    println!(
-        "{:>10} {:>13} {:>13}  {}",
-        total_count, total_shallow, "", "total"
-    );
+    println!("{total_count:>10} {total_shallow:>13} {:>13}  total", "");
     Ok(())
 }

@@ -268,7 +268,7 @@ impl App {
                     .collect::<Vec<_>>()
                     .join(" ");
                 Line::from(vec![
-                    Span::styled(format!("{keys:<26}"), self.theme.header()),
+                    Span::styled(format!("{keys:<30}"), self.theme.header()),
                     Span::raw(b.help),
                 ])
             })
@@ -279,7 +279,10 @@ impl App {
 
 fn draw_overlay(f: &mut Frame, area: Rect, title: &str, lines: Vec<Line>) {
     let w = area.width.saturating_sub(4).min(90);
-    let h = (lines.len() as u16 + 2).min(area.height.saturating_sub(2));
+    // Height for the wrapped lines, so the last ones are not cut off.
+    let inner = w.saturating_sub(2).max(1) as usize;
+    let rows: usize = lines.iter().map(|l| l.width().max(1).div_ceil(inner)).sum();
+    let h = (rows as u16 + 2).min(area.height.saturating_sub(2));
     let r = Rect::new(area.x + (area.width - w) / 2, area.y + 1, w, h);
     f.render_widget(Clear, r);
     f.render_widget(

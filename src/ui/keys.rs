@@ -75,7 +75,7 @@ pub const KEYMAP: &[Binding] = &[
     Binding {
         keys: &["/"],
         action: Action::Filter,
-        help: "fuzzy-filter the list (Enter keeps it, Esc clears it)",
+        help: "fuzzy filter (Enter keeps, Esc clears)",
         hint: Some("/ filter"),
     },
     Binding {
