@@ -12,6 +12,9 @@ struct Inner {
     done: AtomicU64,
     total: AtomicU64,
     phase: Mutex<String>,
+    /// When `HEAPTUI_TIMING` is set: the current phase and when it started, printed to
+    /// stderr as each phase ends (for profiling; not an interface).
+    timing: Mutex<Option<(String, std::time::Instant)>>,
 }
 
 impl Progress {
@@ -21,6 +24,14 @@ impl Progress {
 
     /// Starts a phase of `total` units (bytes, objects).
     pub fn phase(&self, name: &str, total: u64) {
+        if std::env::var_os("HEAPTUI_TIMING").is_some() {
+            if let Ok(mut t) = self.0.timing.lock() {
+                if let Some((prev, start)) = t.take() {
+                    eprintln!("timing: {prev}: {:.3} s", start.elapsed().as_secs_f64());
+                }
+                *t = Some((name.to_string(), std::time::Instant::now()));
+            }
+        }
         if let Ok(mut p) = self.0.phase.lock() {
             *p = name.to_string();
         }

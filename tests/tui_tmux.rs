@@ -154,3 +154,34 @@ fn sigterm_restores_the_terminal() {
     let s = t.wait_for("MODE");
     assert!(s.contains("MODEicanon"), "{s}");
 }
+
+#[test]
+fn a_vanished_terminal_ends_the_program() {
+    // An ssh connection that drops: the terminal hangs up. heaptui must exit, not spin
+    // on a dead tty.
+    let Some(t) = Tmux::start("hup", &command()) else {
+        return;
+    };
+    t.wait_for("Class histogram");
+    let shell = t.tmux(&["display", "-p", "#{pane_pid}"]).trim().to_string();
+    let child = Command::new("pgrep").args(["-P", &shell]).output().unwrap();
+    let pid = String::from_utf8_lossy(&child.stdout)
+        .lines()
+        .next()
+        .unwrap_or("")
+        .to_string();
+    assert!(!pid.is_empty());
+    t.tmux(&["kill-server"]);
+    let start = Instant::now();
+    while std::path::Path::new(&format!("/proc/{pid}")).exists() {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        if stat.split_whitespace().nth(2) == Some("Z") {
+            break; // exited, not yet reaped
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "heaptui {pid} still running after hangup"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}

@@ -66,6 +66,9 @@ pub fn summary_value(snap: &Snapshot) -> Value {
 
 pub fn summary(snap: &Snapshot, as_json: bool) -> Result<()> {
     let v = summary_value(snap);
+    if std::env::var_os("HEAPTUI_TIMING").is_some() {
+        eprintln!("timing: summary computed");
+    }
     if as_json {
         println!("{v}");
         return Ok(());

@@ -154,6 +154,7 @@ pub fn open_for_cli(file: &std::path::Path) -> Result<Snapshot> {
         })
     });
     let r = crate::format::open(file, &progress);
+    progress.phase("done", 0);
     done.store(true, std::sync::atomic::Ordering::Relaxed);
     if let Some(t) = bar_thread {
         let _ = t.join();

@@ -42,13 +42,26 @@ impl TerminalGuard {
             }));
         });
         let signalled = Arc::new(AtomicBool::new(false));
-        for sig in [
-            signal_hook::consts::SIGTERM,
-            signal_hook::consts::SIGHUP,
-            signal_hook::consts::SIGINT,
-        ] {
-            signal_hook::flag::register(sig, signalled.clone())?;
-        }
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+        let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGHUP, SIGINT])?;
+        let flag = signalled.clone();
+        // A watcher thread rather than only a flag: the event loop may be inside
+        // crossterm's read when the terminal goes away, and crossterm 0.28 spins on a
+        // tty that reads end-of-file (after a hangup) instead of returning. So the loop
+        // gets half a second to stop cleanly; then, or at once on SIGHUP (there is no
+        // terminal left to draw on), the watcher restores what it can and exits.
+        std::thread::Builder::new()
+            .name("signals".into())
+            .spawn(move || {
+                if let Some(sig) = signals.forever().next() {
+                    flag.store(true, Ordering::Relaxed);
+                    if sig != SIGHUP {
+                        std::thread::sleep(std::time::Duration::from_millis(500));
+                    }
+                    restore();
+                    std::process::exit(128 + sig);
+                }
+            })?;
         terminal::enable_raw_mode()?;
         let guard = TerminalGuard { signalled };
         execute!(io::stdout(), terminal::EnterAlternateScreen, cursor::Hide)?;
