@@ -130,6 +130,16 @@ impl EdgeBuilder {
         }
     }
 
+    /// Marks edge `e` (already pushed or about to be) as weak.
+    #[inline]
+    pub fn mark_weak(&mut self, e: usize) {
+        let w = e / 64;
+        if self.weak.len() <= w {
+            self.weak.resize(w + 1, 0);
+        }
+        self.weak[w] |= 1 << (e % 64);
+    }
+
     /// Closes the current object's edge list.
     #[inline]
     pub fn finish_object(&mut self) {

@@ -784,133 +784,81 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
         .find(|r| r.group == class_group)
         .map(|r| r.instance_size)
         .unwrap_or(layout.obj_header);
+    // Every primitive array type gets its group up front, so that pass 2 can run in
+    // parallel without creating groups; empty groups never show (the histogram lists
+    // classes with objects).
     let mut prim_groups = [u32::MAX; 12];
-    let mut unknown_groups: IdMap<ClassId> = IdMap::default();
+    for (t, slot) in prim_groups.iter_mut().enumerate().skip(4) {
+        *slot = group(&mut g, format!("{}[]", type_name(t as u8)), false);
+    }
 
-    // Pass 2: class, size and references of every object, in id order.
+    // Pass 2: class, size and references of every object, in id order, in parallel
+    // chunks whose results are concatenated in order.
     progress.phase("resolving references", n as u64);
-    let mut e = EdgeBuilder::with_capacity(n, n * 2);
+    let offsets = std::mem::take(&mut g.offset);
+    let ctx = Pass2 {
+        b,
+        id,
+        offsets: &offsets,
+        addrs: &addrs,
+        recs: &recs,
+        dumps: &dumps,
+        layout,
+        class_group,
+        class_instance_size,
+        prim_groups,
+        progress,
+        done: std::sync::atomic::AtomicU64::new(0),
+    };
+    const CHUNK: usize = 1 << 16;
+    let chunks: Vec<Chunk> = {
+        use rayon::prelude::*;
+        (0..n.div_ceil(CHUNK))
+            .into_par_iter()
+            .map(|c| ctx.chunk(c * CHUNK..((c + 1) * CHUNK).min(n)))
+            .collect()
+    };
+    drop(ctx);
+    g.offset = offsets;
+    let total_edges: usize = chunks.iter().map(|c| c.targets.len()).sum();
+    if total_edges >= u32::MAX as usize {
+        return Err(ParseError::new(
+            0,
+            "fewer than 2^32 references",
+            format!("{total_edges}"),
+        ));
+    }
+    let mut e = EdgeBuilder::with_capacity(n, total_edges);
     g.class_of.reserve_exact(n);
     g.shallow.reserve_exact(n);
     let mut dangling = 0u64;
-    let mut last_class: Option<(u64, &ClassRec)> = None;
-    for i in 0..n {
-        if i % (1 << 16) == 0 {
-            progress.set(i as u64);
+    let mut fixups = Vec::new();
+    for (k, c) in chunks.into_iter().enumerate() {
+        let base_obj = k * CHUNK;
+        let base_edge = e.targets.len() as u32;
+        dangling += c.dangling;
+        g.class_of.extend_from_slice(&c.class_of);
+        for (i, &s) in c.shallow.iter().enumerate() {
+            g.push_shallow((base_obj + i) as ObjId, s);
         }
-        let off = g.offset[i] as usize;
-        let rec = &b[off..];
-        let tag = rec[0];
-        let mut push_ref = |target: u64, weak: bool, e: &mut EdgeBuilder| {
-            if target == 0 {
-                return;
-            }
-            match addrs.get(target) {
-                Some(t) => e.push(t, weak),
-                None => dangling += 1,
-            }
-        };
-        match tag {
-            INSTANCE_DUMP => {
-                let cid = be_id(&rec[1 + id + 4..], id);
-                let data_len = u32::from_be_bytes([
-                    rec[1 + 2 * id + 4],
-                    rec[2 + 2 * id + 4],
-                    rec[3 + 2 * id + 4],
-                    rec[4 + 2 * id + 4],
-                ]) as usize;
-                let data = &rec[1 + 2 * id + 8..1 + 2 * id + 8 + data_len];
-                // Instances of one class often sit together: remember the last one.
-                let cr = match last_class {
-                    Some((c, r)) if c == cid => Some(r),
-                    _ => {
-                        let r = recs.get(&cid);
-                        last_class = r.map(|r| (cid, r));
-                        r
-                    }
-                };
-                push_ref(cid, false, &mut e);
-                match cr {
-                    Some(cr) => {
-                        g.class_of.push(cr.group);
-                        g.push_shallow(i as ObjId, cr.instance_size);
-                        for &(o, weak) in &cr.refs {
-                            let o = o as usize;
-                            if o + id <= data.len() {
-                                push_ref(be_id(&data[o..], id), weak, &mut e);
-                            }
-                        }
-                    }
-                    None => {
-                        let gid = *unknown_groups
-                            .entry(cid)
-                            .or_insert_with(|| group(&mut g, class_name(cid), false));
-                        g.class_of.push(gid);
-                        g.push_shallow(i as ObjId, align8(layout.obj_header + data_len as u64));
-                    }
-                }
-            }
-            OBJECT_ARRAY_DUMP => {
-                let len = u32::from_be_bytes([
-                    rec[1 + id + 4],
-                    rec[2 + id + 4],
-                    rec[3 + id + 4],
-                    rec[4 + id + 4],
-                ]) as usize;
-                let cid = be_id(&rec[1 + id + 8..], id);
-                push_ref(cid, false, &mut e);
-                let gid = match recs.get(&cid) {
-                    Some(cr) => cr.group,
-                    None => *unknown_groups
-                        .entry(cid)
-                        .or_insert_with(|| group(&mut g, class_name(cid), false)),
-                };
-                g.class_of.push(gid);
-                g.push_shallow(i as ObjId, layout.array(len as u64, layout.ref_size));
-                let elems = &rec[1 + 2 * id + 8..1 + 2 * id + 8 + len * id];
-                for k in 0..len {
-                    push_ref(be_id(&elems[k * id..], id), false, &mut e);
-                }
-            }
-            PRIMITIVE_ARRAY_DUMP | PRIMITIVE_ARRAY_NODATA => {
-                let len = u32::from_be_bytes([
-                    rec[1 + id + 4],
-                    rec[2 + id + 4],
-                    rec[3 + id + 4],
-                    rec[4 + id + 4],
-                ]) as u64;
-                let t = rec[1 + id + 8];
-                let slot = &mut prim_groups[(t as usize).min(11)];
-                if *slot == u32::MAX {
-                    *slot = group(&mut g, format!("{}[]", type_name(t)), false);
-                }
-                g.class_of.push(*slot);
-                let es = type_size(t, id).unwrap_or(1) as u64;
-                g.push_shallow(i as ObjId, layout.array(len, es));
-            }
-            _ => {
-                // CLASS DUMP: the class object.
-                let cid = be_id(&rec[1..], id);
-                g.class_of.push(class_group);
-                let mut size = class_instance_size;
-                if let Some(d) = dumps.get(&cid) {
-                    size = align8(size + d.static_bytes + d.static_refs * layout.ref_size);
-                    // References: superclass, loader, signers, protection domain, then
-                    // constant pool and static values, as `parse_class_dump` reads them.
-                    let mut c = Cursor::new(rec, off as u64);
-                    let _ = class_refs(&mut c, id, &mut |t| push_ref(t, false, &mut e));
-                }
-                g.push_shallow(i as ObjId, size);
-            }
+        for &w in &c.weak {
+            e.mark_weak((base_edge + w) as usize);
         }
-        e.finish_object();
-        if e.targets.len() >= u32::MAX as usize {
-            return Err(ParseError::new(
-                g.offset[i],
-                "fewer than 2^32 references",
-                "more",
-            ));
-        }
+        e.targets.extend_from_slice(&c.targets);
+        e.start.extend(c.ends.iter().map(|&x| base_edge + x));
+        fixups.extend(
+            c.unknown
+                .iter()
+                .map(|&(i, cid)| (base_obj + i as usize, cid)),
+        );
+    }
+    // Objects whose class has no CLASS DUMP: grouped by class id, named from LOAD CLASS.
+    let mut unknown_groups: IdMap<ClassId> = IdMap::default();
+    for (i, cid) in fixups {
+        let gid = *unknown_groups
+            .entry(cid)
+            .or_insert_with(|| group(&mut g, class_name(cid), false));
+        g.class_of[i] = gid;
     }
     drop(dumps);
     progress.phase("building referrers", 0);
@@ -984,6 +932,155 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
         decoder: Box::new(decoder),
         source,
     })
+}
+
+/// Read-only context of pass 2, shared by the worker threads.
+struct Pass2<'a> {
+    b: &'a [u8],
+    id: usize,
+    offsets: &'a [u64],
+    addrs: &'a AddrIndex,
+    recs: &'a IdMap<ClassRec>,
+    dumps: &'a IdMap<ClassDump>,
+    layout: Layout,
+    class_group: ClassId,
+    class_instance_size: u64,
+    prim_groups: [ClassId; 12],
+    progress: &'a Progress,
+    done: std::sync::atomic::AtomicU64,
+}
+
+/// Pass 2's output for one range of objects.
+#[derive(Default)]
+struct Chunk {
+    class_of: Vec<ClassId>,
+    shallow: Vec<u64>,
+    /// End of each object's edges, relative to the chunk's first edge.
+    ends: Vec<u32>,
+    targets: Vec<ObjId>,
+    /// Weak edges, relative to the chunk's first edge.
+    weak: Vec<u32>,
+    /// (object relative to the chunk, class id) for classes with no CLASS DUMP.
+    unknown: Vec<(u32, u64)>,
+    dangling: u64,
+}
+
+#[inline]
+fn be_u32(b: &[u8]) -> u32 {
+    u32::from_be_bytes([b[0], b[1], b[2], b[3]])
+}
+
+impl Pass2<'_> {
+    fn chunk(&self, range: std::ops::Range<usize>) -> Chunk {
+        let id = self.id;
+        let layout = &self.layout;
+        let len = range.len();
+        let mut c = Chunk {
+            class_of: Vec::with_capacity(len),
+            shallow: Vec::with_capacity(len),
+            ends: Vec::with_capacity(len),
+            targets: Vec::with_capacity(len * 2),
+            ..Default::default()
+        };
+        let mut last_class: Option<(u64, &ClassRec)> = None;
+        for (k, i) in range.clone().enumerate() {
+            // Pass 1 checked every record it listed against the bytes.
+            let rec = &self.b[self.offsets[i] as usize..];
+            let tag = rec[0];
+            let push = |target: u64, weak: bool, c: &mut Chunk| {
+                if target == 0 {
+                    return;
+                }
+                match self.addrs.get(target) {
+                    Some(t) => {
+                        if weak {
+                            c.weak.push(c.targets.len() as u32);
+                        }
+                        c.targets.push(t);
+                    }
+                    None => c.dangling += 1,
+                }
+            };
+            match tag {
+                INSTANCE_DUMP => {
+                    let cid = be_id(&rec[1 + id + 4..], id);
+                    let data_len = be_u32(&rec[1 + 2 * id + 4..]) as usize;
+                    let data = &rec[1 + 2 * id + 8..1 + 2 * id + 8 + data_len];
+                    // Instances of one class often sit together: remember the last one.
+                    let cr = match last_class {
+                        Some((cc, r)) if cc == cid => Some(r),
+                        _ => {
+                            let r = self.recs.get(&cid);
+                            last_class = r.map(|r| (cid, r));
+                            r
+                        }
+                    };
+                    push(cid, false, &mut c);
+                    match cr {
+                        Some(cr) => {
+                            c.class_of.push(cr.group);
+                            c.shallow.push(cr.instance_size);
+                            for &(o, weak) in &cr.refs {
+                                let o = o as usize;
+                                if o + id <= data.len() {
+                                    push(be_id(&data[o..], id), weak, &mut c);
+                                }
+                            }
+                        }
+                        None => {
+                            c.unknown.push((k as u32, cid));
+                            c.class_of.push(u32::MAX);
+                            c.shallow.push(align8(layout.obj_header + data_len as u64));
+                        }
+                    }
+                }
+                OBJECT_ARRAY_DUMP => {
+                    let n = be_u32(&rec[1 + id + 4..]) as usize;
+                    let cid = be_id(&rec[1 + id + 8..], id);
+                    push(cid, false, &mut c);
+                    match self.recs.get(&cid) {
+                        Some(cr) => c.class_of.push(cr.group),
+                        None => {
+                            c.unknown.push((k as u32, cid));
+                            c.class_of.push(u32::MAX);
+                        }
+                    }
+                    c.shallow.push(layout.array(n as u64, layout.ref_size));
+                    let elems = &rec[1 + 2 * id + 8..1 + 2 * id + 8 + n * id];
+                    for e in elems.chunks_exact(id) {
+                        push(be_id(e, id), false, &mut c);
+                    }
+                }
+                PRIMITIVE_ARRAY_DUMP | PRIMITIVE_ARRAY_NODATA => {
+                    let n = be_u32(&rec[1 + id + 4..]) as u64;
+                    let t = rec[1 + id + 8];
+                    c.class_of.push(self.prim_groups[(t as usize).min(11)]);
+                    let es = type_size(t, id).unwrap_or(1) as u64;
+                    c.shallow.push(layout.array(n, es));
+                }
+                _ => {
+                    // CLASS DUMP: the class object.
+                    let cid = be_id(&rec[1..], id);
+                    c.class_of.push(self.class_group);
+                    let mut size = self.class_instance_size;
+                    if let Some(d) = self.dumps.get(&cid) {
+                        size = align8(size + d.static_bytes + d.static_refs * layout.ref_size);
+                        // Superclass, loader, signers, protection domain, then constant
+                        // pool and static values, in record order.
+                        let mut cur = Cursor::new(rec, self.offsets[i]);
+                        let _ = class_refs(&mut cur, id, &mut |t| push(t, false, &mut c));
+                    }
+                    c.shallow.push(size);
+                }
+            }
+            c.ends.push(c.targets.len() as u32);
+        }
+        let done = self
+            .done
+            .fetch_add(len as u64, std::sync::atomic::Ordering::Relaxed);
+        self.progress.set(done + len as u64);
+        c
+    }
 }
 
 /// Emits the object references a class dump holds, in record order.
