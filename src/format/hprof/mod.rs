@@ -792,33 +792,32 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
         *slot = group(&mut g, format!("{}[]", type_name(t as u8)), false);
     }
 
+    const CHUNK: usize = 1 << 16;
     // Pass 2: class, size and references of every object, in id order, in parallel
     // chunks whose results are concatenated in order.
     progress.phase("resolving references", n as u64);
     let offsets = std::mem::take(&mut g.offset);
-    let ctx = Pass2 {
-        b,
-        id,
-        offsets: &offsets,
-        addrs: &addrs,
-        recs: &recs,
-        dumps: &dumps,
-        layout,
-        class_group,
-        class_instance_size,
-        prim_groups,
-        progress,
-        done: std::sync::atomic::AtomicU64::new(0),
-    };
-    const CHUNK: usize = 1 << 16;
     let chunks: Vec<Chunk> = {
+        let ctx = Pass2 {
+            b,
+            id,
+            offsets: &offsets,
+            addrs: &addrs,
+            recs: &recs,
+            dumps: &dumps,
+            layout,
+            class_group,
+            class_instance_size,
+            prim_groups,
+            progress,
+            done: std::sync::atomic::AtomicU64::new(0),
+        };
         use rayon::prelude::*;
         (0..n.div_ceil(CHUNK))
             .into_par_iter()
             .map(|c| ctx.chunk(c * CHUNK..((c + 1) * CHUNK).min(n)))
             .collect()
     };
-    drop(ctx);
     g.offset = offsets;
     let total_edges: usize = chunks.iter().map(|c| c.targets.len()).sum();
     if total_edges >= u32::MAX as usize {
