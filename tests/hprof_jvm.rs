@@ -49,17 +49,23 @@ fn ours(dump: &str) -> BTreeMap<String, (u64, u64)> {
     m
 }
 
+/// The JVM's histogram, lines of the same class name summed.
+fn jvm(histo: &str) -> BTreeMap<String, (u64, u64)> {
+    let text = std::fs::read_to_string(fixture(histo)).unwrap();
+    let mut jvm: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+    for (name, n, b) in parse_jcmd_histogram(&text) {
+        let e = jvm.entry(name).or_insert((0, 0));
+        e.0 += n;
+        e.1 += b;
+    }
+    jvm
+}
+
 #[test]
 fn every_jvm_class_has_the_jvms_instance_count() {
     for (variant, dump, histo) in VARIANTS {
         let ours = ours(dump);
-        let text = std::fs::read_to_string(fixture(histo)).unwrap();
-        let mut jvm: BTreeMap<String, (u64, u64)> = BTreeMap::new();
-        for (name, n, b) in parse_jcmd_histogram(&text) {
-            let e = jvm.entry(name).or_insert((0, 0));
-            e.0 += n;
-            e.1 += b;
-        }
+        let jvm = jvm(histo);
         assert!(
             jvm.len() > 250,
             "{variant}: histogram parsed to {} classes",
@@ -84,13 +90,7 @@ fn every_jvm_class_has_the_jvms_instance_count() {
 fn shallow_bytes_equal_the_jvms_for_99_percent_of_classes() {
     for (variant, dump, histo) in VARIANTS {
         let ours = ours(dump);
-        let text = std::fs::read_to_string(fixture(histo)).unwrap();
-        let mut jvm: BTreeMap<String, (u64, u64)> = BTreeMap::new();
-        for (name, n, b) in parse_jcmd_histogram(&text) {
-            let e = jvm.entry(name).or_insert((0, 0));
-            e.0 += n;
-            e.1 += b;
-        }
+        let jvm = jvm(histo);
         let mut differ = Vec::new();
         let mut compared = 0;
         for (class, &(n, bytes)) in &jvm {

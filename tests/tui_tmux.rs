@@ -77,6 +77,20 @@ impl Tmux {
         self.tmux(&args);
     }
 
+    /// The pid of the program the pane's shell runs.
+    fn child_pid(&self) -> String {
+        let shell = self
+            .tmux(&["display", "-p", "#{pane_pid}"])
+            .trim()
+            .to_string();
+        let child = Command::new("pgrep").args(["-P", &shell]).output().unwrap();
+        String::from_utf8_lossy(&child.stdout)
+            .lines()
+            .next()
+            .unwrap_or("")
+            .to_string()
+    }
+
     /// 1 when the pane shows the alternate screen, and the cursor flag.
     fn modes(&self) -> String {
         self.tmux(&["display", "-p", "#{alternate_on} #{cursor_flag}"])
@@ -139,13 +153,7 @@ fn sigterm_restores_the_terminal() {
         return;
     };
     t.wait_for("Class histogram");
-    let shell = t.tmux(&["display", "-p", "#{pane_pid}"]).trim().to_string();
-    let child = Command::new("pgrep").args(["-P", &shell]).output().unwrap();
-    let pid = String::from_utf8_lossy(&child.stdout)
-        .lines()
-        .next()
-        .unwrap_or("")
-        .to_string();
+    let pid = t.child_pid();
     assert!(!pid.is_empty(), "no heaptui process under the pane's shell");
     Command::new("kill").args(["-TERM", &pid]).status().unwrap();
     t.wait_for("EXITED-");
@@ -163,13 +171,7 @@ fn a_vanished_terminal_ends_the_program() {
         return;
     };
     t.wait_for("Class histogram");
-    let shell = t.tmux(&["display", "-p", "#{pane_pid}"]).trim().to_string();
-    let child = Command::new("pgrep").args(["-P", &shell]).output().unwrap();
-    let pid = String::from_utf8_lossy(&child.stdout)
-        .lines()
-        .next()
-        .unwrap_or("")
-        .to_string();
+    let pid = t.child_pid();
     assert!(!pid.is_empty());
     t.tmux(&["kill-server"]);
     let start = Instant::now();
