@@ -33,7 +33,7 @@ pub struct Ready {
 
 pub enum Screen {
     Loading,
-    Failed(String),
+    Failed(crate::error::Error),
     Ready(Box<Ready>),
 }
 
@@ -106,12 +106,14 @@ impl App {
             }
             Ok(Err(e)) => {
                 self.rx = None;
-                self.screen = Screen::Failed(e.to_string());
+                self.screen = Screen::Failed(e);
             }
             Err(TryRecvError::Empty) => {}
             Err(TryRecvError::Disconnected) => {
                 self.rx = None;
-                self.screen = Screen::Failed("the loader stopped unexpectedly".into());
+                self.screen = Screen::Failed(crate::error::Error::Usage(
+                    "the loader stopped unexpectedly".into(),
+                ));
             }
         }
     }
@@ -188,7 +190,7 @@ impl App {
                 );
             }
             Screen::Failed(msg) => {
-                let p = Paragraph::new(sanitize(msg).into_owned())
+                let p = Paragraph::new(format!("{}\n\nq quits.", sanitize(&msg.to_string())))
                     .style(self.theme.warn())
                     .wrap(Wrap { trim: false })
                     .block(

@@ -42,8 +42,9 @@ pub fn run(path: &Path) -> Result<()> {
     );
     drop(guard);
     r.map_err(io_err)?;
-    if let app::Screen::Failed(msg) = &app.screen {
-        eprintln!("heaptui: {}", text::sanitize(msg));
+    // A file that could not be opened ends with its error and exit code, as in the CLI.
+    match app.screen {
+        app::Screen::Failed(e) => Err(e),
+        _ => Ok(()),
     }
-    Ok(())
 }
