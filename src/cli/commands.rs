@@ -184,15 +184,17 @@ pub fn histogram(
         rows.truncate(n);
     }
     if as_json {
-        let key = if group_by == GroupBy::Package {
-            "package"
-        } else {
-            "class"
-        };
+        // Package rows keep the contract's "class" key (scripts read it) and say that
+        // they are packages with an added "package" key.
+        let package = group_by == GroupBy::Package;
         let classes: Vec<Value> = rows
             .iter()
             .map(|r| {
-                json!({key: r.name, "count": r.count, "shallow_bytes": r.shallow, "retained_bytes": r.retained})
+                let mut v = json!({"class": r.name, "count": r.count, "shallow_bytes": r.shallow, "retained_bytes": r.retained});
+                if package {
+                    v["package"] = Value::String(r.name.clone());
+                }
+                v
             })
             .collect();
         println!(
