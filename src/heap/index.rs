@@ -161,11 +161,18 @@ impl EdgeBuilder {
         }
         let mut fill = in_start.clone();
         let mut in_sources = vec![0 as ObjId; self.targets.len()];
+        let any_weak = self.weak.iter().any(|&w| w != 0);
+        let mut in_weak = vec![0u64; if any_weak { self.weak.len() } else { 0 }];
         for src in 0..n {
             let r = self.start[src] as usize..self.start[src + 1] as usize;
-            for &t in &self.targets[r] {
+            for e in r {
+                let t = self.targets[e];
                 let slot = &mut fill[t as usize];
-                in_sources[*slot as usize] = src as ObjId;
+                let at = *slot as usize;
+                in_sources[at] = src as ObjId;
+                if any_weak && self.weak[e / 64] >> (e % 64) & 1 == 1 {
+                    in_weak[at / 64] |= 1 << (at % 64);
+                }
                 *slot += 1;
             }
         }
@@ -174,6 +181,55 @@ impl EdgeBuilder {
         g.weak = self.weak;
         g.in_start = in_start;
         g.in_sources = in_sources;
+        g.in_weak = in_weak;
+    }
+}
+
+impl Graph {
+    /// A graph from an edge list `(source, target, weak)` over objects `0..n`, every
+    /// object of class 0 unless `classes` says otherwise, with the given shallow sizes and
+    /// roots (of kind "unknown"). For tests and small hand-built graphs.
+    pub fn from_edge_list(
+        sizes: &[u64],
+        classes: &[super::ClassId],
+        edges: &[(ObjId, ObjId, bool)],
+        roots: &[ObjId],
+    ) -> Graph {
+        let n = sizes.len();
+        let mut g = Graph::default();
+        let mut by_src: Vec<Vec<(ObjId, bool)>> = vec![Vec::new(); n];
+        for &(s, t, w) in edges {
+            by_src[s as usize].push((t, w));
+        }
+        let mut b = EdgeBuilder::with_capacity(n, edges.len());
+        let mut max_class = 0;
+        for (o, out) in by_src.iter().enumerate() {
+            for &(t, w) in out {
+                b.push(t, w);
+            }
+            b.finish_object();
+            let c = classes.get(o).copied().unwrap_or(0);
+            max_class = max_class.max(c);
+            g.class_of.push(c);
+            g.push_shallow(o as ObjId, sizes[o]);
+        }
+        b.install(&mut g);
+        g.classes = (0..=max_class)
+            .map(|c| super::ClassInfo {
+                name: format!("class {c}"),
+            })
+            .collect();
+        g.roots = roots
+            .iter()
+            .map(|&obj| super::Root {
+                obj,
+                kind: super::RootKind::Unknown,
+                thread: u32::MAX,
+                frame: u32::MAX,
+            })
+            .collect();
+        g.sort_roots();
+        g
     }
 }
 
@@ -210,6 +266,8 @@ mod tests {
         b.finish_object();
         b.install(&mut g);
         assert_eq!(g.referrers(2), &[0, 1]);
+        let r2 = g.referrer_range(2);
+        assert!(g.is_weak_referrer(r2.start) && !g.is_weak_referrer(r2.start + 1));
         assert_eq!(g.referrers(1), &[0]);
         assert!(g.referrers(0).is_empty());
         assert!(g.is_weak(1) && !g.is_weak(0) && !g.is_weak(2));

@@ -7,11 +7,13 @@
 //! contents or edge names: a format's [`crate::format::Decoder`] decodes those from the
 //! memory map when a view asks.
 //!
-//! The analyses in this module's children (`histogram`, later dominators, paths and diff)
-//! look only at this model, never at a format.
+//! The analyses in this module's children (`histogram`, `dominators`, `paths`, later
+//! diff) look only at this model, never at a format.
 
+pub mod dominators;
 pub mod histogram;
 pub mod index;
+pub mod paths;
 pub mod reach;
 
 pub use index::{AddrIndex, EdgeBuilder};
@@ -103,6 +105,11 @@ pub struct Graph {
     /// Transposed CSR: who refers to each object.
     pub in_start: Vec<u32>,
     pub in_sources: Vec<ObjId>,
+    /// One bit per entry of `in_sources`: set when that reference is weak. Empty when
+    /// the snapshot has no weak edge at all.
+    pub in_weak: Vec<u64>,
+    /// GC roots, sorted by object (see [`Graph::sort_roots`]); an object may be rooted
+    /// several times, by different kinds.
     pub roots: Vec<Root>,
     pub classes: Vec<ClassInfo>,
 }
@@ -152,6 +159,38 @@ impl Graph {
         &self.in_sources[r]
     }
 
+    /// The positions in `in_sources` of the referrers of `o` (for [`Graph::is_weak_referrer`]).
+    #[inline]
+    pub fn referrer_range(&self, o: ObjId) -> std::ops::Range<usize> {
+        self.in_start[o as usize] as usize..self.in_start[o as usize + 1] as usize
+    }
+
+    /// Whether the reference at position `i` of `in_sources` is weak.
+    #[inline]
+    pub fn is_weak_referrer(&self, i: usize) -> bool {
+        self.in_weak
+            .get(i / 64)
+            .is_some_and(|w| w >> (i % 64) & 1 == 1)
+    }
+
+    /// Sorts the roots by object, so that [`Graph::roots_of`] can binary-search them.
+    /// Stable: the order in which a format listed the kinds of one object is kept.
+    pub fn sort_roots(&mut self) {
+        self.roots.sort_by_key(|r| r.obj);
+    }
+
+    /// The root records of `o` (empty when it is not a GC root).
+    pub fn roots_of(&self, o: ObjId) -> &[Root] {
+        let lo = self.roots.partition_point(|r| r.obj < o);
+        let hi = lo + self.roots[lo..].partition_point(|r| r.obj == o);
+        &self.roots[lo..hi]
+    }
+
+    #[inline]
+    pub fn is_root(&self, o: ObjId) -> bool {
+        !self.roots_of(o).is_empty()
+    }
+
     #[inline]
     pub fn is_weak(&self, edge: usize) -> bool {
         self.weak
@@ -177,6 +216,7 @@ impl Graph {
             + v(&self.weak)
             + v(&self.in_start)
             + v(&self.in_sources)
+            + v(&self.in_weak)
             + v(&self.roots)
             + self
                 .classes

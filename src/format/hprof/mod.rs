@@ -876,6 +876,7 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
             None => unresolved_roots += 1,
         }
     }
+    g.sort_roots();
 
     let mut warnings = std::mem::take(&mut p.warnings);
     if dangling > 0 {

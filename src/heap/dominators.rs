@@ -1,0 +1,407 @@
+//! The dominator tree and retained sizes.
+//!
+//! Definitions. Add a virtual root `r` with an edge to every GC root. An object `d`
+//! dominates `o` when every path from `r` to `o` passes through `d`; the immediate
+//! dominator `idom(o)` is the dominator closest to `o`, and these form a tree rooted at
+//! `r`. The retained size of `o` is the sum of the shallow sizes of its subtree: the
+//! memory a collector would free if `o` were gone. Weak edges (HPROF's
+//! `Reference.referent`, V8's weak edges) do not keep anything alive and are left out,
+//! as Eclipse MAT and Chrome DevTools leave them out.
+//!
+//! Objects reachable only through weak edges are not dropped: they are still in memory
+//! until the collector clears them. They hang directly below the virtual root (they are
+//! their own owners, like MAT's and DevTools' "weakly reachable" objects), and references
+//! from them into the strongly reachable heap are ignored, so they never change who
+//! dominates a strongly reachable object. Objects reachable from nothing at all have no
+//! dominator and no retained size (`None`).
+//!
+//! Algorithm: Semi-NCA (Georgiadis, "Linear-Time Algorithms for Dominators and Related
+//! Problems", 2005; evaluated in Georgiadis, Tarjan and Werneck, "Finding Dominators in
+//! Practice", 2006), which computes Lengauer and Tarjan's semidominators (1979, with
+//! simple path compression) and then each immediate dominator as the nearest common
+//! ancestor of the semidominator and the DFS parent. O(m log n) worst case and close to
+//! linear on heaps; faster in practice than full Lengauer–Tarjan because its second phase
+//! is a plain walk up already-final dominators.
+//!
+//! Memory and speed. Everything is flat `u32` arrays indexed by DFS preorder number; the
+//! depth-first search and the path compression are iterative (a heap-allocated stack, no
+//! recursion, so a chain of ten million objects needs no deep call stack); no allocation
+//! per object. The working state of a node (DFS parent, semidominator, path-compression
+//! label and ancestor) sits in one 16-byte record, so the pass that touches all four pays
+//! one cache miss, not four. Peak extra memory is about 40 bytes per reachable object,
+//! freed when the tree is built; what stays is 4 (idom) + 8 (retained) + 8 (children)
+//! bytes per object.
+
+use super::{Graph, ObjId};
+use crate::progress::Progress;
+
+/// The virtual root above all GC roots, as an `idom` value and a `children` key.
+pub const VIRTUAL_ROOT: ObjId = u32::MAX - 1;
+const NONE: u32 = u32::MAX;
+
+/// The dominator tree of a snapshot, with retained sizes.
+#[derive(Debug, Default)]
+pub struct Dominators {
+    /// Immediate dominator of every object: an object, [`VIRTUAL_ROOT`], or `NONE` for an
+    /// object that nothing reaches.
+    idom: Vec<ObjId>,
+    /// Retained size of every object (0 where unreachable; see `idom`).
+    retained: Vec<u64>,
+    /// Dominator-tree children as a CSR, largest retained first; slot `n` is the
+    /// virtual root.
+    child_start: Vec<u32>,
+    children: Vec<ObjId>,
+    /// Objects (and their shallow bytes) reachable from the roots over strong edges.
+    pub reachable: u64,
+    pub reachable_bytes: u64,
+    /// Objects reachable only through weak edges, and their shallow bytes.
+    pub weakly_reachable: u64,
+    pub weakly_reachable_bytes: u64,
+}
+
+impl Dominators {
+    /// The immediate dominator of `o`: `Some(VIRTUAL_ROOT)` for a GC root or a weakly
+    /// reachable entry point, `None` for an object nothing reaches.
+    pub fn idom(&self, o: ObjId) -> Option<ObjId> {
+        match self.idom.get(o as usize) {
+            Some(&d) if d != NONE => Some(d),
+            _ => None,
+        }
+    }
+
+    /// The retained size of `o`, `None` when nothing reaches it.
+    pub fn retained(&self, o: ObjId) -> Option<u64> {
+        self.idom(o).map(|_| self.retained[o as usize])
+    }
+
+    /// Dominator-tree children of `o` (or of [`VIRTUAL_ROOT`]), largest retained first.
+    pub fn children(&self, o: ObjId) -> &[ObjId] {
+        let i = if o == VIRTUAL_ROOT {
+            self.idom.len()
+        } else {
+            o as usize
+        };
+        match (self.child_start.get(i), self.child_start.get(i + 1)) {
+            (Some(&a), Some(&b)) => &self.children[a as usize..b as usize],
+            _ => &[],
+        }
+    }
+
+    /// The chain of dominators of `o`, from `o`'s immediate dominator up to (not
+    /// including) the virtual root.
+    pub fn dominator_chain(&self, o: ObjId) -> Vec<ObjId> {
+        let mut out = Vec::new();
+        let mut cur = self.idom(o);
+        while let Some(d) = cur {
+            if d == VIRTUAL_ROOT || out.len() > self.idom.len() {
+                break;
+            }
+            out.push(d);
+            cur = self.idom(d);
+        }
+        out
+    }
+
+    /// Retained bytes per class by Eclipse MAT's rule: the sum of the retained sizes of
+    /// the instances of the class that no other instance of the same class dominates (so
+    /// that a linked list of nodes is not counted once per node). One iterative walk of
+    /// the dominator tree keeps, per class, how many instances are on the current path.
+    pub fn class_retained(&self, g: &Graph) -> Vec<u64> {
+        let mut active = vec![0u32; g.classes.len()];
+        let mut total = vec![0u64; g.classes.len()];
+        let mut stack: Vec<(ObjId, u32)> = Vec::new();
+        let enter =
+            |o: ObjId, stack: &mut Vec<(ObjId, u32)>, active: &mut [u32], total: &mut [u64]| {
+                let c = g.class_of[o as usize] as usize;
+                if active[c] == 0 {
+                    total[c] += self.retained[o as usize];
+                }
+                active[c] += 1;
+                stack.push((o, self.child_start[o as usize]));
+            };
+        for &top in self.children(VIRTUAL_ROOT) {
+            enter(top, &mut stack, &mut active, &mut total);
+            while let Some(&mut (o, ref mut next)) = stack.last_mut() {
+                if *next < self.child_start[o as usize + 1] {
+                    let child = self.children[*next as usize];
+                    *next += 1;
+                    enter(child, &mut stack, &mut active, &mut total);
+                } else {
+                    active[g.class_of[o as usize] as usize] -= 1;
+                    stack.pop();
+                }
+            }
+        }
+        total
+    }
+
+    /// Bytes held by this structure.
+    pub fn bytes(&self) -> u64 {
+        (self.idom.capacity() * 4
+            + self.retained.capacity() * 8
+            + self.child_start.capacity() * 4
+            + self.children.capacity() * 4) as u64
+    }
+}
+
+/// Per-node working state of the semidominator pass, kept together for locality.
+#[derive(Clone, Copy)]
+struct Work {
+    /// DFS parent; after the NCA pass, the immediate dominator (preorder numbers).
+    parent: u32,
+    semi: u32,
+    /// The smallest semidominator on the compressed path above this node.
+    label: u32,
+    /// Path-compression link; `NONE` until the node is processed.
+    ancestor: u32,
+}
+
+/// Computes the dominator tree of `g` over strong edges, from a virtual root above every
+/// GC root.
+pub fn compute(g: &Graph, progress: &Progress) -> Dominators {
+    let n = g.len();
+    assert!(
+        n < VIRTUAL_ROOT as usize,
+        "object ids stay below u32::MAX - 1"
+    );
+
+    // 1. Iterative depth-first search from the virtual root (preorder number 0).
+    progress.phase("dominators: depth-first search", n as u64);
+    let mut pre = vec![NONE; n];
+    let mut vertex: Vec<ObjId> = Vec::with_capacity(n + 1);
+    let mut work: Vec<Work> = Vec::with_capacity(n + 1);
+    let mut entry = vec![0u64; n.div_ceil(64)];
+    vertex.push(NONE);
+    work.push(Work {
+        parent: 0,
+        semi: 0,
+        label: 0,
+        ancestor: NONE,
+    });
+    let mut stack: Vec<(ObjId, u32)> = Vec::new();
+    let dfs = |start: ObjId,
+               pre: &mut [u32],
+               vertex: &mut Vec<ObjId>,
+               work: &mut Vec<Work>,
+               stack: &mut Vec<(ObjId, u32)>| {
+        let visit = |o: ObjId,
+                     parent: u32,
+                     pre: &mut [u32],
+                     vertex: &mut Vec<ObjId>,
+                     work: &mut Vec<Work>,
+                     stack: &mut Vec<(ObjId, u32)>| {
+            let p = vertex.len() as u32;
+            pre[o as usize] = p;
+            vertex.push(o);
+            work.push(Work {
+                parent,
+                semi: p,
+                label: p,
+                ancestor: NONE,
+            });
+            stack.push((o, g.out_start[o as usize]));
+        };
+        visit(start, 0, pre, vertex, work, stack);
+        while let Some(&mut (o, ref mut next)) = stack.last_mut() {
+            let end = g.out_start[o as usize + 1];
+            let mut found = None;
+            while *next < end {
+                let e = *next as usize;
+                *next += 1;
+                let t = g.out_targets[e];
+                if pre[t as usize] == NONE && !g.is_weak(e) {
+                    found = Some(t);
+                    break;
+                }
+            }
+            match found {
+                Some(t) => {
+                    let parent = pre[o as usize];
+                    visit(t, parent, pre, vertex, work, stack);
+                }
+                None => {
+                    stack.pop();
+                }
+            }
+        }
+    };
+    for r in &g.roots {
+        let o = r.obj as usize;
+        entry[o / 64] |= 1 << (o % 64);
+        if pre[o] == NONE {
+            dfs(r.obj, &mut pre, &mut vertex, &mut work, &mut stack);
+        }
+    }
+    let strong_end = vertex.len() as u32; // preorder numbers below this are strong
+                                          // Then whatever is reachable only through weak edges. Every target of a weak edge
+                                          // that is not strongly reachable hangs from the virtual root (whatever order the
+                                          // search meets them in, so the result does not depend on it).
+    let mut i = 1usize;
+    while i < vertex.len() {
+        let o = vertex[i];
+        for e in g.edges(o) {
+            let t = g.out_targets[e];
+            if g.is_weak(e) {
+                let pt = pre[t as usize];
+                if pt == NONE || pt >= strong_end {
+                    entry[t as usize / 64] |= 1 << (t % 64);
+                }
+                if pt == NONE {
+                    dfs(t, &mut pre, &mut vertex, &mut work, &mut stack);
+                }
+            }
+        }
+        i += 1;
+    }
+    drop(stack);
+    let k = vertex.len() as u32; // nodes 0..k, 0 the virtual root
+
+    // 2. Semidominators, in reverse preorder.
+    progress.phase("dominators: semidominators", k as u64);
+    let mut path: Vec<u32> = Vec::new();
+    for w in (1..k).rev() {
+        if w & 0xffff == 0 {
+            progress.set((k - w) as u64);
+        }
+        let node = vertex[w as usize];
+        let mut s = work[w as usize].parent;
+        if entry[node as usize / 64] >> (node % 64) & 1 == 1 {
+            s = 0;
+        }
+        if s > 0 {
+            for i in g.referrer_range(node) {
+                if g.is_weak_referrer(i) {
+                    continue;
+                }
+                let v = g.in_sources[i];
+                let pv = pre[v as usize];
+                if pv == NONE || (w < strong_end && pv >= strong_end) {
+                    continue;
+                }
+                let cand = if pv <= w {
+                    pv
+                } else {
+                    eval(&mut work, pv, &mut path)
+                };
+                if cand < s {
+                    s = cand;
+                    if s == 0 {
+                        break;
+                    }
+                }
+            }
+        }
+        let ww = &mut work[w as usize];
+        ww.semi = s;
+        ww.label = s;
+        ww.ancestor = ww.parent;
+    }
+    drop(path);
+
+    // 3. Immediate dominators: the nearest common ancestor of the parent and the
+    //    semidominator, found by walking up already-final dominators. `parent` becomes
+    //    `idom`.
+    progress.phase("dominators: immediate dominators", k as u64);
+    for w in 1..k as usize {
+        let semi = work[w].semi;
+        let mut d = work[w].parent;
+        while d > semi {
+            d = work[d as usize].parent;
+        }
+        work[w].parent = d;
+    }
+
+    // 4. Retained sizes, children before parents (reverse preorder).
+    progress.phase("dominators: retained sizes", k as u64);
+    let mut r = vec![0u64; k as usize];
+    for w in 1..k as usize {
+        r[w] = g.shallow_size(vertex[w]);
+    }
+    let strong_bytes: u64 = r[1..strong_end as usize].iter().sum();
+    let weak_bytes: u64 = r[strong_end as usize..].iter().sum();
+    for w in (1..k as usize).rev() {
+        let p = work[w].parent as usize;
+        r[p] += r[w];
+    }
+    let mut idom = vec![NONE; n];
+    let mut retained = vec![0u64; n];
+    for w in 1..k as usize {
+        let o = vertex[w] as usize;
+        let d = work[w].parent;
+        idom[o] = if d == 0 {
+            VIRTUAL_ROOT
+        } else {
+            vertex[d as usize]
+        };
+        retained[o] = r[w];
+    }
+    drop((work, r, pre, entry));
+
+    // 5. Children CSR (slot n = virtual root), largest retained first.
+    progress.phase("dominators: tree", 0);
+    let mut child_start = vec![0u32; n + 2];
+    for &d in &idom {
+        if d != NONE {
+            let slot = if d == VIRTUAL_ROOT { n } else { d as usize };
+            child_start[slot + 1] += 1;
+        }
+    }
+    for i in 0..n + 1 {
+        child_start[i + 1] += child_start[i];
+    }
+    let mut fill = child_start.clone();
+    let mut children = vec![0 as ObjId; (k - 1) as usize];
+    // Filling in preorder keeps siblings in DFS order before the sort (a stable,
+    // deterministic tie-break).
+    for &o in &vertex[1..] {
+        let d = idom[o as usize];
+        let slot = if d == VIRTUAL_ROOT { n } else { d as usize };
+        children[fill[slot] as usize] = o;
+        fill[slot] += 1;
+    }
+    drop(fill);
+    drop(vertex);
+    for i in 0..n + 1 {
+        let range = child_start[i] as usize..child_start[i + 1] as usize;
+        if range.len() > 1 {
+            children[range].sort_by(|a, b| retained[*b as usize].cmp(&retained[*a as usize]));
+        }
+    }
+    Dominators {
+        idom,
+        retained,
+        child_start,
+        children,
+        reachable: (strong_end - 1) as u64,
+        reachable_bytes: strong_bytes,
+        weakly_reachable: (k - strong_end) as u64,
+        weakly_reachable_bytes: weak_bytes,
+    }
+}
+
+/// Lengauer–Tarjan's EVAL with simple path compression, iteratively: the smallest
+/// semidominator on the path from `v` up to (not including) the root of its tree in the
+/// forest of processed nodes.
+#[inline]
+fn eval(work: &mut [Work], v: u32, path: &mut Vec<u32>) -> u32 {
+    let a = work[v as usize].ancestor;
+    if a == NONE || work[a as usize].ancestor == NONE {
+        return work[v as usize].label;
+    }
+    path.clear();
+    let mut x = v;
+    while work[work[x as usize].ancestor as usize].ancestor != NONE {
+        path.push(x);
+        x = work[x as usize].ancestor;
+    }
+    while let Some(y) = path.pop() {
+        let a = work[y as usize].ancestor as usize;
+        let (al, aa) = (work[a].label, work[a].ancestor);
+        let wy = &mut work[y as usize];
+        if al < wy.label {
+            wy.label = al;
+        }
+        wy.ancestor = aa;
+    }
+    work[v as usize].label
+}

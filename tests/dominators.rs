@@ -1,0 +1,235 @@
+//! The dominator tree and retained sizes against deliberately simple reference
+//! algorithms, on random graphs with cycles, self-loops, unreachable parts, weak edges
+//! and repeated edges.
+//!
+//! The reference: `d` dominates `o` exactly when removing `d` makes `o` unreachable from
+//! the virtual root ("remove the node, see what becomes unreachable"); the immediate
+//! dominator is the strict dominator that all others dominate; the retained size of `o`
+//! is the sum of shallow sizes of everything it dominates, by brute force.
+//!
+//! The graph the reference walks is the one `heap::dominators` documents: strong edges
+//! from the virtual root to every GC root; objects reachable only through weak edges hang
+//! from the virtual root at each weak edge's target, and their references back into the
+//! strongly reachable part are ignored.
+
+use heaptui::heap::dominators::{compute, VIRTUAL_ROOT};
+use heaptui::heap::Graph;
+use heaptui::progress::Progress;
+use proptest::prelude::*;
+
+struct Reference {
+    /// idom per object: Some(VIRTUAL_ROOT), Some(object) or None.
+    idom: Vec<Option<u32>>,
+    retained: Vec<Option<u64>>,
+    class_retained: Vec<u64>,
+    reachable: u64,
+    weakly_reachable: u64,
+}
+
+fn reach(n: usize, succ: &[Vec<usize>], start: &[usize], removed: Option<usize>) -> Vec<bool> {
+    let mut seen = vec![false; n];
+    let mut stack: Vec<usize> = Vec::new();
+    for &s in start {
+        if Some(s) != removed && !seen[s] {
+            seen[s] = true;
+            stack.push(s);
+        }
+    }
+    while let Some(x) = stack.pop() {
+        for &t in &succ[x] {
+            if Some(t) != removed && !seen[t] {
+                seen[t] = true;
+                stack.push(t);
+            }
+        }
+    }
+    seen
+}
+
+fn reference(
+    sizes: &[u64],
+    classes: &[u32],
+    edges: &[(u32, u32, bool)],
+    roots: &[u32],
+) -> Reference {
+    let n = sizes.len();
+    let roots: Vec<usize> = roots.iter().map(|&r| r as usize).collect();
+    let mut strong = vec![Vec::new(); n];
+    let mut all = vec![Vec::new(); n];
+    for &(s, t, w) in edges {
+        all[s as usize].push(t as usize);
+        if !w {
+            strong[s as usize].push(t as usize);
+        }
+    }
+    let s_reach = reach(n, &strong, &roots, None);
+    let any_reach = reach(n, &all, &roots, None);
+    // Entry points: targets of weak edges from reachable objects, not strongly reachable.
+    let mut start = roots.clone();
+    for &(s, t, w) in edges {
+        if w && any_reach[s as usize] && !s_reach[t as usize] {
+            start.push(t as usize);
+        }
+    }
+    // G': strong edges, minus those from the weak-only part into the strong part.
+    let mut succ = vec![Vec::new(); n];
+    for &(s, t, w) in edges {
+        let (s, t) = (s as usize, t as usize);
+        if !w && !(s_reach[t] && !s_reach[s]) {
+            succ[s].push(t);
+        }
+    }
+    let base = reach(n, &succ, &start, None);
+    // dominated[d][o]: o reachable before, unreachable once d is removed (d != o).
+    let mut dominated = vec![vec![false; n]; n];
+    for d in 0..n {
+        if !base[d] {
+            continue;
+        }
+        let without = reach(n, &succ, &start, Some(d));
+        for o in 0..n {
+            dominated[d][o] = o != d && base[o] && !without[o];
+        }
+    }
+    let mut idom = vec![None; n];
+    let mut retained = vec![None; n];
+    for o in 0..n {
+        if !base[o] {
+            continue;
+        }
+        let doms: Vec<usize> = (0..n).filter(|&d| dominated[d][o]).collect();
+        // The immediate one is dominated by every other strict dominator.
+        let im = doms
+            .iter()
+            .copied()
+            .find(|&d| doms.iter().all(|&e| e == d || dominated[e][d]));
+        idom[o] = Some(im.map(|d| d as u32).unwrap_or(VIRTUAL_ROOT));
+        let mut r = sizes[o];
+        for x in 0..n {
+            if dominated[o][x] {
+                r += sizes[x];
+            }
+        }
+        retained[o] = Some(r);
+    }
+    let nclasses = classes.iter().copied().max().unwrap_or(0) as usize + 1;
+    let mut class_retained = vec![0u64; nclasses];
+    for o in 0..n {
+        if let Some(r) = retained[o] {
+            let c = classes[o];
+            let shadowed = (0..n).any(|d| dominated[d][o] && classes[d] == c);
+            if !shadowed {
+                class_retained[c as usize] += r;
+            }
+        }
+    }
+    Reference {
+        idom,
+        retained,
+        class_retained,
+        reachable: s_reach.iter().filter(|&&b| b).count() as u64,
+        weakly_reachable: (0..n).filter(|&o| base[o] && !s_reach[o]).count() as u64,
+    }
+}
+
+fn check(sizes: Vec<u64>, classes: Vec<u32>, edges: Vec<(u32, u32, bool)>, roots: Vec<u32>) {
+    let g = Graph::from_edge_list(&sizes, &classes, &edges, &roots);
+    let d = compute(&g, &Progress::new());
+    let want = reference(&sizes, &classes, &edges, &roots);
+    for o in 0..sizes.len() as u32 {
+        assert_eq!(d.idom(o), want.idom[o as usize], "idom of {o}");
+        assert_eq!(d.retained(o), want.retained[o as usize], "retained of {o}");
+    }
+    assert_eq!(d.reachable, want.reachable);
+    assert_eq!(d.weakly_reachable, want.weakly_reachable);
+    let mut got_classes = d.class_retained(&g);
+    got_classes.resize(want.class_retained.len(), 0);
+    assert_eq!(got_classes, want.class_retained, "retained per class");
+    // The children lists are the inverse of idom, largest retained first.
+    let mut seen = 0;
+    let mut stack = vec![VIRTUAL_ROOT];
+    while let Some(p) = stack.pop() {
+        let kids = d.children(p);
+        for w in kids.windows(2) {
+            assert!(d.retained(w[0]) >= d.retained(w[1]));
+        }
+        for &c in kids {
+            assert_eq!(d.idom(c), Some(p));
+            seen += 1;
+            stack.push(c);
+        }
+    }
+    assert_eq!(seen, want.idom.iter().filter(|i| i.is_some()).count());
+}
+
+fn graphs() -> impl Strategy<Value = (Vec<u64>, Vec<u32>, Vec<(u32, u32, bool)>, Vec<u32>)> {
+    (1usize..28).prop_flat_map(|n| {
+        let n32 = n as u32;
+        (
+            proptest::collection::vec(1u64..1000, n),
+            proptest::collection::vec(0u32..3, n),
+            proptest::collection::vec((0..n32, 0..n32, proptest::bool::weighted(0.15)), 0..n * 3),
+            proptest::collection::vec(0..n32, 0..4),
+        )
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+    #[test]
+    fn matches_the_removal_reference((sizes, classes, edges, roots) in graphs()) {
+        check(sizes, classes, edges, roots);
+    }
+}
+
+#[test]
+fn hand_picked_shapes() {
+    // A diamond: 0 -> {1, 2} -> 3; 3 is dominated by 0, not by 1 or 2.
+    check(
+        vec![1, 2, 4, 8],
+        vec![0, 0, 0, 0],
+        vec![(0, 1, false), (0, 2, false), (1, 3, false), (2, 3, false)],
+        vec![0],
+    );
+    // A cycle with a self-loop, entered from two roots.
+    check(
+        vec![1, 2, 4],
+        vec![0, 1, 1],
+        vec![(0, 1, false), (1, 2, false), (2, 1, false), (2, 2, false)],
+        vec![0, 2],
+    );
+    // Weak-only chain, and a weak-only object pointing back into the strong heap.
+    check(
+        vec![1, 2, 4, 8, 16],
+        vec![0, 0, 0, 0, 0],
+        vec![
+            (0, 1, true),
+            (1, 2, false),
+            (2, 3, false),
+            (0, 3, false),
+            (3, 4, true),
+            (4, 1, false),
+        ],
+        vec![0],
+    );
+}
+
+#[test]
+fn a_chain_of_a_million_objects_needs_no_deep_stack() {
+    // Run on a small stack: recursion anywhere would overflow it.
+    std::thread::Builder::new()
+        .stack_size(256 * 1024)
+        .spawn(|| {
+            let n = 1_000_000u32;
+            let edges: Vec<(u32, u32, bool)> = (0..n - 1).map(|i| (i, i + 1, false)).collect();
+            let g = Graph::from_edge_list(&vec![8; n as usize], &[], &edges, &[0]);
+            let d = compute(&g, &Progress::new());
+            assert_eq!(d.retained(0), Some(8 * n as u64));
+            assert_eq!(d.retained(n - 1), Some(8));
+            assert_eq!(d.idom(n / 2), Some(n / 2 - 1));
+            assert_eq!(d.class_retained(&g), vec![8 * n as u64]);
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+}
