@@ -75,7 +75,8 @@ fn reference(
     let mut succ = vec![Vec::new(); n];
     for &(s, t, w) in edges {
         let (s, t) = (s as usize, t as usize);
-        if !w && !(s_reach[t] && !s_reach[s]) {
+        let weak_part_into_strong = s_reach[t] && !s_reach[s];
+        if !w && !weak_part_into_strong {
             succ[s].push(t);
         }
     }
@@ -162,7 +163,10 @@ fn check(sizes: Vec<u64>, classes: Vec<u32>, edges: Vec<(u32, u32, bool)>, roots
     assert_eq!(seen, want.idom.iter().filter(|i| i.is_some()).count());
 }
 
-fn graphs() -> impl Strategy<Value = (Vec<u64>, Vec<u32>, Vec<(u32, u32, bool)>, Vec<u32>)> {
+/// (shallow sizes, classes, edges (source, target, weak), roots)
+type Case = (Vec<u64>, Vec<u32>, Vec<(u32, u32, bool)>, Vec<u32>);
+
+fn graphs() -> impl Strategy<Value = Case> {
     (1usize..28).prop_flat_map(|n| {
         let n32 = n as u32;
         (
