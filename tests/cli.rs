@@ -25,10 +25,7 @@ fn histogram_json_shape_sort_top_filter() {
     assert_eq!(classes.len(), 5);
     for c in classes {
         assert!(c["class"].is_string() && c["count"].is_u64() && c["shallow_bytes"].is_u64());
-        assert!(
-            c["retained_bytes"].is_null(),
-            "retained is null until computed"
-        );
+        assert!(c["retained_bytes"].is_u64(), "{c}");
     }
     let counts: Vec<u64> = classes
         .iter()
@@ -123,7 +120,7 @@ fn exit_codes() {
     );
     assert_eq!(heaptui(&["summary"]).status.code(), Some(1));
     assert_eq!(
-        heaptui(&["histogram", &dump(), "--sort", "retained"])
+        heaptui(&["histogram", &dump(), "--sort", "retained", "--no-retained"])
             .status
             .code(),
         Some(1)
@@ -222,4 +219,50 @@ fn class_names_with_escape_sequences_are_cleaned_in_text_output() {
     assert_eq!(s["objects"], 2);
     assert_eq!(s["roots"], 1);
     assert!(s["truncated"].is_null());
+}
+
+#[test]
+fn no_retained_skips_the_dominator_tree() {
+    let v = json_of(&heaptui(&[
+        "histogram",
+        &dump(),
+        "--json",
+        "--no-retained",
+        "--sort",
+        "count",
+        "--top",
+        "3",
+    ]));
+    for c in v["classes"].as_array().unwrap() {
+        assert!(c["retained_bytes"].is_null(), "{c}");
+    }
+    // Package rows get retained sizes by the same rule as classes, over the package
+    // grouping: never more than the classes' sum (a HashMap and the HashMap$Nodes it
+    // retains are both java.util, and are counted once).
+    let classes = json_of(&heaptui(&["histogram", &dump(), "--json"]));
+    let packages = json_of(&heaptui(&[
+        "histogram",
+        &dump(),
+        "--json",
+        "--group-by",
+        "package",
+    ]));
+    let util = packages["classes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["package"] == "java.util")
+        .unwrap();
+    let sum: u64 = classes["classes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| {
+            heaptui::heap::histogram::package_of(c["class"].as_str().unwrap()) == "java.util"
+        })
+        .map(|c| c["retained_bytes"].as_u64().unwrap())
+        .sum();
+    let pr = util["retained_bytes"].as_u64().unwrap();
+    assert!(pr >= util["shallow_bytes"].as_u64().unwrap());
+    assert!(pr < sum, "package {pr} vs classes' sum {sum}");
 }

@@ -24,6 +24,7 @@ struct Reference {
     class_retained: Vec<u64>,
     reachable: u64,
     weakly_reachable: u64,
+    weak_only: Vec<bool>,
 }
 
 fn reach(n: usize, succ: &[Vec<usize>], start: &[usize], removed: Option<usize>) -> Vec<bool> {
@@ -130,6 +131,7 @@ fn reference(
         class_retained,
         reachable: s_reach.iter().filter(|&&b| b).count() as u64,
         weakly_reachable: (0..n).filter(|&o| base[o] && !s_reach[o]).count() as u64,
+        weak_only: (0..n).map(|o| base[o] && !s_reach[o]).collect(),
     }
 }
 
@@ -140,6 +142,11 @@ fn check(sizes: Vec<u64>, classes: Vec<u32>, edges: Vec<(u32, u32, bool)>, roots
     for o in 0..sizes.len() as u32 {
         assert_eq!(d.idom(o), want.idom[o as usize], "idom of {o}");
         assert_eq!(d.retained(o), want.retained[o as usize], "retained of {o}");
+        assert_eq!(
+            d.is_weakly_reachable(o),
+            want.weak_only[o as usize],
+            "weak only: {o}"
+        );
     }
     assert_eq!(d.reachable, want.reachable);
     assert_eq!(d.weakly_reachable, want.weakly_reachable);

@@ -5,6 +5,7 @@ use serde_json::{json, Value};
 use super::{GroupBy, SortArg};
 use crate::error::{Error, Result};
 use crate::format::Snapshot;
+use crate::heap::dominators::Dominators;
 use crate::heap::histogram::{self, Row, SortKey};
 use crate::ui::text::sanitize;
 
@@ -145,13 +146,24 @@ pub fn summary_lines(v: &Value) -> Vec<(String, String)> {
 
 pub fn histogram_rows(
     snap: &Snapshot,
+    dom: Option<&Dominators>,
     sort: SortArg,
     filter: Option<&str>,
     group_by: GroupBy,
 ) -> Result<Vec<Row>> {
     let mut rows = histogram::by_class(&snap.graph);
+    if let Some(d) = dom {
+        histogram::add_retained(&mut rows, &d.class_retained(&snap.graph));
+    }
     if group_by == GroupBy::Package {
         rows = histogram::group_by_package(&rows);
+        if let Some(d) = dom {
+            let (map, names) = histogram::package_groups(&snap.graph);
+            let per = d.group_retained(&snap.graph, &map, names.len());
+            for r in &mut rows {
+                r.retained = names.iter().position(|n| *n == r.name).map(|i| per[i]);
+            }
+        }
     }
     if let Some(f) = filter {
         rows.retain(|r| histogram::matches_filter(&r.name, f));
@@ -159,11 +171,12 @@ pub fn histogram_rows(
     let key = match sort {
         SortArg::Count => SortKey::Count,
         SortArg::Shallow => SortKey::Shallow,
-        SortArg::Retained => {
+        SortArg::Retained if dom.is_none() => {
             return Err(Error::Usage(
-                "--sort retained: retained sizes are not computed yet (the dominator tree comes in a later version)".into(),
+                "--sort retained needs the retained sizes that --no-retained skips".into(),
             ))
         }
+        SortArg::Retained => SortKey::Retained,
     };
     histogram::sort(&mut rows, key);
     Ok(rows)
@@ -171,13 +184,14 @@ pub fn histogram_rows(
 
 pub fn histogram(
     snap: &Snapshot,
+    dom: Option<&Dominators>,
     as_json: bool,
     sort: SortArg,
     top: Option<usize>,
     filter: Option<&str>,
     group_by: GroupBy,
 ) -> Result<()> {
-    let mut rows = histogram_rows(snap, sort, filter, group_by)?;
+    let mut rows = histogram_rows(snap, dom, sort, filter, group_by)?;
     let total_count: u64 = rows.iter().map(|r| r.count).sum();
     let total_shallow: u64 = rows.iter().map(|r| r.shallow).sum();
     if let Some(n) = top {

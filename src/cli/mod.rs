@@ -5,6 +5,7 @@
 //! own usage errors exit 2 by default, which the contract gives to unreadable files, so
 //! parsing goes through `try_parse` and usage errors are mapped to 1 here.
 
+mod analyses;
 mod commands;
 
 pub use commands::rss;
@@ -72,6 +73,49 @@ pub enum Cmd {
         filter: Option<String>,
         #[arg(long = "group-by", value_enum, default_value_t = GroupBy::Class)]
         group_by: GroupBy,
+        /// Skip the dominator tree: no retained sizes, but faster on large dumps
+        #[arg(long = "no-retained")]
+        no_retained: bool,
+    },
+    /// The dominator tree from the top: who retains the most
+    Dominators {
+        file: PathBuf,
+        #[arg(long)]
+        json: bool,
+        /// Objects per level
+        #[arg(long, default_value_t = 20)]
+        top: usize,
+        /// Levels of the tree to show (1 = only the top)
+        #[arg(long, default_value_t = 1)]
+        depth: usize,
+    },
+    /// Shortest paths from GC roots to an object: what keeps it alive
+    Path {
+        file: PathBuf,
+        /// The object (0x… address for HPROF), or use --class
+        object: Option<String>,
+        /// The largest instance of this class by retained size
+        #[arg(long)]
+        class: Option<String>,
+        #[arg(long)]
+        json: bool,
+        /// How many paths (shortest first, each from a different root)
+        #[arg(long, default_value_t = 5)]
+        max: usize,
+        /// Follow weak references too
+        #[arg(long = "include-weak")]
+        include_weak: bool,
+    },
+    /// An object's class, sizes, fields, string or array contents, and referrers
+    Inspect {
+        file: PathBuf,
+        /// The object (0x… address for HPROF), or use --class
+        object: Option<String>,
+        /// The largest instance of this class by retained size
+        #[arg(long)]
+        class: Option<String>,
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -113,9 +157,66 @@ pub fn run(cli: Cli) -> Result<()> {
             top,
             filter,
             group_by,
+            no_retained,
         }) => {
             let snap = open_for_cli(&file)?;
-            commands::histogram(&snap, json, sort, top, filter.as_deref(), group_by)
+            let dom = (!no_retained).then(|| dominators_for_cli(&snap));
+            commands::histogram(
+                &snap,
+                dom.as_ref(),
+                json,
+                sort,
+                top,
+                filter.as_deref(),
+                group_by,
+            )
+        }
+        Some(Cmd::Dominators {
+            file,
+            json,
+            top,
+            depth,
+        }) => {
+            let snap = open_for_cli(&file)?;
+            let dom = dominators_for_cli(&snap);
+            analyses::dominators(&snap, &dom, json, top, depth.max(1));
+            Ok(())
+        }
+        Some(Cmd::Path {
+            file,
+            object,
+            class,
+            json,
+            max,
+            include_weak,
+        }) => {
+            let snap = open_for_cli(&file)?;
+            let mut dom = None;
+            let o = analyses::resolve(&snap, object.as_deref(), class.as_deref(), &mut || {
+                dom.get_or_insert_with(|| std::sync::Arc::new(dominators_for_cli(&snap)))
+                    .clone()
+            })?;
+            analyses::path(&snap, o, json, max, include_weak);
+            Ok(())
+        }
+        Some(Cmd::Inspect {
+            file,
+            object,
+            class,
+            json,
+        }) => {
+            let snap = open_for_cli(&file)?;
+            let mut dom: Option<std::sync::Arc<crate::heap::dominators::Dominators>> = None;
+            let o = analyses::resolve(&snap, object.as_deref(), class.as_deref(), &mut || {
+                dom.get_or_insert_with(|| std::sync::Arc::new(dominators_for_cli(&snap)))
+                    .clone()
+            })?;
+            let d = match dom {
+                Some(d) => d,
+                None => std::sync::Arc::new(dominators_for_cli(&snap)),
+            };
+            analyses::inspect(&snap, &d, o, json);
+            Ok(())
         }
         None => match cli.files.len() {
             1 => crate::ui::run(&cli.files[0]),
@@ -129,9 +230,8 @@ pub fn run(cli: Cli) -> Result<()> {
     }
 }
 
-/// Opens a snapshot for a batch command: a progress bar on stderr when it is a terminal,
-/// and the truncation notice on stderr always.
-pub fn open_for_cli(file: &std::path::Path) -> Result<Snapshot> {
+/// Runs `work` with a progress bar on stderr when stderr is a terminal.
+fn with_bar<T>(work: impl FnOnce(&Progress) -> T) -> T {
     let progress = Progress::new();
     let tty = std::io::stderr().is_terminal();
     let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -141,7 +241,7 @@ pub fn open_for_cli(file: &std::path::Path) -> Result<Snapshot> {
         std::thread::spawn(move || {
             let bar = indicatif::ProgressBar::new(1000);
             bar.set_style(
-                indicatif::ProgressStyle::with_template("{msg:>22} [{bar:40}] {percent:>3}%")
+                indicatif::ProgressStyle::with_template("{msg:>32} [{bar:40}] {percent:>3}%")
                     .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
             );
             while !done.load(std::sync::atomic::Ordering::Relaxed) {
@@ -153,13 +253,25 @@ pub fn open_for_cli(file: &std::path::Path) -> Result<Snapshot> {
             bar.finish_and_clear();
         })
     });
-    let r = crate::format::open(file, &progress);
+    let r = work(&progress);
     progress.phase("done", 0);
     done.store(true, std::sync::atomic::Ordering::Relaxed);
     if let Some(t) = bar_thread {
         let _ = t.join();
     }
-    let snap = r?;
+    r
+}
+
+/// The dominator tree of a snapshot, with a progress bar.
+pub fn dominators_for_cli(snap: &Snapshot) -> crate::heap::dominators::Dominators {
+    with_bar(|p| crate::heap::dominators::compute(&snap.graph, p))
+}
+
+/// Opens a snapshot for a batch command: a progress bar on stderr when it is a terminal,
+/// and the truncation notice on stderr always.
+pub fn open_for_cli(file: &std::path::Path) -> Result<Snapshot> {
+    let tty = std::io::stderr().is_terminal();
+    let snap = with_bar(|p| crate::format::open(file, p))?;
     if let Some(off) = snap.truncated {
         eprintln!(
             "heaptui: {}: truncated at byte offset {off}; showing what is whole",

@@ -128,12 +128,63 @@ pub fn detect(b: &[u8]) -> Result<Format, ParseError> {
     Err(ParseError::new(0, EXPECTED_MAGIC, printable_prefix(b)))
 }
 
-/// What a format answers on demand about objects, from the mapped bytes.
+/// A field's value, decoded from the dump.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    /// A UTF-16 code unit (Java `char`); shown as the character when it is one.
+    Char(u16),
+    /// A reference to an object of the snapshot.
+    Object(ObjId),
+    /// A reference to an id with no object in the dump, in the format's own notation.
+    Missing(String),
+    Text(String),
+}
+
+/// One field (or element, or static) of an inspected object.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Field {
+    pub name: String,
+    /// The type as the runtime names it: `int`, `boolean`, `object`, ...
+    pub ty: String,
+    pub value: Value,
+    /// A static field of a class object (or another value held by the class itself).
+    pub is_static: bool,
+}
+
+/// What a format can say about one object beyond the index.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Inspection {
+    pub fields: Vec<Field>,
+    /// Elements not listed in `fields` (arrays list only their first elements).
+    pub more_elements: u64,
+    /// The first characters of a string, or the first elements of an array.
+    pub preview: Option<String>,
+    /// Length of a string (characters) or array (elements).
+    pub length: Option<u64>,
+    /// What was wrong with the record, in words (its fields run past it, ...).
+    pub problems: Vec<String>,
+}
+
+/// What a format answers on demand about objects, from the mapped bytes. None of these
+/// may read outside the object's own record (plus, for a string, its value array); a
+/// record that is not whole is reported in [`Inspection::problems`], never a panic.
 pub trait Decoder: Send + Sync {
     /// The object's name in the CLI's `OBJECT` syntax (`0x…` for HPROF and Go).
     fn object_name(&self, bytes: &[u8], g: &Graph, o: ObjId) -> String;
     /// Finds an object by its `OBJECT` name.
     fn find_object(&self, bytes: &[u8], g: &Graph, name: &str) -> Option<ObjId>;
+    /// Fields with values, previews and lengths.
+    fn inspect(&self, bytes: &[u8], g: &Graph, o: ObjId) -> Inspection;
+    /// The name of the reference from `from` to `to`: a field name, `[index]`, a static
+    /// field, a property or variable name. `None` when `from` does not refer to `to`.
+    fn edge_label(&self, bytes: &[u8], g: &Graph, from: ObjId, to: ObjId) -> Option<String>;
+    /// A few words that tell this object from others of its class (the class a class
+    /// object stands for, a string's text, a boxed number's value), or `None`.
+    fn label(&self, bytes: &[u8], g: &Graph, o: ObjId) -> Option<String>;
 }
 
 /// One opened snapshot: its bytes, its index, and the format's decoder.
@@ -164,6 +215,64 @@ impl Snapshot {
 
     pub fn class_name(&self, o: ObjId) -> &str {
         &self.graph.classes[self.graph.class_of[o as usize] as usize].name
+    }
+
+    pub fn find_object(&self, name: &str) -> Option<ObjId> {
+        self.decoder.find_object(self.bytes(), &self.graph, name)
+    }
+
+    pub fn inspect(&self, o: ObjId) -> Inspection {
+        self.decoder.inspect(self.bytes(), &self.graph, o)
+    }
+
+    pub fn edge_label(&self, from: ObjId, to: ObjId) -> Option<String> {
+        self.decoder.edge_label(self.bytes(), &self.graph, from, to)
+    }
+
+    pub fn label(&self, o: ObjId) -> Option<String> {
+        self.decoder.label(self.bytes(), &self.graph, o)
+    }
+
+    /// The name of the thread with this serial: the label of the object that its
+    /// thread root (HPROF's ROOT THREAD OBJECT) names, or `None`.
+    pub fn thread_name(&self, serial: u32) -> Option<String> {
+        if serial == u32::MAX {
+            return None;
+        }
+        let r = self
+            .graph
+            .roots
+            .iter()
+            .find(|r| r.kind == crate::heap::RootKind::ThreadObject && r.thread == serial)?;
+        self.label(r.obj)
+    }
+
+    /// All the root records of `o` in words, repeats removed, joined by "; ".
+    pub fn describe_roots(&self, o: ObjId) -> String {
+        let mut out: Vec<String> = Vec::new();
+        for r in self.graph.roots_of(o) {
+            let d = self.describe_root(r);
+            if !out.contains(&d) {
+                out.push(d);
+            }
+        }
+        out.join("; ")
+    }
+
+    /// A root in words: its kind, and for a thread-bound root the thread and frame
+    /// ("Java frame, thread \"main\" (serial 1), frame 3").
+    pub fn describe_root(&self, r: &crate::heap::Root) -> String {
+        let mut s = r.kind.name().to_string();
+        if r.thread != u32::MAX && r.kind != crate::heap::RootKind::ThreadObject {
+            match self.thread_name(r.thread) {
+                Some(name) => s.push_str(&format!(", thread {name} (serial {})", r.thread)),
+                None => s.push_str(&format!(", thread serial {}", r.thread)),
+            }
+            if r.frame != u32::MAX {
+                s.push_str(&format!(", frame {}", r.frame));
+            }
+        }
+        s
     }
 }
 

@@ -163,6 +163,13 @@ pub fn be_id(b: &[u8], size: usize) -> u64 {
     }
 }
 
+/// A big-endian unsigned integer of any length up to 8 bytes (longer input keeps the
+/// last 8).
+#[inline]
+pub fn be_uint(b: &[u8]) -> u64 {
+    b.iter().fold(0u64, |a, &x| a << 8 | x as u64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -51,6 +51,8 @@ pub struct Dominators {
     /// virtual root.
     child_start: Vec<u32>,
     children: Vec<ObjId>,
+    /// One bit per object: reachable only through weak edges.
+    weak_only: Vec<u64>,
     /// Objects (and their shallow bytes) reachable from the roots over strong edges.
     pub reachable: u64,
     pub reachable_bytes: u64,
@@ -72,6 +74,13 @@ impl Dominators {
     /// The retained size of `o`, `None` when nothing reaches it.
     pub fn retained(&self, o: ObjId) -> Option<u64> {
         self.idom(o).map(|_| self.retained[o as usize])
+    }
+
+    /// Whether `o` is reachable only through weak edges.
+    pub fn is_weakly_reachable(&self, o: ObjId) -> bool {
+        self.weak_only
+            .get(o as usize / 64)
+            .is_some_and(|w| w >> (o % 64) & 1 == 1)
     }
 
     /// Dominator-tree children of `o` (or of [`VIRTUAL_ROOT`]), largest retained first.
@@ -104,22 +113,30 @@ impl Dominators {
 
     /// Retained bytes per class by Eclipse MAT's rule: the sum of the retained sizes of
     /// the instances of the class that no other instance of the same class dominates (so
-    /// that a linked list of nodes is not counted once per node). One iterative walk of
-    /// the dominator tree keeps, per class, how many instances are on the current path.
+    /// that a linked list of nodes is not counted once per node).
     pub fn class_retained(&self, g: &Graph) -> Vec<u64> {
-        let mut active = vec![0u32; g.classes.len()];
-        let mut total = vec![0u64; g.classes.len()];
+        let identity: Vec<u32> = (0..g.classes.len() as u32).collect();
+        self.group_retained(g, &identity, g.classes.len())
+    }
+
+    /// The same rule for any grouping of classes (packages, libraries): `group_of[class]`
+    /// in `0..groups`. One iterative walk of the dominator tree keeps, per group, how
+    /// many of its objects are on the current path.
+    pub fn group_retained(&self, g: &Graph, group_of: &[u32], groups: usize) -> Vec<u64> {
+        let mut active = vec![0u32; groups];
+        let mut total = vec![0u64; groups];
         let mut stack: Vec<(ObjId, u32)> = Vec::new();
-        let enter =
-            |o: ObjId, stack: &mut Vec<(ObjId, u32)>, active: &mut [u32], total: &mut [u64]| {
-                let c = g.class_of[o as usize] as usize;
-                if active[c] == 0 {
-                    total[c] += self.retained[o as usize];
-                }
-                active[c] += 1;
-                stack.push((o, self.child_start[o as usize]));
-            };
+        let group = |o: ObjId| group_of[g.class_of[o as usize] as usize] as usize;
         for &top in self.children(VIRTUAL_ROOT) {
+            let enter =
+                |o: ObjId, stack: &mut Vec<(ObjId, u32)>, active: &mut [u32], total: &mut [u64]| {
+                    let c = group(o);
+                    if active[c] == 0 {
+                        total[c] += self.retained[o as usize];
+                    }
+                    active[c] += 1;
+                    stack.push((o, self.child_start[o as usize]));
+                };
             enter(top, &mut stack, &mut active, &mut total);
             while let Some(&mut (o, ref mut next)) = stack.last_mut() {
                 if *next < self.child_start[o as usize + 1] {
@@ -127,8 +144,8 @@ impl Dominators {
                     *next += 1;
                     enter(child, &mut stack, &mut active, &mut total);
                 } else {
-                    active[g.class_of[o as usize] as usize] -= 1;
                     stack.pop();
+                    active[group(o)] -= 1;
                 }
             }
         }
@@ -140,7 +157,8 @@ impl Dominators {
         (self.idom.capacity() * 4
             + self.retained.capacity() * 8
             + self.child_start.capacity() * 4
-            + self.children.capacity() * 4) as u64
+            + self.children.capacity() * 4
+            + self.weak_only.capacity() * 8) as u64
     }
 }
 
@@ -325,6 +343,10 @@ pub fn compute(g: &Graph, progress: &Progress) -> Dominators {
     }
     let mut idom = vec![NONE; n];
     let mut retained = vec![0u64; n];
+    let mut weak_only = vec![0u64; n.div_ceil(64)];
+    for &o in &vertex[strong_end as usize..] {
+        weak_only[o as usize / 64] |= 1 << (o % 64);
+    }
     for w in 1..k as usize {
         let o = vertex[w] as usize;
         let d = work[w].parent;
@@ -372,6 +394,7 @@ pub fn compute(g: &Graph, progress: &Progress) -> Dominators {
         retained,
         child_start,
         children,
+        weak_only,
         reachable: (strong_end - 1) as u64,
         reachable_bytes: strong_bytes,
         weakly_reachable: (k - strong_end) as u64,

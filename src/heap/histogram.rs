@@ -76,16 +76,41 @@ pub fn group_by_package(rows: &[Row]) -> Vec<Row> {
             name: p.to_string(),
             count: 0,
             shallow: 0,
-            retained: Some(0),
+            retained: None,
         });
         e.count += r.count;
         e.shallow += r.shallow;
-        e.retained = match (e.retained, r.retained) {
-            (Some(a), Some(b)) => Some(a + b),
-            _ => None,
-        };
     }
     map.into_values().collect()
+}
+
+/// Fills in class rows' retained sizes from per-class totals (indexed by class id).
+pub fn add_retained(rows: &mut [Row], per_class: &[u64]) {
+    for r in rows {
+        if let Some(c) = r.class {
+            r.retained = per_class.get(c as usize).copied();
+        }
+    }
+}
+
+/// Every class's package, as (class → package number, package names). Retained sizes
+/// of packages are computed over this grouping, not summed from classes: a `HashMap`
+/// retains its `HashMap$Node`s, and both are `java.util`.
+pub fn package_groups(g: &Graph) -> (Vec<u32>, Vec<String>) {
+    let mut names: Vec<String> = Vec::new();
+    let mut index: std::collections::HashMap<&str, u32> = Default::default();
+    let map = g
+        .classes
+        .iter()
+        .map(|c| {
+            let p = package_of(&c.name);
+            *index.entry(p).or_insert_with(|| {
+                names.push(p.to_string());
+                (names.len() - 1) as u32
+            })
+        })
+        .collect();
+    (map, names)
 }
 
 /// Sorts largest first (by name: alphabetical), ties broken by name so output is stable.

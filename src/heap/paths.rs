@@ -2,7 +2,8 @@
 //!
 //! A breadth-first search over referrers, from the object towards the roots, finds the
 //! shortest chains of references that keep it alive. Every root met ends one path (its
-//! referrers are not followed further: a root is alive whoever else points at it), and the
+//! referrers are not followed further: a root is alive whoever else points at it; only
+//! the object asked about is followed past, when it is a root itself), and the
 //! search goes on until it has found the requested number of paths or run out of
 //! referrers, so the paths come shortest first and each ends at a different root, as
 //! Eclipse MAT's "shortest paths to GC roots". Weak edges are not followed unless asked
@@ -39,7 +40,12 @@ pub fn to_roots(g: &Graph, target: ObjId, max: usize, include_weak: bool) -> Vec
             if paths.len() >= max {
                 break;
             }
-            continue;
+            // A root is alive whoever else points at it: no path goes on through it. The
+            // object asked about is the exception, so that a root (a thread's local, say)
+            // still shows what else holds it.
+            if x != target {
+                continue;
+            }
         }
         for i in g.referrer_range(x) {
             if !include_weak && g.is_weak_referrer(i) {
@@ -86,8 +92,10 @@ mod tests {
         let with_weak = to_roots(&g, 5, 10, true);
         assert_eq!(with_weak.len(), 3);
         assert!(with_weak[..2].contains(&vec![4, 5]));
-        // A root is its own path.
+        // A root is its own first path, and what else holds it comes next.
         assert_eq!(to_roots(&g, 0, 10, false), vec![vec![0]]);
+        let g2 = graph(3, &[(1, 2, false), (2, 2, false)], &[1, 2]);
+        assert_eq!(to_roots(&g2, 2, 10, false), vec![vec![2], vec![1, 2]]);
     }
 
     #[test]

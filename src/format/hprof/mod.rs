@@ -20,14 +20,17 @@
 //! (HotSpot dumps objects in address order, so the gap after an array is its real size).
 //! ART's class dumps carry the real instance size, which is used as is.
 
+pub mod decode;
 pub mod spec;
+
+pub use decode::HprofDecoder;
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::error::ParseError;
 use crate::format::read::{be_id, Cursor, ReadResult};
-use crate::format::{Decoder, Format, Snapshot};
+use crate::format::{Format, Snapshot};
 use crate::heap::{AddrIndex, ClassId, ClassInfo, EdgeBuilder, Graph, ObjId, Root, RootKind};
 use crate::progress::Progress;
 use crate::source::Source;
@@ -442,6 +445,8 @@ struct ClassRec {
 struct ClassDump {
     id: u64,
     super_id: u64,
+    /// The class loader object (0: the boot loader).
+    loader_id: u64,
     /// The reported "instance size" (ART: the real size).
     reported_size: u32,
     /// References held by the class object (super, loader, signers, protection domain,
@@ -458,7 +463,8 @@ fn parse_class_dump(b: &[u8], off: usize, id: usize) -> ReadResult<ClassDump> {
     let cid = c.uint_be(id, "class id")?;
     c.skip(4, "stack trace serial")?;
     let super_id = c.uint_be(id, "superclass id")?;
-    c.skip(3 * id, "loader, signers and protection domain")?;
+    let loader_id = c.uint_be(id, "class loader id")?;
+    c.skip(2 * id, "signers and protection domain")?;
     c.skip(2 * id, "reserved ids")?;
     let reported_size = c.u32_be("instance size")?;
     let cp = c.u16_be("constant pool count")?;
@@ -493,6 +499,7 @@ fn parse_class_dump(b: &[u8], off: usize, id: usize) -> ReadResult<ClassDump> {
     Ok(ClassDump {
         id: cid,
         super_id,
+        loader_id,
         reported_size,
         static_bytes,
         static_refs,
@@ -792,6 +799,31 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
         *slot = group(&mut g, format!("{}[]", type_name(t as u8)), false);
     }
 
+    // A class lives as long as its defining loader (the VM's ClassLoaderData holds it),
+    // but no field in the heap says so: give each loader object a reference to every
+    // class it defined ("<defined class>"), so that application classes and their static
+    // fields are owned by their loader rather than looking unreachable. Boot-loader
+    // classes are GC roots ("system class") already.
+    let mut loader_classes: Vec<(ObjId, Vec<ObjId>)> = Vec::new();
+    {
+        let mut by_loader: IdMap<Vec<ObjId>> = IdMap::default();
+        for &cid in &class_ids {
+            if let Some(d) = dumps.get(&cid) {
+                if d.loader_id != 0 {
+                    if let Some(c) = addrs.get(cid) {
+                        by_loader.entry(d.loader_id).or_default().push(c);
+                    }
+                }
+            }
+        }
+        for (loader, classes) in by_loader {
+            if let Some(l) = addrs.get(loader) {
+                loader_classes.push((l, classes));
+            }
+        }
+        loader_classes.sort_by_key(|l| l.0);
+    }
+
     const CHUNK: usize = 1 << 16;
     // Pass 2: class, size and references of every object, in id order, in parallel
     // chunks whose results are concatenated in order.
@@ -809,6 +841,7 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
             class_group,
             class_instance_size,
             prim_groups,
+            loader_classes: &loader_classes,
             progress,
             done: std::sync::atomic::AtomicU64::new(0),
         };
@@ -919,7 +952,11 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
     let mut serials = p.thread_serials.clone();
     serials.sort_unstable();
     serials.dedup();
-    let decoder = HprofDecoder { id_size: id };
+    let decoder = HprofDecoder {
+        id_size: id,
+        utf8: std::mem::take(&mut p.utf8),
+        class_names: std::mem::take(&mut p.class_names),
+    };
     Ok(Snapshot {
         format: Format::Hprof,
         format_version: h.version.clone(),
@@ -946,6 +983,8 @@ struct Pass2<'a> {
     class_group: ClassId,
     class_instance_size: u64,
     prim_groups: [ClassId; 12],
+    /// Class loader objects (sorted) and the classes each defined.
+    loader_classes: &'a [(ObjId, Vec<ObjId>)],
     progress: &'a Progress,
     done: std::sync::atomic::AtomicU64,
 }
@@ -983,6 +1022,9 @@ impl Pass2<'_> {
             ..Default::default()
         };
         let mut last_class: Option<(u64, &ClassRec)> = None;
+        let mut next_loader = self
+            .loader_classes
+            .partition_point(|l| (l.0 as usize) < range.start);
         for (k, i) in range.clone().enumerate() {
             // Pass 1 checked every record it listed against the bytes.
             let rec = &self.b[self.offsets[i] as usize..];
@@ -1073,6 +1115,12 @@ impl Pass2<'_> {
                     c.shallow.push(size);
                 }
             }
+            if let Some((l, classes)) = self.loader_classes.get(next_loader) {
+                if *l as usize == i {
+                    c.targets.extend_from_slice(classes);
+                    next_loader += 1;
+                }
+            }
             c.ends.push(c.targets.len() as u32);
         }
         let done = self
@@ -1109,44 +1157,4 @@ fn class_refs(c: &mut Cursor, id: usize, f: &mut dyn FnMut(u64)) -> ReadResult<(
         }
     }
     Ok(())
-}
-
-/// Answers questions about HPROF objects from the mapped bytes.
-pub struct HprofDecoder {
-    id_size: usize,
-}
-
-impl HprofDecoder {
-    fn address(&self, bytes: &[u8], g: &Graph, o: ObjId) -> u64 {
-        let off = g.offset[o as usize] as usize;
-        bytes
-            .get(off + 1..off + 1 + self.id_size)
-            .map(|b| be_id(b, self.id_size))
-            .unwrap_or(0)
-    }
-}
-
-impl Decoder for HprofDecoder {
-    fn object_name(&self, bytes: &[u8], g: &Graph, o: ObjId) -> String {
-        format!("0x{:x}", self.address(bytes, g, o))
-    }
-
-    fn find_object(&self, bytes: &[u8], g: &Graph, name: &str) -> Option<ObjId> {
-        let hex = name
-            .strip_prefix("0x")
-            .or_else(|| name.strip_prefix("0X"))?;
-        let want = u64::from_str_radix(hex, 16).ok()?;
-        // Ids are in address order: binary search reading addresses from the map.
-        let (mut lo, mut hi) = (0usize, g.len());
-        while lo < hi {
-            let mid = (lo + hi) / 2;
-            let a = self.address(bytes, g, mid as ObjId);
-            match a.cmp(&want) {
-                std::cmp::Ordering::Less => lo = mid + 1,
-                std::cmp::Ordering::Greater => hi = mid,
-                std::cmp::Ordering::Equal => return Some(mid as ObjId),
-            }
-        }
-        None
-    }
 }

@@ -1,0 +1,393 @@
+//! `dominators`, `path` and `inspect`: the analyses of `heap/` over one snapshot, as the
+//! plain 80-column text and the JSON documents of `../shared/CLI.md`.
+//!
+//! Additions to the contract's documents (the contract is only added to): every object
+//! may carry `"label"` (the class a class object stands for, a string's text, a boxed
+//! number); `dominators` entries carry `"dominated"` (how many children the object has
+//! in the dominator tree, also where `--depth` stops the listing) and `"root"` (the kinds
+//! of GC root the object is, `"weakly reachable"`, or `"held by several GC roots"`); path steps that are roots carry
+//! `"root_detail"` (thread and frame); `inspect` adds `"dominator"`, `"roots"`,
+//! `"problems"`, `"more_elements"` and `"referrers_total"`, and fields of a class object
+//! carry `"static": true`.
+
+use serde_json::{json, Value as Json};
+
+use crate::error::{Error, Result};
+use crate::format::{Snapshot, Value};
+use crate::heap::dominators::{Dominators, VIRTUAL_ROOT};
+use crate::heap::ObjId;
+use crate::ui::text::sanitize;
+
+/// Referrers listed by `inspect`; the rest are counted.
+const MAX_REFERRERS: usize = 100;
+
+/// A field value as JSON: numbers as numbers, references as `OBJECT` names.
+pub fn value_json(snap: &Snapshot, v: &Value) -> Json {
+    match v {
+        Value::Null => Json::Null,
+        Value::Bool(b) => json!(b),
+        Value::Int(i) => json!(i),
+        Value::Float(f) if f.is_finite() => json!(f),
+        Value::Float(f) => json!(f.to_string()),
+        Value::Char(c) => json!(char_text(*c)),
+        Value::Object(o) => json!(snap.object_name(*o)),
+        Value::Missing(s) | Value::Text(s) => json!(s),
+    }
+}
+
+fn char_text(c: u16) -> String {
+    char::from_u32(c as u32)
+        .map(|c| c.to_string())
+        .unwrap_or_else(|| format!("\\u{c:04x}"))
+}
+
+/// A field value as text for a terminal (sanitised by the caller).
+pub fn value_text(snap: &Snapshot, v: &Value) -> String {
+    match v {
+        Value::Null => "null".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Int(i) => i.to_string(),
+        Value::Float(f) => f.to_string(),
+        Value::Char(c) => format!("{:?}", char_text(*c)),
+        Value::Object(o) => {
+            let mut s = format!("{} {}", snap.object_name(*o), snap.class_name(*o));
+            if let Some(l) = snap.label(*o) {
+                s.push(' ');
+                s.push_str(&l);
+            }
+            s
+        }
+        Value::Missing(s) => format!("{s} (not in the dump)"),
+        Value::Text(s) => s.clone(),
+    }
+}
+
+/// Resolves the `OBJECT` argument, or `--class NAME` (the largest instance of the class
+/// by retained size, which needs the dominator tree: `dom` computes it on demand).
+pub fn resolve(
+    snap: &Snapshot,
+    object: Option<&str>,
+    class: Option<&str>,
+    dom: &mut dyn FnMut() -> std::sync::Arc<Dominators>,
+) -> Result<ObjId> {
+    match (object, class) {
+        (Some(name), None) => snap.find_object(name).ok_or_else(|| {
+            Error::NotFound(format!(
+                "{}: no object {} in the snapshot",
+                snap.source.path.display(),
+                sanitize(name)
+            ))
+        }),
+        (None, Some(cname)) => {
+            let g = &snap.graph;
+            let Some(cid) = g.classes.iter().position(|c| c.name == cname) else {
+                return Err(Error::NotFound(format!(
+                    "{}: no class named {}",
+                    snap.source.path.display(),
+                    sanitize(cname)
+                )));
+            };
+            let d = dom();
+            (0..g.len() as ObjId)
+                .filter(|&o| g.class_of[o as usize] as usize == cid)
+                .max_by_key(|&o| (d.retained(o).unwrap_or(0), std::cmp::Reverse(o)))
+                .ok_or_else(|| {
+                    Error::NotFound(format!(
+                        "{}: class {} has no instances",
+                        snap.source.path.display(),
+                        sanitize(cname)
+                    ))
+                })
+        }
+        _ => Err(Error::Usage(
+            "name exactly one object: OBJECT or --class NAME".into(),
+        )),
+    }
+}
+
+fn root_words(snap: &Snapshot, d: &Dominators, o: ObjId) -> Option<String> {
+    let roots = snap.graph.roots_of(o);
+    if !roots.is_empty() {
+        let mut kinds: Vec<&str> = roots.iter().map(|r| r.kind.name()).collect();
+        kinds.dedup();
+        return Some(kinds.join(", "));
+    }
+    if d.is_weakly_reachable(o) {
+        return Some("weakly reachable".to_string());
+    }
+    (d.idom(o) == Some(VIRTUAL_ROOT)).then(|| "held by several GC roots".to_string())
+}
+
+fn dominator_json(snap: &Snapshot, d: &Dominators, o: ObjId, top: usize, depth: usize) -> Json {
+    let mut v = json!({
+        "object": snap.object_name(o),
+        "class": snap.class_name(o),
+        "shallow_bytes": snap.graph.shallow_size(o),
+        "retained_bytes": d.retained(o),
+        "dominated": d.children(o).len(),
+    });
+    if let Some(l) = snap.label(o) {
+        v["label"] = json!(l);
+    }
+    if let Some(r) = root_words(snap, d, o) {
+        v["root"] = json!(r);
+    }
+    if depth > 1 {
+        let kids: Vec<Json> = d
+            .children(o)
+            .iter()
+            .take(top)
+            .map(|&c| dominator_json(snap, d, c, top, depth - 1))
+            .collect();
+        v["children"] = Json::Array(kids);
+    }
+    v
+}
+
+pub fn dominators(snap: &Snapshot, d: &Dominators, as_json: bool, top: usize, depth: usize) {
+    let total = d.reachable_bytes + d.weakly_reachable_bytes;
+    if as_json {
+        let objects: Vec<Json> = d
+            .children(VIRTUAL_ROOT)
+            .iter()
+            .take(top)
+            .map(|&o| dominator_json(snap, d, o, top, depth))
+            .collect();
+        println!(
+            "{}",
+            json!({"objects": objects, "total_retained_bytes": total,
+                   "reachable_objects": d.reachable, "weakly_reachable_objects": d.weakly_reachable})
+        );
+        return;
+    }
+    println!("     RETAINED      %      SHALLOW  OBJECT");
+    let mut stack: Vec<(ObjId, usize)> = d
+        .children(VIRTUAL_ROOT)
+        .iter()
+        .take(top)
+        .rev()
+        .map(|&o| (o, 0))
+        .collect();
+    while let Some((o, level)) = stack.pop() {
+        let r = d.retained(o).unwrap_or(0);
+        let pct = if total == 0 {
+            0.0
+        } else {
+            r as f64 * 100.0 / total as f64
+        };
+        let mut what = format!(
+            "{}{} {}",
+            "  ".repeat(level.min(10)),
+            snap.class_name(o),
+            snap.object_name(o)
+        );
+        if let Some(l) = snap.label(o) {
+            what.push(' ');
+            what.push_str(&l);
+        }
+        if level == 0 {
+            if let Some(rw) = root_words(snap, d, o) {
+                what.push_str(&format!(" [{rw}]"));
+            }
+        }
+        println!(
+            "{r:>13} {pct:>5.1}% {:>12}  {}",
+            snap.graph.shallow_size(o),
+            sanitize(&what)
+        );
+        if level + 1 < depth {
+            for &c in d.children(o).iter().take(top).rev() {
+                stack.push((c, level + 1));
+            }
+        }
+    }
+    println!(
+        "{total:>13} 100.0% {:>12}  total: {} objects reachable, {} only weakly",
+        "", d.reachable, d.weakly_reachable
+    );
+}
+
+pub fn path(snap: &Snapshot, o: ObjId, as_json: bool, max: usize, include_weak: bool) {
+    let g = &snap.graph;
+    let paths = crate::heap::paths::to_roots(g, o, max, include_weak);
+    let steps = |p: &[ObjId]| -> Vec<Json> {
+        p.iter()
+            .enumerate()
+            .map(|(i, &x)| {
+                let mut v = json!({
+                    "object": snap.object_name(x),
+                    "class": snap.class_name(x),
+                    "edge": if i == 0 { None } else { snap.edge_label(p[i - 1], x) },
+                });
+                if i == 0 {
+                    let roots = g.roots_of(x);
+                    v["root"] = json!(roots.first().map(|r| r.kind.name()).unwrap_or("unknown"));
+                    v["root_detail"] = json!(snap.describe_roots(x));
+                }
+                if let Some(l) = snap.label(x) {
+                    v["label"] = json!(l);
+                }
+                v
+            })
+            .collect()
+    };
+    if as_json {
+        let all: Vec<Json> = paths.iter().map(|p| Json::Array(steps(p))).collect();
+        println!("{}", json!({"object": snap.object_name(o), "paths": all}));
+        return;
+    }
+    if paths.is_empty() {
+        println!(
+            "{} {}: no path from a GC root{}",
+            snap.object_name(o),
+            sanitize(snap.class_name(o)),
+            if include_weak {
+                ""
+            } else {
+                " over strong references (try --include-weak)"
+            }
+        );
+        return;
+    }
+    for (n, p) in paths.iter().enumerate() {
+        println!(
+            "path {} of {} ({} step{}), from a GC root: {}",
+            n + 1,
+            paths.len(),
+            p.len(),
+            if p.len() == 1 { "" } else { "s" },
+            sanitize(&snap.describe_roots(p[0]))
+        );
+        for (i, &x) in p.iter().enumerate() {
+            let mut line = "  ".repeat(i.min(12) + 1);
+            if i > 0 {
+                let e = snap.edge_label(p[i - 1], x).unwrap_or_else(|| "?".into());
+                line.push_str(&format!("{e} → "));
+            }
+            line.push_str(&format!("{} {}", snap.object_name(x), snap.class_name(x)));
+            if let Some(l) = snap.label(x) {
+                line.push(' ');
+                line.push_str(&l);
+            }
+            println!("{}", sanitize(&line));
+        }
+    }
+}
+
+pub fn inspect(snap: &Snapshot, d: &Dominators, o: ObjId, as_json: bool) {
+    let g = &snap.graph;
+    let ins = snap.inspect(o);
+    let refs = g.referrers(o);
+    let mut referrers: Vec<ObjId> = refs.to_vec();
+    referrers.dedup();
+    let shown = &referrers[..referrers.len().min(MAX_REFERRERS)];
+    let dominator = match d.idom(o) {
+        Some(VIRTUAL_ROOT) => Some("(virtual root)".to_string()),
+        Some(x) => Some(snap.object_name(x)),
+        None => None,
+    };
+    let mut roots: Vec<String> = g
+        .roots_of(o)
+        .iter()
+        .map(|r| snap.describe_root(r))
+        .collect();
+    roots.dedup();
+    if as_json {
+        let fields: Vec<Json> = ins
+            .fields
+            .iter()
+            .map(|f| {
+                let mut v =
+                    json!({"name": f.name, "type": f.ty, "value": value_json(snap, &f.value)});
+                if f.is_static {
+                    v["static"] = json!(true);
+                }
+                v
+            })
+            .collect();
+        let refs: Vec<Json> = shown
+            .iter()
+            .map(|&r| json!({"object": snap.object_name(r), "class": snap.class_name(r), "edge": snap.edge_label(r, o)}))
+            .collect();
+        let mut v = json!({
+            "object": snap.object_name(o),
+            "class": snap.class_name(o),
+            "shallow_bytes": g.shallow_size(o),
+            "retained_bytes": d.retained(o),
+            "fields": fields,
+            "preview": ins.preview,
+            "length": ins.length,
+            "referrers": refs,
+            "referrers_total": referrers.len(),
+            "dominator": dominator,
+            "roots": roots,
+            "problems": ins.problems,
+            "more_elements": ins.more_elements,
+        });
+        if let Some(l) = snap.label(o) {
+            v["label"] = json!(l);
+        }
+        println!("{v}");
+        return;
+    }
+    let line = |k: &str, v: String| println!("{k:<11}{}", sanitize(&v));
+    line("object", snap.object_name(o));
+    line("class", snap.class_name(o).to_string());
+    if let Some(l) = snap.label(o) {
+        line("label", l);
+    }
+    line("shallow", format!("{} bytes", g.shallow_size(o)));
+    line(
+        "retained",
+        d.retained(o)
+            .map(|r| format!("{r} bytes"))
+            .unwrap_or_else(|| "- (no GC root reaches this object)".into()),
+    );
+    if let Some(dm) = dominator {
+        line("dominator", dm);
+    }
+    for r in roots {
+        line("GC root", r);
+    }
+    if let Some(n) = ins.length {
+        line("length", n.to_string());
+    }
+    if let Some(p) = &ins.preview {
+        let short: String = p.chars().take(200).collect();
+        let more = if p.chars().count() > 200 { "…" } else { "" };
+        line("preview", format!("{short}{more}"));
+    }
+    for p in &ins.problems {
+        line("problem", p.clone());
+    }
+    if !ins.fields.is_empty() {
+        println!("fields:");
+        for f in &ins.fields {
+            let st = if f.is_static { "static " } else { "" };
+            println!(
+                "  {}",
+                sanitize(&format!(
+                    "{st}{:<8} {:<20} {}",
+                    f.ty,
+                    f.name,
+                    value_text(snap, &f.value)
+                ))
+            );
+        }
+        if ins.more_elements > 0 {
+            println!("  … {} more elements", ins.more_elements);
+        }
+    }
+    println!("referrers ({}):", referrers.len());
+    for &r in shown {
+        let e = snap.edge_label(r, o).unwrap_or_else(|| "?".into());
+        let mut s = format!("  {} {} via {e}", snap.object_name(r), snap.class_name(r));
+        if let Some(l) = snap.label(r) {
+            s.push_str(&format!(" ({l})"));
+        }
+        println!("{}", sanitize(&s));
+    }
+    if referrers.len() > shown.len() {
+        println!("  … {} more", referrers.len() - shown.len());
+    }
+}

@@ -1,0 +1,605 @@
+//! Decoding HPROF objects on demand: fields with names and values, strings, array
+//! previews, edge labels and short labels, read from the mapped bytes when a view asks.
+//!
+//! Owns nothing but the lookup tables that names need (UTF8 records and LOAD CLASS names,
+//! kept from pass 1; a few bytes per distinct name, not per object). Class layouts are
+//! re-read from the class's CLASS DUMP record each time: the class object is found by
+//! binary search over the address-ordered ids, so the index keeps no per-class field
+//! tables.
+//!
+//! Every read goes through a bounds-checked [`Cursor`] over the object's own record (the
+//! record's length comes from its header, checked by pass 1), so a record whose fields
+//! run past it yields a problem in words, never a read of the next record or a panic.
+
+use std::borrow::Cow;
+
+use super::spec::*;
+use super::{parse_class_dump, sub_record_len, ClassDump, IdMap};
+use crate::format::read::{be_id, be_uint, Cursor};
+use crate::format::{Decoder, Field, Inspection, Value};
+use crate::heap::{Graph, ObjId};
+
+/// Array elements listed as fields in an inspection; the rest are counted.
+pub const MAX_ELEMENTS: usize = 100;
+/// Characters of a string kept in a preview.
+pub const PREVIEW_CHARS: usize = 1024;
+/// Elements of an array shown in a preview.
+const PREVIEW_ELEMENTS: usize = 32;
+
+/// Answers questions about HPROF objects from the mapped bytes.
+pub struct HprofDecoder {
+    pub(super) id_size: usize,
+    pub(super) utf8: IdMap<(usize, usize)>,
+    pub(super) class_names: IdMap<u64>,
+}
+
+/// The parts of a record, as far as they are whole.
+enum Record<'a> {
+    Instance {
+        class: u64,
+        data: &'a [u8],
+        data_offset: u64,
+    },
+    ObjArray {
+        class: u64,
+        length: u64,
+        elems: &'a [u8],
+    },
+    PrimArray {
+        ty: u8,
+        length: u64,
+        elems: &'a [u8],
+    },
+    NoData {
+        ty: u8,
+        length: u64,
+    },
+    Class(ClassDump, &'a [u8], u64),
+}
+
+impl HprofDecoder {
+    fn address(&self, bytes: &[u8], g: &Graph, o: ObjId) -> u64 {
+        let Some(&off) = g.offset.get(o as usize) else {
+            return 0;
+        };
+        let off = off as usize;
+        bytes
+            .get(off + 1..off + 1 + self.id_size)
+            .map(|b| be_id(b, self.id_size))
+            .unwrap_or(0)
+    }
+
+    /// The object at `addr`: ids are in address order, so a binary search reading
+    /// addresses from the map.
+    fn find_addr(&self, bytes: &[u8], g: &Graph, want: u64) -> Option<ObjId> {
+        let (mut lo, mut hi) = (0usize, g.len());
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            let a = self.address(bytes, g, mid as ObjId);
+            match a.cmp(&want) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Some(mid as ObjId),
+            }
+        }
+        None
+    }
+
+    fn text<'a>(&self, bytes: &'a [u8], name_id: u64) -> Cow<'a, str> {
+        self.utf8
+            .get(&name_id)
+            .and_then(|&(off, len)| bytes.get(off..off.checked_add(len)?))
+            .map(String::from_utf8_lossy)
+            .unwrap_or_else(|| Cow::Owned(format!("<name 0x{name_id:x}>")))
+    }
+
+    fn class_name(&self, bytes: &[u8], cid: u64) -> String {
+        match self.class_names.get(&cid) {
+            Some(&nid) => java_name(&self.text(bytes, nid)),
+            None => format!("<class 0x{cid:x}>"),
+        }
+    }
+
+    fn reference(&self, bytes: &[u8], g: &Graph, addr: u64) -> Value {
+        if addr == 0 {
+            return Value::Null;
+        }
+        match self.find_addr(bytes, g, addr) {
+            Some(o) => Value::Object(o),
+            None => Value::Missing(format!("0x{addr:x}")),
+        }
+    }
+
+    fn value(&self, bytes: &[u8], g: &Graph, t: u8, raw: &[u8]) -> Value {
+        let u = be_uint(raw);
+        match t {
+            T_OBJECT => self.reference(bytes, g, u),
+            4 => Value::Bool(u != 0),
+            5 => Value::Char(u as u16),
+            6 => Value::Float(f32::from_bits(u as u32) as f64),
+            7 => Value::Float(f64::from_bits(u)),
+            8 => Value::Int(u as u8 as i8 as i64),
+            9 => Value::Int(u as u16 as i16 as i64),
+            10 => Value::Int(u as u32 as i32 as i64),
+            11 => Value::Int(u as i64),
+            _ => Value::Int(u as i64),
+        }
+    }
+
+    /// The object's record, split into its parts. `Err` says in words what is wrong.
+    fn record<'a>(&self, bytes: &'a [u8], g: &Graph, o: ObjId) -> Result<Record<'a>, String> {
+        let id = self.id_size;
+        let off = *g.offset.get(o as usize).ok_or("no such object")? as usize;
+        let tail = bytes.get(off..).unwrap_or(&[]);
+        let whole = Cursor::new(tail, off as u64);
+        let len = sub_record_len(&whole, tail, id)
+            .map_err(|e| format!("the record at byte offset {off} is not whole: {e}"))?;
+        let rec = &tail[..len];
+        let mut c = Cursor::new(rec, off as u64);
+        let bad = |e: crate::error::ParseError| e.to_string();
+        let tag = c.u8("tag").map_err(bad)?;
+        match tag {
+            INSTANCE_DUMP => {
+                c.skip(id + 4, "object id and stack trace serial")
+                    .map_err(bad)?;
+                let class = c.uint_be(id, "class id").map_err(bad)?;
+                let n = c.u32_be("field byte count").map_err(bad)? as usize;
+                let data_offset = c.offset();
+                let data = c.bytes(n, "field values").map_err(bad)?;
+                Ok(Record::Instance {
+                    class,
+                    data,
+                    data_offset,
+                })
+            }
+            OBJECT_ARRAY_DUMP => {
+                c.skip(id + 4, "array id and stack trace serial")
+                    .map_err(bad)?;
+                let length = c.u32_be("length").map_err(bad)? as u64;
+                let class = c.uint_be(id, "array class id").map_err(bad)?;
+                let elems = c.bytes(length as usize * id, "elements").map_err(bad)?;
+                Ok(Record::ObjArray {
+                    class,
+                    length,
+                    elems,
+                })
+            }
+            PRIMITIVE_ARRAY_DUMP | PRIMITIVE_ARRAY_NODATA => {
+                c.skip(id + 4, "array id and stack trace serial")
+                    .map_err(bad)?;
+                let length = c.u32_be("length").map_err(bad)? as u64;
+                let ty = c.u8("element type").map_err(bad)?;
+                if tag == PRIMITIVE_ARRAY_NODATA {
+                    return Ok(Record::NoData { ty, length });
+                }
+                let es = type_size(ty, id).unwrap_or(1);
+                let elems = c.bytes(length as usize * es, "elements").map_err(bad)?;
+                Ok(Record::PrimArray { ty, length, elems })
+            }
+            CLASS_DUMP => {
+                let d = parse_class_dump(bytes, off, id).map_err(bad)?;
+                Ok(Record::Class(d, rec, off as u64))
+            }
+            t => Err(format!(
+                "byte offset {off} holds tag 0x{t:02x}, not an object"
+            )),
+        }
+    }
+
+    /// The class dumps of `cid` and its superclasses, the class itself first.
+    fn class_chain(&self, bytes: &[u8], g: &Graph, cid: u64) -> (Vec<ClassDump>, Option<String>) {
+        let mut chain = Vec::new();
+        let mut cur = cid;
+        while cur != 0 {
+            if chain.len() > 512 {
+                return (chain, Some("the superclass chain loops".into()));
+            }
+            let Some(o) = self.find_addr(bytes, g, cur) else {
+                return (
+                    chain,
+                    Some(format!(
+                        "class 0x{cur:x} has no CLASS DUMP in the file, so its fields cannot be named"
+                    )),
+                );
+            };
+            let off = g.offset[o as usize] as usize;
+            match parse_class_dump(bytes, off, self.id_size) {
+                Ok(d) if d.id == cur => {
+                    cur = d.super_id;
+                    chain.push(d);
+                }
+                Ok(_) => {
+                    return (chain, Some(format!("class 0x{cur:x} has no CLASS DUMP")));
+                }
+                Err(e) => return (chain, Some(format!("class dump unreadable: {e}"))),
+            }
+        }
+        (chain, None)
+    }
+
+    /// The instance fields of an instance record, own class first, then superclasses.
+    fn instance_fields(
+        &self,
+        bytes: &[u8],
+        g: &Graph,
+        class: u64,
+        data: &[u8],
+        data_offset: u64,
+        out: &mut Inspection,
+    ) {
+        let id = self.id_size;
+        let (chain, problem) = self.class_chain(bytes, g, class);
+        out.problems.extend(problem);
+        let mut c = Cursor::new(data, data_offset);
+        for cd in &chain {
+            for &(nid, t) in &cd.fields {
+                let name = self.text(bytes, nid).into_owned();
+                let Some(size) = type_size(t, id) else {
+                    out.problems.push(format!(
+                        "field {name} of class {} has the unknown type code {t}",
+                        self.class_name(bytes, cd.id)
+                    ));
+                    return;
+                };
+                match c.bytes(size, "field value") {
+                    Ok(raw) => out.fields.push(Field {
+                        name,
+                        ty: type_name(t).to_string(),
+                        value: self.value(bytes, g, t, raw),
+                        is_static: false,
+                    }),
+                    Err(_) => {
+                        out.problems.push(format!(
+                            "field {name} ({}, {size} bytes) at byte {} runs past the record's {} bytes of field values",
+                            type_name(t),
+                            c.pos(),
+                            data.len()
+                        ));
+                        return;
+                    }
+                }
+            }
+        }
+        if problem_free(out) && c.remaining() > 0 {
+            out.problems.push(format!(
+                "{} bytes of field values are not described by the class",
+                c.remaining()
+            ));
+        }
+    }
+
+    /// The text of a `java.lang.String` whose fields are `fields`: up to `max` UTF-16
+    /// units, and its full length. Latin-1 (`coder` 0 or absent) and UTF-16 (`coder` 1,
+    /// in the dumping VM's byte order, little-endian here) `byte[]` values, and the
+    /// `char[]` of older VMs and ART (with `offset`/`count` where the VM had them).
+    fn string_text(
+        &self,
+        bytes: &[u8],
+        g: &Graph,
+        fields: &[Field],
+        max: usize,
+    ) -> Option<(String, u64)> {
+        let get = |n: &str| fields.iter().find(|f| f.name == n).map(|f| &f.value);
+        let Some(Value::Object(v)) = get("value") else {
+            return None;
+        };
+        let Ok(Record::PrimArray { ty, length, elems }) = self.record(bytes, g, *v) else {
+            return None;
+        };
+        let int = |n: &str| match get(n) {
+            Some(Value::Int(i)) => Some(*i),
+            _ => None,
+        };
+        match ty {
+            8 => {
+                if int("coder") == Some(1) {
+                    let n = elems.len() / 2;
+                    let units: Vec<u16> = elems
+                        .chunks_exact(2)
+                        .take(max)
+                        .map(|p| u16::from_le_bytes([p[0], p[1]]))
+                        .collect();
+                    Some((String::from_utf16_lossy(&units), n as u64))
+                } else {
+                    let text = elems.iter().take(max).map(|&b| b as char).collect();
+                    Some((text, length))
+                }
+            }
+            5 => {
+                let all = elems.len() / 2;
+                let (start, n) = match (int("offset"), int("count")) {
+                    (Some(off), Some(cnt)) if off >= 0 && cnt >= 0 => {
+                        let s = (off as usize).min(all);
+                        (s, (cnt as usize).min(all - s))
+                    }
+                    _ => (0, all),
+                };
+                let units: Vec<u16> = elems[start * 2..]
+                    .chunks_exact(2)
+                    .take(n.min(max))
+                    .map(|p| u16::from_be_bytes([p[0], p[1]]))
+                    .collect();
+                Some((String::from_utf16_lossy(&units), n as u64))
+            }
+            _ => None,
+        }
+    }
+
+    fn primitive_preview(&self, ty: u8, elems: &[u8], length: u64) -> String {
+        let es = type_size(ty, self.id_size).unwrap_or(1);
+        if ty == 5 {
+            let units: Vec<u16> = elems
+                .chunks_exact(2)
+                .take(PREVIEW_CHARS)
+                .map(|p| u16::from_be_bytes([p[0], p[1]]))
+                .collect();
+            return String::from_utf16_lossy(&units);
+        }
+        let mut s = String::from("[");
+        for (i, raw) in elems.chunks_exact(es).take(PREVIEW_ELEMENTS).enumerate() {
+            if i > 0 {
+                s.push_str(", ");
+            }
+            s.push_str(&display_primitive(ty, raw));
+        }
+        if length > PREVIEW_ELEMENTS as u64 {
+            s.push_str(", …");
+        }
+        s.push(']');
+        s
+    }
+}
+
+fn problem_free(i: &Inspection) -> bool {
+    i.problems.is_empty()
+}
+
+/// A primitive value as text (for previews).
+fn display_primitive(ty: u8, raw: &[u8]) -> String {
+    let u = be_uint(raw);
+    match ty {
+        4 => (u != 0).to_string(),
+        5 => char::from_u32(u as u32)
+            .map(|c| format!("{c:?}"))
+            .unwrap_or_else(|| format!("\\u{u:04x}")),
+        6 => f32::from_bits(u as u32).to_string(),
+        7 => f64::from_bits(u).to_string(),
+        8 => (u as u8 as i8).to_string(),
+        9 => (u as u16 as i16).to_string(),
+        10 => (u as u32 as i32).to_string(),
+        _ => (u as i64).to_string(),
+    }
+}
+
+const BOXES: &[&str] = &[
+    "java.lang.Integer",
+    "java.lang.Long",
+    "java.lang.Short",
+    "java.lang.Byte",
+    "java.lang.Character",
+    "java.lang.Boolean",
+    "java.lang.Float",
+    "java.lang.Double",
+];
+
+impl Decoder for HprofDecoder {
+    fn object_name(&self, bytes: &[u8], g: &Graph, o: ObjId) -> String {
+        format!("0x{:x}", self.address(bytes, g, o))
+    }
+
+    fn find_object(&self, bytes: &[u8], g: &Graph, name: &str) -> Option<ObjId> {
+        let hex = name
+            .strip_prefix("0x")
+            .or_else(|| name.strip_prefix("0X"))?;
+        let want = u64::from_str_radix(hex, 16).ok()?;
+        self.find_addr(bytes, g, want)
+    }
+
+    fn inspect(&self, bytes: &[u8], g: &Graph, o: ObjId) -> Inspection {
+        let id = self.id_size;
+        let mut out = Inspection::default();
+        let rec = match self.record(bytes, g, o) {
+            Ok(r) => r,
+            Err(e) => {
+                out.problems.push(e);
+                return out;
+            }
+        };
+        match rec {
+            Record::Instance {
+                class,
+                data,
+                data_offset,
+            } => {
+                self.instance_fields(bytes, g, class, data, data_offset, &mut out);
+                if self.class_name(bytes, class) == "java.lang.String" {
+                    if let Some((text, len)) =
+                        self.string_text(bytes, g, &out.fields, PREVIEW_CHARS)
+                    {
+                        out.preview = Some(text);
+                        out.length = Some(len);
+                    }
+                }
+            }
+            Record::ObjArray { length, elems, .. } => {
+                out.length = Some(length);
+                let mut preview = String::from("[");
+                for (i, raw) in elems.chunks_exact(id).enumerate() {
+                    let v = self.reference(bytes, g, be_id(raw, id));
+                    if i < PREVIEW_ELEMENTS {
+                        if i > 0 {
+                            preview.push_str(", ");
+                        }
+                        preview.push_str(&match &v {
+                            Value::Null => "null".to_string(),
+                            _ => format!("0x{:x}", be_id(raw, id)),
+                        });
+                    }
+                    if i >= MAX_ELEMENTS {
+                        break;
+                    }
+                    out.fields.push(Field {
+                        name: format!("[{i}]"),
+                        ty: "object".into(),
+                        value: v,
+                        is_static: false,
+                    });
+                }
+                if length > PREVIEW_ELEMENTS as u64 {
+                    preview.push_str(", …");
+                }
+                preview.push(']');
+                out.preview = Some(preview);
+                out.more_elements = length.saturating_sub(out.fields.len() as u64);
+            }
+            Record::PrimArray { ty, length, elems } => {
+                out.length = Some(length);
+                let es = type_size(ty, id).unwrap_or(1);
+                for (i, raw) in elems.chunks_exact(es).take(MAX_ELEMENTS).enumerate() {
+                    out.fields.push(Field {
+                        name: format!("[{i}]"),
+                        ty: type_name(ty).into(),
+                        value: self.value(bytes, g, ty, raw),
+                        is_static: false,
+                    });
+                }
+                out.more_elements = length.saturating_sub(out.fields.len() as u64);
+                out.preview = Some(self.primitive_preview(ty, elems, length));
+            }
+            Record::NoData { ty, length } => {
+                out.length = Some(length);
+                out.problems.push(format!(
+                    "the dump leaves out this {}[]'s contents (PRIMITIVE ARRAY NODATA)",
+                    type_name(ty)
+                ));
+            }
+            Record::Class(_, rec, off) => {
+                let mut c = Cursor::new(rec, off);
+                let names = [
+                    "<super>",
+                    "<classloader>",
+                    "<signers>",
+                    "<protection domain>",
+                ];
+                let r: crate::format::read::ReadResult<()> = (|| {
+                    c.skip(1 + id + 4, "class dump header")?;
+                    for name in names {
+                        let v = c.uint_be(id, "class reference")?;
+                        out.fields.push(Field {
+                            name: name.into(),
+                            ty: "object".into(),
+                            value: self.reference(bytes, g, v),
+                            is_static: true,
+                        });
+                    }
+                    c.skip(2 * id + 4, "reserved ids and instance size")?;
+                    let cp = c.u16_be("constant pool count")?;
+                    for _ in 0..cp {
+                        let idx = c.u16_be("constant pool index")?;
+                        let t = c.u8("constant pool type")?;
+                        let raw = c.bytes(type_size(t, id).unwrap_or(0), "constant pool value")?;
+                        out.fields.push(Field {
+                            name: format!("<constant pool #{idx}>"),
+                            ty: type_name(t).into(),
+                            value: self.value(bytes, g, t, raw),
+                            is_static: true,
+                        });
+                    }
+                    let statics = c.u16_be("static field count")?;
+                    for _ in 0..statics {
+                        let nid = c.uint_be(id, "static field name")?;
+                        let t = c.u8("static field type")?;
+                        let raw = c.bytes(type_size(t, id).unwrap_or(0), "static field value")?;
+                        out.fields.push(Field {
+                            name: self.text(bytes, nid).into_owned(),
+                            ty: type_name(t).into(),
+                            value: self.value(bytes, g, t, raw),
+                            is_static: true,
+                        });
+                    }
+                    Ok(())
+                })();
+                if let Err(e) = r {
+                    out.problems.push(format!("class dump is not whole: {e}"));
+                }
+            }
+        }
+        out
+    }
+
+    fn edge_label(&self, bytes: &[u8], g: &Graph, from: ObjId, to: ObjId) -> Option<String> {
+        let want = self.address(bytes, g, to);
+        match self.record(bytes, g, from).ok()? {
+            Record::Instance { class, .. } | Record::ObjArray { class, .. } if class == want => {
+                Some("<class>".into())
+            }
+            Record::ObjArray { elems, .. } => elems
+                .chunks_exact(self.id_size)
+                .position(|e| be_id(e, self.id_size) == want)
+                .map(|i| format!("[{i}]")),
+            Record::Instance { .. } | Record::Class(..) => {
+                let ins = self.inspect(bytes, g, from);
+                let field = ins
+                    .fields
+                    .iter()
+                    .find(|f| f.value == Value::Object(to))
+                    .map(|f| {
+                        if f.is_static && !f.name.starts_with('<') {
+                            format!("static {}", f.name)
+                        } else {
+                            f.name.clone()
+                        }
+                    });
+                field.or_else(|| {
+                    // The index's reference from a class loader to a class it defined.
+                    let from_addr = self.address(bytes, g, from);
+                    match self.record(bytes, g, to).ok()? {
+                        Record::Class(d, ..) if d.loader_id == from_addr => {
+                            Some("<defined class>".into())
+                        }
+                        _ => None,
+                    }
+                })
+            }
+            Record::PrimArray { .. } | Record::NoData { .. } => None,
+        }
+    }
+
+    fn label(&self, bytes: &[u8], g: &Graph, o: ObjId) -> Option<String> {
+        match self.record(bytes, g, o).ok()? {
+            Record::Class(d, ..) => Some(format!("class {}", self.class_name(bytes, d.id))),
+            Record::Instance { class, .. } => {
+                let cname = self.class_name(bytes, class);
+                let string = cname == "java.lang.String";
+                let boxed = BOXES.contains(&cname.as_str());
+                let thread = cname == "java.lang.Thread";
+                if !(string || boxed || thread) {
+                    return None;
+                }
+                let ins = self.inspect(bytes, g, o);
+                if string {
+                    let (t, len) = self.string_text(bytes, g, &ins.fields, 64)?;
+                    let more = if len > 64 { "…" } else { "" };
+                    return Some(format!("{t:?}{more}"));
+                }
+                let f = ins
+                    .fields
+                    .iter()
+                    .find(|f| f.name == if thread { "name" } else { "value" })?;
+                match (&f.value, thread) {
+                    (Value::Object(s), true) => {
+                        let si = self.inspect(bytes, g, *s);
+                        let (t, _) = self.string_text(bytes, g, &si.fields, 64)?;
+                        Some(format!("{t:?}"))
+                    }
+                    (Value::Int(i), false) => Some(i.to_string()),
+                    (Value::Float(x), false) => Some(x.to_string()),
+                    (Value::Bool(b), false) => Some(b.to_string()),
+                    (Value::Char(c), false) => char::from_u32(*c as u32).map(|c| format!("{c:?}")),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+}

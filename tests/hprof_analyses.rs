@@ -1,0 +1,480 @@
+//! Dominators, retained sizes, paths to GC roots and inspection on the real JDK 17 dumps
+//! of `fixtures/java`, checked against what the JVM itself reported (`jcmd
+//! GC.class_histogram` right after the dump) and what the fixture program built
+//! (`fixtures/java/expected.json`, `Main.java`). Both object layouts (compressed oops and
+//! not) run every check.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+
+const DUMPS: &[(&str, &str)] = &[
+    (
+        "java/coops/heap-live-jvmgz.hprof.gz",
+        "java/coops/histo-live-after-jvmgz.txt",
+    ),
+    (
+        "java/nocoops/heap-live.hprof.gz",
+        "java/nocoops/histo-live-after.txt",
+    ),
+];
+
+fn run_json(args: &[&str]) -> Value {
+    json_of(&heaptui(args))
+}
+
+/// (instances, bytes) of a class in the JVM's own histogram.
+fn jvm_row(histo: &str, class: &str) -> (u64, u64) {
+    let text = std::fs::read_to_string(fixture(histo)).unwrap();
+    parse_jcmd_histogram(&text)
+        .into_iter()
+        .filter(|(n, _, _)| n == class)
+        .fold((0, 0), |a, (_, n, b)| (a.0 + n, a.1 + b))
+}
+
+fn field<'a>(obj: &'a Value, name: &str) -> &'a Value {
+    obj["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["name"] == name)
+        .unwrap_or_else(|| panic!("no field {name} in {obj}"))
+}
+
+#[test]
+fn the_blob_holder_retains_exactly_its_array_and_itself() {
+    for &(dump, histo) in DUMPS {
+        let f = fixture(dump);
+        let f = f.to_str().unwrap();
+        let holder = run_json(&[
+            "inspect",
+            f,
+            "--class",
+            "dev.heaptui.fixture.BlobHolder",
+            "--json",
+        ]);
+        let blob_name = field(&holder, "blob")["value"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let blob = run_json(&["inspect", f, &blob_name, "--json"]);
+        assert_eq!(blob["class"], "byte[]");
+        assert_eq!(blob["length"], 3_000_000);
+        // Sizes from the JVM: the holder's instance size from its histogram line, and
+        // byte[] sizes summed over the whole heap equal to the JVM's total for byte[], so
+        // the array's size is the JVM's too.
+        let (n, bytes) = jvm_row(histo, "dev.heaptui.fixture.BlobHolder");
+        assert_eq!(n, 1);
+        assert_eq!(holder["shallow_bytes"], bytes, "{dump}");
+        let hist = run_json(&["histogram", f, "--json", "--filter", "byte[]"]);
+        let ours_bytes: u64 = hist["classes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["class"] == "byte[]")
+            .map(|c| c["shallow_bytes"].as_u64().unwrap())
+            .sum();
+        assert_eq!(
+            ours_bytes,
+            jvm_row(histo, "byte[]").1,
+            "{dump}: byte[] bytes"
+        );
+        let blob_size = blob["shallow_bytes"].as_u64().unwrap();
+        // An array header of 16 (compressed class pointers) or 24 bytes.
+        assert!((3_000_016..=3_000_024).contains(&blob_size), "{blob_size}");
+        assert_eq!(blob["retained_bytes"], blob_size);
+        assert_eq!(holder["retained_bytes"], bytes + blob_size, "{dump}");
+        // The holder is the blob's immediate dominator.
+        assert_eq!(blob["dominator"], holder["object"]);
+    }
+}
+
+#[test]
+fn a_linked_chain_is_retained_once_per_class_by_mats_rule() {
+    for &(dump, histo) in DUMPS {
+        let f = fixture(dump);
+        let f = f.to_str().unwrap();
+        let (n, bytes) = jvm_row(histo, "dev.heaptui.fixture.ChainNode");
+        assert_eq!(n, 503);
+        let hist = run_json(&["histogram", f, "--json", "--sort", "retained"]);
+        let classes = hist["classes"].as_array().unwrap();
+        let row = classes
+            .iter()
+            .find(|c| c["class"] == "dev.heaptui.fixture.ChainNode")
+            .unwrap();
+        // Every node is dominated by the one before it: the class retains the chain
+        // once, which is the JVM's byte count for the class, not 503 overlapping sums.
+        assert_eq!(row["retained_bytes"], bytes, "{dump}");
+        let head = run_json(&[
+            "inspect",
+            f,
+            "--class",
+            "dev.heaptui.fixture.ChainNode",
+            "--json",
+        ]);
+        assert_eq!(head["retained_bytes"], bytes);
+        assert_eq!(field(&head, "depth")["value"], 0);
+        // Sorted by retained size, largest first.
+        let r: Vec<u64> = classes
+            .iter()
+            .map(|c| c["retained_bytes"].as_u64().unwrap())
+            .collect();
+        assert!(r.windows(2).all(|w| w[0] >= w[1]));
+    }
+}
+
+/// The steps of a path as (class, edge, label).
+fn steps(path: &Value) -> Vec<(String, String, String)> {
+    path.as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["class"].as_str().unwrap().to_string(),
+                s["edge"].as_str().unwrap_or("").to_string(),
+                s["label"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_path_from_the_static_orders_list_is_named_field_by_field() {
+    for &(dump, _) in DUMPS {
+        let f = fixture(dump);
+        let f = f.to_str().unwrap();
+        // Main.ORDERS[5] is held by the list only (orders 0 and 1 are thread locals too).
+        let hist = run_json(&["dominators", f, "--json", "--top", "50", "--depth", "3"]);
+        let main_class = hist["objects"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|o| o["label"] == "class dev.heaptui.fixture.Main")
+            .expect("class Main at the top of the dominator tree");
+        let orders_list = main_class["children"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["class"] == "java.util.ArrayList")
+            .unwrap();
+        let elements = &orders_list["children"][0];
+        assert_eq!(elements["class"], "java.lang.Object[]");
+        let arr = run_json(&["inspect", f, elements["object"].as_str().unwrap(), "--json"]);
+        let order5 = arr["fields"][5]["value"].as_str().unwrap().to_string();
+        let order = run_json(&["inspect", f, &order5, "--json"]);
+        assert_eq!(order["class"], "dev.heaptui.fixture.Order");
+        let i = 5; // qty = 1 + i % 9
+        assert_eq!(field(&order, "qty")["value"], 1 + i % 9);
+        assert_eq!(field(&order, "price")["value"], 10.0 + 5.0 * 0.5);
+
+        let p = run_json(&["path", f, &order5, "--json", "--max", "5"]);
+        let paths = p["paths"].as_array().unwrap();
+        assert!(!paths.is_empty());
+        let lens: Vec<usize> = paths.iter().map(|p| p.as_array().unwrap().len()).collect();
+        assert!(
+            lens.windows(2).all(|w| w[0] <= w[1]),
+            "shortest first: {lens:?}"
+        );
+        let found = paths.iter().any(|path| {
+            let s = steps(path);
+            let n = s.len();
+            n >= 4
+                && s[n - 4].0 == "java.lang.Class"
+                && s[n - 4].2 == "class dev.heaptui.fixture.Main"
+                && s[n - 3]
+                    == (
+                        "java.util.ArrayList".into(),
+                        "static ORDERS".into(),
+                        "".into(),
+                    )
+                && s[n - 2].0 == "java.lang.Object[]"
+                && s[n - 2].1 == "elementData"
+                && s[n - 1].0 == "dev.heaptui.fixture.Order"
+                && s[n - 1].1 == "[5]"
+        });
+        assert!(found, "{dump}: no path through Main.ORDERS: {p}");
+        for path in paths {
+            let first = &path[0];
+            assert!(
+                first["root"].is_string() && first["edge"].is_null(),
+                "{first}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_session_path_runs_through_the_store_map_to_a_known_entry() {
+    for &(dump, _) in DUMPS {
+        let f = fixture(dump);
+        let f = f.to_str().unwrap();
+        let p = run_json(&[
+            "path",
+            f,
+            "--class",
+            "dev.heaptui.fixture.Session",
+            "--json",
+        ]);
+        let path = &p["paths"][0];
+        let s = steps(path);
+        let n = s.len();
+        let at = s
+            .iter()
+            .position(|x| x.1 == "static sessions")
+            .unwrap_or_else(|| panic!("no static sessions step: {p}"));
+        assert_eq!(s[at].0, "java.util.HashMap");
+        assert_eq!(s[at - 1].0, "java.lang.Class");
+        assert_eq!(s[at - 1].2, "class dev.heaptui.fixture.SessionStore");
+        assert_eq!(s[at + 1].0, "java.util.HashMap$Node[]");
+        assert_eq!(s[at + 1].1, "table");
+        // table[i] is a bucket; the entry may be further down the bucket's chain.
+        assert_eq!(s[at + 2].0, "java.util.HashMap$Node");
+        assert!(s[at + 2].1.starts_with('[') && s[at + 2].1.ends_with(']'));
+        for x in &s[at + 3..n - 1] {
+            assert_eq!(
+                (x.0.as_str(), x.1.as_str()),
+                ("java.util.HashMap$Node", "next")
+            );
+        }
+        assert_eq!(s[n - 1].0, "dev.heaptui.fixture.Session");
+        assert_eq!(s[n - 1].1, "value");
+        let session = run_json(&[
+            "inspect",
+            f,
+            path[n - 1]["object"].as_str().unwrap(),
+            "--json",
+        ]);
+        let id = field(&session, "id")["value"].as_i64().unwrap();
+        assert!((100_000..101_237).contains(&id), "{id}");
+    }
+}
+
+#[test]
+fn a_threads_local_is_the_root_of_its_own_path() {
+    for &(dump, _) in DUMPS {
+        let f = fixture(dump);
+        let f = f.to_str().unwrap();
+        // The 13 Temps are held only by the waiter thread's local ArrayList.
+        let p = run_json(&["path", f, "--class", "dev.heaptui.fixture.Temp", "--json"]);
+        let paths = p["paths"].as_array().unwrap();
+        assert_eq!(paths.len(), 1, "{p}");
+        let first = &paths[0][0];
+        assert_eq!(first["class"], "java.util.ArrayList");
+        assert_eq!(first["root"], "Java frame");
+        assert!(
+            first["root_detail"]
+                .as_str()
+                .unwrap()
+                .contains("fixture-waiter"),
+            "{first}"
+        );
+        // Order 0 is a local of the parked thread and also in Main.ORDERS: its first
+        // path is itself, a Java frame root of that thread; the static list comes after.
+        let o = run_json(&[
+            "inspect",
+            f,
+            "--class",
+            "dev.heaptui.fixture.Order",
+            "--json",
+        ]);
+        assert!(o["roots"][0].as_str().unwrap().starts_with("Java frame"));
+        let p = run_json(&["path", f, o["object"].as_str().unwrap(), "--json"]);
+        let paths = p["paths"].as_array().unwrap();
+        assert_eq!(paths[0].as_array().unwrap().len(), 1);
+        assert_eq!(paths[0][0]["root"], "Java frame");
+        assert!(paths[0][0]["root_detail"]
+            .as_str()
+            .unwrap()
+            .contains("fixture-parked"));
+        assert!(paths.len() >= 2, "the static list holds it too: {p}");
+    }
+}
+
+#[test]
+fn weak_and_soft_references_keep_nothing_unless_asked() {
+    for &(dump, _) in DUMPS {
+        let f = fixture(dump);
+        let f = f.to_str().unwrap();
+        // The SoftTarget is held only through SoftReference.referent.
+        let t = run_json(&[
+            "inspect",
+            f,
+            "--class",
+            "dev.heaptui.fixture.SoftTarget",
+            "--json",
+        ]);
+        let name = t["object"].as_str().unwrap();
+        let strong = run_json(&["path", f, name, "--json"]);
+        assert!(strong["paths"].as_array().unwrap().is_empty(), "{strong}");
+        let weak = run_json(&["path", f, name, "--json", "--include-weak"]);
+        let s = steps(&weak["paths"][0]);
+        assert_eq!(s.last().unwrap().1, "referent");
+        assert_eq!(s[s.len() - 2].0, "java.lang.ref.SoftReference");
+        // It is weakly reachable: its own owner at the top of the dominator tree, and
+        // not part of what the WeakHolder retains.
+        assert_eq!(t["dominator"], "(virtual root)");
+        let holder = run_json(&[
+            "inspect",
+            f,
+            "--class",
+            "dev.heaptui.fixture.WeakHolder",
+            "--json",
+        ]);
+        let target_retained = t["retained_bytes"].as_u64().unwrap();
+        assert!(target_retained > 19 * 8, "SoftTarget retains its long[19]");
+        assert!(holder["retained_bytes"].as_u64().unwrap() < 200, "{holder}");
+    }
+}
+
+#[test]
+fn strings_decode_in_both_coders_and_arrays_show_their_elements() {
+    for &(dump, _) in DUMPS {
+        let f = fixture(dump);
+        let f = f.to_str().unwrap();
+        let main = run_json(&["dominators", f, "--json", "--top", "50", "--depth", "2"]);
+        let main_class = main["objects"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|o| o["label"] == "class dev.heaptui.fixture.Main")
+            .unwrap();
+        let cls = run_json(&[
+            "inspect",
+            f,
+            main_class["object"].as_str().unwrap(),
+            "--json",
+        ]);
+        let strings = field(&cls, "STRINGS");
+        assert_eq!(strings["type"], "object");
+        assert_eq!(strings["static"], true);
+        let arr = run_json(&["inspect", f, strings["value"].as_str().unwrap(), "--json"]);
+        assert_eq!(arr["class"], "java.lang.String[]");
+        assert_eq!(arr["length"], 82);
+        for i in [0usize, 7, 40, 41, 60, 81] {
+            let s = run_json(&[
+                "inspect",
+                f,
+                arr["fields"][i]["value"].as_str().unwrap(),
+                "--json",
+            ]);
+            let want = if i < 41 {
+                format!("latin1-{i}-café-naïve")
+            } else {
+                format!("utf16-{}-€-日本", i - 41)
+            };
+            assert_eq!(s["preview"], want.as_str(), "STRINGS[{i}]");
+            assert_eq!(s["length"], want.encode_utf16().count());
+            assert_eq!(s["label"], format!("{want:?}"));
+            assert_eq!(field(&s, "coder")["value"], if i < 41 { 0 } else { 1 });
+        }
+        // A primitive array: the blob's first bytes are 0xB1, 0.
+        let holder = run_json(&[
+            "inspect",
+            f,
+            "--class",
+            "dev.heaptui.fixture.BlobHolder",
+            "--json",
+        ]);
+        let blob = run_json(&[
+            "inspect",
+            f,
+            field(&holder, "blob")["value"].as_str().unwrap(),
+            "--json",
+        ]);
+        assert_eq!(blob["fields"][0]["value"], -79); // (byte) 0xB1
+        assert_eq!(blob["fields"][1]["value"], 0);
+        assert_eq!(blob["fields"].as_array().unwrap().len(), 100);
+        assert_eq!(blob["more_elements"], 3_000_000 - 100);
+        assert!(blob["preview"].as_str().unwrap().starts_with("[-79, 0, 0"));
+        // A Customer: every primitive type decodes (name = "customer-" + i, tier = i % 4,
+        // active = i % 3 != 0, grade = 'A' + i % 5, region = i % 13 - 6, score = i / 4).
+        let refs = blob["referrers"].as_array().unwrap();
+        assert_eq!(refs.len(), 1);
+        assert_eq!(refs[0]["edge"], "blob");
+        let order = run_json(&[
+            "inspect",
+            f,
+            "--class",
+            "dev.heaptui.fixture.Order",
+            "--json",
+        ]);
+        let c = run_json(&[
+            "inspect",
+            f,
+            field(&order, "customer")["value"].as_str().unwrap(),
+            "--json",
+        ]);
+        let name = run_json(&[
+            "inspect",
+            f,
+            field(&c, "name")["value"].as_str().unwrap(),
+            "--json",
+        ]);
+        let i: i64 = name["preview"]
+            .as_str()
+            .unwrap()
+            .strip_prefix("customer-")
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert_eq!(field(&c, "tier")["value"], i % 4);
+        assert_eq!(field(&c, "active")["value"], i % 3 != 0);
+        assert_eq!(
+            field(&c, "grade")["value"],
+            char::from(b'A' + (i % 5) as u8).to_string()
+        );
+        assert_eq!(field(&c, "region")["value"], i % 13 - 6);
+        assert_eq!(field(&c, "score")["value"], 0.25 * i as f64);
+        assert_eq!(field(&c, "grade")["type"], "char");
+        assert_eq!(field(&c, "score")["type"], "float");
+    }
+}
+
+#[test]
+fn unknown_objects_and_classes_exit_3_and_ambiguity_is_a_usage_error() {
+    let f = fixture(DUMPS[0].0);
+    let f = f.to_str().unwrap();
+    let out = heaptui(&["inspect", f, "0x1"]);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no object 0x1"));
+    let out = heaptui(&["path", f, "--class", "no.such.Class"]);
+    assert_eq!(out.status.code(), Some(3));
+    let out = heaptui(&["inspect", f, "0x1", "--class", "dev.heaptui.fixture.Order"]);
+    assert_eq!(out.status.code(), Some(1));
+    let out = heaptui(&["inspect", f]);
+    assert_eq!(out.status.code(), Some(1));
+    let out = heaptui(&["inspect", f, "not-an-address"]);
+    assert_eq!(out.status.code(), Some(3));
+}
+
+#[test]
+fn dominators_json_follows_the_contract() {
+    let f = fixture(DUMPS[0].0);
+    let f = f.to_str().unwrap();
+    let d = run_json(&["dominators", f, "--json", "--top", "5", "--depth", "2"]);
+    let objs = d["objects"].as_array().unwrap();
+    assert_eq!(objs.len(), 5);
+    let mut last = u64::MAX;
+    for o in objs {
+        let r = o["retained_bytes"].as_u64().unwrap();
+        assert!(r <= last);
+        last = r;
+        assert!(o["object"].as_str().unwrap().starts_with("0x"));
+        assert!(o["shallow_bytes"].as_u64().unwrap() <= r);
+        let kids = o["children"].as_array().unwrap();
+        let sum: u64 = kids
+            .iter()
+            .map(|k| k["retained_bytes"].as_u64().unwrap())
+            .sum();
+        assert!(sum + o["shallow_bytes"].as_u64().unwrap() <= r);
+        for k in kids {
+            assert!(k.get("children").is_none(), "--depth 2 stops there");
+        }
+    }
+    // The virtual root retains every reachable byte: the summary's reachable bytes plus
+    // what only weak references hold.
+    let s = run_json(&["summary", f, "--json"]);
+    assert!(d["total_retained_bytes"].as_u64().unwrap() >= s["reachable_bytes"].as_u64().unwrap());
+    assert_eq!(d["reachable_objects"], s["reachable_objects"]);
+}
