@@ -205,3 +205,109 @@ fn a_cut_gzip_dump_opens_what_was_decompressed() {
     assert!(!v["truncated"].is_null());
     assert!(v["warnings"].to_string().contains("gzip stream ends early"));
 }
+
+/// A minimal HotSpot-style HPROF (8-byte ids) around the given heap-dump sub-records,
+/// with UTF8 names `names[i]` under id `i + 1` and LOAD CLASS records `(class id, name
+/// id)`.
+fn tiny_hprof(names: &[&str], classes: &[(u64, u64)], heap: &[u8]) -> Vec<u8> {
+    let mut b = b"JAVA PROFILE 1.0.2\0".to_vec();
+    b.extend_from_slice(&8u32.to_be_bytes());
+    b.extend_from_slice(&[0; 8]);
+    let mut record = |b: &mut Vec<u8>, tag: u8, body: &[u8]| {
+        b.push(tag);
+        b.extend_from_slice(&0u32.to_be_bytes());
+        b.extend_from_slice(&(body.len() as u32).to_be_bytes());
+        b.extend_from_slice(body);
+    };
+    for (i, n) in names.iter().enumerate() {
+        let mut body = (i as u64 + 1).to_be_bytes().to_vec();
+        body.extend_from_slice(n.as_bytes());
+        record(&mut b, 0x01, &body);
+    }
+    for (k, &(cid, nid)) in classes.iter().enumerate() {
+        let mut body = (k as u32 + 1).to_be_bytes().to_vec();
+        body.extend_from_slice(&cid.to_be_bytes());
+        body.extend_from_slice(&0u32.to_be_bytes());
+        body.extend_from_slice(&nid.to_be_bytes());
+        record(&mut b, 0x02, &body);
+    }
+    record(&mut b, 0x0C, heap);
+    b
+}
+
+/// A CLASS DUMP sub-record with no statics and the given instance fields.
+fn class_dump(id: u64, super_id: u64, fields: &[(u64, u8)]) -> Vec<u8> {
+    let mut r = vec![0x20];
+    r.extend_from_slice(&id.to_be_bytes());
+    r.extend_from_slice(&0u32.to_be_bytes());
+    r.extend_from_slice(&super_id.to_be_bytes());
+    r.extend_from_slice(&[0; 8 * 5]); // loader, signers, protection domain, reserved
+    r.extend_from_slice(&16u32.to_be_bytes());
+    r.extend_from_slice(&0u16.to_be_bytes()); // constant pool
+    r.extend_from_slice(&0u16.to_be_bytes()); // statics
+    r.extend_from_slice(&(fields.len() as u16).to_be_bytes());
+    for &(name, t) in fields {
+        r.extend_from_slice(&name.to_be_bytes());
+        r.push(t);
+    }
+    r
+}
+
+fn instance(id: u64, class: u64, data: &[u8]) -> Vec<u8> {
+    let mut r = vec![0x21];
+    r.extend_from_slice(&id.to_be_bytes());
+    r.extend_from_slice(&0u32.to_be_bytes());
+    r.extend_from_slice(&class.to_be_bytes());
+    r.extend_from_slice(&(data.len() as u32).to_be_bytes());
+    r.extend_from_slice(data);
+    r
+}
+
+#[test]
+fn inspect_stays_inside_a_record_whose_fields_run_past_it() {
+    // Class Bad { int a; long b; Bad self; } but the instance holds only 6 bytes of
+    // field values: `a` and 2 bytes of `b`. The next record (a well-formed instance
+    // of the same class) must not be read as the rest of `b`.
+    let mut heap = class_dump(0x100, 0, &[(2, 10), (3, 11), (4, 2)]);
+    heap.extend(instance(0x200, 0x100, &[0, 0, 0, 7, 0xAA, 0xBB]));
+    let mut good = vec![0, 0, 0, 9];
+    good.extend_from_slice(&(-5i64).to_be_bytes());
+    good.extend_from_slice(&0x300u64.to_be_bytes()); // refers to itself
+    heap.extend(instance(0x300, 0x100, &good));
+    heap.extend([0x05].iter().chain(&0x100u64.to_be_bytes())); // sticky class
+    for obj in [0x200u64, 0x300] {
+        heap.push(0x01); // JNI global
+        heap.extend_from_slice(&obj.to_be_bytes());
+        heap.extend_from_slice(&0x999u64.to_be_bytes());
+    }
+    let bytes = tiny_hprof(&["Bad", "a", "b", "self"], &[(0x100, 1)], &heap);
+    let f = scratch().join("bad-fields.hprof");
+    std::fs::write(&f, &bytes).unwrap();
+    let f = f.to_str().unwrap();
+
+    let out = heaptui(&["inspect", f, "0x200", "--json"]);
+    let v = json_of(&out);
+    assert_eq!(v["class"], "Bad");
+    let fields = v["fields"].as_array().unwrap();
+    assert_eq!(fields.len(), 1, "{v}");
+    assert_eq!(fields[0]["name"], "a");
+    assert_eq!(fields[0]["value"], 7);
+    let problem = v["problems"][0].as_str().unwrap();
+    assert!(
+        problem.contains("field b") && problem.contains("runs past the record's 6 bytes"),
+        "{problem}"
+    );
+    let text = heaptui(&["inspect", f, "0x200"]);
+    assert!(text.status.success());
+    assert!(String::from_utf8_lossy(&text.stdout).contains("problem"));
+
+    let v = json_of(&heaptui(&["inspect", f, "0x300", "--json"]));
+    assert!(v["problems"].as_array().unwrap().is_empty(), "{v}");
+    assert_eq!(v["fields"][1]["value"], -5);
+    assert_eq!(v["fields"][2]["value"], "0x300");
+    assert_eq!(v["referrers"][0]["edge"], "self");
+    // A self-reference: the object retains itself once, and its path is itself.
+    assert_eq!(v["retained_bytes"], v["shallow_bytes"]);
+    let p = json_of(&heaptui(&["path", f, "0x300", "--json"]));
+    assert_eq!(p["paths"][0][0]["root"], "JNI global");
+}

@@ -127,3 +127,25 @@ fn no_color_draws_without_colours() {
         assert_eq!(c.bg, ratatui::style::Color::Reset);
     }
 }
+
+#[test]
+fn retained_sizes_fill_the_histogram_and_sort_it() {
+    let mut a = app();
+    let mut t = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    // Filter to the blob holder: a 16-byte object that retains its 3 MB array.
+    let s = run(&mut a, &mut t, "/BlobHolder\n");
+    let line = s
+        .lines()
+        .find(|l| l.contains("fixture.BlobHolder"))
+        .unwrap_or_else(|| panic!("{s}"));
+    assert!(line.contains("3,000,032"), "{line}");
+    assert!(!s.contains("computing"), "{s}");
+    // s cycles shallow → count → name → retained.
+    let s = run(&mut a, &mut t, "\u{1b}sss");
+    assert!(s.contains("sorted by retained"), "{s}");
+    let first = s.lines().nth(2).unwrap();
+    assert!(
+        first.contains("java.lang.Class"),
+        "largest retained first: {s}"
+    );
+}

@@ -7,6 +7,7 @@
 
 use std::path::PathBuf;
 use std::sync::mpsc::{Receiver, TryRecvError};
+use std::sync::Arc;
 use std::time::Duration;
 
 use crossterm::event::{Event, KeyEvent, KeyEventKind};
@@ -23,12 +24,15 @@ use super::text::sanitize;
 use super::theme::Theme;
 use crate::error::Result;
 use crate::format::Snapshot;
+use crate::heap::dominators::Dominators;
 use crate::progress::Progress;
 
 pub struct Ready {
-    pub snap: Snapshot,
+    pub snap: Arc<Snapshot>,
     pub hist: HistogramPane,
     pub summary: Vec<(String, String)>,
+    /// The dominator tree, once the background thread has built it.
+    pub dom: Option<Arc<Dominators>>,
 }
 
 pub enum Screen {
@@ -41,7 +45,10 @@ pub struct App {
     pub path: PathBuf,
     pub screen: Screen,
     pub progress: Progress,
-    rx: Option<Receiver<Result<Snapshot>>>,
+    rx: Option<Receiver<Result<Arc<Snapshot>>>>,
+    /// The dominator tree being built after loading, and its progress.
+    dom_rx: Option<Receiver<Dominators>>,
+    pub dom_progress: Progress,
     pub help: bool,
     pub summary: bool,
     pub quit: bool,
@@ -52,17 +59,33 @@ impl App {
     /// Starts loading `path` on a background thread.
     pub fn load(path: PathBuf) -> Self {
         let progress = Progress::new();
+        let dom_progress = Progress::new();
         let (tx, rx) = std::sync::mpsc::channel();
+        let (dom_tx, dom_rx) = std::sync::mpsc::channel();
         let p = progress.clone();
+        let dp = dom_progress.clone();
         let file = path.clone();
-        std::thread::spawn(move || {
-            let _ = tx.send(crate::format::open(&file, &p));
+        // One background thread: index the dump, hand it to the UI, then build the
+        // dominator tree while the user already browses the histogram.
+        std::thread::spawn(move || match crate::format::open(&file, &p) {
+            Ok(snap) => {
+                let snap = Arc::new(snap);
+                if tx.send(Ok(snap.clone())).is_ok() {
+                    let d = crate::heap::dominators::compute(&snap.graph, &dp);
+                    let _ = dom_tx.send(d);
+                }
+            }
+            Err(e) => {
+                let _ = tx.send(Err(e));
+            }
         });
         App {
             path,
             screen: Screen::Loading,
             progress,
             rx: Some(rx),
+            dom_rx: Some(dom_rx),
+            dom_progress,
             help: false,
             summary: false,
             quit: false,
@@ -70,34 +93,51 @@ impl App {
         }
     }
 
-    /// An app on an already opened snapshot (tests).
+    /// An app on an already opened snapshot, its dominator tree built before it returns
+    /// (tests).
     pub fn with_snapshot(path: PathBuf, snap: Snapshot) -> Self {
+        let (dom_tx, dom_rx) = std::sync::mpsc::channel();
+        let _ = dom_tx.send(crate::heap::dominators::compute(
+            &snap.graph,
+            &Progress::new(),
+        ));
         let mut app = App {
             path,
             screen: Screen::Loading,
             progress: Progress::new(),
             rx: None,
+            dom_rx: Some(dom_rx),
+            dom_progress: Progress::new(),
             help: false,
             summary: false,
             quit: false,
             theme: Theme { color: false },
         };
-        app.set_ready(snap);
+        app.set_ready(Arc::new(snap));
+        app.tick();
         app
     }
 
-    fn set_ready(&mut self, snap: Snapshot) {
+    fn set_ready(&mut self, snap: Arc<Snapshot>) {
         let rows = crate::heap::histogram::by_class(&snap.graph);
         let summary = crate::cli::summary_lines_for(&snap);
         self.screen = Screen::Ready(Box::new(Ready {
             hist: HistogramPane::new(rows),
             snap,
             summary,
+            dom: None,
         }));
     }
 
-    /// Picks up the loader's result, if it has one.
+    /// Picks up the background thread's results, if it has any.
     pub fn tick(&mut self) {
+        if let (Some(rx), Screen::Ready(r)) = (&self.dom_rx, &mut self.screen) {
+            if let Ok(d) = rx.try_recv() {
+                r.hist.set_retained(&d.class_retained(&r.snap.graph));
+                r.dom = Some(Arc::new(d));
+                self.dom_rx = None;
+            }
+        }
         let Some(rx) = &self.rx else { return };
         match rx.try_recv() {
             Ok(Ok(snap)) => {
@@ -223,8 +263,16 @@ impl App {
                     .file_name()
                     .map(|n| sanitize(&n.to_string_lossy()).into_owned())
                     .unwrap_or_else(|| file.clone());
+                let retained = if r.dom.is_some() {
+                    String::new()
+                } else {
+                    format!(
+                        " · retained sizes: computing {:.0}%",
+                        self.dom_progress.fraction() * 100.0
+                    )
+                };
                 let line = format!(
-                    " {} · {} objects{trunc} · {name}{sel}",
+                    " {} · {} objects{trunc}{retained} · {name}{sel}",
                     r.snap.format.title(),
                     thousands(g.len() as u64),
                 );

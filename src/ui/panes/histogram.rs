@@ -95,6 +95,24 @@ impl HistogramPane {
         self.view.get(self.selected).map(|&i| &self.rows[i])
     }
 
+    /// Fills in retained sizes (per class id) once the dominator tree is ready, keeping
+    /// the selected class selected.
+    pub fn set_retained(&mut self, per_class: &[u64]) {
+        let keep = self.selected_row().and_then(|r| r.class);
+        histogram::add_retained(&mut self.rows, per_class);
+        self.rebuild();
+        if let Some(c) = keep {
+            if let Some(p) = self
+                .view
+                .iter()
+                .position(|&i| self.rows[i].class == Some(c))
+            {
+                self.selected = p;
+                self.scroll();
+            }
+        }
+    }
+
     fn rebuild(&mut self) {
         histogram::sort(&mut self.rows, self.sort);
         if self.filter.is_empty() {
@@ -222,7 +240,7 @@ impl HistogramPane {
                     TCell::from(Line::from(thousands(r.count)).right_aligned()),
                     TCell::from(Line::from(thousands(r.shallow)).right_aligned()),
                     TCell::from(
-                        Line::from(r.retained.map(thousands).unwrap_or_else(|| "-".into()))
+                        Line::from(r.retained.map(thousands).unwrap_or_else(|| "…".into()))
                             .right_aligned(),
                     ),
                 ])
