@@ -213,7 +213,7 @@ fn tiny_hprof(names: &[&str], classes: &[(u64, u64)], heap: &[u8]) -> Vec<u8> {
     let mut b = b"JAVA PROFILE 1.0.2\0".to_vec();
     b.extend_from_slice(&8u32.to_be_bytes());
     b.extend_from_slice(&[0; 8]);
-    let mut record = |b: &mut Vec<u8>, tag: u8, body: &[u8]| {
+    let record = |b: &mut Vec<u8>, tag: u8, body: &[u8]| {
         b.push(tag);
         b.extend_from_slice(&0u32.to_be_bytes());
         b.extend_from_slice(&(body.len() as u32).to_be_bytes());
