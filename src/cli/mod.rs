@@ -264,7 +264,16 @@ fn with_bar<T>(work: impl FnOnce(&Progress) -> T) -> T {
 
 /// The dominator tree of a snapshot, with a progress bar.
 pub fn dominators_for_cli(snap: &Snapshot) -> crate::heap::dominators::Dominators {
-    with_bar(|p| crate::heap::dominators::compute(&snap.graph, p))
+    let d = with_bar(|p| crate::heap::dominators::compute(&snap.graph, p));
+    if std::env::var_os("HEAPTUI_TIMING").is_some() {
+        let n = snap.graph.len().max(1) as f64;
+        eprintln!(
+            "timing: dominator tree kept: {} bytes, {:.1} per object",
+            d.bytes(),
+            d.bytes() as f64 / n
+        );
+    }
+    d
 }
 
 /// Opens a snapshot for a batch command: a progress bar on stderr when it is a terminal,
