@@ -21,8 +21,16 @@ wait_for() {
   done
   echo "timed out waiting for $1" >&2; t capture-pane -p >&2; exit 1
 }
+wait_gone() {
+  for _ in $(seq 1 300); do
+    t capture-pane -p | grep -q "$1" || return 0
+    sleep 0.1
+  done
+  echo "timed out waiting for $1 to go" >&2; t capture-pane -p >&2; exit 1
+}
 shot() { sleep 0.3; t capture-pane -p > "$here/$1.txt"; echo "wrote screenshots/$1.txt"; }
 wait_for "Class histogram"
+wait_gone "retained sizes: computing"
 shot histogram
 t send-keys / f i x t u r e
 wait_for 'filter "fixture"'
@@ -30,6 +38,9 @@ shot histogram-filter
 t send-keys Escape; sleep 0.3; t send-keys s
 wait_for "sorted by count"
 shot histogram-by-count
+t send-keys s s
+wait_for "sorted by retained"
+shot histogram-by-retained
 t send-keys i
 wait_for "Summary"
 shot summary
