@@ -110,3 +110,49 @@ fn old_jvm_dumps_open() {
         );
     }
 }
+
+/// Follows static and instance fields by name from the class object of `class`, through
+/// the library, and returns the preview of the object at the end.
+fn preview_via(path: &std::path::Path, class: &str, fields: &[&str]) -> Option<String> {
+    use heaptui::format::Value;
+    let snap = heaptui::open(path, &heaptui::progress::Progress::new()).unwrap();
+    let want = format!("class {class}");
+    let mut o = (0..snap.graph.len() as u32)
+        .find(|&o| {
+            snap.class_name(o) == "java.lang.Class" && snap.label(o).as_deref() == Some(&want)
+        })
+        .unwrap_or_else(|| panic!("no class object for {class}"));
+    for f in fields {
+        let ins = snap.inspect(o);
+        assert!(ins.problems.is_empty(), "{:?}", ins.problems);
+        o = match ins.fields.iter().find(|x| x.name == *f).map(|x| &x.value) {
+            Some(Value::Object(next)) => *next,
+            other => panic!("{class}: field {f} is {other:?}"),
+        };
+    }
+    snap.inspect(o).preview
+}
+
+#[test]
+fn strings_of_art_and_of_a_32_bit_jdk6_decode() {
+    // ART (char[] values written by ART's hprof writer): libcore's time-zone table, whose
+    // first entry is IANA zone.tab's first line.
+    if let Some(p) = corpus("android/leak_service_binder.hprof") {
+        let s = preview_via(&p, "libcore.util.ZoneInfoDB", &["DATA", "zoneTab"]).unwrap();
+        assert!(s.starts_with("AD\t+4230+00131\tEurope/Andorra\n"), "{s:?}");
+    }
+    // JDK 6, 32-bit: String = char[] value + offset + count. EnvHelp's list of hidden
+    // attributes is a literal in the JDK's source, starting with these two.
+    if let Some(p) = corpus("hprof/sun_jdk6_18_x32.hprof") {
+        let s = preview_via(
+            &p,
+            "com.sun.jmx.remote.util.EnvHelp",
+            &["DEFAULT_HIDDEN_ATTRIBUTES"],
+        )
+        .unwrap();
+        assert!(
+            s.starts_with("java.naming.security.* jmx.remote.authenticator "),
+            "{s:?}"
+        );
+    }
+}
