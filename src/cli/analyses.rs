@@ -207,6 +207,73 @@ pub fn dominators(snap: &Snapshot, d: &Dominators, as_json: bool, top: usize, de
     );
 }
 
+/// `dominators --flat`: the `top` objects with the largest retained sizes anywhere in
+/// the dominator tree, largest first (ties by id), each with its immediate dominator.
+pub fn largest(snap: &Snapshot, d: &Dominators, as_json: bool, top: usize) {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    let g = &snap.graph;
+    let mut heap: BinaryHeap<Reverse<(u64, Reverse<ObjId>)>> = BinaryHeap::new();
+    for o in 0..g.len() as ObjId {
+        if let Some(r) = d.retained(o) {
+            heap.push(Reverse((r, Reverse(o))));
+            if heap.len() > top {
+                heap.pop();
+            }
+        }
+    }
+    let mut list: Vec<(u64, ObjId)> = heap
+        .into_iter()
+        .map(|Reverse((r, Reverse(o)))| (r, o))
+        .collect();
+    list.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let total = d.reachable_bytes + d.weakly_reachable_bytes;
+    if as_json {
+        let objects: Vec<Json> = list
+            .iter()
+            .map(|&(r, o)| {
+                let mut v = json!({
+                    "object": snap.object_name(o),
+                    "class": snap.class_name(o),
+                    "shallow_bytes": g.shallow_size(o),
+                    "retained_bytes": r,
+                    "dominator": match d.idom(o) {
+                        Some(VIRTUAL_ROOT) | None => None,
+                        Some(x) => Some(snap.object_name(x)),
+                    },
+                });
+                if let Some(l) = snap.label(o) {
+                    v["label"] = json!(l);
+                }
+                v
+            })
+            .collect();
+        println!(
+            "{}",
+            json!({"objects": objects, "total_retained_bytes": total})
+        );
+        return;
+    }
+    println!("     RETAINED      %      SHALLOW  OBJECT");
+    for (r, o) in list {
+        let pct = if total == 0 {
+            0.0
+        } else {
+            r as f64 * 100.0 / total as f64
+        };
+        let mut what = format!("{} {}", snap.class_name(o), snap.object_name(o));
+        if let Some(l) = snap.label(o) {
+            what.push(' ');
+            what.push_str(&l);
+        }
+        println!(
+            "{r:>13} {pct:>5.1}% {:>12}  {}",
+            g.shallow_size(o),
+            sanitize(&what)
+        );
+    }
+}
+
 pub fn path(snap: &Snapshot, o: ObjId, as_json: bool, max: usize, include_weak: bool) {
     let g = &snap.graph;
     let paths = crate::heap::paths::to_roots(g, o, max, include_weak);
@@ -323,6 +390,7 @@ pub fn inspect(snap: &Snapshot, d: &Dominators, o: ObjId, as_json: bool) {
             "roots": roots,
             "problems": ins.problems,
             "more_elements": ins.more_elements,
+            "facts": ins.facts.iter().map(|(k, v)| (k.clone(), json!(v))).collect::<serde_json::Map<String, Json>>(),
         });
         if let Some(l) = snap.label(o) {
             v["label"] = json!(l);
@@ -333,6 +401,9 @@ pub fn inspect(snap: &Snapshot, d: &Dominators, o: ObjId, as_json: bool) {
     let line = |k: &str, v: String| println!("{k:<11}{}", sanitize(&v));
     line("object", snap.object_name(o));
     line("class", snap.class_name(o).to_string());
+    for (k, v) in &ins.facts {
+        line(k, v.clone());
+    }
     if let Some(l) = snap.label(o) {
         line("label", l);
     }

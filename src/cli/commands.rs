@@ -91,12 +91,15 @@ pub fn summary_lines(v: &Value) -> Vec<(String, String)> {
         ("file".to_string(), s("file")),
         (
             "format".to_string(),
-            format!(
-                "{} ({}, {}-byte ids)",
-                s("format"),
-                s("format_version"),
-                s("id_size")
-            ),
+            match &v["id_size"] {
+                Value::Null => format!("{} ({})", s("format"), s("format_version")),
+                _ => format!(
+                    "{} ({}, {}-byte ids)",
+                    s("format"),
+                    s("format_version"),
+                    s("id_size")
+                ),
+            },
         ),
         ("objects".to_string(), s("objects")),
         ("classes".to_string(), s("classes")),

@@ -88,6 +88,9 @@ pub enum Cmd {
         /// Levels of the tree to show (1 = only the top)
         #[arg(long, default_value_t = 1)]
         depth: usize,
+        /// The objects with the largest retained sizes anywhere in the tree, as one list
+        #[arg(long, conflicts_with = "depth")]
+        flat: bool,
     },
     /// Shortest paths from GC roots to an object: what keeps it alive
     Path {
@@ -176,10 +179,15 @@ pub fn run(cli: Cli) -> Result<()> {
             json,
             top,
             depth,
+            flat,
         }) => {
             let snap = open_for_cli(&file)?;
             let dom = dominators_for_cli(&snap);
-            analyses::dominators(&snap, &dom, json, top, depth.max(1));
+            if flat {
+                analyses::largest(&snap, &dom, json, top);
+            } else {
+                analyses::dominators(&snap, &dom, json, top, depth.max(1));
+            }
             Ok(())
         }
         Some(Cmd::Path {

@@ -2,12 +2,13 @@
 //!
 //! Owns format detection, the [`Snapshot`] that a reader returns and the [`Decoder`]
 //! trait through which views ask a format for what the index does not keep. One module
-//! per format; only HPROF is built so far, and the others answer that they were
+//! per format; HPROF and V8 are built so far, and the others answer that they were
 //! recognised but are not supported yet (exit code 2), so that a user with a V8 or Go
 //! file learns what they have rather than "unknown format".
 
 pub mod hprof;
 pub mod read;
+pub mod v8;
 
 use std::path::Path;
 
@@ -167,6 +168,9 @@ pub struct Inspection {
     pub length: Option<u64>,
     /// What was wrong with the record, in words (its fields run past it, ...).
     pub problems: Vec<String>,
+    /// Format-specific facts: (label, value), e.g. a V8 node's id, type and allocation
+    /// site.
+    pub facts: Vec<(String, String)>,
 }
 
 /// What a format answers on demand about objects, from the mapped bytes. None of these
@@ -283,6 +287,7 @@ pub fn open(path: &Path, progress: &Progress) -> Result<Snapshot> {
     let format = detect(source.bytes()).map_err(|e| Error::parse(path, e))?;
     let mut snap = match format {
         Format::Hprof => hprof::open(source, progress).map_err(|e| Error::parse(path, e))?,
+        Format::V8 => v8::open(source, progress).map_err(|e| Error::parse(path, e))?,
         other => {
             return Err(Error::Unsupported {
                 file: path.display().to_string(),

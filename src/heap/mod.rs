@@ -42,6 +42,9 @@ pub enum RootKind {
     VmInternal,
     JniMonitor,
     Unreachable,
+    /// A snapshot's own synthetic root and what it refers to (V8's root, `(GC roots)`,
+    /// the global object, embedder roots).
+    Synthetic,
 }
 
 impl RootKind {
@@ -63,6 +66,7 @@ impl RootKind {
             RootKind::VmInternal => "VM internal",
             RootKind::JniMonitor => "JNI monitor",
             RootKind::Unreachable => "unreachable",
+            RootKind::Synthetic => "synthetic root",
         }
     }
 }

@@ -1,0 +1,362 @@
+//! Decoding V8 nodes on demand: a node's fields, its edges with their names, strings,
+//! closure context variables and allocation locations, read from the mapped JSON when a
+//! view asks.
+//!
+//! The index keeps, per node, only the offset of its record in `nodes`. A node's edges
+//! are found without a per-node edge offset: the reader keeps the file ordinal of the
+//! first edge of every 64th node and the offset of every 64th edge, so finding a node's
+//! edges re-reads at most 63 node records and skips at most 63 edges (a few hundred bytes
+//! of integers). Strings are kept as the offsets of their opening quotes and decoded
+//! (JSON escapes, lenient `\uXXXX`) only when shown.
+
+use super::json::{decode_string, Ints};
+use super::Cols;
+use crate::format::{Decoder, Field, Inspection, Value};
+use crate::heap::{Graph, ObjId};
+
+/// Fields (edges) listed by an inspection; the rest are counted.
+const MAX_FIELDS: usize = 200;
+/// Characters of a string kept in a preview.
+const PREVIEW_CHARS: usize = 1024;
+
+pub struct V8Decoder {
+    pub(super) cols: Cols,
+    pub(super) strings: Vec<u64>,
+    pub(super) nodes_start: usize,
+    pub(super) block_edge: Vec<u64>,
+    pub(super) edge_checkpoint: Vec<u64>,
+    pub(super) locations: Option<usize>,
+}
+
+/// One edge as the file has it.
+#[derive(Clone, Copy, Debug)]
+pub struct RawEdge {
+    pub ty: i64,
+    pub name_or_index: i64,
+    /// Target node ordinal, `None` when `to_node` is not a node.
+    pub to: Option<ObjId>,
+}
+
+impl V8Decoder {
+    /// The node's fields as the file has them.
+    fn node(&self, b: &[u8], g: &Graph, o: ObjId) -> Option<[i64; 64]> {
+        let off = *g.offset.get(o as usize)? as usize;
+        let mut ints = Ints::new(b, off);
+        let mut rec = [0i64; 64];
+        for slot in rec.iter_mut().take(self.cols.nf) {
+            *slot = ints.int().ok()??;
+        }
+        Some(rec)
+    }
+
+    fn type_name(&self, rec: &[i64; 64]) -> &str {
+        self.cols
+            .node_types
+            .get(rec[self.cols.n_type] as usize)
+            .map(String::as_str)
+            .unwrap_or("?")
+    }
+
+    pub fn string(&self, b: &[u8], i: i64, max: usize) -> String {
+        match usize::try_from(i).ok().and_then(|i| self.strings.get(i)) {
+            Some(&off) => decode_string(b, off as usize, max).0,
+            None => format!("<string {i}>"),
+        }
+    }
+
+    /// The edges of `o`, in file order (at most `limit`).
+    pub fn edges(&self, b: &[u8], g: &Graph, o: ObjId, limit: usize) -> Vec<RawEdge> {
+        let cols = &self.cols;
+        let mut out = Vec::new();
+        let Some(rec) = self.node(b, g, o) else {
+            return out;
+        };
+        let count = rec[cols.n_edges].max(0) as u64;
+        // File ordinal of the node's first edge.
+        let block = o as usize / 64;
+        let Some(&base) = self.block_edge.get(block) else {
+            return out;
+        };
+        let mut ord = base;
+        for k in block * 64..o as usize {
+            match self.node(b, g, k as ObjId) {
+                Some(r) => ord += r[cols.n_edges].max(0) as u64,
+                None => return out,
+            }
+        }
+        let Some(&start) = self.edge_checkpoint.get((ord / 64) as usize) else {
+            return out;
+        };
+        let mut ints = Ints::new(b, start as usize);
+        for _ in 0..(ord % 64) * cols.ef as u64 {
+            if !matches!(ints.int(), Ok(Some(_))) {
+                return out;
+            }
+        }
+        let nf = cols.nf as i64;
+        let mut e = [0i64; 64];
+        'edges: for _ in 0..count.min(limit as u64) {
+            for slot in e.iter_mut().take(cols.ef) {
+                match ints.int() {
+                    Ok(Some(v)) => *slot = v,
+                    _ => break 'edges,
+                }
+            }
+            let to = e[cols.e_to];
+            let to = (to >= 0 && to % nf == 0 && ((to / nf) as usize) < g.len())
+                .then(|| (to / nf) as ObjId);
+            out.push(RawEdge {
+                ty: e[cols.e_type],
+                name_or_index: e[cols.e_name],
+                to,
+            });
+        }
+        out
+    }
+
+    fn edge_type_name(&self, ty: i64) -> &str {
+        self.cols
+            .edge_types
+            .get(ty as usize)
+            .map(String::as_str)
+            .unwrap_or("?")
+    }
+
+    /// An edge's name as DevTools shows it: `[i]` for elements and hidden edges, the name
+    /// for properties, context variables, internal, shortcut and weak edges.
+    pub fn edge_name(&self, b: &[u8], e: &RawEdge) -> String {
+        match self.edge_type_name(e.ty) {
+            "element" | "hidden" => format!("[{}]", e.name_or_index),
+            _ => self.string(b, e.name_or_index, 256),
+        }
+    }
+
+    /// The text of a string node: its name, or for a concatenated string whose name is
+    /// empty, its parts (`first`, `second`) joined, walked iteratively.
+    fn string_text(&self, b: &[u8], g: &Graph, o: ObjId, max: usize) -> Option<String> {
+        let rec = self.node(b, g, o)?;
+        let t = self.type_name(&rec).to_string();
+        if !t.ends_with("string") {
+            return None;
+        }
+        let own = self.string(b, rec[self.cols.n_name], max);
+        if !own.is_empty() || t != "concatenated string" {
+            return Some(own);
+        }
+        let mut out = String::new();
+        let mut stack = vec![o];
+        let mut steps = 0;
+        while let Some(x) = stack.pop() {
+            steps += 1;
+            if out.chars().count() >= max || steps > 10_000 {
+                break;
+            }
+            let Some(r) = self.node(b, g, x) else {
+                continue;
+            };
+            let name = self.string(b, r[self.cols.n_name], max);
+            if !name.is_empty() || self.type_name(&r) != "concatenated string" {
+                out.push_str(&name);
+                continue;
+            }
+            let parts = self.edges(b, g, x, 64);
+            let part = |n: &str| {
+                parts
+                    .iter()
+                    .find(|e| self.edge_name(b, e) == n)
+                    .and_then(|e| e.to)
+            };
+            if let Some(s) = part("second") {
+                stack.push(s);
+            }
+            if let Some(f) = part("first") {
+                stack.push(f);
+            }
+        }
+        Some(out.chars().take(max).collect())
+    }
+
+    /// `(script, line, column)` of the node's allocation site, 0-based as V8 writes them.
+    fn location(&self, b: &[u8], o: ObjId) -> Option<(i64, i64, i64)> {
+        let c = &self.cols;
+        let (start, lo, ls, ll, lc) = (self.locations?, c.l_obj?, c.l_script?, c.l_line?, c.l_col?);
+        if c.lf == 0 || c.lf > 64 {
+            return None;
+        }
+        let want = o as i64 * c.nf as i64;
+        let mut ints = Ints::new(b, start);
+        let mut rec = [0i64; 64];
+        loop {
+            for slot in rec.iter_mut().take(c.lf) {
+                *slot = ints.int().ok()??;
+            }
+            if rec[lo] == want {
+                return Some((rec[ls], rec[ll], rec[lc]));
+            }
+        }
+    }
+}
+
+impl Decoder for V8Decoder {
+    fn object_name(&self, b: &[u8], g: &Graph, o: ObjId) -> String {
+        match self.node(b, g, o) {
+            Some(r) => format!("@{}", r[self.cols.n_id]),
+            None => format!("@?{o}"),
+        }
+    }
+
+    fn find_object(&self, b: &[u8], g: &Graph, name: &str) -> Option<ObjId> {
+        let want: i64 = name.strip_prefix('@')?.parse().ok()?;
+        // Ids are not in node order: one pass over `nodes`.
+        let mut ints = Ints::new(b, self.nodes_start);
+        let nf = self.cols.nf;
+        for o in 0..g.len() {
+            let mut id = None;
+            for f in 0..nf {
+                let v = ints.int().ok()??;
+                if f == self.cols.n_id {
+                    id = Some(v);
+                }
+            }
+            if id == Some(want) {
+                return Some(o as ObjId);
+            }
+        }
+        None
+    }
+
+    fn inspect(&self, b: &[u8], g: &Graph, o: ObjId) -> Inspection {
+        let mut out = Inspection::default();
+        let Some(rec) = self.node(b, g, o) else {
+            out.problems
+                .push("the node's record is not whole".to_string());
+            return out;
+        };
+        let cols = &self.cols;
+        let ty = self.type_name(&rec).to_string();
+        out.facts
+            .push(("id".into(), format!("@{}", rec[cols.n_id])));
+        out.facts.push(("node type".into(), ty.clone()));
+        let name = self.string(b, rec[cols.n_name], PREVIEW_CHARS);
+        if !ty.ends_with("string") {
+            out.facts.push(("name".into(), name.clone()));
+        }
+        if let Some(d) = cols.n_detached {
+            out.facts.push((
+                "detachedness".into(),
+                match rec[d] {
+                    1 => "attached".to_string(),
+                    2 => "detached".to_string(),
+                    0 => "unknown".to_string(),
+                    x => x.to_string(),
+                },
+            ));
+        }
+        if let Some((s, l, c)) = self.location(b, o) {
+            out.facts.push((
+                "allocated at".into(),
+                format!("script {s}, line {}, column {}", l + 1, c + 1),
+            ));
+        }
+        let count = rec[cols.n_edges].max(0) as usize;
+        let edges = self.edges(b, g, o, count);
+        if edges.len() < count {
+            out.problems.push(format!(
+                "{} of the node's {count} edges could be read",
+                edges.len()
+            ));
+        }
+        let mut elements = 0u64;
+        let mut preview_items = Vec::new();
+        for e in &edges {
+            let et = self.edge_type_name(e.ty).to_string();
+            if et == "element" {
+                elements += 1;
+                if preview_items.len() < 32 {
+                    preview_items.push(match e.to {
+                        Some(t) => self
+                            .label(b, g, t)
+                            .unwrap_or_else(|| self.object_name(b, g, t)),
+                        None => "?".into(),
+                    });
+                }
+            }
+            if out.fields.len() >= MAX_FIELDS {
+                out.more_elements += 1;
+                continue;
+            }
+            out.fields.push(Field {
+                name: self.edge_name(b, e),
+                ty: et,
+                value: match e.to {
+                    Some(t) => Value::Object(t),
+                    None => Value::Missing(format!("to_node {}", e.name_or_index)),
+                },
+                is_static: false,
+            });
+        }
+        // A closure's context variables, one level down its `context` edge.
+        if ty == "closure" {
+            if let Some(ctx) = edges
+                .iter()
+                .find(|e| self.edge_name(b, e) == "context")
+                .and_then(|e| e.to)
+            {
+                for e in self.edges(b, g, ctx, MAX_FIELDS) {
+                    if self.edge_type_name(e.ty) == "context" {
+                        out.fields.push(Field {
+                            name: self.edge_name(b, &e),
+                            ty: "context variable".into(),
+                            value: e.to.map_or(Value::Null, Value::Object),
+                            is_static: true,
+                        });
+                    }
+                }
+            }
+        }
+        if ty.ends_with("string") {
+            if let Some(t) = self.string_text(b, g, o, PREVIEW_CHARS) {
+                out.length = Some(t.chars().count() as u64);
+                out.preview = Some(t);
+            }
+        } else if ty == "array" || elements > 0 {
+            out.length = Some(elements);
+            let more = if elements > preview_items.len() as u64 {
+                ", …"
+            } else {
+                ""
+            };
+            out.preview = Some(format!("[{}{more}]", preview_items.join(", ")));
+        } else if ty == "number" || ty == "regexp" || ty == "bigint" || ty == "symbol" {
+            out.preview = Some(name);
+        }
+        out
+    }
+
+    fn edge_label(&self, b: &[u8], g: &Graph, from: ObjId, to: ObjId) -> Option<String> {
+        let count = self.node(b, g, from)?[self.cols.n_edges].max(0) as usize;
+        self.edges(b, g, from, count)
+            .iter()
+            .find(|e| e.to == Some(to))
+            .map(|e| self.edge_name(b, e))
+    }
+
+    fn label(&self, b: &[u8], g: &Graph, o: ObjId) -> Option<String> {
+        let rec = self.node(b, g, o)?;
+        let ty = self.type_name(&rec).to_string();
+        match ty.as_str() {
+            "object" | "native" => None,
+            t if t.ends_with("string") => {
+                let s = self.string_text(b, g, o, 65)?;
+                let cut = s.chars().count() > 64;
+                let s: String = s.chars().take(64).collect();
+                Some(format!("{s:?}{}", if cut { "…" } else { "" }))
+            }
+            "closure" => Some(format!("{}()", self.string(b, rec[self.cols.n_name], 128))),
+            _ => {
+                let n = self.string(b, rec[self.cols.n_name], 128);
+                (!n.is_empty()).then_some(n)
+            }
+        }
+    }
+}

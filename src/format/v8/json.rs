@@ -1,0 +1,290 @@
+//! The little JSON a `.heapsnapshot` needs, over the memory map: skipping values to find
+//! the top-level keys, a tokenizer for the long integer arrays, and a lenient decoder
+//! for strings. No DOM of the file is ever built (a 500 MB snapshot would become
+//! gigabytes of `serde_json::Value`); only the small `snapshot` header goes through
+//! serde_json.
+
+use crate::error::ParseError;
+
+/// Where a scan stopped short: the file ended inside a value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cut(pub usize);
+
+#[inline]
+pub fn skip_ws(b: &[u8], mut pos: usize) -> usize {
+    while pos < b.len() && matches!(b[pos], b' ' | b'\n' | b'\r' | b'\t') {
+        pos += 1;
+    }
+    pos
+}
+
+/// The end (one past the closing quote) of the string whose opening quote is at `pos`.
+#[inline]
+pub fn skip_string(b: &[u8], pos: usize) -> Result<usize, Cut> {
+    let mut i = pos + 1;
+    loop {
+        match memchr::memchr2(b'"', b'\\', &b[i.min(b.len())..]) {
+            None => return Err(Cut(b.len())),
+            Some(k) => {
+                i += k;
+                if b[i] == b'"' {
+                    return Ok(i + 1);
+                }
+                i += 2; // a backslash and the byte it escapes
+                if i > b.len() {
+                    return Err(Cut(b.len()));
+                }
+            }
+        }
+    }
+}
+
+/// The end of the JSON value starting at `pos` (after whitespace).
+pub fn skip_value(b: &[u8], pos: usize) -> Result<usize, Result<Cut, ParseError>> {
+    let Some(&c) = b.get(pos) else {
+        return Err(Ok(Cut(b.len())));
+    };
+    match c {
+        b'"' => skip_string(b, pos).map_err(Ok),
+        b'[' | b'{' => {
+            let mut depth = 0usize;
+            let mut i = pos;
+            while i < b.len() {
+                match b[i] {
+                    b'"' => {
+                        i = skip_string(b, i).map_err(Ok)?;
+                        continue;
+                    }
+                    b'[' | b'{' => depth += 1,
+                    b']' | b'}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Ok(i + 1);
+                        }
+                    }
+                    _ => {}
+                }
+                i += 1;
+            }
+            Err(Ok(Cut(b.len())))
+        }
+        b'-' | b'0'..=b'9' | b't' | b'f' | b'n' => {
+            let mut i = pos + 1;
+            while i < b.len() && !matches!(b[i], b',' | b']' | b'}' | b' ' | b'\n' | b'\r' | b'\t')
+            {
+                i += 1;
+            }
+            if i == b.len() {
+                Err(Ok(Cut(b.len())))
+            } else {
+                Ok(i)
+            }
+        }
+        other => Err(Err(ParseError::new(
+            pos as u64,
+            "a JSON value",
+            format!("byte 0x{other:02x}"),
+        ))),
+    }
+}
+
+/// Integers of a JSON array, read in order from the map. The array's `[` has been
+/// consumed; `int` returns `Ok(None)` at the closing `]`.
+pub struct Ints<'a> {
+    b: &'a [u8],
+    pub pos: usize,
+}
+
+/// Why an integer could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IntError {
+    /// The file ends inside the array (the offset where the last whole value ended).
+    Cut(usize),
+    Bad(ParseError),
+}
+
+impl<'a> Ints<'a> {
+    pub fn new(b: &'a [u8], pos: usize) -> Self {
+        Ints { b, pos }
+    }
+
+    /// The next integer, `Ok(None)` at `]`. A number that runs to the end of the file is
+    /// not trusted (it may have been cut in the middle of its digits).
+    #[inline]
+    pub fn int(&mut self) -> Result<Option<i64>, IntError> {
+        let b = self.b;
+        let mut i = self.pos;
+        loop {
+            match b.get(i) {
+                Some(b' ' | b'\n' | b'\r' | b'\t' | b',') => i += 1,
+                Some(b']') => {
+                    self.pos = i + 1;
+                    return Ok(None);
+                }
+                Some(_) => break,
+                None => return Err(IntError::Cut(self.pos)),
+            }
+        }
+        let start = i;
+        let neg = b[i] == b'-';
+        if neg {
+            i += 1;
+        }
+        let mut v: i64 = 0;
+        let digits_from = i;
+        while let Some(&c) = b.get(i) {
+            let d = c.wrapping_sub(b'0');
+            if d > 9 {
+                break;
+            }
+            v = v.wrapping_mul(10).wrapping_add(d as i64);
+            i += 1;
+        }
+        if i == b.len() {
+            return Err(IntError::Cut(self.pos));
+        }
+        if i == digits_from || i - digits_from > 19 {
+            return Err(IntError::Bad(ParseError::new(
+                start as u64,
+                "an integer",
+                describe(&b[start..(start + 16).min(b.len())]),
+            )));
+        }
+        if !matches!(b[i], b',' | b']' | b' ' | b'\n' | b'\r' | b'\t') {
+            return Err(IntError::Bad(ParseError::new(
+                i as u64,
+                "',' or ']' after an integer",
+                describe(&b[i..(i + 16).min(b.len())]),
+            )));
+        }
+        self.pos = i;
+        Ok(Some(if neg { -v } else { v }))
+    }
+}
+
+fn describe(b: &[u8]) -> String {
+    let s: String = b
+        .iter()
+        .map(|&c| {
+            if (0x20..0x7f).contains(&c) {
+                (c as char).to_string()
+            } else {
+                format!("\\x{c:02x}")
+            }
+        })
+        .collect();
+    format!("\"{s}\"")
+}
+
+/// Decodes the JSON string whose opening quote is at `pos`, leniently: unknown escapes are
+/// kept as they are, unpaired surrogates (V8 writes them for characters above U+FFFF,
+/// which it cuts to 16 bits) become U+FFFD, invalid UTF-8 is replaced. At most
+/// `max_chars` characters; returns (text, whether it was cut short by `max_chars`).
+pub fn decode_string(b: &[u8], pos: usize, max_chars: usize) -> (String, bool) {
+    let mut out = String::new();
+    let mut units: Vec<u16> = Vec::new();
+    let mut i = pos + 1;
+    let mut chars = 0usize;
+    let flush = |units: &mut Vec<u16>, out: &mut String| {
+        if !units.is_empty() {
+            out.extend(char::decode_utf16(units.drain(..)).map(|r| r.unwrap_or('\u{fffd}')));
+        }
+    };
+    while i < b.len() {
+        if chars >= max_chars {
+            flush(&mut units, &mut out);
+            return (out, true);
+        }
+        match b[i] {
+            b'"' => break,
+            b'\\' if i + 1 < b.len() => {
+                let e = b[i + 1];
+                if e == b'u' {
+                    let hex = b
+                        .get(i + 2..i + 6)
+                        .and_then(|h| std::str::from_utf8(h).ok());
+                    if let Some(u) = hex.and_then(|h| u16::from_str_radix(h, 16).ok()) {
+                        units.push(u);
+                        chars += 1;
+                        i += 6;
+                        continue;
+                    }
+                }
+                flush(&mut units, &mut out);
+                out.push(match e {
+                    b'n' => '\n',
+                    b't' => '\t',
+                    b'r' => '\r',
+                    b'b' => '\u{8}',
+                    b'f' => '\u{c}',
+                    b'/' => '/',
+                    b'"' => '"',
+                    b'\\' => '\\',
+                    other => other as char,
+                });
+                chars += 1;
+                i += 2;
+            }
+            _ => {
+                flush(&mut units, &mut out);
+                // A run of plain bytes up to the next quote or backslash.
+                let end = memchr::memchr2(b'"', b'\\', &b[i..]).map_or(b.len(), |k| i + k);
+                let text = String::from_utf8_lossy(&b[i..end]);
+                for c in text.chars() {
+                    if chars >= max_chars {
+                        return (out, true);
+                    }
+                    out.push(c);
+                    chars += 1;
+                }
+                i = end;
+            }
+        }
+    }
+    flush(&mut units, &mut out);
+    (out, false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_signs_cuts_and_garbage() {
+        let b = b"[1, -2,\n30 ,4]";
+        let mut t = Ints::new(b, 1);
+        let mut v = Vec::new();
+        while let Some(x) = t.int().unwrap() {
+            v.push(x);
+        }
+        assert_eq!(v, vec![1, -2, 30, 4]);
+        // Cut inside the last number: the number is not trusted.
+        let mut t = Ints::new(b"[1,2,34", 1);
+        assert_eq!(t.int(), Ok(Some(1)));
+        assert_eq!(t.int(), Ok(Some(2)));
+        assert_eq!(t.int(), Err(IntError::Cut(4)));
+        let mut t = Ints::new(b"[1,x]", 1);
+        assert_eq!(t.int(), Ok(Some(1)));
+        assert!(matches!(t.int(), Err(IntError::Bad(_))));
+    }
+
+    #[test]
+    fn strings_decode_leniently() {
+        let s = br#""a\"b\\c\nd\u00e9\u20ac\uD83D\uDE00\uF600\uD800x""#;
+        let (t, cut) = decode_string(s, 0, 100);
+        assert!(!cut);
+        assert_eq!(t, "a\"b\\c\nd\u{e9}\u{20ac}\u{1F600}\u{F600}\u{FFFD}x");
+        assert_eq!(decode_string(s, 0, 3), ("a\"b".to_string(), true));
+        assert_eq!(skip_string(s, 0), Ok(s.len()));
+        assert_eq!(skip_string(b"\"abc\\", 0), Err(Cut(5)));
+    }
+
+    #[test]
+    fn values_skip_nested_and_stop_at_cuts() {
+        let b = br#"{"a": [1, "]", {"b": 2}], "c": 3}"#;
+        assert_eq!(skip_value(b, 0), Ok(b.len()));
+        assert_eq!(skip_value(b, 6), Ok(24));
+        assert_eq!(skip_value(b"[1, 2", 0), Err(Ok(Cut(5))));
+        assert!(matches!(skip_value(b"?", 0), Err(Err(_))));
+    }
+}

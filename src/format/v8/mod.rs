@@ -1,0 +1,720 @@
+//! The V8 heap snapshot reader: `.heapsnapshot` files from Node (`v8.writeHeapSnapshot`)
+//! and Chrome (DevTools, `HeapProfiler.takeHeapSnapshot`).
+//!
+//! Owns turning the JSON in the memory map into the format-neutral [`Graph`]; the
+//! [`decode::V8Decoder`] answers the rest (names, properties, strings) from the map later.
+//!
+//! The file is one JSON object whose arrays hold the graph: `nodes` (a flat list of
+//! integers, `node_fields` per node), `edges` (`edge_fields` per edge, grouped by owner
+//! in node order) and `strings` (names, referred to by index; it usually comes last). No
+//! DOM of the file is built (`specs/NOTES.md` §3, pitfall 6). Instead:
+//! 1. one scan finds where each top-level key's value starts, parses the small
+//!    `snapshot.meta` with serde_json, and indexes the start of every string;
+//! 2. two threads tokenize `nodes` and `edges` straight from the map into columns (the
+//!    two arrays are independent until edges are handed to their owners);
+//! 3. edges are handed to their owners by the running sum of `edge_count` and the CSR
+//!    and its transpose are built as for every format.
+//!
+//! Field positions come from the meta by name: real files have 6 or 7 node fields and
+//! 12 to 16 node types (NOTES §3a). Classes are grouped as DevTools' Summary groups them
+//! (see [`class_name`]). The snapshot's synthetic root (node 0) and everything it refers to
+//! are the GC roots; weak edges and shortcut edges other than the root's do not retain
+//! (DevTools' "essential edges"), so they are marked weak.
+//!
+//! A file cut short opens as far as it is whole: nodes up to the last whole record, edges
+//! of the nodes whose edges are all there, strings up to the cut (later names show as
+//! `<string N>`).
+
+pub mod decode;
+pub mod json;
+
+use std::collections::HashMap;
+
+use crate::error::ParseError;
+use crate::format::{Format, Snapshot};
+use crate::heap::{ClassInfo, EdgeBuilder, Graph, ObjId, Root, RootKind};
+use crate::progress::Progress;
+use crate::source::Source;
+use decode::V8Decoder;
+use json::{skip_string, skip_value, skip_ws, Cut, IntError, Ints};
+
+/// Field positions and type codes, from `snapshot.meta`.
+#[derive(Clone, Debug)]
+pub struct Cols {
+    pub nf: usize,
+    pub n_type: usize,
+    pub n_name: usize,
+    pub n_id: usize,
+    pub n_size: usize,
+    pub n_edges: usize,
+    pub n_detached: Option<usize>,
+    pub ef: usize,
+    pub e_type: usize,
+    pub e_name: usize,
+    pub e_to: usize,
+    pub node_types: Vec<String>,
+    pub edge_types: Vec<String>,
+    pub lf: usize,
+    pub l_obj: Option<usize>,
+    pub l_script: Option<usize>,
+    pub l_line: Option<usize>,
+    pub l_col: Option<usize>,
+}
+
+impl Cols {
+    pub fn edge_type(&self, name: &str) -> Option<i64> {
+        self.edge_types
+            .iter()
+            .position(|t| t == name)
+            .map(|p| p as i64)
+    }
+}
+
+fn string_list(v: &serde_json::Value) -> Option<Vec<String>> {
+    v.as_array()?
+        .iter()
+        .map(|x| x.as_str().map(str::to_string))
+        .collect()
+}
+
+fn parse_meta(b: &[u8], start: usize, end: usize) -> Result<(Cols, serde_json::Value), ParseError> {
+    let bad = |what: &str| {
+        ParseError::new(
+            start as u64,
+            what.to_string(),
+            "a snapshot header without it",
+        )
+    };
+    let v: serde_json::Value = serde_json::from_slice(&b[start..end]).map_err(|e| {
+        ParseError::new(
+            start as u64,
+            "the snapshot header (a JSON object)",
+            e.to_string(),
+        )
+    })?;
+    let meta = &v["meta"];
+    let nodes = string_list(&meta["node_fields"]).ok_or_else(|| bad("meta.node_fields"))?;
+    let edges = string_list(&meta["edge_fields"]).ok_or_else(|| bad("meta.edge_fields"))?;
+    let node_types =
+        string_list(&meta["node_types"][0]).ok_or_else(|| bad("meta.node_types[0]"))?;
+    let edge_types =
+        string_list(&meta["edge_types"][0]).ok_or_else(|| bad("meta.edge_types[0]"))?;
+    let locs = string_list(&meta["location_fields"]).unwrap_or_default();
+    let n = |f: &str| nodes.iter().position(|x| x == f);
+    let e = |f: &str| edges.iter().position(|x| x == f);
+    let l = |f: &str| locs.iter().position(|x| x == f);
+    let need = |p: Option<usize>, what: &str| p.ok_or_else(|| bad(what));
+    let cols = Cols {
+        nf: nodes.len(),
+        n_type: need(n("type"), "node field \"type\"")?,
+        n_name: need(n("name"), "node field \"name\"")?,
+        n_id: need(n("id"), "node field \"id\"")?,
+        n_size: need(n("self_size"), "node field \"self_size\"")?,
+        n_edges: need(n("edge_count"), "node field \"edge_count\"")?,
+        n_detached: n("detachedness"),
+        ef: edges.len(),
+        e_type: need(e("type"), "edge field \"type\"")?,
+        e_name: need(e("name_or_index"), "edge field \"name_or_index\"")?,
+        e_to: need(e("to_node"), "edge field \"to_node\"")?,
+        node_types,
+        edge_types,
+        lf: locs.len(),
+        l_obj: l("object_index"),
+        l_script: l("script_id"),
+        l_line: l("line"),
+        l_col: l("column"),
+    };
+    if cols.nf == 0 || cols.ef == 0 || cols.nf > 64 || cols.ef > 64 {
+        return Err(ParseError::new(
+            start as u64,
+            "1 to 64 node fields and edge fields",
+            format!("{} and {}", cols.nf, cols.ef),
+        ));
+    }
+    Ok((cols, v))
+}
+
+/// Where the top-level values are.
+#[derive(Default)]
+struct Sections {
+    meta: Option<(usize, usize)>,
+    /// Position just after the `[` of each array.
+    nodes: Option<usize>,
+    edges: Option<usize>,
+    locations: Option<usize>,
+    /// Offset of every string's opening quote.
+    strings: Vec<u64>,
+    truncated: Option<u64>,
+}
+
+/// Walks the top-level object, noting where each value is and indexing `strings`.
+fn scan(b: &[u8], progress: &Progress) -> Result<Sections, ParseError> {
+    let mut s = Sections::default();
+    let bom = if b.starts_with(&[0xef, 0xbb, 0xbf]) {
+        3
+    } else {
+        0
+    };
+    let mut pos = skip_ws(b, bom);
+    if b.get(pos) != Some(&b'{') {
+        return Err(ParseError::new(
+            pos as u64,
+            "'{' opening the snapshot",
+            "something else",
+        ));
+    }
+    pos += 1;
+    let cut = |s: &mut Sections, at: usize| {
+        s.truncated.get_or_insert(at as u64);
+    };
+    loop {
+        pos = skip_ws(b, pos);
+        match b.get(pos) {
+            None => {
+                cut(&mut s, pos);
+                break;
+            }
+            Some(b'}') => break,
+            Some(b',') => {
+                pos += 1;
+                continue;
+            }
+            Some(b'"') => {}
+            Some(&c) => {
+                return Err(ParseError::new(
+                    pos as u64,
+                    "a key in quotes, ',' or '}'",
+                    format!("byte 0x{c:02x}"),
+                ))
+            }
+        }
+        let key_end = match skip_string(b, pos) {
+            Ok(e) => e,
+            Err(Cut(_)) => {
+                cut(&mut s, pos);
+                break;
+            }
+        };
+        let key = &b[pos + 1..key_end - 1];
+        let key_at = pos;
+        pos = skip_ws(b, key_end);
+        if b.get(pos) != Some(&b':') {
+            if pos >= b.len() {
+                cut(&mut s, key_at);
+                break;
+            }
+            return Err(ParseError::new(
+                pos as u64,
+                "':' after a key",
+                "something else",
+            ));
+        }
+        pos = skip_ws(b, pos + 1);
+        progress.set(pos as u64);
+        let is_array = b.get(pos) == Some(&b'[');
+        match key {
+            b"nodes" | b"edges" | b"locations" if is_array => {
+                let start = pos + 1;
+                match key {
+                    b"nodes" => s.nodes = Some(start),
+                    b"edges" => s.edges = Some(start),
+                    _ => s.locations = Some(start),
+                }
+                // Integers only: the first ']' closes the array.
+                match memchr::memchr(b']', &b[start..]) {
+                    Some(k) => pos = start + k + 1,
+                    None => {
+                        cut(&mut s, key_at);
+                        break;
+                    }
+                }
+            }
+            b"strings" if is_array => {
+                let mut i = pos + 1;
+                let mut closed = false;
+                s.strings.reserve((b.len() - i) / 16);
+                loop {
+                    i = skip_ws(b, i);
+                    match b.get(i) {
+                        Some(b'"') => match skip_string(b, i) {
+                            Ok(e) => {
+                                s.strings.push(i as u64);
+                                i = e;
+                                if s.strings.len() % 65536 == 0 {
+                                    progress.set(i as u64);
+                                }
+                            }
+                            Err(_) => break,
+                        },
+                        Some(b',') => i += 1,
+                        Some(b']') => {
+                            closed = true;
+                            i += 1;
+                            break;
+                        }
+                        Some(&c) => {
+                            return Err(ParseError::new(
+                                i as u64,
+                                "a string, ',' or ']' in \"strings\"",
+                                format!("byte 0x{c:02x}"),
+                            ))
+                        }
+                        None => break,
+                    }
+                }
+                if !closed {
+                    cut(&mut s, i.min(b.len()));
+                    break;
+                }
+                pos = i;
+            }
+            _ => match skip_value(b, pos) {
+                Ok(e) => {
+                    if key == b"snapshot" {
+                        s.meta = Some((pos, e));
+                    }
+                    pos = e;
+                }
+                Err(Ok(Cut(_))) => {
+                    cut(&mut s, key_at);
+                    break;
+                }
+                Err(Err(e)) => return Err(e),
+            },
+        }
+    }
+    Ok(s)
+}
+
+/// What the nodes thread reads.
+#[derive(Default)]
+struct NodeCols {
+    offset: Vec<u64>,
+    class_key: Vec<u32>,
+    keys: Vec<(u32, u32, bool)>,
+    shallow: Vec<u64>,
+    edge_count: Vec<u32>,
+    /// File edge ordinal of the first edge of every 64th node.
+    block_edge: Vec<u64>,
+    cut: Option<usize>,
+    error: Option<ParseError>,
+}
+
+/// DevTools groups by type, and by name only for objects and native nodes.
+fn class_key(cols: &Cols, ty: i64, name: i64, detached: bool) -> (u32, u32, bool) {
+    let tname = cols
+        .node_types
+        .get(ty as usize)
+        .map(String::as_str)
+        .unwrap_or("");
+    let named = matches!(tname, "object" | "native");
+    let ty = match tname {
+        // Every kind of string is one "(string)" group.
+        "concatenated string" | "sliced string" => cols
+            .node_types
+            .iter()
+            .position(|t| t == "string")
+            .map_or(ty, |p| p as i64),
+        _ => ty,
+    };
+    (
+        ty.clamp(0, u32::MAX as i64) as u32,
+        if named {
+            name.clamp(0, u32::MAX as i64) as u32
+        } else {
+            u32::MAX
+        },
+        detached,
+    )
+}
+
+/// The histogram name of a class key, as DevTools' Summary names it.
+pub fn class_name(cols: &Cols, key: (u32, u32, bool), name: impl FnOnce(u32) -> String) -> String {
+    let (ty, n, detached) = key;
+    let tname = cols.node_types.get(ty as usize).map(String::as_str);
+    let base = match tname {
+        Some("hidden") => "(system)".to_string(),
+        Some("object") | Some("native") => {
+            let s = name(n);
+            if s.is_empty() {
+                format!("({})", tname.unwrap_or("object"))
+            } else {
+                s
+            }
+        }
+        Some("code") => "(compiled code)".to_string(),
+        Some(t) => format!("({t})"),
+        None => format!("(node type {ty})"),
+    };
+    if detached {
+        format!("Detached {base}")
+    } else {
+        base
+    }
+}
+
+fn read_nodes(
+    b: &[u8],
+    start: usize,
+    cols: &Cols,
+    declared: Option<u64>,
+    progress: &Progress,
+) -> NodeCols {
+    let mut out = NodeCols::default();
+    let nf = cols.nf;
+    // The declared count, if the bytes left could hold it (each integer takes at least
+    // two bytes with its separator): never trust a count in the file beyond that.
+    let fits = (b.len() - start) / (nf * 2);
+    let hint = declared.map_or(fits / 4, |d| (d as usize).min(fits));
+    out.offset.reserve_exact(hint);
+    out.class_key.reserve_exact(hint);
+    out.shallow.reserve_exact(hint);
+    out.edge_count.reserve_exact(hint);
+    let mut ints = Ints::new(b, start);
+    let mut rec = [0i64; 64];
+    let mut interned: HashMap<(u32, u32, bool), u32> = HashMap::new();
+    let mut edges_so_far = 0u64;
+    'nodes: loop {
+        let at = {
+            // The record starts at its first digit.
+            let p = skip_ws_commas(b, ints.pos);
+            p as u64
+        };
+        for (f, slot) in rec.iter_mut().enumerate().take(nf) {
+            match ints.int() {
+                Ok(Some(v)) => *slot = v,
+                Ok(None) => {
+                    if f != 0 {
+                        out.error = Some(ParseError::new(
+                            ints.pos as u64,
+                            format!("{nf} integers per node"),
+                            format!("a node of {f}"),
+                        ));
+                    }
+                    break 'nodes;
+                }
+                Err(IntError::Cut(_)) => {
+                    out.cut = Some(at as usize);
+                    break 'nodes;
+                }
+                Err(IntError::Bad(e)) => {
+                    out.error = Some(e);
+                    break 'nodes;
+                }
+            }
+        }
+        let i = out.offset.len();
+        if i % 64 == 0 {
+            out.block_edge.push(edges_so_far);
+            if i % (1 << 16) == 0 {
+                progress.set(at);
+            }
+        }
+        let detached = cols.n_detached.is_some_and(|d| rec[d] == 2);
+        let key = class_key(cols, rec[cols.n_type], rec[cols.n_name], detached);
+        let next = interned.len() as u32;
+        let c = *interned.entry(key).or_insert_with(|| {
+            out.keys.push(key);
+            next
+        });
+        out.offset.push(at);
+        out.class_key.push(c);
+        out.shallow.push(rec[cols.n_size].max(0) as u64);
+        let ec = rec[cols.n_edges].clamp(0, u32::MAX as i64) as u32;
+        out.edge_count.push(ec);
+        edges_so_far += ec as u64;
+    }
+    out
+}
+
+#[inline]
+fn skip_ws_commas(b: &[u8], mut p: usize) -> usize {
+    while p < b.len() && matches!(b[p], b' ' | b'\n' | b'\r' | b'\t' | b',') {
+        p += 1;
+    }
+    p
+}
+
+/// What the edges thread reads.
+#[derive(Default)]
+struct EdgeCols {
+    /// Target node ordinal, `u32::MAX` when `to_node` is not a node's offset.
+    target: Vec<u32>,
+    ty: Vec<u8>,
+    /// File offset of every 64th edge.
+    checkpoint: Vec<u64>,
+    cut: Option<usize>,
+    error: Option<ParseError>,
+}
+
+fn read_edges(b: &[u8], start: usize, cols: &Cols, declared: Option<u64>) -> EdgeCols {
+    let mut out = EdgeCols::default();
+    let ef = cols.ef;
+    let fits = (b.len() - start) / (ef * 2);
+    let hint = declared.map_or(fits / 4, |d| (d as usize).min(fits));
+    out.target.reserve_exact(hint);
+    out.ty.reserve_exact(hint);
+    let mut ints = Ints::new(b, start);
+    let mut rec = [0i64; 64];
+    'edges: loop {
+        let at = skip_ws_commas(b, ints.pos);
+        for (f, slot) in rec.iter_mut().enumerate().take(ef) {
+            match ints.int() {
+                Ok(Some(v)) => *slot = v,
+                Ok(None) => {
+                    if f != 0 {
+                        out.error = Some(ParseError::new(
+                            ints.pos as u64,
+                            format!("{ef} integers per edge"),
+                            format!("an edge of {f}"),
+                        ));
+                    }
+                    break 'edges;
+                }
+                Err(IntError::Cut(_)) => {
+                    out.cut = Some(at);
+                    break 'edges;
+                }
+                Err(IntError::Bad(e)) => {
+                    out.error = Some(e);
+                    break 'edges;
+                }
+            }
+        }
+        if out.target.len() % 64 == 0 {
+            out.checkpoint.push(at as u64);
+        }
+        let to = rec[cols.e_to];
+        let t = if to >= 0 && to % cols.nf as i64 == 0 && to / (cols.nf as i64) < u32::MAX as i64 {
+            (to / cols.nf as i64) as u32
+        } else {
+            u32::MAX
+        };
+        out.target.push(t);
+        out.ty.push(rec[cols.e_type].clamp(0, 255) as u8);
+    }
+    out
+}
+
+/// Opens a V8 heap snapshot whose bytes `source` holds.
+pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError> {
+    let b = source.bytes();
+    progress.phase("reading the snapshot's layout and strings", b.len() as u64);
+    let sec = scan(b, progress)?;
+    let (ms, me) = sec.meta.ok_or_else(|| {
+        ParseError::new(
+            sec.truncated.unwrap_or(b.len() as u64),
+            "the \"snapshot\" header with its \"meta\"",
+            if sec.truncated.is_some() {
+                "the end of the file before it was whole"
+            } else {
+                "a snapshot without it"
+            },
+        )
+    })?;
+    let (cols, header) = parse_meta(b, ms, me)?;
+    let mut warnings = Vec::new();
+    let mut truncated = sec.truncated;
+
+    progress.phase("reading nodes and edges", 0);
+    let (nodes, edges) = std::thread::scope(|s| {
+        let cols = &cols;
+        let (dn, de) = (header["node_count"].as_u64(), header["edge_count"].as_u64());
+        let e = sec
+            .edges
+            .map(|start| s.spawn(move || read_edges(b, start, cols, de)));
+        let n = match sec.nodes {
+            Some(start) => read_nodes(b, start, cols, dn, progress),
+            None => NodeCols::default(),
+        };
+        let e = e.map(|h| h.join().unwrap_or_default()).unwrap_or_default();
+        (n, e)
+    });
+    if let Some(e) = nodes.error {
+        return Err(e);
+    }
+    if sec.nodes.is_none() {
+        return Err(ParseError::new(
+            truncated.unwrap_or(b.len() as u64),
+            "a \"nodes\" array",
+            "none",
+        ));
+    }
+    if let Some(c) = nodes.cut {
+        truncated = Some(truncated.map_or(c as u64, |t| t.min(c as u64)));
+    }
+    if let Some(e) = &edges.error {
+        warnings.push(format!(
+            "the edges are unreadable from byte offset {}: expected {}, found {}; later edges are left out",
+            e.offset, e.expected, e.found
+        ));
+    }
+    if let Some(c) = edges.cut {
+        truncated = Some(truncated.map_or(c as u64, |t| t.min(c as u64)));
+    }
+    let n = nodes.offset.len();
+    if n >= u32::MAX as usize - 1 {
+        return Err(ParseError::new(
+            0,
+            "fewer than 2^32 - 1 nodes",
+            n.to_string(),
+        ));
+    }
+
+    // Hand the edges to their owners.
+    progress.phase("building references", 0);
+    let weak_t = cols.edge_type("weak");
+    let shortcut_t = cols.edge_type("shortcut");
+    let mut g = Graph::default();
+    let mut eb = EdgeBuilder::with_capacity(n, edges.target.len());
+    let mut k = 0usize;
+    let mut dangling = 0u64;
+    let mut edges_missing = 0u64;
+    for (i, &ec) in nodes.edge_count.iter().enumerate() {
+        let end = k + ec as usize;
+        if end > edges.target.len() {
+            edges_missing += (end - edges.target.len().max(k)) as u64;
+        }
+        for j in k..end.min(edges.target.len()) {
+            let t = edges.target[j];
+            if t as usize >= n {
+                dangling += 1;
+                continue;
+            }
+            let ty = edges.ty[j] as i64;
+            let weak = Some(ty) == weak_t || (Some(ty) == shortcut_t && i != 0);
+            eb.push(t, weak);
+        }
+        k = end;
+        eb.finish_object();
+    }
+    if k < edges.target.len() && edges.cut.is_none() && edges.error.is_none() {
+        warnings.push(format!(
+            "{} edges more than the nodes' edge counts add up to; left out",
+            edges.target.len() - k
+        ));
+    }
+    if edges_missing > 0 && truncated.is_none() && edges.error.is_none() {
+        warnings.push(format!(
+            "{edges_missing} edges that the nodes' edge counts announce are not in \"edges\""
+        ));
+    }
+    g.shallow.reserve_exact(n);
+    g.offset = nodes.offset;
+    g.offset.shrink_to_fit();
+    g.class_of = nodes.class_key;
+    g.class_of.shrink_to_fit();
+    for (i, &s) in nodes.shallow.iter().enumerate() {
+        g.push_shallow(i as ObjId, s);
+    }
+    drop(nodes.shallow);
+    drop(nodes.edge_count);
+    let edge_checkpoint = edges.checkpoint;
+    let parsed_edges = edges.target.len() as u64;
+    drop(edges.target);
+    drop(edges.ty);
+    progress.phase("building referrers", 0);
+    eb.install(&mut g);
+
+    // Roots: the synthetic root and what it refers to.
+    if n > 0 {
+        g.roots.push(Root {
+            obj: 0,
+            kind: RootKind::Synthetic,
+            thread: u32::MAX,
+            frame: u32::MAX,
+        });
+        for e in g.edges(0) {
+            let t = g.out_targets[e];
+            if t != 0 && !g.is_weak(e) {
+                g.roots.push(Root {
+                    obj: t,
+                    kind: RootKind::Synthetic,
+                    thread: u32::MAX,
+                    frame: u32::MAX,
+                });
+            }
+        }
+        g.sort_roots();
+    }
+
+    let mut strings = sec.strings;
+    strings.shrink_to_fit();
+    let name = |i: u32| -> String {
+        match strings.get(i as usize) {
+            Some(&off) => json::decode_string(b, off as usize, 1024).0,
+            None => format!("<string {i}>"),
+        }
+    };
+    g.classes = nodes
+        .keys
+        .iter()
+        .map(|&k| ClassInfo {
+            name: class_name(&cols, k, name),
+        })
+        .collect();
+
+    if dangling > 0 {
+        warnings.push(format!(
+            "{dangling} edges point at no node (to_node out of range or not a node's offset); ignored"
+        ));
+    }
+    if let Some(t) = truncated {
+        warnings.insert(
+            0,
+            format!("truncated at byte offset {t}: the file is read as far as it is whole"),
+        );
+    }
+    let declared = |k: &str| {
+        header[k]
+            .as_u64()
+            .map(|x| x.to_string())
+            .unwrap_or("-".into())
+    };
+    let facts = vec![
+        (
+            "node fields".to_string(),
+            header["meta"]["node_fields"]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|x| x.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                })
+                .unwrap_or_default(),
+        ),
+        ("node types".to_string(), cols.node_types.len().to_string()),
+        (
+            "nodes / edges declared".to_string(),
+            format!("{} / {}", declared("node_count"), declared("edge_count")),
+        ),
+        ("edges read".to_string(), parsed_edges.to_string()),
+        ("strings".to_string(), strings.len().to_string()),
+        ("dangling edges".to_string(), dangling.to_string()),
+    ];
+    let version = match cols.n_detached {
+        Some(_) => format!("V8 heap snapshot, {} node fields", cols.nf),
+        None => format!("V8 heap snapshot, {} node fields, no detachedness", cols.nf),
+    };
+    let decoder = V8Decoder {
+        cols,
+        strings,
+        nodes_start: sec.nodes.unwrap_or(0),
+        block_edge: nodes.block_edge,
+        edge_checkpoint,
+        locations: sec.locations,
+    };
+    Ok(Snapshot {
+        format: Format::V8,
+        format_version: version,
+        id_size: None,
+        graph: g,
+        threads: 0,
+        truncated,
+        warnings,
+        facts,
+        decoder: Box::new(decoder),
+        source,
+    })
+}
