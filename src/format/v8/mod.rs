@@ -220,11 +220,15 @@ fn scan(b: &[u8], progress: &Progress) -> Result<Sections, ParseError> {
                     b"edges" => s.edges = Some(start),
                     _ => s.locations = Some(start),
                 }
-                // Integers only: the first ']' closes the array.
+                // Integers only: the first ']' closes the array. Without one the file
+                // was cut inside it; the tokenizer finds how much of it is whole (for
+                // `locations`, which is read only on demand, the key is the limit).
                 match memchr::memchr(b']', &b[start..]) {
                     Some(k) => pos = start + k + 1,
                     None => {
-                        cut(&mut s, key_at);
+                        if key == b"locations" {
+                            cut(&mut s, key_at);
+                        }
                         break;
                     }
                 }
