@@ -398,7 +398,7 @@ pub fn inspect(snap: &Snapshot, d: &Dominators, o: ObjId, as_json: bool) {
         println!("{v}");
         return;
     }
-    let line = |k: &str, v: String| println!("{k:<11}{}", sanitize(&v));
+    let line = |k: &str, v: String| println!("{k:<14}{}", sanitize(&v));
     line("object", snap.object_name(o));
     line("class", snap.class_name(o).to_string());
     for (k, v) in &ins.facts {

@@ -45,6 +45,9 @@ pub enum RootKind {
     /// A snapshot's own synthetic root and what it refers to (V8's root, `(GC roots)`,
     /// the global object, embedder roots).
     Synthetic,
+    /// A global object the snapshot's root points at directly (V8's shortcut edge from
+    /// the root to Node's `global` or a page's `Window`).
+    GlobalObject,
 }
 
 impl RootKind {
@@ -67,6 +70,7 @@ impl RootKind {
             RootKind::JniMonitor => "JNI monitor",
             RootKind::Unreachable => "unreachable",
             RootKind::Synthetic => "synthetic root",
+            RootKind::GlobalObject => "global object",
         }
     }
 }

@@ -131,17 +131,30 @@ impl V8Decoder {
         }
     }
 
-    /// The text of a string node: its name, or for a concatenated string whose name is
-    /// empty, its parts (`first`, `second`) joined, walked iteratively.
-    fn string_text(&self, b: &[u8], g: &Graph, o: ObjId, max: usize) -> Option<String> {
+    /// The text of a string node: its name; for a concatenated string whose name is only
+    /// V8's placeholder (`(concatenated string)`, or empty), its parts (`first`,
+    /// `second`) joined, walked iteratively; for a sliced string, its parent's text
+    /// (V8 does not record where the slice starts: `sliced` says so).
+    fn string_text(&self, b: &[u8], g: &Graph, o: ObjId, max: usize) -> Option<(String, bool)> {
         let rec = self.node(b, g, o)?;
         let t = self.type_name(&rec).to_string();
         if !t.ends_with("string") {
             return None;
         }
+        let placeholder = |name: &str, t: &str| name.is_empty() || name == format!("({t})");
         let own = self.string(b, rec[self.cols.n_name], max);
-        if !own.is_empty() || t != "concatenated string" {
-            return Some(own);
+        if !placeholder(&own, &t) || t == "string" {
+            return Some((own, false));
+        }
+        let part = |x: ObjId, n: &str| {
+            self.edges(b, g, x, 64)
+                .into_iter()
+                .find(|e| self.edge_name(b, e) == n)
+                .and_then(|e| e.to)
+        };
+        if t == "sliced string" {
+            let parent = part(o, "parent")?;
+            return self.string_text(b, g, parent, max).map(|(s, _)| (s, true));
         }
         let mut out = String::new();
         let mut stack = vec![o];
@@ -151,29 +164,27 @@ impl V8Decoder {
             if out.chars().count() >= max || steps > 10_000 {
                 break;
             }
-            let Some(r) = self.node(b, g, x) else {
-                continue;
-            };
+            let Some(r) = self.node(b, g, x) else { continue };
+            let xt = self.type_name(&r).to_string();
             let name = self.string(b, r[self.cols.n_name], max);
-            if !name.is_empty() || self.type_name(&r) != "concatenated string" {
-                out.push_str(&name);
+            if xt != "concatenated string" || !placeholder(&name, &xt) {
+                if xt == "sliced string" && placeholder(&name, &xt) {
+                    if let Some((p, _)) = part(x, "parent").and_then(|p| self.string_text(b, g, p, max)) {
+                        out.push_str(&p);
+                    }
+                } else {
+                    out.push_str(&name);
+                }
                 continue;
             }
-            let parts = self.edges(b, g, x, 64);
-            let part = |n: &str| {
-                parts
-                    .iter()
-                    .find(|e| self.edge_name(b, e) == n)
-                    .and_then(|e| e.to)
-            };
-            if let Some(s) = part("second") {
+            if let Some(s) = part(x, "second") {
                 stack.push(s);
             }
-            if let Some(f) = part("first") {
+            if let Some(f) = part(x, "first") {
                 stack.push(f);
             }
         }
-        Some(out.chars().take(max).collect())
+        Some((out.chars().take(max).collect(), false))
     }
 
     /// `(script, line, column)` of the node's allocation site, 0-based as V8 writes them.
@@ -315,8 +326,15 @@ impl Decoder for V8Decoder {
             }
         }
         if ty.ends_with("string") {
-            if let Some(t) = self.string_text(b, g, o, PREVIEW_CHARS) {
-                out.length = Some(t.chars().count() as u64);
+            if let Some((t, sliced)) = self.string_text(b, g, o, PREVIEW_CHARS) {
+                if sliced {
+                    out.facts.push((
+                        "slice".into(),
+                        "a slice of the text shown; V8 does not record where it starts".into(),
+                    ));
+                } else {
+                    out.length = Some(t.chars().count() as u64);
+                }
                 out.preview = Some(t);
             }
         } else if ty == "array" || elements > 0 {
@@ -347,8 +365,8 @@ impl Decoder for V8Decoder {
         match ty.as_str() {
             "object" | "native" => None,
             t if t.ends_with("string") => {
-                let s = self.string_text(b, g, o, 65)?;
-                let cut = s.chars().count() > 64;
+                let (s, sliced) = self.string_text(b, g, o, 65)?;
+                let cut = sliced || s.chars().count() > 64;
                 let s: String = s.chars().take(64).collect();
                 Some(format!("{s:?}{}", if cut { "…" } else { "" }))
             }

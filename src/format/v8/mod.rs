@@ -295,6 +295,8 @@ fn scan(b: &[u8], progress: &Progress) -> Result<Sections, ParseError> {
 struct NodeCols {
     offset: Vec<u64>,
     class_key: Vec<u32>,
+    /// `detachedness` of every node (empty when the file has no such field).
+    detached: Vec<u8>,
     keys: Vec<(u32, u32, bool)>,
     shallow: Vec<u64>,
     edge_count: Vec<u32>,
@@ -414,6 +416,9 @@ fn read_nodes(
                 progress.set(at);
             }
         }
+        if let Some(d) = cols.n_detached {
+            out.detached.push(rec[d].clamp(0, 3) as u8);
+        }
         let detached = cols.n_detached.is_some_and(|d| rec[d] == 2);
         let key = class_key(cols, rec[cols.n_type], rec[cols.n_name], detached);
         let next = interned.len() as u32;
@@ -500,6 +505,74 @@ fn read_edges(b: &[u8], start: usize, cols: &Cols, declared: Option<u64>) -> Edg
     out
 }
 
+/// DevTools' `propagateDOMState`: Blink writes `detachedness` only for DOM nodes that
+/// have a JavaScript wrapper, so a detached `<p>` made by the parser and never touched
+/// from JavaScript says 0 (unknown). DevTools spreads the known states along the edges
+/// between native nodes (not hidden or weak ones; any other node stops it): "attached"
+/// first, then "detached". Nodes that become detached move to the `Detached <name>`
+/// class. Returns how many native nodes are detached in the end.
+fn propagate_dom_state(cols: &Cols, nodes: &mut NodeCols, edges: &EdgeCols) -> u64 {
+    let n = nodes.offset.len();
+    if nodes.detached.len() != n || !nodes.detached.iter().any(|&d| d != 0) {
+        return 0;
+    }
+    let Some(native) = cols.node_types.iter().position(|t| t == "native") else {
+        return 0;
+    };
+    let hidden = cols.edge_type("hidden");
+    let weak = cols.edge_type("weak");
+    let is_native = |nodes: &NodeCols, i: usize| nodes.keys[nodes.class_key[i] as usize].0 as usize == native;
+    let mut first = Vec::with_capacity(n + 1);
+    let mut sum = 0u64;
+    for &ec in &nodes.edge_count {
+        first.push(sum);
+        sum += ec as u64;
+    }
+    first.push(sum);
+    let mut queue: Vec<usize> = Vec::new();
+    for state in [1u8, 2] {
+        queue.extend((0..n).filter(|&i| nodes.detached[i] == state && is_native(nodes, i)));
+        while let Some(x) = queue.pop() {
+            let (a, z) = (first[x] as usize, (first[x + 1] as usize).min(edges.target.len()));
+            for k in a..z.max(a) {
+                let ty = Some(edges.ty[k] as i64);
+                if ty == hidden || ty == weak {
+                    continue;
+                }
+                let t = edges.target[k] as usize;
+                if t < n && nodes.detached[t] == 0 && is_native(nodes, t) {
+                    nodes.detached[t] = state;
+                    queue.push(t);
+                }
+            }
+        }
+    }
+    // Re-class the nodes that became detached.
+    let mut interned: HashMap<(u32, u32, bool), u32> = nodes
+        .keys
+        .iter()
+        .enumerate()
+        .map(|(i, &k)| (k, i as u32))
+        .collect();
+    let mut count = 0;
+    for i in 0..n {
+        if nodes.detached[i] == 2 && is_native(nodes, i) {
+            count += 1;
+            let (t, name, d) = nodes.keys[nodes.class_key[i] as usize];
+            if !d {
+                let key = (t, name, true);
+                let next = nodes.keys.len() as u32;
+                let c = *interned.entry(key).or_insert(next);
+                if c == next {
+                    nodes.keys.push(key);
+                }
+                nodes.class_key[i] = c;
+            }
+        }
+    }
+    count
+}
+
 /// Opens a V8 heap snapshot whose bytes `source` holds.
 pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError> {
     let b = source.bytes();
@@ -565,6 +638,9 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
         ));
     }
 
+    let mut nodes = nodes;
+    let dom_detached = propagate_dom_state(&cols, &mut nodes, &edges);
+
     // Hand the edges to their owners.
     progress.phase("building references", 0);
     let weak_t = cols.edge_type("weak");
@@ -574,6 +650,7 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
     let mut k = 0usize;
     let mut dangling = 0u64;
     let mut edges_missing = 0u64;
+    let mut root_shortcuts: Vec<ObjId> = Vec::new();
     for (i, &ec) in nodes.edge_count.iter().enumerate() {
         let end = k + ec as usize;
         if end > edges.target.len() {
@@ -586,6 +663,9 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
                 continue;
             }
             let ty = edges.ty[j] as i64;
+            if i == 0 && Some(ty) == shortcut_t {
+                root_shortcuts.push(t);
+            }
             let weak = Some(ty) == weak_t || (Some(ty) == shortcut_t && i != 0);
             eb.push(t, weak);
         }
@@ -628,12 +708,17 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
             thread: u32::MAX,
             frame: u32::MAX,
         });
+        let shortcuts = root_shortcuts;
         for e in g.edges(0) {
             let t = g.out_targets[e];
             if t != 0 && !g.is_weak(e) {
                 g.roots.push(Root {
                     obj: t,
-                    kind: RootKind::Synthetic,
+                    kind: if shortcuts.contains(&t) {
+                        RootKind::GlobalObject
+                    } else {
+                        RootKind::Synthetic
+                    },
                     thread: u32::MAX,
                     frame: u32::MAX,
                 });
@@ -697,6 +782,13 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
         ("strings".to_string(), strings.len().to_string()),
         ("dangling edges".to_string(), dangling.to_string()),
     ];
+    let mut facts = facts;
+    if dom_detached > 0 {
+        facts.push((
+            "detached DOM nodes".to_string(),
+            format!("{dom_detached} (after DevTools' propagation of the DOM state)"),
+        ));
+    }
     let version = match cols.n_detached {
         Some(_) => format!("V8 heap snapshot, {} node fields", cols.nf),
         None => format!("V8 heap snapshot, {} node fields, no detachedness", cols.nf),
