@@ -54,7 +54,9 @@ fn a_snapshot_cut_anywhere_opens_what_is_whole() {
         match open_bytes(&full[..cut]) {
             Ok(s) => {
                 opened += 1;
-                let t = s.truncated.unwrap_or_else(|| panic!("cut at {cut}: not truncated"));
+                let t = s
+                    .truncated
+                    .unwrap_or_else(|| panic!("cut at {cut}: not truncated"));
                 assert!(t <= cut as u64, "cut at {cut}: truncated at {t}");
                 assert!(s.graph.len() <= n && s.graph.edge_count() <= m);
                 // Every node that is there has a class, and the analyses run.
@@ -75,5 +77,8 @@ fn a_snapshot_cut_anywhere_opens_what_is_whole() {
         }
     }
     // Past the header, every cut opens.
-    assert!(opened > cuts.len() * 9 / 10, "{opened} opened, {failed} failed");
+    assert!(
+        opened > cuts.len() * 9 / 10,
+        "{opened} opened, {failed} failed"
+    );
 }

@@ -12,8 +12,10 @@ use common::*;
 use serde_json::Value;
 
 fn expected(dir: &str) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(fixture(&format!("{dir}/expected.json"))).unwrap())
-        .unwrap()
+    serde_json::from_str(
+        &std::fs::read_to_string(fixture(&format!("{dir}/expected.json"))).unwrap(),
+    )
+    .unwrap()
 }
 
 fn run_json(args: &[&str]) -> Value {
@@ -101,7 +103,12 @@ fn node_strings_arrays_closures_and_the_blob() {
     // parent's text: V8 does not record where a slice starts).
     let holder = run_json(&["inspect", f, &id("stringHolder"), "--json"]);
     let text = |prop: &str| {
-        let s = run_json(&["inspect", f, field(&holder, prop)["value"].as_str().unwrap(), "--json"]);
+        let s = run_json(&[
+            "inspect",
+            f,
+            field(&holder, prop)["value"].as_str().unwrap(),
+            "--json",
+        ]);
         (s["preview"].as_str().unwrap().to_string(), s)
     };
     let strings = &e["strings"];
@@ -129,9 +136,16 @@ fn node_strings_arrays_closures_and_the_blob() {
     let r = |v: &Value| v["retained_bytes"].as_u64().unwrap();
     let s = |v: &Value| v["shallow_bytes"].as_u64().unwrap();
     // (The holder and the array also own small internal arrays of their own.)
-    assert!(r(&h) >= s(&h) + r(&arr) && r(&h) < s(&h) + r(&arr) + 1024, "{h}");
+    assert!(
+        r(&h) >= s(&h) + r(&arr) && r(&h) < s(&h) + r(&arr) + 1024,
+        "{h}"
+    );
     assert!(r(&arr) >= s(&arr) + r(&buf) && r(&arr) < s(&arr) + r(&buf) + 1024);
-    assert!(r(&buf) >= blob_len && r(&buf) < blob_len + 1024, "{}", r(&buf));
+    assert!(
+        r(&buf) >= blob_len && r(&buf) < blob_len + 1024,
+        "{}",
+        r(&buf)
+    );
     assert_eq!(arr["dominator"], id("blobHolder").as_str());
 
     // A closure shows the variable its context captured.
@@ -146,7 +160,10 @@ fn node_strings_arrays_closures_and_the_blob() {
     let orders = run_json(&["inspect", f, &id("ordersArray"), "--json"]);
     assert_eq!(orders["length"], 777);
     assert_eq!(field(&orders, "[0]")["value"], id("firstOrder").as_str());
-    assert!(orders["preview"].as_str().unwrap().starts_with(&format!("[{}, ", id("firstOrder"))));
+    assert!(orders["preview"]
+        .as_str()
+        .unwrap()
+        .starts_with(&format!("[{}, ", id("firstOrder"))));
 }
 
 #[test]
@@ -158,7 +175,10 @@ fn node_paths_name_properties_and_skip_weak_edges() {
     let id = |k: &str| format!("@{}", ids[k]["id"]);
     let p = run_json(&["path", f, &id("chosenSession"), "--json"]);
     let path = p["paths"][0].as_array().unwrap();
-    let edges: Vec<&str> = path.iter().map(|s| s["edge"].as_str().unwrap_or("")).collect();
+    let edges: Vec<&str> = path
+        .iter()
+        .map(|s| s["edge"].as_str().unwrap_or(""))
+        .collect();
     let classes: Vec<&str> = path.iter().map(|s| s["class"].as_str().unwrap()).collect();
     assert_eq!(path[0]["root"], "global object", "{p}");
     assert_eq!(&edges[1..3], &["heaptuiStore", "sessions"], "{p}");
@@ -177,12 +197,19 @@ fn node_paths_name_properties_and_skip_weak_edges() {
     // The WeakRef's edge to it is a weak one, and the WeakRef does not dominate it.
     let wr = run_json(&["inspect", f, &id("weakRefLive"), "--json"]);
     let t = field(&wr, "target");
-    assert_eq!((t["type"].as_str(), t["value"].as_str()), (Some("weak"), Some(target.as_str())));
+    assert_eq!(
+        (t["type"].as_str(), t["value"].as_str()),
+        (Some("weak"), Some(target.as_str()))
+    );
     let tv = run_json(&["inspect", f, &target, "--json"]);
     assert_ne!(tv["dominator"], id("weakRefLive").as_str());
     // The collected WeakRef target left no edge at all.
     let dead = run_json(&["inspect", f, &id("weakRef"), "--json"]);
-    assert!(dead["fields"].as_array().unwrap().iter().all(|x| x["name"] != "target"));
+    assert!(dead["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|x| x["name"] != "target"));
 }
 
 #[test]
@@ -191,7 +218,11 @@ fn chromium_detached_dom_is_counted_and_labelled_as_the_page_made_it() {
     let ours = counts("chromium/detached.heapsnapshot.gz");
     let page = &e["page"];
     for (class, n) in page["classes"].as_object().unwrap() {
-        assert_eq!(ours.get(class).copied().unwrap_or(0), n.as_u64().unwrap(), "{class}");
+        assert_eq!(
+            ours.get(class).copied().unwrap_or(0),
+            n.as_u64().unwrap(),
+            "{class}"
+        );
     }
     // Detached elements by tag and class, as the page built them (after DevTools'
     // propagation of the DOM state to nodes without a JS wrapper).
@@ -200,16 +231,26 @@ fn chromium_detached_dom_is_counted_and_labelled_as_the_page_made_it() {
     let mut elements = 0;
     for (class, &n) in &ours {
         if let Some(rest) = class.strip_prefix("Detached <") {
-            let tag: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric()).collect();
+            let tag: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric())
+                .collect();
             *by_tag.entry(tag).or_default() += n;
             elements += n;
         }
     }
     for (tag, n) in detached["byTag"].as_object().unwrap() {
-        assert_eq!(by_tag.get(tag).copied().unwrap_or(0), n.as_u64().unwrap(), "<{tag}>");
+        assert_eq!(
+            by_tag.get(tag).copied().unwrap_or(0),
+            n.as_u64().unwrap(),
+            "<{tag}>"
+        );
     }
     assert_eq!(elements, detached["elements"].as_u64().unwrap());
-    assert_eq!(ours["Detached Text"], detached["textNodes"].as_u64().unwrap());
+    assert_eq!(
+        ours["Detached Text"],
+        detached["textNodes"].as_u64().unwrap()
+    );
     assert_eq!(
         ours["Detached <div class=\"detached-card\" data-kind=\"card\">"],
         detached["byClass"]["detached-card"].as_u64().unwrap()
@@ -220,11 +261,22 @@ fn chromium_detached_dom_is_counted_and_labelled_as_the_page_made_it() {
         .filter(|(c, _)| c.starts_with("<li class=\"attached-item\""))
         .map(|(_, n)| n)
         .sum();
-    assert_eq!(attached, page["attached"]["byClass"]["attached-item"].as_u64().unwrap());
+    assert_eq!(
+        attached,
+        page["attached"]["byClass"]["attached-item"]
+            .as_u64()
+            .unwrap()
+    );
     // The id the page's inspector gave card 0 names a detached div in the snapshot.
-    let card = format!("@{}", e["object_ids"]["detached_card_0"]["heapSnapshotObjectId"]);
+    let card = format!(
+        "@{}",
+        e["object_ids"]["detached_card_0"]["heapSnapshotObjectId"]
+    );
     let f = fixture("chromium/detached.heapsnapshot.gz");
     let v = run_json(&["inspect", f.to_str().unwrap(), &card, "--json"]);
-    assert_eq!(v["class"], "Detached <div class=\"detached-card\" data-kind=\"card\">");
+    assert_eq!(
+        v["class"],
+        "Detached <div class=\"detached-card\" data-kind=\"card\">"
+    );
     assert_eq!(v["facts"]["detachedness"], "detached");
 }

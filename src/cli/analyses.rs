@@ -381,6 +381,7 @@ pub fn inspect(snap: &Snapshot, d: &Dominators, o: ObjId, as_json: bool) {
             "class": snap.class_name(o),
             "shallow_bytes": g.shallow_size(o),
             "retained_bytes": d.retained(o),
+            "distance": snap.distance(o),
             "fields": fields,
             "preview": ins.preview,
             "length": ins.length,
@@ -416,6 +417,9 @@ pub fn inspect(snap: &Snapshot, d: &Dominators, o: ObjId, as_json: bool) {
     );
     if let Some(dm) = dominator {
         line("dominator", dm);
+    }
+    if let Some(dist) = snap.distance(o) {
+        line("distance", format!("{dist} (references from the root)"));
     }
     for r in roots {
         line("GC root", r);

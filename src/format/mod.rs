@@ -251,6 +251,17 @@ impl Snapshot {
         self.label(r.obj)
     }
 
+    /// DevTools' "distance": how many references lie between the snapshot's root and
+    /// `o` along the shortest strong path (a GC root is at 1 below V8's synthetic root,
+    /// itself at 0; for formats without such a root a GC root is at 0). `None` when no
+    /// strong path reaches it.
+    pub fn distance(&self, o: ObjId) -> Option<u64> {
+        let p = crate::heap::paths::to_roots(&self.graph, o, 1, false);
+        let p = p.first()?;
+        let below_root = self.format == Format::V8 && p[0] != 0;
+        Some((p.len() - 1) as u64 + below_root as u64)
+    }
+
     /// All the root records of `o` in words, repeats removed, joined by "; ".
     pub fn describe_roots(&self, o: ObjId) -> String {
         let mut out: Vec<String> = Vec::new();

@@ -10,7 +10,32 @@
 //! map costs ~16–24 bytes per object and a cache miss per probe as well; a plain binary
 //! search costs ~25 dependent misses per reference on a large heap.
 
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
 use super::{Graph, ObjId};
+
+/// A multiplicative hasher for u64 keys (class ids, string ids): these are addresses, so
+/// SipHash's protection buys nothing and costs a lot on the per-object hot path.
+#[derive(Default)]
+pub struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(0x9e3779b97f4a7c15);
+        }
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.0 = (i ^ (i >> 29)).wrapping_mul(0x9e3779b97f4a7c15);
+    }
+}
+
+/// A hash map keyed by ids or addresses, with [`IdHasher`].
+pub type IdMap<V> = HashMap<u64, V, BuildHasherDefault<IdHasher>>;
 
 /// Sorted addresses with a block table for fast lookup. Lives only while the index is
 /// being built.

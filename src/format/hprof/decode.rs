@@ -14,9 +14,10 @@
 use std::borrow::Cow;
 
 use super::spec::*;
-use super::{parse_class_dump, sub_record_len, ClassDump, IdMap};
+use super::{parse_class_dump, sub_record_len, ClassDump};
 use crate::format::read::{be_id, be_uint, Cursor};
 use crate::format::{Decoder, Field, Inspection, Value};
+use crate::heap::index::IdMap;
 use crate::heap::{Graph, ObjId};
 
 /// Array elements listed as fields in an inspection; the rest are counted.

@@ -26,36 +26,15 @@ pub mod spec;
 pub use decode::HprofDecoder;
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::error::ParseError;
 use crate::format::read::{be_id, Cursor, ReadResult};
 use crate::format::{Format, Snapshot};
+use crate::heap::index::IdMap;
 use crate::heap::{AddrIndex, ClassId, ClassInfo, EdgeBuilder, Graph, ObjId, Root, RootKind};
 use crate::progress::Progress;
 use crate::source::Source;
 use spec::*;
-
-/// A multiplicative hasher for u64 keys (class ids, string ids): these are addresses, so
-/// SipHash's protection buys nothing and costs a lot on the per-object hot path.
-#[derive(Default)]
-struct IdHasher(u64);
-
-impl Hasher for IdHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(0x9e3779b97f4a7c15);
-        }
-    }
-    fn write_u64(&mut self, i: u64) {
-        self.0 = (i ^ (i >> 29)).wrapping_mul(0x9e3779b97f4a7c15);
-    }
-}
-
-type IdMap<V> = HashMap<u64, V, BuildHasherDefault<IdHasher>>;
 
 /// The file header.
 #[derive(Debug, Clone)]

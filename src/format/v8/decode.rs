@@ -164,12 +164,16 @@ impl V8Decoder {
             if out.chars().count() >= max || steps > 10_000 {
                 break;
             }
-            let Some(r) = self.node(b, g, x) else { continue };
+            let Some(r) = self.node(b, g, x) else {
+                continue;
+            };
             let xt = self.type_name(&r).to_string();
             let name = self.string(b, r[self.cols.n_name], max);
             if xt != "concatenated string" || !placeholder(&name, &xt) {
                 if xt == "sliced string" && placeholder(&name, &xt) {
-                    if let Some((p, _)) = part(x, "parent").and_then(|p| self.string_text(b, g, p, max)) {
+                    if let Some((p, _)) =
+                        part(x, "parent").and_then(|p| self.string_text(b, g, p, max))
+                    {
                         out.push_str(&p);
                     }
                 } else {

@@ -32,11 +32,12 @@ use std::collections::HashMap;
 
 use crate::error::ParseError;
 use crate::format::{Format, Snapshot};
+use crate::heap::index::IdMap;
 use crate::heap::{ClassInfo, EdgeBuilder, Graph, ObjId, Root, RootKind};
 use crate::progress::Progress;
 use crate::source::Source;
 use decode::V8Decoder;
-use json::{skip_string, skip_value, skip_ws, Cut, IntError, Ints};
+use json::{skip_string, skip_value, skip_ws, Cut, RecordsEnd};
 
 /// Field positions and type codes, from `snapshot.meta`.
 #[derive(Clone, Debug)]
@@ -141,6 +142,8 @@ struct Sections {
     /// Position just after the `[` of each array.
     nodes: Option<usize>,
     edges: Option<usize>,
+    /// Position of the `]` closing `edges`, when the file has it.
+    edges_end: Option<usize>,
     locations: Option<usize>,
     /// Offset of every string's opening quote.
     strings: Vec<u64>,
@@ -224,7 +227,12 @@ fn scan(b: &[u8], progress: &Progress) -> Result<Sections, ParseError> {
                 // was cut inside it; the tokenizer finds how much of it is whole (for
                 // `locations`, which is read only on demand, the key is the limit).
                 match memchr::memchr(b']', &b[start..]) {
-                    Some(k) => pos = start + k + 1,
+                    Some(k) => {
+                        if key == b"edges" {
+                            s.edges_end = Some(start + k);
+                        }
+                        pos = start + k + 1
+                    }
                     None => {
                         if key == b"locations" {
                             cut(&mut s, key_at);
@@ -376,44 +384,17 @@ fn read_nodes(
     out.class_key.reserve_exact(hint);
     out.shallow.reserve_exact(hint);
     out.edge_count.reserve_exact(hint);
-    let mut ints = Ints::new(b, start);
-    let mut rec = [0i64; 64];
-    let mut interned: HashMap<(u32, u32, bool), u32> = HashMap::new();
+    if cols.n_detached.is_some() {
+        out.detached.reserve_exact(hint);
+    }
+    let mut interned: IdMap<u32> = IdMap::default();
     let mut edges_so_far = 0u64;
-    'nodes: loop {
-        let at = {
-            // The record starts at its first digit.
-            let p = skip_ws_commas(b, ints.pos);
-            p as u64
-        };
-        for (f, slot) in rec.iter_mut().enumerate().take(nf) {
-            match ints.int() {
-                Ok(Some(v)) => *slot = v,
-                Ok(None) => {
-                    if f != 0 {
-                        out.error = Some(ParseError::new(
-                            ints.pos as u64,
-                            format!("{nf} integers per node"),
-                            format!("a node of {f}"),
-                        ));
-                    }
-                    break 'nodes;
-                }
-                Err(IntError::Cut(_)) => {
-                    out.cut = Some(at as usize);
-                    break 'nodes;
-                }
-                Err(IntError::Bad(e)) => {
-                    out.error = Some(e);
-                    break 'nodes;
-                }
-            }
-        }
+    let end = json::records(b, start, nf, |rec, at| {
         let i = out.offset.len();
         if i % 64 == 0 {
             out.block_edge.push(edges_so_far);
             if i % (1 << 16) == 0 {
-                progress.set(at);
+                progress.set(at as u64);
             }
         }
         if let Some(d) = cols.n_detached {
@@ -421,27 +402,26 @@ fn read_nodes(
         }
         let detached = cols.n_detached.is_some_and(|d| rec[d] == 2);
         let key = class_key(cols, rec[cols.n_type], rec[cols.n_name], detached);
-        let next = interned.len() as u32;
-        let c = *interned.entry(key).or_insert_with(|| {
+        let packed = (key.0 as u64) << 33 | (key.1 as u64) << 1 | key.2 as u64;
+        let next = out.keys.len() as u32;
+        let c = *interned.entry(packed).or_insert_with(|| {
             out.keys.push(key);
             next
         });
-        out.offset.push(at);
+        out.offset.push(at as u64);
         out.class_key.push(c);
         out.shallow.push(rec[cols.n_size].max(0) as u64);
         let ec = rec[cols.n_edges].clamp(0, u32::MAX as i64) as u32;
         out.edge_count.push(ec);
         edges_so_far += ec as u64;
+        true
+    });
+    match end {
+        RecordsEnd::Cut(at) => out.cut = Some(at),
+        RecordsEnd::Bad(e) => out.error = Some(e),
+        RecordsEnd::Closed(_) | RecordsEnd::Stopped => {}
     }
     out
-}
-
-#[inline]
-fn skip_ws_commas(b: &[u8], mut p: usize) -> usize {
-    while p < b.len() && matches!(b[p], b' ' | b'\n' | b'\r' | b'\t' | b',') {
-        p += 1;
-    }
-    p
 }
 
 /// What the edges thread reads.
@@ -456,51 +436,123 @@ struct EdgeCols {
     error: Option<ParseError>,
 }
 
-fn read_edges(b: &[u8], start: usize, cols: &Cols, declared: Option<u64>) -> EdgeCols {
+/// Reads the edges from `start` up to (not including) `limit`, or to the array's end;
+/// `ord` is the file ordinal of the first one.
+fn read_edges(
+    b: &[u8],
+    start: usize,
+    limit: Option<usize>,
+    ord: u64,
+    cols: &Cols,
+    hint: usize,
+) -> EdgeCols {
     let mut out = EdgeCols::default();
     let ef = cols.ef;
-    let fits = (b.len() - start) / (ef * 2);
-    let hint = declared.map_or(fits / 4, |d| (d as usize).min(fits));
     out.target.reserve_exact(hint);
     out.ty.reserve_exact(hint);
-    let mut ints = Ints::new(b, start);
-    let mut rec = [0i64; 64];
-    'edges: loop {
-        let at = skip_ws_commas(b, ints.pos);
-        for (f, slot) in rec.iter_mut().enumerate().take(ef) {
-            match ints.int() {
-                Ok(Some(v)) => *slot = v,
-                Ok(None) => {
-                    if f != 0 {
-                        out.error = Some(ParseError::new(
-                            ints.pos as u64,
-                            format!("{ef} integers per edge"),
-                            format!("an edge of {f}"),
-                        ));
-                    }
-                    break 'edges;
-                }
-                Err(IntError::Cut(_)) => {
-                    out.cut = Some(at);
-                    break 'edges;
-                }
-                Err(IntError::Bad(e)) => {
-                    out.error = Some(e);
-                    break 'edges;
-                }
-            }
+    let nf = cols.nf as i64;
+    let (e_to, e_type) = (cols.e_to, cols.e_type);
+    let limit = limit.unwrap_or(usize::MAX);
+    let end = json::records(b, start, ef, |rec, at| {
+        if at >= limit {
+            return false;
         }
-        if out.target.len() % 64 == 0 {
+        if (ord + out.target.len() as u64) % 64 == 0 {
             out.checkpoint.push(at as u64);
         }
-        let to = rec[cols.e_to];
-        let t = if to >= 0 && to % cols.nf as i64 == 0 && to / (cols.nf as i64) < u32::MAX as i64 {
-            (to / cols.nf as i64) as u32
+        let to = rec[e_to];
+        let t = if to >= 0 && to % nf == 0 && to / nf < u32::MAX as i64 {
+            (to / nf) as u32
         } else {
             u32::MAX
         };
         out.target.push(t);
-        out.ty.push(rec[cols.e_type].clamp(0, 255) as u8);
+        out.ty.push(rec[e_type].clamp(0, 255) as u8);
+        true
+    });
+    match end {
+        RecordsEnd::Cut(at) => out.cut = Some(at),
+        RecordsEnd::Bad(e) => out.error = Some(e),
+        RecordsEnd::Closed(_) | RecordsEnd::Stopped => {}
+    }
+    out
+}
+
+/// Reads `edges` in parallel chunks: the array is cut at record boundaries found by
+/// counting commas (every integer but the last is followed by one, so the commas before
+/// a position say which integer comes next), each chunk is tokenized on the thread pool,
+/// and the chunks are joined in order. Rayon balances them against the nodes, which are
+/// read on one thread (their classes are interned as they come).
+fn read_edges_parallel(
+    b: &[u8],
+    start: usize,
+    end: Option<usize>,
+    cols: &Cols,
+    declared: Option<u64>,
+    parts: usize,
+) -> EdgeCols {
+    let ef = cols.ef;
+    let stop = end.unwrap_or(b.len());
+    // Chunk starts: (byte position, file ordinal of the chunk's first edge).
+    let mut starts = vec![(start, 0u64)];
+    let mut counted_to = start;
+    let mut commas = 0u64;
+    for j in 1..parts {
+        let guess = start + (stop - start) * j / parts;
+        if guess <= counted_to {
+            continue;
+        }
+        let Some(k) = memchr::memchr(b',', &b[guess..stop]) else {
+            break;
+        };
+        let mut p = guess + k + 1;
+        commas += b[counted_to..p].iter().filter(|&&c| c == b',').count() as u64;
+        counted_to = p;
+        // Move to the next integer whose index is a multiple of the edge width.
+        let mut need = (ef as u64 - commas % ef as u64) % ef as u64;
+        while need > 0 {
+            match memchr::memchr(b',', &b[p..stop]) {
+                Some(k) => {
+                    p += k + 1;
+                    commas += 1;
+                    counted_to = p;
+                    need -= 1;
+                }
+                None => break,
+            }
+        }
+        if need > 0 {
+            break;
+        }
+        starts.push((p, commas / ef as u64));
+    }
+    use rayon::prelude::*;
+    let chunks: Vec<EdgeCols> = (0..starts.len())
+        .into_par_iter()
+        .map(|j| {
+            let (pos, ord) = starts[j];
+            let limit = starts.get(j + 1).map(|s| s.0);
+            let hint = match (limit, declared) {
+                (Some(l), _) => (l - pos) / (ef * 2),
+                (None, Some(d)) => (d.saturating_sub(ord) as usize).min((stop - pos) / (ef * 2)),
+                (None, None) => (stop - pos) / (ef * 8),
+            };
+            read_edges(b, pos, limit, ord, cols, hint)
+        })
+        .collect();
+    let mut out = EdgeCols::default();
+    let total: usize = chunks.iter().map(|c| c.target.len()).sum();
+    out.target.reserve_exact(total);
+    out.ty.reserve_exact(total);
+    for c in chunks {
+        out.target.extend_from_slice(&c.target);
+        out.ty.extend_from_slice(&c.ty);
+        out.checkpoint.extend_from_slice(&c.checkpoint);
+        if c.cut.is_some() || c.error.is_some() {
+            out.cut = c.cut;
+            out.error = c.error;
+            break;
+        }
     }
     out
 }
@@ -521,7 +573,8 @@ fn propagate_dom_state(cols: &Cols, nodes: &mut NodeCols, edges: &EdgeCols) -> u
     };
     let hidden = cols.edge_type("hidden");
     let weak = cols.edge_type("weak");
-    let is_native = |nodes: &NodeCols, i: usize| nodes.keys[nodes.class_key[i] as usize].0 as usize == native;
+    let is_native =
+        |nodes: &NodeCols, i: usize| nodes.keys[nodes.class_key[i] as usize].0 as usize == native;
     let mut first = Vec::with_capacity(n + 1);
     let mut sum = 0u64;
     for &ec in &nodes.edge_count {
@@ -533,7 +586,10 @@ fn propagate_dom_state(cols: &Cols, nodes: &mut NodeCols, edges: &EdgeCols) -> u
     for state in [1u8, 2] {
         queue.extend((0..n).filter(|&i| nodes.detached[i] == state && is_native(nodes, i)));
         while let Some(x) = queue.pop() {
-            let (a, z) = (first[x] as usize, (first[x + 1] as usize).min(edges.target.len()));
+            let (a, z) = (
+                first[x] as usize,
+                (first[x + 1] as usize).min(edges.target.len()),
+            );
             for k in a..z.max(a) {
                 let ty = Some(edges.ty[k] as i64);
                 if ty == hidden || ty == weak {
@@ -597,15 +653,25 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
     let (nodes, edges) = std::thread::scope(|s| {
         let cols = &cols;
         let (dn, de) = (header["node_count"].as_u64(), header["edge_count"].as_u64());
-        let e = sec
-            .edges
-            .map(|start| s.spawn(move || read_edges(b, start, cols, de)));
-        let n = match sec.nodes {
-            Some(start) => read_nodes(b, start, cols, dn, progress),
-            None => NodeCols::default(),
-        };
-        let e = e.map(|h| h.join().unwrap_or_default()).unwrap_or_default();
-        (n, e)
+        let _ = s;
+        rayon::join(
+            || match sec.nodes {
+                Some(start) => read_nodes(b, start, cols, dn, progress),
+                None => NodeCols::default(),
+            },
+            || match sec.edges {
+                Some(start) => {
+                    let size = sec.edges_end.unwrap_or(b.len()) - start;
+                    let parts = if size < (16 << 20) {
+                        1
+                    } else {
+                        rayon::current_num_threads() * 4
+                    };
+                    read_edges_parallel(b, start, sec.edges_end, cols, de, parts)
+                }
+                None => EdgeCols::default(),
+            },
+        )
     });
     if let Some(e) = nodes.error {
         return Err(e);
@@ -813,4 +879,55 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
         decoder: Box::new(decoder),
         source,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cols() -> Cols {
+        let meta = br#"{"meta":{"node_fields":["type","name","id","self_size","edge_count","trace_node_id","detachedness"],
+            "node_types":[["hidden","object"]],"edge_fields":["type","name_or_index","to_node"],
+            "edge_types":[["context","element","property","internal","hidden","shortcut","weak"]]}}"#;
+        parse_meta(meta, 0, meta.len()).unwrap().0
+    }
+
+    #[test]
+    fn edges_read_in_chunks_equal_edges_read_in_one() {
+        let cols = cols();
+        let mut text = String::from("[");
+        let mut x: u64 = 7;
+        for i in 0..20_000u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let sep = if i == 0 {
+                ""
+            } else if x % 3 == 0 {
+                "\n,"
+            } else {
+                ","
+            };
+            text.push_str(&format!("{sep}{},{},{}", x % 7, x % 1000, (x % 5000) * 7));
+        }
+        text.push(']');
+        let b = text.as_bytes();
+        let end = Some(b.len() - 1);
+        let one = read_edges_parallel(b, 1, end, &cols, None, 1);
+        assert_eq!(one.target.len(), 20_000);
+        for parts in [2, 3, 7, 16, 64] {
+            let many = read_edges_parallel(b, 1, end, &cols, None, parts);
+            assert_eq!(many.target, one.target, "{parts} parts");
+            assert_eq!(many.ty, one.ty);
+            assert_eq!(many.checkpoint, one.checkpoint);
+            assert!(many.cut.is_none() && many.error.is_none());
+        }
+        // Cut short: the chunks stop where the file does.
+        let cut = &b[..b.len() / 2];
+        let a = read_edges_parallel(cut, 1, None, &cols, None, 1);
+        let c = read_edges_parallel(cut, 1, None, &cols, None, 5);
+        assert_eq!(a.target, c.target);
+        assert_eq!(a.cut, c.cut);
+        assert!(a.cut.is_some());
+    }
 }
