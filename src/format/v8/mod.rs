@@ -557,6 +557,79 @@ fn read_edges_parallel(
     out
 }
 
+/// The objects "the page owns", as DevTools and memlab flag them before building the
+/// dominator tree: everything reachable over non-weak edges from the root's own edges,
+/// except its shortcut edges (to the global objects) and its element edge to the
+/// synthetic `(Document DOM trees)`. A reference from an object outside this set to one
+/// inside it does not retain (it would let a detached DOM tree, say, appear to own part
+/// of the live page). One bit per node; empty when there are no nodes.
+fn page_owned(
+    b: &[u8],
+    cols: &Cols,
+    nodes: &NodeCols,
+    edges: &EdgeCols,
+    strings: &[u64],
+) -> Vec<u64> {
+    let n = nodes.offset.len();
+    if n == 0 {
+        return Vec::new();
+    }
+    let weak = cols.edge_type("weak");
+    let shortcut = cols.edge_type("shortcut");
+    let element = cols.edge_type("element");
+    let synthetic = cols.node_types.iter().position(|t| t == "synthetic");
+    let mut first = Vec::with_capacity(n + 1);
+    let mut sum = 0u64;
+    for &ec in &nodes.edge_count {
+        first.push(sum);
+        sum += ec as u64;
+    }
+    first.push(sum);
+    let range = |x: usize| {
+        let a = (first[x] as usize).min(edges.target.len());
+        a..(first[x + 1] as usize).min(edges.target.len())
+    };
+    let dom_trees = |t: usize| -> bool {
+        // Only the root's few edges ask: read the node's type and name from its record.
+        let mut rec = None;
+        json::records(b, nodes.offset[t] as usize, cols.nf, |r, _| {
+            rec = Some((r[cols.n_type], r[cols.n_name]));
+            false
+        });
+        match rec {
+            Some((ty, name)) => {
+                Some(ty as usize) == synthetic
+                    && strings.get(name as usize).is_some_and(|&off| {
+                        json::decode_string(b, off as usize, 64).0 == "(Document DOM trees)"
+                    })
+            }
+            None => false,
+        }
+    };
+    let mut owned = vec![0u64; n.div_ceil(64)];
+    let mut stack: Vec<u32> = Vec::new();
+    for k in range(0) {
+        let (t, ty) = (edges.target[k] as usize, Some(edges.ty[k] as i64));
+        if t >= n || ty == weak || ty == shortcut || (ty == element && dom_trees(t)) {
+            continue;
+        }
+        if owned[t / 64] >> (t % 64) & 1 == 0 {
+            owned[t / 64] |= 1 << (t % 64);
+            stack.push(t as u32);
+        }
+    }
+    while let Some(x) = stack.pop() {
+        for k in range(x as usize) {
+            let t = edges.target[k] as usize;
+            if t < n && Some(edges.ty[k] as i64) != weak && owned[t / 64] >> (t % 64) & 1 == 0 {
+                owned[t / 64] |= 1 << (t % 64);
+                stack.push(t as u32);
+            }
+        }
+    }
+    owned
+}
+
 /// DevTools' `propagateDOMState`: Blink writes `detachedness` only for DOM nodes that
 /// have a JavaScript wrapper, so a detached `<p>` made by the parser and never touched
 /// from JavaScript says 0 (unknown). DevTools spreads the known states along the edges
@@ -706,6 +779,9 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
 
     let mut nodes = nodes;
     let dom_detached = propagate_dom_state(&cols, &mut nodes, &edges);
+    let owned = page_owned(b, &cols, &nodes, &edges, &sec.strings);
+    let is_owned = |i: usize| owned.get(i / 64).is_some_and(|w| w >> (i % 64) & 1 == 1);
+    let mut owner_cuts = 0u64;
 
     // Hand the edges to their owners.
     progress.phase("building references", 0);
@@ -732,7 +808,13 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
             if i == 0 && Some(ty) == shortcut_t {
                 root_shortcuts.push(t);
             }
-            let weak = Some(ty) == weak_t || (Some(ty) == shortcut_t && i != 0);
+            let mut weak = Some(ty) == weak_t || (Some(ty) == shortcut_t && i != 0);
+            // DevTools' and memlab's rule: an object the page owns is not kept by one
+            // that the page does not own.
+            if !weak && i != 0 && !owned.is_empty() && is_owned(t as usize) && !is_owned(i) {
+                weak = true;
+                owner_cuts += 1;
+            }
             eb.push(t, weak);
         }
         k = end;
@@ -849,6 +931,9 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
         ("dangling edges".to_string(), dangling.to_string()),
     ];
     let mut facts = facts;
+    if owner_cuts > 0 {
+        facts.push(("page-ownership cuts".to_string(), owner_cuts.to_string()));
+    }
     if dom_detached > 0 {
         facts.push((
             "detached DOM nodes".to_string(),
