@@ -22,6 +22,9 @@ pub struct Source {
     /// The path the user named.
     pub path: PathBuf,
     map: Option<Mmap>,
+    /// The map is of a file (so its pages can be released and read back); false for
+    /// bytes wrapped from memory, whose pages would be lost.
+    file_backed: bool,
     /// Set when the bytes come from a decompressed copy in the cache.
     pub decompressed: Option<PathBuf>,
     /// Problems met while getting the bytes (e.g. a gzip stream that ends early).
@@ -33,11 +36,43 @@ impl Source {
         self.map.as_deref().unwrap_or(&[])
     }
 
+    /// Tells the kernel that this process is done with the pages of `range` for now: they
+    /// leave the process's resident set (`RssFile`) but stay in the page cache, and a
+    /// later read faults them back in. Readers call it behind their scan, so that indexing
+    /// a 4 GB dump does not leave 4 GB of it mapped in; the file's pages are the page
+    /// cache's, not this process's memory. Only whole pages inside `range` are released.
+    pub fn release(&self, range: std::ops::Range<usize>) {
+        let Some(map) = &self.map else { return };
+        if !self.file_backed {
+            return;
+        }
+        let page = 4096;
+        let start = range.start.div_ceil(page) * page;
+        let end = (range.end.min(map.len()) / page) * page;
+        if end > start {
+            // SAFETY: the map is a read-only mapping of a file this process never writes;
+            // MADV_DONTNEED only drops the page-table entries, and a later access reads
+            // the same bytes back from the page cache. No reference observes a change.
+            let _ = unsafe {
+                map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, start, end - start)
+            };
+        }
+    }
+
+    /// A map of a file (`map_file`).
+    fn from_file_map(path: &Path, map: Option<Mmap>) -> Self {
+        Source {
+            file_backed: true,
+            ..Source::from_map(path, map)
+        }
+    }
+
     /// Wraps bytes already in memory (tests, fuzzing).
     pub fn from_map(path: &Path, map: Option<Mmap>) -> Self {
         Source {
             path: path.to_path_buf(),
             map,
+            file_backed: false,
             decompressed: None,
             warnings: Vec::new(),
         }
@@ -71,11 +106,11 @@ pub fn open(path: &Path, progress: &Progress) -> Result<Source> {
             }
         }
         if got < 2 || magic != [0x1f, 0x8b] {
-            return Ok(Source::from_map(path, map_file(path)?));
+            return Ok(Source::from_file_map(path, map_file(path)?));
         }
     }
     let (copy, warnings) = gunzip_cached(path, progress)?;
-    let mut s = Source::from_map(path, map_file(&copy)?);
+    let mut s = Source::from_file_map(path, map_file(&copy)?);
     s.decompressed = Some(copy);
     s.warnings = warnings;
     Ok(s)

@@ -311,3 +311,23 @@ fn inspect_stays_inside_a_record_whose_fields_run_past_it() {
     let p = json_of(&heaptui(&["path", f, "0x300", "--json"]));
     assert_eq!(p["paths"][0][0]["root"], "JNI global");
 }
+
+#[test]
+fn released_pages_read_back_the_same_bytes() {
+    // Readers release the map's pages behind them (MADV_DONTNEED); a later read must see
+    // the file's bytes again, not zeros.
+    let p = gunzipped(DUMP);
+    let want = std::fs::read(&p).unwrap();
+    let s = heaptui::source::open(&p, &Progress::new()).unwrap();
+    s.release(0..s.bytes().len());
+    assert!(s.bytes() == &want[..]);
+    // Bytes wrapped from memory are never released (their pages would be lost).
+    let mut m = memmap2::MmapMut::map_anon(8192).unwrap();
+    m[..4].copy_from_slice(b"abcd");
+    let mem = Source::from_map(
+        std::path::Path::new("mem"),
+        Some(m.make_read_only().unwrap()),
+    );
+    mem.release(0..8192);
+    assert_eq!(&mem.bytes()[..4], b"abcd");
+}

@@ -135,11 +135,6 @@ fn exit_codes() {
 fn unbuilt_formats_are_recognised_and_refused_with_exit_2() {
     let dir = scratch();
     for (name, bytes, format) in [
-        (
-            "a.heapsnapshot",
-            &b"{\"snapshot\":{\"meta\":{}}}"[..],
-            "V8 heap",
-        ),
         ("a.godump", &b"go1.7 heap dump\n\x01"[..], "Go heap dump"),
         ("a.mvmheap", &b"MoarHeapDumpv002\0\0"[..], "MoarVM heap"),
         ("a.dart", &b"dartheap\x01\x02"[..], "Dart VM heap"),
@@ -156,6 +151,23 @@ fn unbuilt_formats_are_recognised_and_refused_with_exit_2() {
             "{err}"
         );
     }
+}
+
+#[test]
+fn a_v8_header_without_its_fields_exits_2_naming_what_is_missing() {
+    let p = scratch().join("nometa.heapsnapshot");
+    std::fs::write(
+        &p,
+        b"{\"snapshot\":{\"meta\":{}},\"nodes\":[],\"edges\":[],\"strings\":[]}",
+    )
+    .unwrap();
+    let out = heaptui(&["summary", p.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("meta.node_fields") && err.contains("byte offset 12"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -309,6 +309,8 @@ pub fn open(path: &Path, progress: &Progress) -> Result<Snapshot> {
     let mut w = std::mem::take(&mut snap.source.warnings);
     w.append(&mut snap.warnings);
     snap.warnings = w;
+    // The index is built: the file's pages are only read again on demand.
+    snap.source.release(0..snap.source.bytes().len());
     Ok(snap)
 }
 

@@ -30,7 +30,8 @@
 //! label and ancestor) sits in one 16-byte record, so the pass that touches all four pays
 //! one cache miss, not four. Peak extra memory is about 28 bytes per object (the working
 //! state is freed before the result arrays are allocated); what stays is 4 (idom) + 8
-//! (retained) + 8 (children) + 1/8 (weakly reachable bit) bytes per object.
+//! (retained) + 1/8 (weakly reachable bit) bytes per object, and 8 more for the
+//! children lists once a view walks the tree from the top.
 
 use super::{Graph, ObjId};
 use crate::progress::Progress;
@@ -38,6 +39,14 @@ use crate::progress::Progress;
 /// The virtual root above all GC roots, as an `idom` value and a `children` key.
 pub const VIRTUAL_ROOT: ObjId = u32::MAX - 1;
 const NONE: u32 = u32::MAX;
+
+/// The children lists of the dominator tree (a CSR over objects, slot `n` the virtual
+/// root).
+#[derive(Debug, Default)]
+struct Tree {
+    child_start: Vec<u32>,
+    children: Vec<ObjId>,
+}
 
 /// The dominator tree of a snapshot, with retained sizes.
 #[derive(Debug, Default)]
@@ -48,9 +57,8 @@ pub struct Dominators {
     /// Retained size of every object (0 where unreachable; see `idom`).
     retained: Vec<u64>,
     /// Dominator-tree children as a CSR, largest retained first; slot `n` is the
-    /// virtual root.
-    child_start: Vec<u32>,
-    children: Vec<ObjId>,
+    /// virtual root. Built on first use: `path`, `inspect` and `--flat` never need it.
+    tree: std::sync::OnceLock<Tree>,
     /// One bit per object: reachable only through weak edges.
     weak_only: Vec<u64>,
     /// Objects (and their shallow bytes) reachable from the roots over strong edges.
@@ -90,10 +98,52 @@ impl Dominators {
         } else {
             o as usize
         };
-        match (self.child_start.get(i), self.child_start.get(i + 1)) {
-            (Some(&a), Some(&b)) => &self.children[a as usize..b as usize],
+        let t = self.tree();
+        match (t.child_start.get(i), t.child_start.get(i + 1)) {
+            (Some(&a), Some(&b)) => &t.children[a as usize..b as usize],
             _ => &[],
         }
+    }
+
+    fn tree(&self) -> &Tree {
+        self.tree.get_or_init(|| {
+            let n = self.idom.len();
+            let slot = |d: ObjId| if d == VIRTUAL_ROOT { n } else { d as usize };
+            let mut child_start = vec![0u32; n + 2];
+            for &d in &self.idom {
+                if d != NONE {
+                    child_start[slot(d) + 1] += 1;
+                }
+            }
+            for i in 0..n + 1 {
+                child_start[i + 1] += child_start[i];
+            }
+            let mut fill = child_start.clone();
+            let mut children = vec![0 as ObjId; child_start[n + 1] as usize];
+            for (o, &d) in self.idom.iter().enumerate() {
+                if d != NONE {
+                    children[fill[slot(d)] as usize] = o as ObjId;
+                    fill[slot(d)] += 1;
+                }
+            }
+            drop(fill);
+            let retained = &self.retained;
+            for i in 0..n + 1 {
+                let range = child_start[i] as usize..child_start[i + 1] as usize;
+                if range.len() > 1 {
+                    // Largest first; ties by id, so the order is deterministic.
+                    children[range].sort_unstable_by(|a, b| {
+                        retained[*b as usize]
+                            .cmp(&retained[*a as usize])
+                            .then(a.cmp(b))
+                    });
+                }
+            }
+            Tree {
+                child_start,
+                children,
+            }
+        })
     }
 
     /// The chain of dominators of `o`, from `o`'s immediate dominator up to (not
@@ -127,6 +177,7 @@ impl Dominators {
         let mut total = vec![0u64; groups];
         let mut stack: Vec<(ObjId, u32)> = Vec::new();
         let group = |o: ObjId| group_of[g.class_of[o as usize] as usize] as usize;
+        let tree = self.tree();
         for &top in self.children(VIRTUAL_ROOT) {
             let enter =
                 |o: ObjId, stack: &mut Vec<(ObjId, u32)>, active: &mut [u32], total: &mut [u64]| {
@@ -135,12 +186,12 @@ impl Dominators {
                         total[c] += self.retained[o as usize];
                     }
                     active[c] += 1;
-                    stack.push((o, self.child_start[o as usize]));
+                    stack.push((o, tree.child_start[o as usize]));
                 };
             enter(top, &mut stack, &mut active, &mut total);
             while let Some(&mut (o, ref mut next)) = stack.last_mut() {
-                if *next < self.child_start[o as usize + 1] {
-                    let child = self.children[*next as usize];
+                if *next < tree.child_start[o as usize + 1] {
+                    let child = tree.children[*next as usize];
                     *next += 1;
                     enter(child, &mut stack, &mut active, &mut total);
                 } else {
@@ -154,10 +205,12 @@ impl Dominators {
 
     /// Bytes held by this structure.
     pub fn bytes(&self) -> u64 {
+        let t = self.tree.get();
         (self.idom.capacity() * 4
             + self.retained.capacity() * 8
-            + self.child_start.capacity() * 4
-            + self.children.capacity() * 4
+            + t.map_or(0, |t| {
+                t.child_start.capacity() * 4 + t.children.capacity() * 4
+            })
             + self.weak_only.capacity() * 8) as u64
     }
 }
@@ -366,41 +419,11 @@ pub fn compute(g: &Graph, progress: &Progress) -> Dominators {
     }
     drop((idom_pre, r));
 
-    // 5. Children CSR (slot n = virtual root), largest retained first.
-    progress.phase("dominators: tree", 0);
-    let mut child_start = vec![0u32; n + 2];
-    for &d in &idom {
-        if d != NONE {
-            let slot = if d == VIRTUAL_ROOT { n } else { d as usize };
-            child_start[slot + 1] += 1;
-        }
-    }
-    for i in 0..n + 1 {
-        child_start[i + 1] += child_start[i];
-    }
-    let mut fill = child_start.clone();
-    let mut children = vec![0 as ObjId; (k - 1) as usize];
-    // Filling in preorder keeps siblings in DFS order before the sort (a stable,
-    // deterministic tie-break).
-    for &o in &vertex[1..] {
-        let d = idom[o as usize];
-        let slot = if d == VIRTUAL_ROOT { n } else { d as usize };
-        children[fill[slot] as usize] = o;
-        fill[slot] += 1;
-    }
-    drop(fill);
     drop(vertex);
-    for i in 0..n + 1 {
-        let range = child_start[i] as usize..child_start[i + 1] as usize;
-        if range.len() > 1 {
-            children[range].sort_by(|a, b| retained[*b as usize].cmp(&retained[*a as usize]));
-        }
-    }
     Dominators {
         idom,
         retained,
-        child_start,
-        children,
+        tree: Default::default(),
         weak_only,
         reachable: (strong_end - 1) as u64,
         reachable_bytes: strong_bytes,

@@ -151,7 +151,7 @@ struct Sections {
 }
 
 /// Walks the top-level object, noting where each value is and indexing `strings`.
-fn scan(b: &[u8], progress: &Progress) -> Result<Sections, ParseError> {
+fn scan(b: &[u8], progress: &Progress, release: &Release<'_>) -> Result<Sections, ParseError> {
     let mut s = Sections::default();
     let bom = if b.starts_with(&[0xef, 0xbb, 0xbf]) {
         3
@@ -231,6 +231,8 @@ fn scan(b: &[u8], progress: &Progress) -> Result<Sections, ParseError> {
                         if key == b"edges" {
                             s.edges_end = Some(start + k);
                         }
+                        // Skipped for now; the tokenizers read it again.
+                        release(start..start + k);
                         pos = start + k + 1
                     }
                     None => {
@@ -303,10 +305,12 @@ fn scan(b: &[u8], progress: &Progress) -> Result<Sections, ParseError> {
 struct NodeCols {
     offset: Vec<u64>,
     class_key: Vec<u32>,
+    /// Self sizes, `u32::MAX` meaning "in `big_sizes`" (as [`Graph::shallow`]).
+    shallow: Vec<u32>,
+    big_sizes: Vec<(ObjId, u64)>,
     /// `detachedness` of every node (empty when the file has no such field).
     detached: Vec<u8>,
     keys: Vec<(u32, u32, bool)>,
-    shallow: Vec<u64>,
     edge_count: Vec<u32>,
     /// File edge ordinal of the first edge of every 64th node.
     block_edge: Vec<u64>,
@@ -373,6 +377,7 @@ fn read_nodes(
     cols: &Cols,
     declared: Option<u64>,
     progress: &Progress,
+    release: &Release<'_>,
 ) -> NodeCols {
     let mut out = NodeCols::default();
     let nf = cols.nf;
@@ -389,12 +394,15 @@ fn read_nodes(
     }
     let mut interned: IdMap<u32> = IdMap::default();
     let mut edges_so_far = 0u64;
+    let mut released = start;
     let end = json::records(b, start, nf, |rec, at| {
         let i = out.offset.len();
         if i % 64 == 0 {
             out.block_edge.push(edges_so_far);
             if i % (1 << 16) == 0 {
                 progress.set(at as u64);
+                release(released..at);
+                released = at;
             }
         }
         if let Some(d) = cols.n_detached {
@@ -410,7 +418,13 @@ fn read_nodes(
         });
         out.offset.push(at as u64);
         out.class_key.push(c);
-        out.shallow.push(rec[cols.n_size].max(0) as u64);
+        let size = rec[cols.n_size].max(0) as u64;
+        if size >= u32::MAX as u64 {
+            out.big_sizes.push((i as ObjId, size));
+            out.shallow.push(u32::MAX);
+        } else {
+            out.shallow.push(size as u32);
+        }
         let ec = rec[cols.n_edges].clamp(0, u32::MAX as i64) as u32;
         out.edge_count.push(ec);
         edges_so_far += ec as u64;
@@ -436,46 +450,39 @@ struct EdgeCols {
     error: Option<ParseError>,
 }
 
-/// Reads the edges from `start` up to (not including) `limit`, or to the array's end;
-/// `ord` is the file ordinal of the first one.
-fn read_edges(
-    b: &[u8],
-    start: usize,
-    limit: Option<usize>,
-    ord: u64,
-    cols: &Cols,
-    hint: usize,
-) -> EdgeCols {
-    let mut out = EdgeCols::default();
-    let ef = cols.ef;
-    out.target.reserve_exact(hint);
-    out.ty.reserve_exact(hint);
-    let nf = cols.nf as i64;
-    let (e_to, e_type) = (cols.e_to, cols.e_type);
-    let limit = limit.unwrap_or(usize::MAX);
-    let end = json::records(b, start, ef, |rec, at| {
-        if at >= limit {
-            return false;
-        }
-        if (ord + out.target.len() as u64) % 64 == 0 {
-            out.checkpoint.push(at as u64);
-        }
-        let to = rec[e_to];
-        let t = if to >= 0 && to % nf == 0 && to / nf < u32::MAX as i64 {
-            (to / nf) as u32
+/// Releases the pages of a byte range once it has been read (see [`Source::release`]).
+type Release<'a> = dyn Fn(std::ops::Range<usize>) + Sync + 'a;
+
+/// The node ordinal of a `to_node` array offset, `u32::MAX` when it is not a node's
+/// offset. The division is by the node field count, a run-time value; dividing by a
+/// constant instead (6 and 7 are what real files have) turns a 40-cycle `idiv`, paid per
+/// edge, into a multiply.
+#[inline]
+fn node_ordinal(to: i64, nf: i64) -> u32 {
+    #[inline(always)]
+    fn by<const N: u64>(to: u64) -> u32 {
+        if to % N == 0 && to / N < u32::MAX as u64 {
+            (to / N) as u32
         } else {
             u32::MAX
-        };
-        out.target.push(t);
-        out.ty.push(rec[e_type].clamp(0, 255) as u8);
-        true
-    });
-    match end {
-        RecordsEnd::Cut(at) => out.cut = Some(at),
-        RecordsEnd::Bad(e) => out.error = Some(e),
-        RecordsEnd::Closed(_) | RecordsEnd::Stopped => {}
+        }
     }
-    out
+    if to < 0 {
+        return u32::MAX;
+    }
+    match nf {
+        7 => by::<7>(to as u64),
+        6 => by::<6>(to as u64),
+        5 => by::<5>(to as u64),
+        _ => {
+            let (to, nf) = (to as u64, nf as u64);
+            if to % nf == 0 && to / nf < u32::MAX as u64 {
+                (to / nf) as u32
+            } else {
+                u32::MAX
+            }
+        }
+    }
 }
 
 /// Reads `edges` in parallel chunks: the array is cut at record boundaries found by
@@ -490,6 +497,7 @@ fn read_edges_parallel(
     cols: &Cols,
     declared: Option<u64>,
     parts: usize,
+    release: &Release<'_>,
 ) -> EdgeCols {
     let ef = cols.ef;
     let stop = end.unwrap_or(b.len());
@@ -526,33 +534,134 @@ fn read_edges_parallel(
         }
         starts.push((p, commas / ef as u64));
     }
+    // The rest of the commas give the number of edges, so that one array of the exact
+    // size is filled by all chunks in place (no per-chunk arrays to join: that copy
+    // would double the largest allocation at the peak).
+    commas += b[counted_to..stop].iter().filter(|&&c| c == b',').count() as u64;
+    let numbers =
+        commas + (end.is_some() && b[start..stop].iter().any(|c| c.is_ascii_digit())) as u64;
+    // A file cut inside the array may end with a whole number and no comma after it.
+    let total = (numbers / ef as u64) as usize + end.is_none() as usize;
+    let _ = declared;
+    let mut target = vec![0u32; total];
+    let mut ty = vec![0u8; total];
+    let mut slices = Vec::with_capacity(starts.len());
+    {
+        let (mut t_rest, mut y_rest) = (&mut target[..], &mut ty[..]);
+        for j in 0..starts.len() {
+            let ord = starts[j].1 as usize;
+            let next = starts
+                .get(j + 1)
+                .map_or(total, |s| s.1 as usize)
+                .clamp(ord, total);
+            let (t, tr) = std::mem::take(&mut t_rest).split_at_mut(next - ord);
+            let (y, yr) = std::mem::take(&mut y_rest).split_at_mut(next - ord);
+            t_rest = tr;
+            y_rest = yr;
+            slices.push((j, t, y));
+        }
+    }
     use rayon::prelude::*;
-    let chunks: Vec<EdgeCols> = (0..starts.len())
+    let chunks: Vec<Chunk> = slices
         .into_par_iter()
-        .map(|j| {
+        .map(|(j, t, y)| {
             let (pos, ord) = starts[j];
             let limit = starts.get(j + 1).map(|s| s.0);
-            let hint = match (limit, declared) {
-                (Some(l), _) => (l - pos) / (ef * 2),
-                (None, Some(d)) => (d.saturating_sub(ord) as usize).min((stop - pos) / (ef * 2)),
-                (None, None) => (stop - pos) / (ef * 8),
-            };
-            read_edges(b, pos, limit, ord, cols, hint)
+            read_edges_into(b, pos, limit, ord, cols, t, y, release)
         })
         .collect();
     let mut out = EdgeCols::default();
-    let total: usize = chunks.iter().map(|c| c.target.len()).sum();
-    out.target.reserve_exact(total);
-    out.ty.reserve_exact(total);
-    for c in chunks {
-        out.target.extend_from_slice(&c.target);
-        out.ty.extend_from_slice(&c.ty);
+    let mut filled = 0usize;
+    for (j, c) in chunks.into_iter().enumerate() {
+        filled += c.count;
         out.checkpoint.extend_from_slice(&c.checkpoint);
-        if c.cut.is_some() || c.error.is_some() {
+        let whole = starts
+            .get(j + 1)
+            .is_none_or(|s| (s.1 - starts[j].1) as usize == c.count);
+        if c.cut.is_some() || c.error.is_some() || !whole {
             out.cut = c.cut;
             out.error = c.error;
+            if out.cut.is_none() && out.error.is_none() {
+                out.error = Some(ParseError::new(
+                    starts[j].0 as u64,
+                    "edges up to the next chunk",
+                    format!("{} of them", c.count),
+                ));
+            }
             break;
         }
+    }
+    target.truncate(filled);
+    ty.truncate(filled);
+    out.target = target;
+    out.ty = ty;
+    out
+}
+
+/// What one chunk of `edges` gave.
+struct Chunk {
+    count: usize,
+    checkpoint: Vec<u64>,
+    cut: Option<usize>,
+    error: Option<ParseError>,
+}
+
+/// Reads the edges from `start` up to (not including) `limit`, or to the array's end,
+/// into `target` and `ty`; `ord` is the file ordinal of the first one.
+#[allow(clippy::too_many_arguments)]
+fn read_edges_into(
+    b: &[u8],
+    start: usize,
+    limit: Option<usize>,
+    ord: u64,
+    cols: &Cols,
+    target: &mut [u32],
+    ty: &mut [u8],
+    release: &Release<'_>,
+) -> Chunk {
+    let mut out = Chunk {
+        count: 0,
+        checkpoint: Vec::new(),
+        cut: None,
+        error: None,
+    };
+    let nf = cols.nf as i64;
+    let (e_to, e_type) = (cols.e_to, cols.e_type);
+    let limit = limit.unwrap_or(usize::MAX);
+    let mut released = start;
+    let mut over = None;
+    let end = json::records(b, start, cols.ef, |rec, at| {
+        if at >= limit {
+            return false;
+        }
+        let k = out.count;
+        if k >= target.len() {
+            over = Some(at);
+            return false;
+        }
+        if (ord + k as u64) % 64 == 0 {
+            out.checkpoint.push(at as u64);
+            if out.checkpoint.len() % 4096 == 0 {
+                release(released..at);
+                released = at;
+            }
+        }
+        target[k] = node_ordinal(rec[e_to], nf);
+        ty[k] = rec[e_type].clamp(0, 255) as u8;
+        out.count += 1;
+        true
+    });
+    match end {
+        RecordsEnd::Cut(at) => out.cut = Some(at),
+        RecordsEnd::Bad(e) => out.error = Some(e),
+        RecordsEnd::Closed(_) | RecordsEnd::Stopped => {}
+    }
+    if let Some(at) = over {
+        out.error = Some(ParseError::new(
+            at as u64,
+            "no more edges than commas",
+            "more",
+        ));
     }
     out
 }
@@ -706,7 +815,8 @@ fn propagate_dom_state(cols: &Cols, nodes: &mut NodeCols, edges: &EdgeCols) -> u
 pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError> {
     let b = source.bytes();
     progress.phase("reading the snapshot's layout and strings", b.len() as u64);
-    let sec = scan(b, progress)?;
+    let release = &|r: std::ops::Range<usize>| source.release(r);
+    let sec = scan(b, progress, release)?;
     let (ms, me) = sec.meta.ok_or_else(|| {
         ParseError::new(
             sec.truncated.unwrap_or(b.len() as u64),
@@ -729,7 +839,7 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
         let _ = s;
         rayon::join(
             || match sec.nodes {
-                Some(start) => read_nodes(b, start, cols, dn, progress),
+                Some(start) => read_nodes(b, start, cols, dn, progress, release),
                 None => NodeCols::default(),
             },
             || match sec.edges {
@@ -740,7 +850,7 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
                     } else {
                         rayon::current_num_threads() * 4
                     };
-                    read_edges_parallel(b, start, sec.edges_end, cols, de, parts)
+                    read_edges_parallel(b, start, sec.edges_end, cols, de, parts, release)
                 }
                 None => EdgeCols::default(),
             },
@@ -788,18 +898,27 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
     let weak_t = cols.edge_type("weak");
     let shortcut_t = cols.edge_type("shortcut");
     let mut g = Graph::default();
-    let mut eb = EdgeBuilder::with_capacity(n, edges.target.len());
+    // The CSR is made in place from the edges as read: owners are in node order, so the
+    // targets only need dropping the dangling ones (compaction never overtakes the
+    // reading), and no second copy of the largest array is made.
+    let mut edges = edges;
+    let mut targets = std::mem::take(&mut edges.target);
+    let total = targets.len();
+    let mut start: Vec<u32> = Vec::with_capacity(n + 1);
+    start.push(0);
+    let mut weak_bits = vec![0u64; total.div_ceil(64)];
+    let mut w = 0usize;
     let mut k = 0usize;
     let mut dangling = 0u64;
     let mut edges_missing = 0u64;
     let mut root_shortcuts: Vec<ObjId> = Vec::new();
     for (i, &ec) in nodes.edge_count.iter().enumerate() {
         let end = k + ec as usize;
-        if end > edges.target.len() {
-            edges_missing += (end - edges.target.len().max(k)) as u64;
+        if end > total {
+            edges_missing += (end - total.max(k)) as u64;
         }
-        for j in k..end.min(edges.target.len()) {
-            let t = edges.target[j];
+        for j in k..end.min(total) {
+            let t = targets[j];
             if t as usize >= n {
                 dangling += 1;
                 continue;
@@ -815,15 +934,27 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
                 weak = true;
                 owner_cuts += 1;
             }
-            eb.push(t, weak);
+            if weak {
+                weak_bits[w / 64] |= 1 << (w % 64);
+            }
+            targets[w] = t;
+            w += 1;
         }
-        k = end;
-        eb.finish_object();
+        k = end.min(total);
+        start.push(w as u32);
     }
-    if k < edges.target.len() && edges.cut.is_none() && edges.error.is_none() {
+    targets.truncate(w);
+    weak_bits.truncate(w.div_ceil(64));
+    let eb = EdgeBuilder {
+        start,
+        targets,
+        weak: weak_bits,
+    };
+    let edges_read = total;
+    if k < total && edges.cut.is_none() && edges.error.is_none() {
         warnings.push(format!(
             "{} edges more than the nodes' edge counts add up to; left out",
-            edges.target.len() - k
+            total - k
         ));
     }
     if edges_missing > 0 && truncated.is_none() && edges.error.is_none() {
@@ -831,20 +962,17 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
             "{edges_missing} edges that the nodes' edge counts announce are not in \"edges\""
         ));
     }
-    g.shallow.reserve_exact(n);
+    drop(std::mem::take(&mut edges.ty));
     g.offset = nodes.offset;
     g.offset.shrink_to_fit();
     g.class_of = nodes.class_key;
     g.class_of.shrink_to_fit();
-    for (i, &s) in nodes.shallow.iter().enumerate() {
-        g.push_shallow(i as ObjId, s);
-    }
-    drop(nodes.shallow);
+    g.shallow = nodes.shallow;
+    g.shallow.shrink_to_fit();
+    g.big_sizes = nodes.big_sizes;
     drop(nodes.edge_count);
     let edge_checkpoint = edges.checkpoint;
-    let parsed_edges = edges.target.len() as u64;
-    drop(edges.target);
-    drop(edges.ty);
+    let parsed_edges = edges_read as u64;
     progress.phase("building referrers", 0);
     eb.install(&mut g);
 
@@ -998,10 +1126,10 @@ mod tests {
         text.push(']');
         let b = text.as_bytes();
         let end = Some(b.len() - 1);
-        let one = read_edges_parallel(b, 1, end, &cols, None, 1);
+        let one = read_edges_parallel(b, 1, end, &cols, None, 1, &|_| {});
         assert_eq!(one.target.len(), 20_000);
         for parts in [2, 3, 7, 16, 64] {
-            let many = read_edges_parallel(b, 1, end, &cols, None, parts);
+            let many = read_edges_parallel(b, 1, end, &cols, None, parts, &|_| {});
             assert_eq!(many.target, one.target, "{parts} parts");
             assert_eq!(many.ty, one.ty);
             assert_eq!(many.checkpoint, one.checkpoint);
@@ -1009,8 +1137,8 @@ mod tests {
         }
         // Cut short: the chunks stop where the file does.
         let cut = &b[..b.len() / 2];
-        let a = read_edges_parallel(cut, 1, None, &cols, None, 1);
-        let c = read_edges_parallel(cut, 1, None, &cols, None, 5);
+        let a = read_edges_parallel(cut, 1, None, &cols, None, 1, &|_| {});
+        let c = read_edges_parallel(cut, 1, None, &cols, None, 5, &|_| {});
         assert_eq!(a.target, c.target);
         assert_eq!(a.cut, c.cut);
         assert!(a.cut.is_some());
