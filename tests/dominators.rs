@@ -244,3 +244,25 @@ fn a_chain_of_a_million_objects_needs_no_deep_stack() {
         .join()
         .unwrap();
 }
+
+#[test]
+fn a_long_dominator_chain_with_a_wide_fan_is_not_quadratic() {
+    // Root → c0 → c1 → … → c(m-1) (each dominated by the one before), then c(m-1) → x_i
+    // for m nodes x_i, each also referenced from c0: every x_i is dominated by c0. A
+    // nearest-common-ancestor walk up the chain from c(m-1) per x_i (Semi-NCA's second
+    // phase) costs m² steps here; Lengauer–Tarjan's buckets do not.
+    let m = 100_000u32;
+    let mut edges: Vec<(u32, u32, bool)> = (0..m - 1).map(|i| (i, i + 1, false)).collect();
+    for i in 0..m {
+        edges.push((m - 1, m + i, false));
+        edges.push((0, m + i, false));
+    }
+    let g = Graph::from_edge_list(&vec![8; 2 * m as usize], &[], &edges, &[0]);
+    let d = compute(&g, &Progress::new());
+    for i in (0..m).step_by(997) {
+        assert_eq!(d.idom(m + i), Some(0));
+    }
+    assert_eq!(d.idom(m - 1), Some(m - 2));
+    assert_eq!(d.retained(0), Some(16 * m as u64));
+    assert_eq!(d.retained(m - 1), Some(8));
+}
