@@ -9,8 +9,12 @@
 #   wanted. The number of customers to build is calibrated first by two small runs
 #   (0 and 20,000 customers; ~15 s) unless CALIBRATE=0, which uses the figures measured
 #   with Node 20.20: 50,764 nodes + 37.75 nodes per customer. A 1% margin is added.
-#   Measured (Node 20.20, x86-64): ~76 bytes of file and ~3.5 edges per node;
-#   writing the snapshot takes ~10-12 us per node (6 M nodes: ~1 min, ~460 MB).
+#   Measured (Node 20.20, x86-64, 2 cores), ~3.45 edges per node:
+#     6 M:    6,085,025 nodes, 507 MB (83 bytes/node), 36 s, peak RSS 2.2 GB
+#     52 M:  52,838,376 nodes, 4.55 GB (86 bytes/node), 433 s (snapshot 396 s),
+#            peak RSS 18.2 GB -- V8's snapshot generator needs ~330 bytes per node on
+#            top of the JS heap (~50 bytes per node), so > 4 GiB needs ~20 GB of RAM.
+#   For > 4 GiB files on smaller machines use bench/gen-large-v8-synthetic.js.
 #
 # Environment:
 #   NODE=node         the Node binary (Node 20 writes 7 node fields)
@@ -24,7 +28,7 @@
 # ~38 nodes per customer.
 set -euo pipefail
 
-usage() { sed -n '2,26p' "$0" >&2; exit 2; }
+usage() { sed -n '2,28p' "$0" >&2; exit 2; }
 [[ $# -ge 1 && $# -le 2 ]] || usage
 [[ "$1" != -h && "$1" != --help ]] || usage
 die() { printf 'gen-large-v8: %s\n' "$*" >&2; exit 1; }
