@@ -7,6 +7,25 @@ use std::sync::{Arc, Mutex};
 #[derive(Clone, Default)]
 pub struct Progress(Arc<Inner>);
 
+/// ", RssAnon N MB, peak N MB" from `/proc/self/status`, for the timing lines.
+fn rss_now() -> String {
+    let Ok(s) = std::fs::read_to_string("/proc/self/status") else {
+        return String::new();
+    };
+    let kb = |k: &str| {
+        s.lines()
+            .find(|l| l.starts_with(k))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    format!(
+        " (RssAnon {} MB, peak RSS {} MB)",
+        kb("RssAnon:") / 1024,
+        kb("VmHWM:") / 1024
+    )
+}
+
 #[derive(Default)]
 struct Inner {
     done: AtomicU64,
@@ -27,7 +46,11 @@ impl Progress {
         if std::env::var_os("HEAPTUI_TIMING").is_some() {
             if let Ok(mut t) = self.0.timing.lock() {
                 if let Some((prev, start)) = t.take() {
-                    eprintln!("timing: {prev}: {:.3} s", start.elapsed().as_secs_f64());
+                    eprintln!(
+                        "timing: {prev}: {:.3} s{}",
+                        start.elapsed().as_secs_f64(),
+                        rss_now()
+                    );
                 }
                 *t = Some((name.to_string(), std::time::Instant::now()));
             }

@@ -226,7 +226,19 @@ fn scan(b: &[u8], progress: &Progress, release: &Release<'_>) -> Result<Sections
                 // Integers only: the first ']' closes the array. Without one the file
                 // was cut inside it; the tokenizer finds how much of it is whole (for
                 // `locations`, which is read only on demand, the key is the limit).
-                match memchr::memchr(b']', &b[start..]) {
+                // In 16 MiB windows, releasing each behind the search.
+                let mut found = None;
+                let mut from = start;
+                while from < b.len() {
+                    let to = (from + (16 << 20)).min(b.len());
+                    if let Some(k) = memchr::memchr(b']', &b[from..to]) {
+                        found = Some(from + k - start);
+                        break;
+                    }
+                    release(from..to);
+                    from = to;
+                }
+                match found {
                     Some(k) => {
                         if key == b"edges" {
                             s.edges_end = Some(start + k);
