@@ -149,3 +149,73 @@ fn retained_sizes_fill_the_histogram_and_sort_it() {
         "largest retained first: {s}"
     );
 }
+
+/// The leak hunt as a person walks it, at 80×24 and 200×50: histogram → filter to the
+/// class → its instances → the inspector → paths from GC roots, and back with Esc.
+#[test]
+fn the_leak_hunt_walk_histogram_instances_inspector_paths_and_back() {
+    for (w, h) in [(80u16, 24u16), (200, 50)] {
+        let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+        let mut a = app();
+        let s = run(&mut a, &mut t, "/fixture.BlobHolder\n");
+        assert!(s.contains("dev.heaptui.fixture.BlobHolder"), "{s}");
+        // Instances of the class, largest retained first.
+        let s = run(&mut a, &mut t, "\n");
+        assert!(
+            s.contains("Instances of dev.heaptui.fixture.BlobHolder"),
+            "{s}"
+        );
+        assert!(
+            s.contains("2.9 MiB"),
+            "the holder retains its 3 MB array:\n{s}"
+        );
+        // The inspector: sizes in human units and exact bytes, the blob field.
+        let s = run(&mut a, &mut t, "\n");
+        assert!(s.contains("Inspector"), "{s}");
+        assert!(s.contains("retained 2.9 MiB (3000032 bytes)"), "{s}");
+        assert!(s.contains("blob") && s.contains("byte[]"), "{s}");
+        // Enter on the blob field inspects the array.
+        let s = run(&mut a, &mut t, "\n");
+        assert!(s.contains("Inspector — byte[]"), "{s}");
+        assert!(s.contains("length 3000000"), "{s}");
+        // Paths from GC roots to the array, through Main.BLOB and the holder.
+        let s = run(&mut a, &mut t, "p");
+        assert!(s.contains("Paths from GC roots to byte[]"), "{s}");
+        assert!(s.contains("static BLOB →"), "{s}");
+        assert!(s.contains("blob → byte[]"), "{s}");
+        // Back, back, back, back: the histogram again, its filter kept.
+        let s = run(&mut a, &mut t, "\u{1b}\u{1b}\u{1b}\u{1b}");
+        assert!(s.contains("Class histogram"), "{s}");
+        assert!(s.contains("filter \"fixture.Blob"), "{s}");
+        // And forward again to the instances.
+        let s = run(&mut a, &mut t, "]");
+        assert!(
+            s.contains("Instances of dev.heaptui.fixture.BlobHolder"),
+            "{s}"
+        );
+    }
+}
+
+#[test]
+fn the_dominator_tree_expands_and_collapses_and_marks_nothing_twice() {
+    let mut t = Terminal::new(TestBackend::new(120, 40)).unwrap();
+    let mut a = app();
+    let s = run(&mut a, &mut t, "d");
+    assert!(s.contains("Dominator tree — from the GC roots"), "{s}");
+    assert!(s.contains("class dev.heaptui.fixture.Main"), "{s}");
+    // The first row is the largest; expanding it shows its children with their share.
+    let s = run(&mut a, &mut t, "gl");
+    assert!(s.contains("▾ java.lang.Class"), "{s}");
+    // Main's children: the blob holder retains 2.9 MiB of it.
+    let holder = s
+        .lines()
+        .find(|l| l.contains("dev.heaptui.fixture.BlobHolder"))
+        .unwrap_or_else(|| panic!("{s}"));
+    assert!(holder.starts_with("  ▸ static BLOB → "), "{holder}");
+    assert!(holder.contains("2.9 MiB"), "{holder}");
+    let s = run(&mut a, &mut t, "h");
+    assert!(!s.contains("▾") && !s.contains("BlobHolder"), "{s}");
+    // The referrer tree of an object opens from the selection.
+    let s = run(&mut a, &mut t, "r");
+    assert!(s.contains("Referrers of"), "{s}");
+}

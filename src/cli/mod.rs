@@ -8,6 +8,7 @@
 mod analyses;
 mod commands;
 
+pub use analyses::value_text;
 pub use commands::rss;
 
 /// The summary as (label, value) lines, for the TUI's summary overlay.

@@ -17,9 +17,12 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Gauge, Paragraph, Wrap};
 use ratatui::{Frame, Terminal};
 
-use super::keys::{action_for, hint_line, Action, KEYMAP};
+use super::keys::{action_for, hint_line, hint_line_for, Action, KEYMAP};
 use super::panes::histogram::{thousands, HistogramPane};
-use super::panes::Outcome;
+use super::panes::inspector::InspectorPane;
+use super::panes::instances::InstancesPane;
+use super::panes::tree::{TreeKind, TreePane};
+use super::panes::{Ctx, Outcome, Pane, Request};
 use super::text::sanitize;
 use super::theme::Theme;
 use crate::error::Result;
@@ -29,10 +32,49 @@ use crate::progress::Progress;
 
 pub struct Ready {
     pub snap: Arc<Snapshot>,
-    pub hist: HistogramPane,
     pub summary: Vec<(String, String)>,
     /// The dominator tree, once the background thread has built it.
     pub dom: Option<Arc<Dominators>>,
+    /// The navigation history: the class histogram at the bottom, the pane on screen on
+    /// top. `Esc`/`Backspace` pops a pane onto `forward`, `]` brings it back.
+    pub stack: Vec<Box<dyn Pane>>,
+    pub forward: Vec<Box<dyn Pane>>,
+}
+
+impl Ready {
+    pub fn ctx<'a>(&'a self, theme: &'a Theme) -> Ctx<'a> {
+        Ctx {
+            snap: &self.snap,
+            dom: self.dom.as_deref(),
+            theme,
+        }
+    }
+
+    /// The pane on screen.
+    pub fn top(&self) -> &dyn Pane {
+        self.stack
+            .last()
+            .expect("the histogram is always there")
+            .as_ref()
+    }
+
+    fn open(&mut self, req: Request, theme: &Theme) {
+        let ctx = Ctx {
+            snap: &self.snap,
+            dom: self.dom.as_deref(),
+            theme,
+        };
+        let pane: Box<dyn Pane> = match req {
+            Request::Instances(c) => Box::new(InstancesPane::new(c, &ctx)),
+            Request::Inspect(o) => Box::new(InspectorPane::new(o, &ctx)),
+            Request::Paths(o) => Box::new(TreePane::new(TreeKind::Paths(o), &ctx)),
+            Request::Referrers(o) => Box::new(TreePane::new(TreeKind::Referrers(o), &ctx)),
+            Request::Outgoing(o) => Box::new(TreePane::new(TreeKind::Outgoing(o), &ctx)),
+            Request::Dominators(o) => Box::new(TreePane::new(TreeKind::Dominators(o), &ctx)),
+        };
+        self.stack.push(pane);
+        self.forward.clear();
+    }
 }
 
 pub enum Screen {
@@ -122,7 +164,8 @@ impl App {
         let rows = crate::heap::histogram::by_class(&snap.graph);
         let summary = crate::cli::summary_lines_for(&snap);
         self.screen = Screen::Ready(Box::new(Ready {
-            hist: HistogramPane::new(rows),
+            stack: vec![Box::new(HistogramPane::new(rows))],
+            forward: Vec::new(),
             snap,
             summary,
             dom: None,
@@ -133,9 +176,18 @@ impl App {
     pub fn tick(&mut self) {
         if let (Some(rx), Screen::Ready(r)) = (&self.dom_rx, &mut self.screen) {
             if let Ok(d) = rx.try_recv() {
-                r.hist.set_retained(&d.class_retained(&r.snap.graph));
                 r.dom = Some(Arc::new(d));
                 self.dom_rx = None;
+                let snap = r.snap.clone();
+                let dom = r.dom.clone();
+                let ctx = Ctx {
+                    snap: &snap,
+                    dom: dom.as_deref(),
+                    theme: &self.theme,
+                };
+                for p in r.stack.iter_mut().chain(r.forward.iter_mut()) {
+                    p.dominators_ready(&ctx);
+                }
             }
         }
         let Some(rx) = &self.rx else { return };
@@ -181,7 +233,43 @@ impl App {
             return;
         }
         if let Screen::Ready(r) = &mut self.screen {
-            if r.hist.handle(key) == Outcome::Consumed {
+            let snap = r.snap.clone();
+            let dom = r.dom.clone();
+            let ctx = Ctx {
+                snap: &snap,
+                dom: dom.as_deref(),
+                theme: &self.theme,
+            };
+            let top = r.stack.last_mut().expect("the histogram is always there");
+            match top.handle(key, &ctx) {
+                Outcome::Consumed => return,
+                Outcome::Open(req) => {
+                    r.open(req, &self.theme);
+                    return;
+                }
+                Outcome::Ignored => {}
+            }
+            let sel = top.selected_object();
+            let req = match action_for(key) {
+                Some(Action::Back) if r.stack.len() > 1 => {
+                    let p = r.stack.pop().expect("more than one pane");
+                    r.forward.push(p);
+                    return;
+                }
+                Some(Action::Forward) => {
+                    if let Some(p) = r.forward.pop() {
+                        r.stack.push(p);
+                    }
+                    return;
+                }
+                Some(Action::Paths) => sel.map(Request::Paths),
+                Some(Action::Referrers) => sel.map(Request::Referrers),
+                Some(Action::Outgoing) => sel.map(Request::Outgoing),
+                Some(Action::DominatorTree) => Some(Request::Dominators(sel)),
+                _ => None,
+            };
+            if let Some(req) = req {
+                r.open(req, &self.theme);
                 return;
             }
         }
@@ -245,12 +333,13 @@ impl App {
                 );
             }
             Screen::Ready(r) => {
-                r.hist.draw(f, main, &self.theme);
+                let ctx = r.ctx(&self.theme);
+                r.top().draw(f, main, &ctx);
                 let g = &r.snap.graph;
                 let sel = r
-                    .hist
-                    .selected_row()
-                    .map(|row| format!(" · {}", sanitize(&row.name)))
+                    .top()
+                    .selected_text(&ctx)
+                    .map(|t| format!(" · {}", sanitize(&t)))
                     .unwrap_or_default();
                 let trunc = if r.snap.truncated.is_some() {
                     " · TRUNCATED"
@@ -280,12 +369,8 @@ impl App {
             }
         }
         let hint = match &self.screen {
-            Screen::Ready(r) if r.hist.is_editing() => {
-                format!(
-                    "filter: {}▏  Enter keep  Esc clear",
-                    sanitize(r.hist.filter())
-                )
-            }
+            Screen::Ready(r) if r.top().is_editing() => r.top().editing_hint().unwrap_or_default(),
+            Screen::Ready(r) => hint_line_for(r.top().hints()),
             _ => hint_line(),
         };
         f.render_widget(Paragraph::new(Span::styled(hint, self.theme.dim())), hints);

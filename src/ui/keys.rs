@@ -17,6 +17,14 @@ pub enum Action {
     Summary,
     Help,
     Back,
+    Forward,
+    Open,
+    Expand,
+    Collapse,
+    Paths,
+    Referrers,
+    Outgoing,
+    DominatorTree,
     Quit,
 }
 
@@ -40,7 +48,7 @@ pub const KEYMAP: &[Binding] = &[
         keys: &["Down", "j"],
         action: Action::Down,
         help: "move down",
-        hint: Some("↑↓/jk move"),
+        hint: Some("↑↓ move"),
     },
     Binding {
         keys: &["PageUp", "Ctrl-b", "Ctrl-u"],
@@ -91,10 +99,58 @@ pub const KEYMAP: &[Binding] = &[
         hint: Some("? help"),
     },
     Binding {
+        keys: &["Enter"],
+        action: Action::Open,
+        help: "open the selected row: a class's instances, an object's inspector",
+        hint: Some("Enter open"),
+    },
+    Binding {
         keys: &["Esc", "Backspace"],
         action: Action::Back,
-        help: "close an overlay, clear the filter",
+        help: "close an overlay, clear the filter, go back to the previous pane",
+        hint: Some("Esc back"),
+    },
+    Binding {
+        keys: &["]"],
+        action: Action::Forward,
+        help: "go forward again (after going back)",
         hint: None,
+    },
+    Binding {
+        keys: &["Right", "l"],
+        action: Action::Expand,
+        help: "expand the selected tree row",
+        hint: Some("→← expand"),
+    },
+    Binding {
+        keys: &["Left", "h"],
+        action: Action::Collapse,
+        help: "collapse the selected tree row (or go to its parent)",
+        hint: None,
+    },
+    Binding {
+        keys: &["p"],
+        action: Action::Paths,
+        help: "shortest paths from GC roots to the selected object",
+        hint: Some("p paths"),
+    },
+    Binding {
+        keys: &["r"],
+        action: Action::Referrers,
+        help: "referrer tree of the selected object (who holds it)",
+        hint: Some("r refs"),
+    },
+    Binding {
+        keys: &["o"],
+        action: Action::Outgoing,
+        help: "outgoing-reference tree of the selected object",
+        hint: None,
+    },
+    Binding {
+        keys: &["d"],
+        action: Action::DominatorTree,
+        help: "dominator tree (from the selected object, or from the top)",
+        hint: Some("d dominators"),
     },
     Binding {
         keys: &["q", "Ctrl-c"],
@@ -141,6 +197,17 @@ pub fn action_for(ev: &KeyEvent) -> Option<Action> {
 pub fn hint_line() -> String {
     KEYMAP
         .iter()
+        .filter_map(|b| b.hint)
+        .collect::<Vec<_>>()
+        .join("  ")
+}
+
+/// The hints of the given actions only, in the keymap's order (each pane names the keys
+/// that matter in it, so the line fits in 80 columns).
+pub fn hint_line_for(actions: &[Action]) -> String {
+    KEYMAP
+        .iter()
+        .filter(|b| actions.contains(&b.action))
         .filter_map(|b| b.hint)
         .collect::<Vec<_>>()
         .join("  ")

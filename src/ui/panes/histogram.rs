@@ -268,3 +268,55 @@ impl HistogramPane {
         }
     }
 }
+
+impl super::Pane for HistogramPane {
+    fn title(&self, _ctx: &super::Ctx) -> String {
+        "Class histogram".into()
+    }
+
+    fn handle(&mut self, key: &KeyEvent, _ctx: &super::Ctx) -> Outcome {
+        if !self.editing && action_for(key) == Some(Action::Open) {
+            return match self.selected_row().and_then(|r| r.class) {
+                Some(c) => Outcome::Open(super::Request::Instances(c)),
+                None => Outcome::Consumed,
+            };
+        }
+        HistogramPane::handle(self, key)
+    }
+
+    fn draw(&self, f: &mut Frame, area: Rect, ctx: &super::Ctx) {
+        HistogramPane::draw(self, f, area, ctx.theme)
+    }
+
+    fn selected_text(&self, _ctx: &super::Ctx) -> Option<String> {
+        self.selected_row().map(|r| r.name.clone())
+    }
+
+    fn is_editing(&self) -> bool {
+        self.editing
+    }
+
+    fn editing_hint(&self) -> Option<String> {
+        self.editing
+            .then(|| format!("filter: {}▏  Enter keep  Esc clear", sanitize(&self.filter)))
+    }
+
+    fn hints(&self) -> &'static [Action] {
+        &[
+            Action::Down,
+            Action::Open,
+            Action::Sort,
+            Action::Filter,
+            Action::DominatorTree,
+            Action::Summary,
+            Action::Help,
+            Action::Quit,
+        ]
+    }
+
+    fn dominators_ready(&mut self, ctx: &super::Ctx) {
+        if let Some(d) = ctx.dom {
+            self.set_retained(&d.class_retained(&ctx.snap.graph));
+        }
+    }
+}

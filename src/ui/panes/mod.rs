@@ -1,7 +1,42 @@
 //! One file per pane. A pane owns its state, changes it only in `handle`, and draws
-//! without changing it (gitui's component split).
+//! without changing it (gitui's component split); the app keeps them on a navigation
+//! stack and opens new ones from the [`Request`]s they return.
 
 pub mod histogram;
+pub mod inspector;
+pub mod instances;
+pub mod list;
+pub mod tree;
+
+use crossterm::event::KeyEvent;
+use ratatui::layout::Rect;
+use ratatui::Frame;
+
+use crate::format::Snapshot;
+use crate::heap::dominators::Dominators;
+use crate::heap::{ClassId, ObjId};
+use crate::ui::keys::Action;
+use crate::ui::theme::Theme;
+
+/// What every pane may look at while handling a key or drawing.
+pub struct Ctx<'a> {
+    pub snap: &'a Snapshot,
+    /// The dominator tree, once the background thread has built it.
+    pub dom: Option<&'a Dominators>,
+    pub theme: &'a Theme,
+}
+
+/// A pane the user asked to open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Request {
+    Instances(ClassId),
+    Inspect(ObjId),
+    Paths(ObjId),
+    Referrers(ObjId),
+    Outgoing(ObjId),
+    /// The dominator tree below an object, or from the top.
+    Dominators(Option<ObjId>),
+}
 
 /// What a pane did with a key.
 #[derive(Debug, PartialEq, Eq)]
@@ -10,4 +45,74 @@ pub enum Outcome {
     Consumed,
     /// Not this pane's key: let the app handle it.
     Ignored,
+    /// Open another pane on top of this one.
+    Open(Request),
+}
+
+pub trait Pane {
+    /// The title drawn on the pane's border and in the breadcrumb.
+    fn title(&self, ctx: &Ctx) -> String;
+    fn handle(&mut self, key: &KeyEvent, ctx: &Ctx) -> Outcome;
+    fn draw(&self, f: &mut Frame, area: Rect, ctx: &Ctx);
+    /// The object on the selected row, if the row is one (for `p`, `r`, `o`, `d`).
+    fn selected_object(&self) -> Option<ObjId> {
+        None
+    }
+    /// A few words on the selected row, for the status line.
+    fn selected_text(&self, _ctx: &Ctx) -> Option<String> {
+        None
+    }
+    /// Whether the pane takes every key (a filter prompt is open).
+    fn is_editing(&self) -> bool {
+        false
+    }
+    /// The hint line while editing.
+    fn editing_hint(&self) -> Option<String> {
+        None
+    }
+    /// The dominator tree became ready (retained sizes can be shown).
+    fn dominators_ready(&mut self, _ctx: &Ctx) {}
+    /// The keys worth a hint in this pane.
+    fn hints(&self) -> &'static [Action] {
+        &[
+            Action::Down,
+            Action::Open,
+            Action::Back,
+            Action::Paths,
+            Action::Referrers,
+            Action::DominatorTree,
+            Action::Help,
+            Action::Quit,
+        ]
+    }
+}
+
+/// Bytes in a human unit (B, KiB, MiB, GiB), as lists show them.
+pub fn human(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = bytes as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u < UNITS.len() - 1 {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{v:.1} {}", UNITS[u])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::human;
+
+    #[test]
+    fn human_units() {
+        assert_eq!(human(0), "0 B");
+        assert_eq!(human(1023), "1023 B");
+        assert_eq!(human(1024), "1.0 KiB");
+        assert_eq!(human(3_000_032), "2.9 MiB");
+        assert_eq!(human(5 << 30), "5.0 GiB");
+    }
 }

@@ -1,0 +1,60 @@
+//! The selection and scrolling of a virtual list: only the visible rows are ever drawn,
+//! so a list of ten million rows costs what a list of twenty does.
+
+use std::cell::Cell;
+
+use crate::ui::keys::Action;
+
+#[derive(Debug, Default)]
+pub struct ListState {
+    pub selected: usize,
+    pub offset: usize,
+    /// Rows that fit, as last drawn (the one thing drawing records).
+    pub height: Cell<usize>,
+}
+
+impl ListState {
+    pub fn new() -> Self {
+        ListState {
+            height: Cell::new(20),
+            ..Default::default()
+        }
+    }
+
+    /// Moves the selection for a movement action over `len` rows; false for any other
+    /// action.
+    pub fn apply(&mut self, action: Action, len: usize) -> bool {
+        let page = self.height.get().max(1);
+        let last = len.saturating_sub(1);
+        match action {
+            Action::Up => self.selected = self.selected.saturating_sub(1),
+            Action::Down => self.selected = (self.selected + 1).min(last),
+            Action::PageUp => self.selected = self.selected.saturating_sub(page),
+            Action::PageDown => self.selected = (self.selected + page).min(last),
+            Action::Top => self.selected = 0,
+            Action::Bottom => self.selected = last,
+            _ => return false,
+        }
+        self.scroll(len);
+        true
+    }
+
+    /// Keeps the selection in range and visible.
+    pub fn scroll(&mut self, len: usize) {
+        self.selected = self.selected.min(len.saturating_sub(1));
+        let h = self.height.get().max(1);
+        if self.selected < self.offset {
+            self.offset = self.selected;
+        } else if self.selected >= self.offset + h {
+            self.offset = self.selected + 1 - h;
+        }
+        self.offset = self.offset.min(len.saturating_sub(1));
+    }
+
+    /// The rows to draw in `height` rows: records the height and returns the range.
+    pub fn visible(&self, height: usize, len: usize) -> std::ops::Range<usize> {
+        self.height.set(height.max(1));
+        let start = self.offset.min(len);
+        start..(start + height).min(len)
+    }
+}

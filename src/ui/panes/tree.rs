@@ -1,0 +1,399 @@
+//! Expandable trees of objects: the dominator tree (from the top or below an object), the
+//! referrer tree (who holds this, and who holds them), the outgoing-reference tree, and
+//! the shortest paths from GC roots. `→`/`l` expands a row, `←`/`h` collapses it (or goes
+//! to its parent); a row whose object already appears above it on its branch is marked
+//! as a cycle (↺) and not followed. Each row shows the reference's name, the object, and
+//! its shallow and retained sizes with the share of the heap.
+
+use crossterm::event::KeyEvent;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::Frame;
+
+use super::list::ListState;
+use super::{human, Ctx, Outcome, Pane, Request};
+use crate::heap::dominators::VIRTUAL_ROOT;
+use crate::heap::ObjId;
+use crate::ui::keys::{action_for, Action};
+use crate::ui::text::sanitize;
+
+/// Children listed under one row; the rest are counted in a "… more" row.
+const MAX_CHILDREN: usize = 500;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TreeKind {
+    Dominators(Option<ObjId>),
+    Referrers(ObjId),
+    Outgoing(ObjId),
+    Paths(ObjId),
+}
+
+#[derive(Debug, Clone)]
+struct Row {
+    depth: usize,
+    /// `None` for a "… N more" row.
+    obj: Option<ObjId>,
+    edge: Option<String>,
+    expanded: bool,
+    cycle: bool,
+    text: Option<String>,
+}
+
+pub struct TreePane {
+    kind: TreeKind,
+    rows: Vec<Row>,
+    list: ListState,
+    total: u64,
+}
+
+impl TreePane {
+    pub fn new(kind: TreeKind, ctx: &Ctx) -> Self {
+        let mut p = TreePane {
+            kind,
+            rows: Vec::new(),
+            list: ListState::new(),
+            total: 0,
+        };
+        p.build(ctx);
+        p
+    }
+
+    fn build(&mut self, ctx: &Ctx) {
+        let row = |depth, obj, edge| Row {
+            depth,
+            obj: Some(obj),
+            edge,
+            expanded: false,
+            cycle: false,
+            text: None,
+        };
+        self.rows.clear();
+        if let Some(d) = ctx.dom {
+            self.total = d.reachable_bytes + d.weakly_reachable_bytes;
+        }
+        match self.kind {
+            TreeKind::Dominators(None) => {
+                if ctx.dom.is_none() {
+                    return;
+                }
+                let kids = self.children(VIRTUAL_ROOT, ctx);
+                self.push_children(0, kids);
+            }
+            TreeKind::Dominators(Some(o)) if ctx.dom.is_none() => {
+                let _ = o;
+            }
+            TreeKind::Dominators(Some(o)) | TreeKind::Referrers(o) | TreeKind::Outgoing(o) => {
+                self.rows.push(row(0, o, None));
+                self.expand(0, ctx);
+            }
+            TreeKind::Paths(o) => {
+                let paths = crate::heap::paths::to_roots(&ctx.snap.graph, o, 10, false);
+                if paths.is_empty() {
+                    self.rows.push(Row {
+                        depth: 0,
+                        obj: None,
+                        edge: None,
+                        expanded: false,
+                        cycle: false,
+                        text: Some("no path from a GC root over strong references".into()),
+                    });
+                }
+                for (n, p) in paths.iter().enumerate() {
+                    self.rows.push(Row {
+                        depth: 0,
+                        obj: None,
+                        edge: None,
+                        expanded: false,
+                        cycle: false,
+                        text: Some(format!(
+                            "path {} ({} steps), GC root: {}",
+                            n + 1,
+                            p.len(),
+                            ctx.snap.describe_roots(p[0])
+                        )),
+                    });
+                    for (i, &x) in p.iter().enumerate() {
+                        let edge = (i > 0).then(|| ctx.snap.edge_label(p[i - 1], x)).flatten();
+                        let mut r = row(i + 1, x, edge);
+                        r.expanded = true;
+                        self.rows.push(r);
+                    }
+                }
+            }
+        }
+        self.list.scroll(self.rows.len());
+    }
+
+    fn children(&self, o: ObjId, ctx: &Ctx) -> Vec<(ObjId, Option<String>)> {
+        let snap = ctx.snap;
+        let g = &snap.graph;
+        match self.kind {
+            TreeKind::Dominators(_) => {
+                // Name the reference from the dominator where there is a direct one and
+                // finding it is cheap (a parent of a few hundred references at most).
+                let label = o != VIRTUAL_ROOT && g.edges(o).len() <= 256;
+                ctx.dom
+                    .map(|d| {
+                        d.children(o)
+                            .iter()
+                            .take(MAX_CHILDREN + 1)
+                            .map(|&c| (c, if label { snap.edge_label(o, c) } else { None }))
+                            .collect()
+                    })
+                    .unwrap_or_default()
+            }
+            TreeKind::Referrers(_) => {
+                let mut r: Vec<ObjId> = g.referrers(o).to_vec();
+                r.dedup();
+                r.into_iter()
+                    .take(MAX_CHILDREN + 1)
+                    .map(|x| (x, snap.edge_label(x, o)))
+                    .collect()
+            }
+            TreeKind::Outgoing(_) => {
+                let mut seen = Vec::new();
+                for e in g.edges(o) {
+                    let t = g.out_targets[e];
+                    if !seen.contains(&t) {
+                        seen.push(t);
+                    }
+                    if seen.len() > MAX_CHILDREN {
+                        break;
+                    }
+                }
+                seen.into_iter()
+                    .map(|t| (t, snap.edge_label(o, t)))
+                    .collect()
+            }
+            TreeKind::Paths(_) => Vec::new(),
+        }
+    }
+
+    fn push_children(&mut self, depth: usize, kids: Vec<(ObjId, Option<String>)>) {
+        let n = kids.len();
+        for (c, e) in kids.into_iter().take(MAX_CHILDREN) {
+            self.rows.push(Row {
+                depth,
+                obj: Some(c),
+                edge: e,
+                expanded: false,
+                cycle: false,
+                text: None,
+            });
+        }
+        if n > MAX_CHILDREN {
+            self.rows.push(Row {
+                depth,
+                obj: None,
+                edge: None,
+                expanded: false,
+                cycle: false,
+                text: Some("… more not shown".into()),
+            });
+        }
+    }
+
+    /// The objects on the branch from the top down to row `i` (inclusive).
+    fn branch(&self, i: usize) -> Vec<ObjId> {
+        let mut out = Vec::new();
+        let mut depth = self.rows[i].depth + 1;
+        for r in self.rows[..=i].iter().rev() {
+            if r.depth < depth {
+                depth = r.depth;
+                out.extend(r.obj);
+            }
+        }
+        out
+    }
+
+    fn expand(&mut self, i: usize, ctx: &Ctx) {
+        let Some(row) = self.rows.get(i) else { return };
+        if row.expanded || row.cycle || matches!(self.kind, TreeKind::Paths(_)) {
+            return;
+        }
+        let Some(o) = row.obj else { return };
+        let depth = row.depth;
+        let kids = self.children(o, ctx);
+        let branch = self.branch(i);
+        let n = kids.len();
+        let mut new: Vec<Row> = kids
+            .into_iter()
+            .take(MAX_CHILDREN)
+            .map(|(c, e)| Row {
+                depth: depth + 1,
+                obj: Some(c),
+                edge: e,
+                expanded: false,
+                cycle: branch.contains(&c),
+                text: None,
+            })
+            .collect();
+        if n > MAX_CHILDREN {
+            new.push(Row {
+                depth: depth + 1,
+                obj: None,
+                edge: None,
+                expanded: false,
+                cycle: false,
+                text: Some("… more not shown".into()),
+            });
+        }
+        self.rows[i].expanded = true;
+        self.rows.splice(i + 1..i + 1, new);
+    }
+
+    fn collapse(&mut self, i: usize) {
+        let Some(row) = self.rows.get(i) else { return };
+        if matches!(self.kind, TreeKind::Paths(_)) {
+            return;
+        }
+        let depth = row.depth;
+        if row.expanded {
+            let end = self.rows[i + 1..]
+                .iter()
+                .position(|r| r.depth <= depth)
+                .map_or(self.rows.len(), |k| i + 1 + k);
+            self.rows.drain(i + 1..end);
+            self.rows[i].expanded = false;
+        } else if let Some(p) = self.rows[..i].iter().rposition(|r| r.depth < depth) {
+            self.list.selected = p;
+        }
+    }
+}
+
+impl Pane for TreePane {
+    fn title(&self, ctx: &Ctx) -> String {
+        let name = |o: ObjId| format!("{} {}", ctx.snap.class_name(o), ctx.snap.object_name(o));
+        match self.kind {
+            TreeKind::Dominators(None) => "Dominator tree — from the GC roots".into(),
+            TreeKind::Dominators(Some(o)) => format!("Dominator tree — below {}", name(o)),
+            TreeKind::Referrers(o) => format!("Referrers of {}", name(o)),
+            TreeKind::Outgoing(o) => format!("References from {}", name(o)),
+            TreeKind::Paths(o) => format!("Paths from GC roots to {}", name(o)),
+        }
+    }
+
+    fn handle(&mut self, key: &KeyEvent, ctx: &Ctx) -> Outcome {
+        let Some(a) = action_for(key) else {
+            return Outcome::Ignored;
+        };
+        if self.list.apply(a, self.rows.len()) {
+            return Outcome::Consumed;
+        }
+        let i = self.list.selected;
+        match a {
+            Action::Expand => self.expand(i, ctx),
+            Action::Collapse => self.collapse(i),
+            Action::Open => match self.selected_object() {
+                Some(o) => return Outcome::Open(Request::Inspect(o)),
+                None => return Outcome::Consumed,
+            },
+            _ => return Outcome::Ignored,
+        }
+        self.list.scroll(self.rows.len());
+        Outcome::Consumed
+    }
+
+    fn draw(&self, f: &mut Frame, area: Rect, ctx: &Ctx) {
+        let snap = ctx.snap;
+        let block = Block::default()
+            .borders(Borders::TOP)
+            .title(format!(" {} ", sanitize(&self.title(ctx))));
+        let inner = block.inner(area);
+        f.render_widget(block, area);
+        if self.rows.is_empty() {
+            let msg = if ctx.dom.is_none() {
+                "waiting for the dominator tree (it is being computed in the background)"
+            } else {
+                "nothing to show"
+            };
+            f.render_widget(Paragraph::new(Span::styled(msg, ctx.theme.dim())), inner);
+            return;
+        }
+        let w = inner.width as usize;
+        let sizes_w = 30usize.min(w / 2);
+        let range = self.list.visible(inner.height as usize, self.rows.len());
+        let lines: Vec<Line> = range
+            .map(|i| {
+                let r = &self.rows[i];
+                let mut left = "  ".repeat(r.depth.min(30));
+                let mut right = String::new();
+                match r.obj {
+                    None => left.push_str(r.text.as_deref().unwrap_or("")),
+                    Some(o) => {
+                        let marker = if r.cycle {
+                            "↺ "
+                        } else if matches!(self.kind, TreeKind::Paths(_)) {
+                            "· "
+                        } else if r.expanded {
+                            "▾ "
+                        } else {
+                            "▸ "
+                        };
+                        left.push_str(marker);
+                        if let Some(e) = &r.edge {
+                            left.push_str(e);
+                            left.push_str(" → ");
+                        }
+                        left.push_str(&format!("{} {}", snap.class_name(o), snap.object_name(o)));
+                        if let Some(l) = snap.label(o) {
+                            left.push(' ');
+                            left.push_str(&l);
+                        }
+                        let shallow = human(snap.graph.shallow_size(o));
+                        right = match ctx.dom.and_then(|d| d.retained(o)) {
+                            Some(ret) if self.total > 0 => format!(
+                                "{shallow:>9} {:>9} {:>5.1}%",
+                                human(ret),
+                                ret as f64 * 100.0 / self.total as f64
+                            ),
+                            Some(ret) => format!("{shallow:>9} {:>9}", human(ret)),
+                            None => format!("{shallow:>9} {:>9}", "-"),
+                        };
+                    }
+                }
+                let left_w = w.saturating_sub(sizes_w + 1);
+                let left: String = sanitize(&left).chars().take(left_w).collect();
+                let pad = left_w.saturating_sub(left.chars().count());
+                let text = format!("{left}{} {right:>sizes_w$}", " ".repeat(pad));
+                if i == self.list.selected {
+                    Line::from(Span::styled(text, ctx.theme.selected()))
+                } else {
+                    Line::from(text)
+                }
+            })
+            .collect();
+        f.render_widget(Paragraph::new(lines), inner);
+    }
+
+    fn selected_object(&self) -> Option<ObjId> {
+        self.rows.get(self.list.selected).and_then(|r| r.obj)
+    }
+
+    fn hints(&self) -> &'static [Action] {
+        &[
+            Action::Down,
+            Action::Expand,
+            Action::Open,
+            Action::Back,
+            Action::Paths,
+            Action::Referrers,
+            Action::Help,
+            Action::Quit,
+        ]
+    }
+
+    fn selected_text(&self, ctx: &Ctx) -> Option<String> {
+        self.selected_object().map(|o| ctx.snap.object_name(o))
+    }
+
+    fn dominators_ready(&mut self, ctx: &Ctx) {
+        if matches!(self.kind, TreeKind::Dominators(_)) && self.rows.is_empty() {
+            self.build(ctx);
+        }
+        if let Some(d) = ctx.dom {
+            self.total = d.reachable_bytes + d.weakly_reachable_bytes;
+        }
+    }
+}
