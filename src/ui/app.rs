@@ -95,6 +95,11 @@ pub struct App {
     pub summary: bool,
     pub quit: bool,
     pub theme: Theme,
+    /// Text copied with `y`, waiting to be sent to the terminal as OSC 52 (the run loop's
+    /// owner drains it; it works over SSH, where no local clipboard is reachable).
+    pub clipboard: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+    /// A one-line message for the status line (e.g. what was copied).
+    pub message: Option<String>,
 }
 
 impl App {
@@ -132,6 +137,8 @@ impl App {
             summary: false,
             quit: false,
             theme: Theme::from_env(),
+            clipboard: Default::default(),
+            message: None,
         }
     }
 
@@ -154,6 +161,8 @@ impl App {
             summary: false,
             quit: false,
             theme: Theme { color: false },
+            clipboard: Default::default(),
+            message: None,
         };
         app.set_ready(Arc::new(snap));
         app.tick();
@@ -214,6 +223,7 @@ impl App {
         if key.kind == KeyEventKind::Release {
             return;
         }
+        self.message = None;
         if self.help || self.summary {
             match action_for(key) {
                 Some(Action::Quit) => self.quit = true,
@@ -266,6 +276,16 @@ impl App {
                 Some(Action::Referrers) => sel.map(Request::Referrers),
                 Some(Action::Outgoing) => sel.map(Request::Outgoing),
                 Some(Action::DominatorTree) => Some(Request::Dominators(sel)),
+                Some(Action::Copy) => {
+                    if let Some(o) = sel {
+                        let name = r.snap.object_name(o);
+                        if let Ok(mut c) = self.clipboard.lock() {
+                            c.push(name.clone());
+                        }
+                        self.message = Some(format!("copied {name} (OSC 52)"));
+                    }
+                    return;
+                }
                 _ => None,
             };
             if let Some(req) = req {
@@ -360,11 +380,14 @@ impl App {
                         self.dom_progress.fraction() * 100.0
                     )
                 };
-                let line = format!(
-                    " {} · {} objects{trunc}{retained} · {name}{sel}",
-                    r.snap.format.title(),
-                    thousands(g.len() as u64),
-                );
+                let line = match &self.message {
+                    Some(m) => format!(" {}", sanitize(m)),
+                    None => format!(
+                        " {} · {} objects{trunc}{retained} · {name}{sel}",
+                        r.snap.format.title(),
+                        thousands(g.len() as u64),
+                    ),
+                };
                 f.render_widget(Paragraph::new(line).style(self.theme.status()), status);
             }
         }
@@ -445,4 +468,37 @@ pub fn run_loop<B: Backend>(
         }
     }
     Ok(())
+}
+
+/// The OSC 52 sequence that asks the terminal to put `text` on the clipboard.
+pub fn osc52(text: &str) -> String {
+    const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(bytes.len() * 4 / 3 + 12);
+    out.push_str("\x1b]52;c;");
+    for chunk in bytes.chunks(3) {
+        let n = chunk.len();
+        let v = (chunk[0] as u32) << 16
+            | (*chunk.get(1).unwrap_or(&0) as u32) << 8
+            | *chunk.get(2).unwrap_or(&0) as u32;
+        for k in 0..4 {
+            if k <= n {
+                out.push(B64[(v >> (18 - 6 * k) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out.push('\x07');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn osc52_is_base64_in_the_clipboard_sequence() {
+        assert_eq!(super::osc52("@123"), "\x1b]52;c;QDEyMw==\x07");
+        assert_eq!(super::osc52("0xfc3935b0"), "\x1b]52;c;MHhmYzM5MzViMA==\x07");
+        assert_eq!(super::osc52("abc"), "\x1b]52;c;YWJj\x07");
+    }
 }

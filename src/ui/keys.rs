@@ -25,6 +25,7 @@ pub enum Action {
     Referrers,
     Outgoing,
     DominatorTree,
+    Copy,
     Quit,
 }
 
@@ -93,12 +94,6 @@ pub const KEYMAP: &[Binding] = &[
         hint: Some("i summary"),
     },
     Binding {
-        keys: &["?"],
-        action: Action::Help,
-        help: "this help",
-        hint: Some("? help"),
-    },
-    Binding {
         keys: &["Enter"],
         action: Action::Open,
         help: "open the selected row: a class's instances, an object's inspector",
@@ -151,6 +146,18 @@ pub const KEYMAP: &[Binding] = &[
         action: Action::DominatorTree,
         help: "dominator tree (from the selected object, or from the top)",
         hint: Some("d dominators"),
+    },
+    Binding {
+        keys: &["y"],
+        action: Action::Copy,
+        help: "copy the selected object's id to the clipboard (OSC 52, works over SSH)",
+        hint: None,
+    },
+    Binding {
+        keys: &["?"],
+        action: Action::Help,
+        help: "this help",
+        hint: Some("? help"),
     },
     Binding {
         keys: &["q", "Ctrl-c"],

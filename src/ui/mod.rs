@@ -28,10 +28,22 @@ pub fn run(path: &Path) -> Result<()> {
     let guard = terminal::TerminalGuard::enter().map_err(io_err)?;
     let backend = ratatui::backend::CrosstermBackend::new(std::io::stdout());
     let mut term = ratatui::Terminal::new(backend).map_err(io_err)?;
+    let clipboard = app.clipboard.clone();
     let r = app::run_loop(
         &mut term,
         &mut app,
         |t| {
+            // Copies from the last key go to the terminal as OSC 52.
+            let pending: Vec<String> = clipboard
+                .lock()
+                .map(|mut c| c.drain(..).collect())
+                .unwrap_or_default();
+            for text in pending {
+                use std::io::Write;
+                let mut out = std::io::stdout();
+                out.write_all(app::osc52(&text).as_bytes())?;
+                out.flush()?;
+            }
             if crossterm::event::poll(t)? {
                 crossterm::event::read().map(Some)
             } else {

@@ -312,7 +312,7 @@ impl Pane for TreePane {
             return;
         }
         let w = inner.width as usize;
-        let sizes_w = 30usize.min(w / 2);
+        let sizes_w = 26usize.min(w / 2);
         let range = self.list.visible(inner.height as usize, self.rows.len());
         let lines: Vec<Line> = range
             .map(|i| {

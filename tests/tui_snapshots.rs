@@ -1,0 +1,77 @@
+//! Every pane drawn into ratatui's `TestBackend` at 80×24 and 200×50 on the Java fixture,
+//! compared with the snapshots in `tests/snapshots/` (insta). A change to what a pane
+//! shows fails here until it is reviewed and re-blessed (`INSTA_UPDATE=always cargo test
+//! --test tui_snapshots`, or `cargo insta review`).
+
+mod common;
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use common::*;
+use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+use heaptui::ui::app::{run_loop, App};
+use ratatui::backend::TestBackend;
+use ratatui::Terminal;
+
+fn screen(keys: &str, w: u16, h: u16) -> String {
+    let p = gunzipped("java/coops/heap-live-jvmgz.hprof.gz");
+    let snap = heaptui::open(&p, &heaptui::progress::Progress::new()).unwrap();
+    let mut app = App::with_snapshot(p, snap);
+    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+    let mut q: VecDeque<Event> = keys
+        .chars()
+        .map(|c| {
+            let code = match c {
+                '\n' => KeyCode::Enter,
+                '\u{1b}' => KeyCode::Esc,
+                c => KeyCode::Char(c),
+            };
+            Event::Key(KeyEvent::new(code, KeyModifiers::NONE))
+        })
+        .collect();
+    let mut left = q.len() + 1;
+    run_loop(
+        &mut t,
+        &mut app,
+        |_: Duration| Ok(q.pop_front()),
+        || {
+            left = left.saturating_sub(1);
+            left == 0
+        },
+    )
+    .unwrap();
+    t.draw(|f| app.draw(f)).unwrap();
+    let buf = t.backend().buffer();
+    let mut s = String::new();
+    for y in 0..buf.area.height {
+        let line: String = (0..buf.area.width).map(|x| buf[(x, y)].symbol()).collect();
+        s.push_str(line.trim_end());
+        s.push('\n');
+    }
+    s
+}
+
+const PANES: &[(&str, &str)] = &[
+    ("histogram", ""),
+    ("histogram_filtered", "/fixture\n"),
+    ("instances", "/fixture.Session\n\n"),
+    ("inspector", "/fixture.Session\n\n\n"),
+    ("inspector_string", "/fixture.Session\n\n\njjj\n"),
+    ("paths", "/fixture.Session\n\n\np"),
+    ("referrers", "/fixture.Session\n\n\nr"),
+    ("outgoing", "/fixture.Session\n\n\no"),
+    ("dominators", "d"),
+    ("dominators_expanded", "dl"),
+    ("help", "?"),
+];
+
+#[test]
+fn every_pane_at_80x24_and_200x50() {
+    for &(name, keys) in PANES {
+        for (w, h) in [(80u16, 24u16), (200, 50)] {
+            let s = screen(keys, w, h);
+            insta::assert_snapshot!(format!("{name}_{w}x{h}"), s);
+        }
+    }
+}
