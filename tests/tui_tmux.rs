@@ -187,3 +187,54 @@ fn a_vanished_terminal_ends_the_program() {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+#[test]
+fn the_leak_hunt_in_a_real_terminal_with_a_resize_and_ctrl_c() {
+    // histogram → filter to the leaking class → instances → inspector → paths from GC
+    // roots → back with Esc to the histogram; a resize half-way; Ctrl-C at the end.
+    let Some(t) = Tmux::start("walk", &command()) else {
+        return;
+    };
+    t.wait_for("Class histogram");
+    // The retained column fills in once the dominator tree is built.
+    let s = t.wait_for("3,514,200");
+    assert!(!s.contains("computing"), "{s}");
+    t.keys(&["/", "fixture.Session", "Enter"]);
+    let s = t.wait_for("filter \"fixture.Session\"");
+    assert!(s.contains("1,237"), "{s}");
+    t.keys(&["Enter"]);
+    let s = t.wait_for("Instances of dev.heaptui.fixture.Session");
+    assert!(s.contains("1,237 objects, by retained size"), "{s}");
+    t.keys(&["Enter"]);
+    let s = t.wait_for("Inspector — dev.heaptui.fixture.Session");
+    assert!(
+        s.contains("long") && s.contains("id") && s.contains("user"),
+        "{s}"
+    );
+    // A wider terminal mid-session: the pane redraws at the new size.
+    t.tmux(&["resize-window", "-x", "140", "-y", "40"]);
+    let s = t.wait_for("referrers (");
+    assert!(
+        s.lines().any(|l| l.chars().count() > 100),
+        "wider now:\n{s}"
+    );
+    t.keys(&["p"]);
+    let s = t.wait_for("Paths from GC roots to dev.heaptui.fixture.Session");
+    assert!(s.contains("static sessions → java.util.HashMap"), "{s}");
+    assert!(s.contains("value → dev.heaptui.fixture.Session"), "{s}");
+    // One Esc at a time: a terminal reads ESC followed at once by another byte as one
+    // key chord, as it would from a person typing Alt.
+    t.keys(&["Escape"]);
+    t.wait_for("Inspector — dev.heaptui.fixture.Session");
+    t.keys(&["Escape"]);
+    t.wait_for("Instances of dev.heaptui.fixture.Session");
+    t.keys(&["Escape"]);
+    let s = t.wait_for("Class histogram");
+    assert!(s.contains("filter \"fixture.Session\""), "{s}");
+    // Ctrl-C quits and restores the terminal.
+    t.keys(&["C-c"]);
+    t.wait_for("EXITED-");
+    assert_eq!(t.modes(), "0 1", "main screen back, cursor shown");
+    let s = t.wait_for("MODE");
+    assert!(s.contains("MODEicanon"), "{s}");
+}
