@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
 # Makes the screenshots in this folder from real runs of the release binary in tmux at
-# 80x24, on the bundled JDK 17 fixture. Text captures (capture-pane), so they diff well and
-# show exactly what a person's terminal shows.
+# 80x24, on the bundled JDK 17 fixture: a text capture of each screen (capture-pane, so it
+# diffs well and shows exactly what a person's terminal shows) and a PNG rendered from the
+# same capture with its colours (render_png.py; Pillow is installed into a private venv
+# under the cache directory when missing).
+#
+# The walk is the leak hunt: histogram, filter, instances, inspector, paths, dominator
+# tree, plus the summary and the keys.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"
@@ -11,6 +16,18 @@ bin="$root/target/release/heaptui"
 dump="fixtures/java/coops/heap-live-jvmgz.hprof.gz"
 sock="heaptui-shots-$$"
 export HEAPTUI_CACHE_DIR="${HEAPTUI_CACHE_DIR:-$(mktemp -d)}"
+
+# Pillow for the PNGs.
+py=python3
+if ! python3 -c 'import PIL' 2>/dev/null; then
+  venv="${XDG_CACHE_HOME:-$HOME/.cache}/heaptui/screenshot-venv"
+  if [[ ! -x "$venv/bin/python" ]] || ! "$venv/bin/python" -c 'import PIL' 2>/dev/null; then
+    python3 -m venv "$venv" && "$venv/bin/pip" install -q pillow
+  fi
+  py="$venv/bin/python"
+fi
+[[ -f /usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf ]] || apt-get install -y -q fonts-dejavu-core >/dev/null
+
 t() { tmux -L "$sock" "$@"; }
 trap 't kill-server 2>/dev/null || true' EXIT
 t -f /dev/null new-session -d -x 80 -y 24 "$bin $dump"
@@ -28,23 +45,51 @@ wait_gone() {
   done
   echo "timed out waiting for $1 to go" >&2; t capture-pane -p >&2; exit 1
 }
-shot() { sleep 0.3; t capture-pane -p > "$here/$1.txt"; echo "wrote screenshots/$1.txt"; }
+shot() {
+  sleep 0.3
+  t capture-pane -p > "$here/$1.txt"
+  t capture-pane -e -p > "$here/.$1.ansi"
+  "$py" "$here/render_png.py" "$here/.$1.ansi" "$here/$1.png" 80 24
+  rm -f "$here/.$1.ansi"
+  echo "wrote screenshots/$1.txt and $1.png"
+}
+key() { t send-keys "$@"; sleep 0.2; }
 wait_for "Class histogram"
 wait_gone "retained sizes: computing"
 shot histogram
-t send-keys / f i x t u r e
+key / f i x t u r e
 wait_for 'filter "fixture"'
 shot histogram-filter
-t send-keys Escape; sleep 0.3; t send-keys s
+key Escape; key s
 wait_for "sorted by count"
 shot histogram-by-count
-t send-keys s s
+key s s
 wait_for "sorted by retained"
 shot histogram-by-retained
-t send-keys i
+key s
+key / f i x t u r e . S e s s i o n Enter
+key Enter
+wait_for "Instances of dev.heaptui.fixture.Session"
+shot instances
+key Enter
+wait_for "Inspector — dev.heaptui.fixture.Session"
+shot inspector
+key p
+wait_for "Paths from GC roots"
+shot paths
+key Escape; key Escape; key Escape
+wait_for "Class histogram"
+key Escape
+key d
+wait_for "Dominator tree"
+key l
+wait_for "▾"
+shot dominators
+key Escape
+key i
 wait_for "Summary"
 shot summary
-t send-keys Escape; sleep 0.3; t send-keys '?'
+key Escape; key '?'
 wait_for "Keys"
 shot help
 t send-keys q
