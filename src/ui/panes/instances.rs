@@ -16,20 +16,26 @@ use crate::ui::text::sanitize;
 
 pub struct InstancesPane {
     class: ClassId,
-    objs: Vec<ObjId>,
+    /// How many instances the class has.
+    len: usize,
+    /// (sort key, object), in order: the key is `u64::MAX - size`, so ascending is
+    /// largest first. Only the top rows until the list scrolls near their end; then all.
+    objs: Vec<(u64, ObjId)>,
+    full: bool,
     by_retained: bool,
     list: ListState,
 }
 
+/// How many rows are put in order when the pane opens.
+const FIRST_ROWS: usize = 2048;
+
 impl InstancesPane {
     pub fn new(class: ClassId, ctx: &Ctx) -> Self {
-        let g = &ctx.snap.graph;
-        let objs = (0..g.len() as ObjId)
-            .filter(|&o| g.class_of[o as usize] == class)
-            .collect();
         let mut p = InstancesPane {
             class,
-            objs,
+            len: 0,
+            objs: Vec::new(),
+            full: false,
             by_retained: false,
             list: ListState::new(),
         };
@@ -37,17 +43,74 @@ impl InstancesPane {
         p
     }
 
-    fn sort(&mut self, ctx: &Ctx) {
+    /// The best `keep` (key, object) pairs of the class (all of them for `usize::MAX`),
+    /// in order, found on all cores in chunks that keep only their own best, so that
+    /// opening a class of millions of instances allocates little and sorts less.
+    fn collect(&self, ctx: &Ctx, keep: usize) -> (usize, Vec<(u64, ObjId)>) {
+        use rayon::prelude::*;
+        const CHUNK: usize = 1 << 18;
         let g = &ctx.snap.graph;
-        match ctx.dom {
-            Some(d) => {
-                self.objs
-                    .sort_by_key(|&o| (std::cmp::Reverse(d.retained(o).unwrap_or(0)), o));
-                self.by_retained = true;
+        let dom = ctx.dom;
+        let class = self.class;
+        let key = |o: ObjId| {
+            u64::MAX
+                - match dom {
+                    Some(d) => d.retained(o).unwrap_or(0),
+                    None => g.shallow_size(o),
+                }
+        };
+        let trim = |v: &mut Vec<(u64, ObjId)>| {
+            if v.len() > keep {
+                v.select_nth_unstable(keep - 1);
+                v.truncate(keep);
             }
-            None => self
-                .objs
-                .sort_by_key(|&o| (std::cmp::Reverse(g.shallow_size(o)), o)),
+        };
+        let parts: Vec<(usize, Vec<(u64, ObjId)>)> = g
+            .class_of
+            .par_chunks(CHUNK)
+            .enumerate()
+            .map(|(k, chunk)| {
+                let mut v = Vec::new();
+                let mut n = 0;
+                for (i, &c) in chunk.iter().enumerate() {
+                    if c == class {
+                        n += 1;
+                        let o = (k * CHUNK + i) as ObjId;
+                        v.push((key(o), o));
+                        if keep != usize::MAX && v.len() >= 2 * keep {
+                            trim(&mut v);
+                        }
+                    }
+                }
+                trim(&mut v);
+                (n, v)
+            })
+            .collect();
+        let len = parts.iter().map(|p| p.0).sum();
+        let mut all: Vec<(u64, ObjId)> = Vec::with_capacity(parts.iter().map(|p| p.1.len()).sum());
+        for (_, v) in parts {
+            all.extend_from_slice(&v);
+        }
+        trim(&mut all);
+        all.par_sort_unstable();
+        (len, all)
+    }
+
+    fn sort(&mut self, ctx: &Ctx) {
+        self.by_retained = ctx.dom.is_some();
+        let (len, top) = self.collect(ctx, FIRST_ROWS);
+        self.len = len;
+        self.full = top.len() == len;
+        self.objs = top;
+    }
+
+    /// All rows, once the selection comes near the end of the top ones.
+    fn ensure_rows(&mut self, ctx: &Ctx) {
+        let page = self.list.height.get().max(1);
+        if !self.full && self.list.selected + 2 * page >= self.objs.len() {
+            let (_, all) = self.collect(ctx, usize::MAX);
+            self.objs = all;
+            self.full = true;
         }
     }
 }
@@ -57,7 +120,7 @@ impl Pane for InstancesPane {
         format!(
             "Instances of {} — {} objects, by {} size",
             ctx.snap.graph.classes[self.class as usize].name,
-            thousands(self.objs.len() as u64),
+            thousands(self.len as u64),
             if self.by_retained {
                 "retained"
             } else {
@@ -66,11 +129,12 @@ impl Pane for InstancesPane {
         )
     }
 
-    fn handle(&mut self, key: &KeyEvent, _ctx: &Ctx) -> Outcome {
+    fn handle(&mut self, key: &KeyEvent, ctx: &Ctx) -> Outcome {
         let Some(a) = action_for(key) else {
             return Outcome::Ignored;
         };
-        if self.list.apply(a, self.objs.len()) {
+        if self.list.apply(a, self.len) {
+            self.ensure_rows(ctx);
             return Outcome::Consumed;
         }
         match (a, self.selected_object()) {
@@ -86,10 +150,11 @@ impl Pane for InstancesPane {
             .title(format!(" {} ", sanitize(&self.title(ctx))));
         let rows_h = area.height.saturating_sub(2) as usize;
         let range = self.list.visible(rows_h, self.objs.len());
+        let _ = self.len;
         let rows: Vec<TRow> = range
             .clone()
             .map(|i| {
-                let o = self.objs[i];
+                let o = self.objs[i].1;
                 let retained = ctx
                     .dom
                     .map(|d| d.retained(o).map(human).unwrap_or_else(|| "-".into()))
@@ -130,7 +195,7 @@ impl Pane for InstancesPane {
     }
 
     fn selected_object(&self) -> Option<ObjId> {
-        self.objs.get(self.list.selected).copied()
+        self.objs.get(self.list.selected).map(|x| x.1)
     }
 
     fn selected_text(&self, ctx: &Ctx) -> Option<String> {
@@ -141,7 +206,7 @@ impl Pane for InstancesPane {
         let keep = self.selected_object();
         self.sort(ctx);
         if let Some(o) = keep {
-            self.list.selected = self.objs.iter().position(|&x| x == o).unwrap_or(0);
+            self.list.selected = self.objs.iter().position(|x| x.1 == o).unwrap_or(0);
             self.list.scroll(self.objs.len());
         }
     }

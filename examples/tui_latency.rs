@@ -1,0 +1,110 @@
+//! Input-to-draw latency of the TUI on a real dump: opens FILE, builds the dominator
+//! tree, then feeds the leak hunt's keys one at a time to the same event handling and
+//! drawing the binary runs (into ratatui's TestBackend at 200×50) and times each key from
+//! input to the finished frame. Run by `bench/tui-latency.sh`.
+//!
+//! Usage: cargo run --release --example tui_latency -- FILE [CLASS]
+//! CLASS is the class filtered to and opened (without it, the selected row of the
+//! histogram, i.e. the largest by shallow size).
+
+use std::time::Instant;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use heaptui::ui::app::App;
+use ratatui::backend::TestBackend;
+use ratatui::Terminal;
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let path = std::path::PathBuf::from(args.next().expect("usage: tui_latency FILE [CLASS]"));
+    let class = args.next();
+    let t0 = Instant::now();
+    let snap = heaptui::open(&path, &heaptui::progress::Progress::new()).expect("open");
+    let opened = t0.elapsed().as_secs_f64();
+    let t1 = Instant::now();
+    let mut app = App::with_snapshot(path.clone(), snap);
+    let dominators = t1.elapsed().as_secs_f64();
+    let mut term = Terminal::new(TestBackend::new(200, 50)).unwrap();
+    term.draw(|f| app.draw(f)).unwrap();
+    let class = class.unwrap_or_default();
+    let key = |c: KeyCode| KeyEvent::new(c, KeyModifiers::NONE);
+    let mut steps: Vec<(String, Vec<KeyEvent>)> = Vec::new();
+    let chars = |s: &str| s.chars().map(|c| key(KeyCode::Char(c))).collect::<Vec<_>>();
+    steps.push(("move down".into(), vec![key(KeyCode::Char('j'))]));
+    steps.push(("page down".into(), vec![key(KeyCode::PageDown)]));
+    steps.push(("to the last row".into(), vec![key(KeyCode::Char('G'))]));
+    steps.push(("to the first row".into(), vec![key(KeyCode::Char('g'))]));
+    steps.push(("sort (count)".into(), vec![key(KeyCode::Char('s'))]));
+    steps.push(("sort (name)".into(), vec![key(KeyCode::Char('s'))]));
+    steps.push(("sort (retained)".into(), vec![key(KeyCode::Char('s'))]));
+    if !class.is_empty() {
+        let mut f = vec![key(KeyCode::Char('/'))];
+        f.extend(chars(&class));
+        f.push(key(KeyCode::Enter));
+        steps.push((format!("filter to {class} (all keys)"), f));
+    }
+    steps.push(("open instances".into(), vec![key(KeyCode::Enter)]));
+    steps.push((
+        "move down in instances".into(),
+        vec![key(KeyCode::Char('j'))],
+    ));
+    steps.push((
+        "to the last instance (sorts them all)".into(),
+        vec![key(KeyCode::Char('G'))],
+    ));
+    steps.push((
+        "back to the first instance".into(),
+        vec![key(KeyCode::Char('g'))],
+    ));
+    steps.push(("open inspector".into(), vec![key(KeyCode::Enter)]));
+    steps.push(("paths from GC roots".into(), vec![key(KeyCode::Char('p'))]));
+    steps.push(("back".into(), vec![key(KeyCode::Esc)]));
+    steps.push(("referrer tree".into(), vec![key(KeyCode::Char('r'))]));
+    steps.push((
+        "expand a referrer".into(),
+        vec![key(KeyCode::Char('j')), key(KeyCode::Char('l'))],
+    ));
+    steps.push(("back".into(), vec![key(KeyCode::Esc)]));
+    steps.push((
+        "dominator tree below it".into(),
+        vec![key(KeyCode::Char('d'))],
+    ));
+    steps.push((
+        "back to the histogram".into(),
+        vec![key(KeyCode::Esc), key(KeyCode::Esc), key(KeyCode::Esc)],
+    ));
+    steps.push((
+        "dominator tree from the top".into(),
+        vec![key(KeyCode::Char('d'))],
+    ));
+    steps.push(("expand the top row".into(), vec![key(KeyCode::Char('l'))]));
+    steps.push(("page down in the tree".into(), vec![key(KeyCode::PageDown)]));
+    println!(
+        "{{\"file\": {:?}, \"objects\": {}, \"open_seconds\": {opened:.3}, \"dominators_seconds\": {dominators:.3}, \"steps\": [",
+        path.display().to_string(),
+        match &app.screen {
+            heaptui::ui::app::Screen::Ready(r) => r.snap.graph.len(),
+            _ => 0,
+        }
+    );
+    let mut worst = 0.0f64;
+    for (n, (what, keys)) in steps.iter().enumerate() {
+        let mut max_ms = 0.0f64;
+        for k in keys {
+            let t = Instant::now();
+            app.on_key(k);
+            term.draw(|f| app.draw(f)).unwrap();
+            max_ms = max_ms.max(t.elapsed().as_secs_f64() * 1000.0);
+        }
+        worst = worst.max(max_ms);
+        let t = Instant::now();
+        term.draw(|f| app.draw(f)).unwrap();
+        let redraw = t.elapsed().as_secs_f64() * 1000.0;
+        if std::env::var_os("REDRAW").is_some() {
+            eprintln!("{what}: a redraw alone {redraw:.2} ms");
+        }
+        let comma = if n + 1 < steps.len() { "," } else { "" };
+        println!("  {{\"step\": {what:?}, \"max_ms_per_key\": {max_ms:.2}}}{comma}");
+    }
+    println!("], \"worst_ms\": {worst:.2}}}");
+}
