@@ -8,7 +8,8 @@
 // Usage: node bench/gen-large-v8-synthetic.js OUT.heapsnapshot [NODES_MILLIONS]
 //   NODES_MILLIONS (default 65, decimals allowed): about how many nodes to write.
 //   ~71 bytes of file per node (a real Node 20 file has ~84-86): 65 M nodes give ~4.6 GB
-//   (4.6e9 bytes > 2^32), ~215 M edges, in ~90 s with ~100 MB of memory.
+//   (4.6e9 bytes > 2^32), ~215 M edges, in ~95 s with ~100 MB of memory. Check a file
+//   with bench/v8-validate.js (streaming, any size).
 //   Progress and a summary (nodes, edges, bytes, seconds) go to stderr; the last line
 //   on stdout is one JSON object with the same figures.
 //
@@ -122,8 +123,12 @@ const NODES = WEAK0 + NWEAK;
 
 // ---- one node at a time: fills cur* and the edge scratch ----
 let cType = 0, cName = 0, cId = 0, cSize = 0, ne = 0;
-const eT = new Int32Array(4096), eN = new Int32Array(4096), eTo = new Int32Array(4096);
-function edge(type, nameOrIndex, to) { eT[ne] = type; eN[ne] = nameOrIndex; eTo[ne] = to; ne++; }
+let eT = new Int32Array(4096), eN = new Int32Array(4096), eTo = new Int32Array(4096);
+function grow(a) { const b = new Int32Array(a.length * 2); b.set(a); return b; }
+function edge(type, nameOrIndex, to) {
+    if (ne === eT.length) { eT = grow(eT); eN = grow(eN); eTo = grow(eTo); } // regions array: > 4096 edges
+    eT[ne] = type; eN[ne] = nameOrIndex; eTo[ne] = to; ne++;
+}
 const prop = (name, to) => edge(E.property, S[name], to);
 const internal = (name, to) => edge(E.internal, S[name], to);
 function node(type, name, size, i) { cType = type; cName = name; cSize = size; cId = 2 * i + 1; ne = 0; }

@@ -21,9 +21,9 @@
 //! subtree is linked, then gets its immediate dominator or a stand-in with the same one,
 //! resolved in one pass in preorder. The road not taken: Semi-NCA (Georgiadis 2005),
 //! which replaces the buckets by a walk up already-final dominators, is a little faster on
-//! most heaps but quadratic on some: a 65 M-node V8 snapshot with a long chain of
-//! dominators, each link also pointing at objects that hang off the chain's end, kept it
-//! walking for minutes.
+//! most heaps but quadratic on some shapes (a long chain of dominators whose end fans out
+//! to objects that the chain's head also references: see the regression test); a
+//! 65 M-node snapshot with edges misaligned by a generator bug kept it walking for minutes.
 //!
 //! Memory and speed. Everything is flat `u32` arrays indexed by DFS preorder number; the
 //! depth-first search and the path compression are iterative (a heap-allocated stack, no

@@ -202,7 +202,9 @@ pub fn records(
     loop {
         let mut at = 0;
         for (k, slot) in rec.iter_mut().enumerate().take(width) {
+            let mut commas = 0;
             while i < len && (b[i] == b',' || b[i] <= b' ') {
+                commas += (b[i] == b',') as u32;
                 i += 1;
             }
             if i >= len {
@@ -212,6 +214,15 @@ pub fn records(
                 at = i;
             }
             let c = b[i];
+            // An empty value (",,", or a comma before "]") would shift every later
+            // integer into the wrong field: refuse it.
+            if commas > 1 || (commas == 1 && c == b']') {
+                return RecordsEnd::Bad(ParseError::new(
+                    i as u64,
+                    "an integer between two commas",
+                    "an empty value",
+                ));
+            }
             if c == b']' {
                 if k != 0 {
                     return RecordsEnd::Bad(ParseError::new(
