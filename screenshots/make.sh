@@ -75,7 +75,7 @@ key Enter
 wait_for "Inspector — dev.heaptui.fixture.Session"
 shot inspector
 key p
-wait_for "Paths from GC roots"
+wait_for "Shortest paths to GC roots"
 shot paths
 key Escape; key Escape; key Escape
 wait_for "Class histogram"

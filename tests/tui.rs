@@ -180,9 +180,12 @@ fn the_leak_hunt_walk_histogram_instances_inspector_paths_and_back() {
         assert!(s.contains("length 3000000"), "{s}");
         // Paths from GC roots to the array, through Main.BLOB and the holder.
         let s = run(&mut a, &mut t, "p");
-        assert!(s.contains("Paths from GC roots to byte[]"), "{s}");
-        assert!(s.contains("static BLOB →"), "{s}");
-        assert!(s.contains("blob → byte[]"), "{s}");
+        assert!(
+            s.contains("Shortest paths to GC roots, merged: byte[]"),
+            "{s}"
+        );
+        assert!(s.contains("blob ← dev.heaptui.fixture.BlobHolder"), "{s}");
+        assert!(s.contains("static BLOB ← java.lang.Class"), "{s}");
         // Back, back, back, back: the histogram again, its filter kept.
         let s = run(&mut a, &mut t, "\u{1b}\u{1b}\u{1b}\u{1b}");
         assert!(s.contains("Class histogram"), "{s}");

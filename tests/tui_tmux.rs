@@ -219,9 +219,10 @@ fn the_leak_hunt_in_a_real_terminal_with_a_resize_and_ctrl_c() {
         "wider now:\n{s}"
     );
     t.keys(&["p"]);
-    let s = t.wait_for("Paths from GC roots to dev.heaptui.fixture.Session");
-    assert!(s.contains("static sessions → java.util.HashMap"), "{s}");
-    assert!(s.contains("value → dev.heaptui.fixture.Session"), "{s}");
+    let s = t.wait_for("Shortest paths to GC roots, merged: dev.heaptui.fixture.Session");
+    assert!(s.contains("value ← java.util.HashMap$Node"), "{s}");
+    assert!(s.contains("static sessions ← java.lang.Class"), "{s}");
+    assert!(s.contains("GC root: JNI global"), "{s}");
     // One Esc at a time: a terminal reads ESC followed at once by another byte as one
     // key chord, as it would from a person typing Alt.
     t.keys(&["Escape"]);

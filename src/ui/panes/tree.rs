@@ -1,6 +1,8 @@
 //! Expandable trees of objects: the dominator tree (from the top or below an object), the
 //! referrer tree (who holds this, and who holds them), the outgoing-reference tree, and
-//! the shortest paths from GC roots. `→`/`l` expands a row, `←`/`h` collapses it (or goes
+//! the shortest paths to GC roots merged into one tree (the object at the top, each row
+//! below holding the one above by the reference named before `←`, GC roots at the
+//! leaves, as MAT's "merge shortest paths"). `→`/`l` expands a row, `←`/`h` collapses it (or goes
 //! to its parent); a row whose object already appears above it on its branch is marked
 //! as a cycle (↺) and not followed. Each row shows the reference's name, the object, and
 //! its shallow and retained sizes with the share of the heap.
@@ -88,6 +90,9 @@ impl TreePane {
                 self.expand(0, ctx);
             }
             TreeKind::Paths(o) => {
+                // MAT's "merge shortest paths": the object at the top, the objects that
+                // hold it below, and so on up to the GC roots; paths that share a
+                // referrer share its row.
                 let paths = crate::heap::paths::to_roots(&ctx.snap.graph, o, 10, false);
                 if paths.is_empty() {
                     self.rows.push(Row {
@@ -99,25 +104,37 @@ impl TreePane {
                         text: Some("no path from a GC root over strong references".into()),
                     });
                 }
-                for (n, p) in paths.iter().enumerate() {
-                    self.rows.push(Row {
-                        depth: 0,
-                        obj: None,
-                        edge: None,
-                        expanded: false,
-                        cycle: false,
-                        text: Some(format!(
-                            "path {} ({} steps), GC root: {}",
-                            n + 1,
-                            p.len(),
-                            ctx.snap.describe_roots(p[0])
-                        )),
-                    });
-                    for (i, &x) in p.iter().enumerate() {
-                        let edge = (i > 0).then(|| ctx.snap.edge_label(p[i - 1], x)).flatten();
-                        let mut r = row(i + 1, x, edge);
+                // A trie of the reversed paths: (object, children), node 0 = the object.
+                let mut trie: Vec<(ObjId, Vec<usize>)> = vec![(o, Vec::new())];
+                for p in &paths {
+                    let mut at = 0;
+                    for &x in p.iter().rev().skip(1) {
+                        let next = trie[at].1.iter().copied().find(|&c| trie[c].0 == x);
+                        at = match next {
+                            Some(c) => c,
+                            None => {
+                                trie.push((x, Vec::new()));
+                                let c = trie.len() - 1;
+                                trie[at].1.push(c);
+                                c
+                            }
+                        };
+                    }
+                }
+                if !paths.is_empty() {
+                    let mut stack = vec![(0usize, 0usize, None::<ObjId>)];
+                    while let Some((node, depth, below)) = stack.pop() {
+                        let x = trie[node].0;
+                        let edge = below.and_then(|b| ctx.snap.edge_label(x, b));
+                        let mut r = row(depth, x, edge);
                         r.expanded = true;
+                        if trie[node].1.is_empty() {
+                            r.text = Some(format!("GC root: {}", ctx.snap.describe_roots(x)));
+                        }
                         self.rows.push(r);
+                        for &c in trie[node].1.iter().rev() {
+                            stack.push((c, depth + 1, Some(x)));
+                        }
                     }
                 }
             }
@@ -270,7 +287,7 @@ impl Pane for TreePane {
             TreeKind::Dominators(Some(o)) => format!("Dominator tree — below {}", name(o)),
             TreeKind::Referrers(o) => format!("Referrers of {}", name(o)),
             TreeKind::Outgoing(o) => format!("References from {}", name(o)),
-            TreeKind::Paths(o) => format!("Paths from GC roots to {}", name(o)),
+            TreeKind::Paths(o) => format!("Shortest paths to GC roots, merged: {}", name(o)),
         }
     }
 
@@ -332,14 +349,22 @@ impl Pane for TreePane {
                             "▸ "
                         };
                         left.push_str(marker);
+                        let paths = matches!(self.kind, TreeKind::Paths(_));
                         if let Some(e) = &r.edge {
+                            // In paths, the reference by which this row's object holds
+                            // the one above; elsewhere, by which the row above holds it.
                             left.push_str(e);
-                            left.push_str(" → ");
+                            left.push_str(if paths { " ← " } else { " → " });
                         }
                         left.push_str(&format!("{} {}", snap.class_name(o), snap.object_name(o)));
                         if let Some(l) = snap.label(o) {
                             left.push(' ');
                             left.push_str(&l);
+                        }
+                        if paths {
+                            if let Some(t) = &r.text {
+                                left.push_str(&format!("  [{t}]"));
+                            }
                         }
                         let shallow = human(snap.graph.shallow_size(o));
                         right = match ctx.dom.and_then(|d| d.retained(o)) {
