@@ -267,3 +267,36 @@ fn instances_past_the_first_sorted_rows_stay_in_order() {
         "largest retained first, all the way"
     );
 }
+
+#[test]
+fn instances_filter_by_value_and_sort_by_size_or_address() {
+    let mut t = Terminal::new(TestBackend::new(100, 30)).unwrap();
+    let mut a = app();
+    let s = run(&mut a, &mut t, "/java.lang.String\n\n");
+    assert!(
+        s.contains("Instances of java.lang.String — 9,719 objects"),
+        "{s}"
+    );
+    // Filter (fuzzy) on the strings' text: of the program's 311 names "customer-0" …
+    // "customer-310", those with "customer-3" and a later "0" are 30, 130, 230,
+    // 300 … 309 and 310: 14.
+    let s = run(&mut a, &mut t, "/customer-30\n");
+    assert!(s.contains("14 match \"customer-30\""), "{s}");
+    assert!(
+        s.contains("\"customer-305\"") && s.contains("\"customer-130\""),
+        "{s}"
+    );
+    assert!(!s.contains("\"customer-29\""), "{s}");
+    let s = run(&mut a, &mut t, "s");
+    assert!(s.contains("by shallow size, 14 match"), "{s}");
+    let s = run(&mut a, &mut t, "s");
+    assert!(s.contains("by address, 14 match"), "{s}");
+    // Esc clears the filter first, then goes back.
+    let s = run(&mut a, &mut t, "\u{1b}");
+    assert!(
+        s.contains("9,719 objects, by address") && !s.contains("match"),
+        "{s}"
+    );
+    let s = run(&mut a, &mut t, "\u{1b}");
+    assert!(s.contains("Class histogram"), "{s}");
+}

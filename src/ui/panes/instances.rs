@@ -1,5 +1,7 @@
 //! The instances of one class, largest retained size first (largest shallow size until
-//! the dominator tree is ready): the step from "what is big" to "which one".
+//! the dominator tree is ready): the step from "what is big" to "which one". `s` sorts by
+//! retained size, shallow size or address; `/` filters fuzzily on the id and the value
+//! (a string's text, a class object's class, a boxed number).
 
 use crossterm::event::KeyEvent;
 use ratatui::layout::{Constraint, Rect};
@@ -23,7 +25,19 @@ pub struct InstancesPane {
     objs: Vec<(u64, ObjId)>,
     full: bool,
     by_retained: bool,
+    sort_by: SortBy,
+    filter: String,
+    editing: bool,
+    /// With a filter: the positions in `objs` that match, in order.
+    shown: Option<Vec<u32>>,
     list: ListState,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SortBy {
+    Retained,
+    Shallow,
+    Address,
 }
 
 /// How many rows are put in order when the pane opens.
@@ -37,6 +51,10 @@ impl InstancesPane {
             objs: Vec::new(),
             full: false,
             by_retained: false,
+            sort_by: SortBy::Retained,
+            filter: String::new(),
+            editing: false,
+            shown: None,
             list: ListState::new(),
         };
         p.sort(ctx);
@@ -52,12 +70,11 @@ impl InstancesPane {
         let g = &ctx.snap.graph;
         let dom = ctx.dom;
         let class = self.class;
-        let key = |o: ObjId| {
-            u64::MAX
-                - match dom {
-                    Some(d) => d.retained(o).unwrap_or(0),
-                    None => g.shallow_size(o),
-                }
+        let sort_by = self.sort_by;
+        let key = |o: ObjId| match (sort_by, dom) {
+            (SortBy::Address, _) => o as u64,
+            (SortBy::Retained, Some(d)) => u64::MAX - d.retained(o).unwrap_or(0),
+            _ => u64::MAX - g.shallow_size(o),
         };
         let trim = |v: &mut Vec<(u64, ObjId)>| {
             if v.len() > keep {
@@ -97,48 +114,137 @@ impl InstancesPane {
     }
 
     fn sort(&mut self, ctx: &Ctx) {
-        self.by_retained = ctx.dom.is_some();
+        self.by_retained = ctx.dom.is_some() && self.sort_by == SortBy::Retained;
         let (len, top) = self.collect(ctx, FIRST_ROWS);
         self.len = len;
         self.full = top.len() == len;
         self.objs = top;
     }
 
-    /// All rows, once the selection comes near the end of the top ones.
-    fn ensure_rows(&mut self, ctx: &Ctx) {
+    /// All rows, once the selection comes near the end of the top ones (or a filter
+    /// needs them).
+    fn ensure_rows(&mut self, ctx: &Ctx, all: bool) {
         let page = self.list.height.get().max(1);
-        if !self.full && self.list.selected + 2 * page >= self.objs.len() {
-            let (_, all) = self.collect(ctx, usize::MAX);
-            self.objs = all;
+        if !self.full && (all || self.list.selected + 2 * page >= self.objs.len()) {
+            let (_, rows) = self.collect(ctx, usize::MAX);
+            self.objs = rows;
             self.full = true;
         }
+    }
+
+    fn rows_len(&self) -> usize {
+        match &self.shown {
+            Some(s) => s.len(),
+            None => self.len,
+        }
+    }
+
+    fn row(&self, i: usize) -> Option<ObjId> {
+        match &self.shown {
+            Some(s) => s.get(i).map(|&k| self.objs[k as usize].1),
+            None => self.objs.get(i).map(|x| x.1),
+        }
+    }
+
+    fn apply_filter(&mut self, ctx: &Ctx) {
+        use fuzzy_matcher::skim::SkimMatcherV2;
+        use fuzzy_matcher::FuzzyMatcher;
+        if self.filter.is_empty() {
+            self.shown = None;
+        } else {
+            self.ensure_rows(ctx, true);
+            let m = SkimMatcherV2::default();
+            let snap = ctx.snap;
+            self.shown = Some(
+                (0..self.objs.len() as u32)
+                    .filter(|&k| {
+                        let o = self.objs[k as usize].1;
+                        let text = format!(
+                            "{} {}",
+                            snap.object_name(o),
+                            snap.label(o).unwrap_or_default()
+                        );
+                        m.fuzzy_match(&text, &self.filter).is_some()
+                    })
+                    .collect(),
+            );
+        }
+        self.list.selected = 0;
+        self.list.scroll(self.rows_len());
     }
 }
 
 impl Pane for InstancesPane {
     fn title(&self, ctx: &Ctx) -> String {
         format!(
-            "Instances of {} — {} objects, by {} size",
+            "Instances of {} — {} objects, by {}{}",
             ctx.snap.graph.classes[self.class as usize].name,
             thousands(self.len as u64),
-            if self.by_retained {
-                "retained"
-            } else {
-                "shallow"
+            match self.sort_by {
+                SortBy::Address => "address",
+                SortBy::Retained if self.by_retained => "retained size",
+                _ => "shallow size",
+            },
+            match &self.shown {
+                Some(s) => format!(", {} match \"{}\"", thousands(s.len() as u64), self.filter),
+                None => String::new(),
             }
         )
     }
 
     fn handle(&mut self, key: &KeyEvent, ctx: &Ctx) -> Outcome {
+        use crossterm::event::{KeyCode, KeyModifiers};
+        if self.editing {
+            match key.code {
+                KeyCode::Enter => {
+                    self.editing = false;
+                    self.apply_filter(ctx);
+                }
+                KeyCode::Esc => {
+                    self.editing = false;
+                    self.filter.clear();
+                    self.apply_filter(ctx);
+                }
+                KeyCode::Backspace => {
+                    self.filter.pop();
+                }
+                KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+                    self.filter.push(c)
+                }
+                _ => return Outcome::Ignored,
+            }
+            return Outcome::Consumed;
+        }
         let Some(a) = action_for(key) else {
             return Outcome::Ignored;
         };
-        if self.list.apply(a, self.len) {
-            self.ensure_rows(ctx);
+        if self.list.apply(a, self.rows_len()) {
+            if self.shown.is_none() {
+                self.ensure_rows(ctx, false);
+            }
             return Outcome::Consumed;
         }
         match (a, self.selected_object()) {
             (Action::Open, Some(o)) => Outcome::Open(Request::Inspect(o)),
+            (Action::Sort, _) => {
+                self.sort_by = match self.sort_by {
+                    SortBy::Retained => SortBy::Shallow,
+                    SortBy::Shallow => SortBy::Address,
+                    SortBy::Address => SortBy::Retained,
+                };
+                self.sort(ctx);
+                self.apply_filter(ctx);
+                Outcome::Consumed
+            }
+            (Action::Filter, _) => {
+                self.editing = true;
+                Outcome::Consumed
+            }
+            (Action::Back, _) if self.shown.is_some() => {
+                self.filter.clear();
+                self.apply_filter(ctx);
+                Outcome::Consumed
+            }
             _ => Outcome::Ignored,
         }
     }
@@ -149,12 +255,13 @@ impl Pane for InstancesPane {
             .borders(Borders::TOP)
             .title(format!(" {} ", sanitize(&self.title(ctx))));
         let rows_h = area.height.saturating_sub(2) as usize;
-        let range = self.list.visible(rows_h, self.objs.len());
-        let _ = self.len;
+        let range = self.list.visible(rows_h, self.rows_len());
         let rows: Vec<TRow> = range
             .clone()
             .map(|i| {
-                let o = self.objs[i].1;
+                let Some(o) = self.row(i) else {
+                    return TRow::new(Vec::<TCell>::new());
+                };
                 let retained = ctx
                     .dom
                     .map(|d| d.retained(o).map(human).unwrap_or_else(|| "-".into()))
@@ -195,7 +302,34 @@ impl Pane for InstancesPane {
     }
 
     fn selected_object(&self) -> Option<ObjId> {
-        self.objs.get(self.list.selected).map(|x| x.1)
+        self.row(self.list.selected)
+    }
+
+    fn is_editing(&self) -> bool {
+        self.editing
+    }
+
+    fn editing_hint(&self) -> Option<String> {
+        self.editing.then(|| {
+            format!(
+                "filter: {}▏  Enter apply  Esc clear",
+                sanitize(&self.filter)
+            )
+        })
+    }
+
+    fn hints(&self) -> &'static [Action] {
+        &[
+            Action::Down,
+            Action::Open,
+            Action::Back,
+            Action::Sort,
+            Action::Filter,
+            Action::Paths,
+            Action::Referrers,
+            Action::Help,
+            Action::Quit,
+        ]
     }
 
     fn selected_text(&self, ctx: &Ctx) -> Option<String> {
@@ -203,11 +337,7 @@ impl Pane for InstancesPane {
     }
 
     fn dominators_ready(&mut self, ctx: &Ctx) {
-        let keep = self.selected_object();
         self.sort(ctx);
-        if let Some(o) = keep {
-            self.list.selected = self.objs.iter().position(|x| x.1 == o).unwrap_or(0);
-            self.list.scroll(self.objs.len());
-        }
+        self.apply_filter(ctx);
     }
 }
