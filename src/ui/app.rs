@@ -2,8 +2,14 @@
 //!
 //! The loop is generic over ratatui's `Backend` and takes its events from a closure, so
 //! tests drive the very same code with a `TestBackend` and scripted keys. Loading runs on
-//! a background thread; the loop polls its result and the shared [`Progress`] and keeps
-//! drawing, so the screen never freezes while a large dump is indexed.
+//! a background thread, which then builds the dominator tree; the loop polls both results
+//! and the shared [`Progress`] and keeps drawing, so the screen never freezes while a
+//! large dump is indexed, and panes that need retained sizes fill them in when ready.
+//!
+//! Panes sit on a navigation stack (the class histogram at the bottom): a pane's `Enter`
+//! (or `p`, `r`, `o`, `d` on its selected object) pushes a new one, `Esc`/`Backspace`
+//! pops it onto a forward stack, `]` brings it back. Keys go to the pane on top first;
+//! what it ignores, the app handles.
 
 use std::path::PathBuf;
 use std::sync::mpsc::{Receiver, TryRecvError};
