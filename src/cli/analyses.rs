@@ -466,3 +466,88 @@ pub fn inspect(snap: &Snapshot, d: &Dominators, o: ObjId, as_json: bool) {
         println!("  … {} more", referrers.len() - shown.len());
     }
 }
+
+/// `threads`: every thread with its frames, innermost first, and the objects each frame
+/// holds. Additions to the contract: `"system"`, `"object"` (the thread's own object) and
+/// `"held"` (objects the thread holds outside any known frame).
+pub fn threads(snap: &Snapshot, as_json: bool) {
+    let obj = |o: ObjId| {
+        let mut v = json!({"object": snap.object_name(o), "class": snap.class_name(o)});
+        if let Some(l) = snap.label(o) {
+            v["label"] = json!(l);
+        }
+        v
+    };
+    if as_json {
+        let list: Vec<Json> = snap
+            .thread_list
+            .iter()
+            .map(|t| {
+                json!({
+                    "name": t.name,
+                    "id": t.id,
+                    "state": t.state,
+                    "system": t.system,
+                    "object": t.object.map(|o| snap.object_name(o)),
+                    "frames": t.frames.iter().map(|f| json!({
+                        "function": f.function,
+                        "location": f.location,
+                        "locals": f.locals.iter().map(|&o| obj(o)).collect::<Vec<_>>(),
+                    })).collect::<Vec<_>>(),
+                    "held": t.held.iter().map(|&o| obj(o)).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        println!("{}", json!({"threads": list}));
+        return;
+    }
+    if snap.thread_list.is_empty() {
+        println!("no threads in this snapshot");
+        return;
+    }
+    for t in &snap.thread_list {
+        let mut head = format!("\"{}\"", t.name);
+        if let Some(id) = t.id {
+            head.push_str(&format!(" #{id}"));
+        }
+        if let Some(s) = &t.state {
+            head.push_str(&format!(" {s}"));
+        }
+        if t.system {
+            head.push_str(" (system)");
+        }
+        if let Some(o) = t.object {
+            head.push_str(&format!(" {}", snap.object_name(o)));
+        }
+        println!("{}", sanitize(&head));
+        for f in &t.frames {
+            println!(
+                "{}",
+                sanitize(&format!("    at {} ({})", f.function, f.location))
+            );
+            for &o in &f.locals {
+                let mut l = format!(
+                    "        local {} {}",
+                    snap.object_name(o),
+                    snap.class_name(o)
+                );
+                if let Some(x) = snap.label(o) {
+                    l.push(' ');
+                    l.push_str(&x);
+                }
+                println!("{}", sanitize(&l));
+            }
+        }
+        for &o in &t.held {
+            println!(
+                "{}",
+                sanitize(&format!(
+                    "    held {} {}",
+                    snap.object_name(o),
+                    snap.class_name(o)
+                ))
+            );
+        }
+        println!();
+    }
+}

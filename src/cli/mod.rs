@@ -110,6 +110,12 @@ pub enum Cmd {
         #[arg(long = "include-weak")]
         include_weak: bool,
     },
+    /// Threads (Java threads, goroutines) with their frames and the objects each holds
+    Threads {
+        file: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
     /// An object's class, sizes, fields, string or array contents, and referrers
     Inspect {
         file: PathBuf,
@@ -206,6 +212,11 @@ pub fn run(cli: Cli) -> Result<()> {
                     .clone()
             })?;
             analyses::path(&snap, o, json, max, include_weak);
+            Ok(())
+        }
+        Some(Cmd::Threads { file, json }) => {
+            let snap = open_for_cli(&file)?;
+            analyses::threads(&snap, json);
             Ok(())
         }
         Some(Cmd::Inspect {

@@ -199,7 +199,10 @@ pub struct Snapshot {
     pub format_version: String,
     pub id_size: Option<u32>,
     pub graph: Graph,
+    /// How many threads the dump names (HPROF: distinct thread serials).
     pub threads: usize,
+    /// The threads with their frames and locals, where the format has them.
+    pub thread_list: Vec<crate::heap::Thread>,
     /// Offset where the file stops being whole, when it was cut short.
     pub truncated: Option<u64>,
     pub warnings: Vec<String>,

@@ -85,6 +85,37 @@ pub struct Root {
     pub frame: u32,
 }
 
+/// A thread (Java thread, goroutine) with its stack, innermost frame first.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Thread {
+    /// The name the runtime gave it (may hold untrusted text).
+    pub name: String,
+    /// The runtime's own id (Java `Thread.tid`, goroutine id), when known.
+    pub id: Option<u64>,
+    /// The state in the runtime's words (`RUNNABLE`, `WAITING`, `chan receive`, ...).
+    pub state: Option<String>,
+    /// The object that stands for the thread (a `java.lang.Thread`), when there is one.
+    pub object: Option<ObjId>,
+    /// The dump's serial number of the thread (HPROF), for matching roots.
+    pub serial: u32,
+    /// A thread of the runtime itself rather than of the program.
+    pub system: bool,
+    pub frames: Vec<Frame>,
+    /// Objects the thread holds outside any known frame (e.g. Android's thread roots,
+    /// which carry no frames; JNI locals without a frame).
+    pub held: Vec<ObjId>,
+}
+
+/// One stack frame and the objects it holds (its locals).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Frame {
+    /// `package.Class.method` (Java), `pkg.function` (Go).
+    pub function: String,
+    /// `File.java:42`, `Native Method`, `file.go:12`.
+    pub location: String,
+    pub locals: Vec<ObjId>,
+}
+
 /// A histogram group.
 #[derive(Clone, Debug)]
 pub struct ClassInfo {

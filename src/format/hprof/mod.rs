@@ -22,6 +22,7 @@
 
 pub mod decode;
 pub mod spec;
+mod threads;
 
 pub use decode::HprofDecoder;
 
@@ -91,6 +92,15 @@ struct Pass1 {
     roots: Vec<RawRoot>,
     heap_names: Vec<u64>,
     thread_serials: Vec<u32>,
+    /// ROOT THREAD OBJECT: (thread object id, thread serial, stack trace serial).
+    thread_objects: Vec<(u64, u32, u32)>,
+    /// STACK FRAME records: frame id → (method name id, source file id, class serial,
+    /// line).
+    frames: IdMap<(u64, u64, u32, i32)>,
+    /// STACK TRACE records: serial → (thread serial, frame ids).
+    traces: std::collections::HashMap<u32, (u32, Vec<u64>)>,
+    /// LOAD CLASS: class serial → class id.
+    class_serials: std::collections::HashMap<u32, u64>,
     truncated: Option<u64>,
     warnings: Vec<String>,
     saw_segments: bool,
@@ -263,6 +273,7 @@ impl Pass1 {
                         };
                         if t == ROOT_THREAD_OBJECT {
                             self.thread_serials.push(thread);
+                            self.thread_objects.push((addr, thread, frame));
                             // The third field is a stack trace serial, not a frame.
                             self.roots.push(RawRoot {
                                 addr,
@@ -318,12 +329,43 @@ fn pass1(b: &[u8], h: &Header, progress: &Progress) -> Pass1 {
                 p.utf8.insert(be_id(body, id), (body_start + id, rlen - id));
             }
             LOAD_CLASS if !cut && rlen >= 8 + 2 * id => {
+                let serial = u32::from_be_bytes([body[0], body[1], body[2], body[3]]);
                 let class_id = be_id(&body[4..], id);
                 let name_id = be_id(&body[8 + id..], id);
                 p.class_names.insert(class_id, name_id);
+                p.class_serials.insert(serial, class_id);
             }
-            STACK_FRAME => p.stack_frames += 1,
-            STACK_TRACE => p.stack_traces += 1,
+            STACK_FRAME => {
+                p.stack_frames += 1;
+                if !cut && rlen >= 4 * id + 8 {
+                    let fid = be_id(body, id);
+                    let method = be_id(&body[id..], id);
+                    let source = be_id(&body[3 * id..], id);
+                    let at = 4 * id;
+                    let class =
+                        u32::from_be_bytes([body[at], body[at + 1], body[at + 2], body[at + 3]]);
+                    let line = i32::from_be_bytes([
+                        body[at + 4],
+                        body[at + 5],
+                        body[at + 6],
+                        body[at + 7],
+                    ]);
+                    p.frames.insert(fid, (method, source, class, line));
+                }
+            }
+            STACK_TRACE => {
+                p.stack_traces += 1;
+                if !cut && rlen >= 12 {
+                    let u = |k: usize| {
+                        u32::from_be_bytes([body[k], body[k + 1], body[k + 2], body[k + 3]])
+                    };
+                    let (serial, thread, n) = (u(0), u(4), u(8) as usize);
+                    // The frame count is checked against the record's bytes.
+                    let n = n.min((rlen - 12) / id);
+                    let frames = (0..n).map(|k| be_id(&body[12 + k * id..], id)).collect();
+                    p.traces.insert(serial, (thread, frames));
+                }
+            }
             HEAP_DUMP | HEAP_DUMP_SEGMENT => {
                 if tag == HEAP_DUMP_SEGMENT {
                     p.saw_segments = true;
@@ -871,6 +913,33 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
             .or_insert_with(|| group(&mut g, class_name(cid), false));
         g.class_of[i] = gid;
     }
+    // Classes that are java.lang.Thread or extend it: their instances are threads even
+    // when the dump gives them no ROOT THREAD OBJECT (HotSpot leaves out threads hidden
+    // from external view, such as the compiler threads).
+    let thread_class = class_ids
+        .iter()
+        .copied()
+        .find(|&c| class_name(c) == "java.lang.Thread");
+    let mut thread_groups: Vec<ClassId> = Vec::new();
+    if let Some(tc) = thread_class {
+        for &cid in &class_ids {
+            let mut cur = Some(cid);
+            let mut depth = 0;
+            while let Some(c) = cur {
+                if c == tc {
+                    if let Some(r) = recs.get(&cid) {
+                        thread_groups.push(r.group);
+                    }
+                    break;
+                }
+                depth += 1;
+                cur = dumps
+                    .get(&c)
+                    .map(|d| d.super_id)
+                    .filter(|&x| x != 0 && depth < 512);
+            }
+        }
+    }
     drop(dumps);
     progress.phase("building referrers", 0);
     e.install(&mut g);
@@ -931,23 +1000,36 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
     let mut serials = p.thread_serials.clone();
     serials.sort_unstable();
     serials.dedup();
+    let trace_frames = {
+        let text = |id: u64| utf8_text(b, &p.utf8, id).map(|c| c.into_owned());
+        let cname = |cid: u64| class_name(cid);
+        threads::trace_frames(&p.traces, &p.frames, &p.class_serials, &text, &cname)
+    };
+    let thread_objects: Vec<(Option<ObjId>, u32, u32)> = p
+        .thread_objects
+        .iter()
+        .map(|&(addr, serial, trace)| (addrs.get(addr), serial, trace))
+        .collect();
     let decoder = HprofDecoder {
         id_size: id,
         utf8: std::mem::take(&mut p.utf8),
         class_names: std::mem::take(&mut p.class_names),
     };
-    Ok(Snapshot {
+    let mut snap = Snapshot {
         format: Format::Hprof,
         format_version: h.version.clone(),
         id_size: Some(id as u32),
         graph: g,
         threads: serials.len(),
+        thread_list: Vec::new(),
         truncated: p.truncated,
         warnings,
         facts,
         decoder: Box::new(decoder),
         source,
-    })
+    };
+    snap.thread_list = threads::build(&snap, &thread_objects, &trace_frames, &thread_groups);
+    Ok(snap)
 }
 
 /// Read-only context of pass 2, shared by the worker threads.

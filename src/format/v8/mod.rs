@@ -1098,6 +1098,7 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
         id_size: None,
         graph: g,
         threads: 0,
+        thread_list: Vec::new(),
         truncated,
         warnings,
         facts,

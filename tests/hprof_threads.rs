@@ -1,0 +1,152 @@
+//! Threads of the real JDK 17 dumps against `jcmd Thread.print` taken from the same JVM
+//! right after the dump (`fixtures/java/*/threads.txt`): every Java thread, with its
+//! id, state and frames in order; and the fixture's thread locals found in their frames.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+
+/// (name, id, state, frames as (function, location)) of every Java thread (`#N`).
+fn thread_print(text: &str) -> Vec<(String, u64, String, Vec<(String, String)>)> {
+    let mut out: Vec<(String, u64, String, Vec<(String, String)>)> = Vec::new();
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix('"') {
+            let Some(end) = rest.find('"') else { continue };
+            let name = rest[..end].to_string();
+            let after = &rest[end + 1..];
+            let Some(id) = after
+                .split_whitespace()
+                .next()
+                .and_then(|w| w.strip_prefix('#'))
+                .and_then(|n| n.parse().ok())
+            else {
+                continue; // a VM thread (GC, VM Thread): no Java object, not in dumps
+            };
+            out.push((name, id, String::new(), Vec::new()));
+        } else if let Some(st) = line.trim().strip_prefix("java.lang.Thread.State: ") {
+            if let Some(t) = out.last_mut() {
+                t.2 = st.split_whitespace().next().unwrap_or("").to_string();
+            }
+        } else if let Some(at) = line.trim().strip_prefix("at ") {
+            let Some(t) = out.last_mut() else { continue };
+            let (func, loc) = at.split_once('(').unwrap();
+            let loc = loc.trim_end_matches(')');
+            let loc = loc.rsplit_once('/').map_or(loc, |x| x.1);
+            t.3.push((func.to_string(), loc.to_string()));
+        }
+    }
+    out
+}
+
+#[test]
+fn every_java_thread_of_thread_print_with_the_same_frames_in_order() {
+    for (dump, threads) in [
+        (
+            "java/coops/heap-live-jvmgz.hprof.gz",
+            "java/coops/threads.txt",
+        ),
+        (
+            "java/nocoops/heap-live.hprof.gz",
+            "java/nocoops/threads.txt",
+        ),
+    ] {
+        let want = thread_print(&std::fs::read_to_string(fixture(threads)).unwrap());
+        assert!(want.len() >= 15, "{threads}: {} Java threads", want.len());
+        let f = fixture(dump);
+        let v = json_of(&heaptui(&["threads", f.to_str().unwrap(), "--json"]));
+        let ours = v["threads"].as_array().unwrap();
+        for (name, id, state, frames) in &want {
+            let t = ours
+                .iter()
+                .find(|t| t["name"] == name.as_str())
+                .unwrap_or_else(|| panic!("{dump}: thread {name:?} missing"));
+            assert_eq!(t["id"], *id, "{name}");
+            assert_eq!(t["state"], state.as_str(), "{name}");
+            let got: Vec<(String, String)> = t["frames"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| {
+                    (
+                        f["function"].as_str().unwrap().to_string(),
+                        f["location"].as_str().unwrap().to_string(),
+                    )
+                })
+                .collect();
+            assert_eq!(&got, frames, "{dump}: frames of {name}");
+        }
+        // And nothing more than the JVM's threads.
+        assert_eq!(ours.len(), want.len(), "{dump}");
+    }
+}
+
+fn frame<'a>(v: &'a Value, thread: &str, function: &str) -> &'a Value {
+    let t = v["threads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == thread)
+        .unwrap();
+    t["frames"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["function"] == function)
+        .unwrap_or_else(|| panic!("no frame {function} in {thread}"))
+}
+
+#[test]
+fn a_local_held_only_by_one_frame_is_found_there_and_its_path_ends_there() {
+    let f = fixture("java/coops/heap-live-jvmgz.hprof.gz");
+    let f = f.to_str().unwrap();
+    let v = json_of(&heaptui(&["threads", f, "--json"]));
+    // The waiter's ArrayList of 13 Temps (expected.json: held only by this frame).
+    let fr = frame(
+        &v,
+        "fixture-waiter",
+        "dev.heaptui.fixture.WaiterTask.holdLocalsAndWait",
+    );
+    let list = fr["locals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["class"] == "java.util.ArrayList")
+        .expect("the ArrayList local");
+    let name = list["object"].as_str().unwrap();
+    let p = json_of(&heaptui(&["path", f, name, "--json"]));
+    let paths = p["paths"].as_array().unwrap();
+    assert_eq!(paths.len(), 1, "held by nothing else: {p}");
+    assert_eq!(paths[0].as_array().unwrap().len(), 1);
+    assert_eq!(paths[0][0]["root"], "Java frame");
+    assert!(paths[0][0]["root_detail"]
+        .as_str()
+        .unwrap()
+        .contains("fixture-waiter"));
+    let ins = json_of(&heaptui(&["inspect", f, name, "--json"]));
+    assert!(
+        ins["referrers"].as_array().unwrap().is_empty(),
+        "no object refers to it: {ins}"
+    );
+    // The parked thread's int[17] holding 1700..1716.
+    let fr = frame(
+        &v,
+        "fixture-parked",
+        "dev.heaptui.fixture.ParkedTask.holdLocalsAndPark",
+    );
+    let arr = fr["locals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["class"] == "int[]")
+        .expect("the int[] local");
+    let a = json_of(&heaptui(&[
+        "inspect",
+        f,
+        arr["object"].as_str().unwrap(),
+        "--json",
+    ]));
+    assert_eq!(a["length"], 17);
+    assert_eq!(a["fields"][0]["value"], 1700);
+    assert_eq!(a["fields"][16]["value"], 1716);
+}
