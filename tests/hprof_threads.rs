@@ -7,9 +7,12 @@ mod common;
 use common::*;
 use serde_json::Value;
 
-/// (name, id, state, frames as (function, location)) of every Java thread (`#N`).
-fn thread_print(text: &str) -> Vec<(String, u64, String, Vec<(String, String)>)> {
-    let mut out: Vec<(String, u64, String, Vec<(String, String)>)> = Vec::new();
+/// (name, id, state, frames as (function, location)) of one Java thread.
+type JvmThread = (String, u64, String, Vec<(String, String)>);
+
+/// Every Java thread (`#N`) of a Thread.print.
+fn thread_print(text: &str) -> Vec<JvmThread> {
+    let mut out: Vec<JvmThread> = Vec::new();
     for line in text.lines() {
         if let Some(rest) = line.strip_prefix('"') {
             let Some(end) = rest.find('"') else { continue };
