@@ -300,3 +300,36 @@ fn instances_filter_by_value_and_sort_by_size_or_address() {
     let s = run(&mut a, &mut t, "\u{1b}");
     assert!(s.contains("Class histogram"), "{s}");
 }
+
+#[test]
+fn threads_pane_frames_locals_and_the_path_that_ends_at_the_frame() {
+    let mut t = Terminal::new(TestBackend::new(120, 40)).unwrap();
+    let mut a = app();
+    let s = run(&mut a, &mut t, "t");
+    assert!(s.contains("Threads — 15"), "{s}");
+    assert!(s.contains("\"fixture-waiter\" #14 WAITING"), "{s}");
+    // The 14th thread row is fixture-waiter: expand it.
+    let s = run(&mut a, &mut t, "jjjjjjjjjjjjjl");
+    assert!(
+        s.contains("at dev.heaptui.fixture.WaiterTask.holdLocalsAndWait"),
+        "{s}"
+    );
+    let list_row = s
+        .lines()
+        .position(|l| l.contains("java.util.ArrayList"))
+        .unwrap_or_else(|| panic!("{s}"));
+    let sel_row = s
+        .lines()
+        .position(|l| l.contains("\"fixture-waiter\""))
+        .unwrap();
+    let down = "j".repeat(list_row - sel_row);
+    let s = run(&mut a, &mut t, &format!("{down}p"));
+    assert!(
+        s.contains("Shortest paths to GC roots, merged: java.util.ArrayList"),
+        "{s}"
+    );
+    assert!(
+        s.contains("GC root: Java frame, thread \"fixture-waiter\""),
+        "{s}"
+    );
+}

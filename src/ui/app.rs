@@ -27,6 +27,7 @@ use super::keys::{action_for, hint_line, hint_line_for, Action, KEYMAP};
 use super::panes::histogram::{thousands, HistogramPane};
 use super::panes::inspector::InspectorPane;
 use super::panes::instances::InstancesPane;
+use super::panes::threads::ThreadsPane;
 use super::panes::tree::{TreeKind, TreePane};
 use super::panes::{Ctx, Outcome, Pane, Request};
 use super::text::sanitize;
@@ -77,6 +78,7 @@ impl Ready {
             Request::Referrers(o) => Box::new(TreePane::new(TreeKind::Referrers(o), &ctx)),
             Request::Outgoing(o) => Box::new(TreePane::new(TreeKind::Outgoing(o), &ctx)),
             Request::Dominators(o) => Box::new(TreePane::new(TreeKind::Dominators(o), &ctx)),
+            Request::Threads => Box::new(ThreadsPane::new(&ctx)),
         };
         self.stack.push(pane);
         self.forward.clear();
@@ -282,6 +284,7 @@ impl App {
                 Some(Action::Referrers) => sel.map(Request::Referrers),
                 Some(Action::Outgoing) => sel.map(Request::Outgoing),
                 Some(Action::DominatorTree) => Some(Request::Dominators(sel)),
+                Some(Action::Threads) => Some(Request::Threads),
                 Some(Action::Copy) => {
                     if let Some(o) = sel {
                         let name = r.snap.object_name(o);

@@ -25,6 +25,7 @@ pub enum Action {
     Referrers,
     Outgoing,
     DominatorTree,
+    Threads,
     Copy,
     Quit,
 }
@@ -146,6 +147,12 @@ pub const KEYMAP: &[Binding] = &[
         action: Action::DominatorTree,
         help: "dominator tree (from the selected object, or from the top)",
         hint: Some("d dominators"),
+    },
+    Binding {
+        keys: &["t"],
+        action: Action::Threads,
+        help: "threads with their frames and the objects each frame holds",
+        hint: Some("t threads"),
     },
     Binding {
         keys: &["y"],

@@ -308,7 +308,7 @@ impl super::Pane for HistogramPane {
             Action::Sort,
             Action::Filter,
             Action::DominatorTree,
-            Action::Summary,
+            Action::Threads,
             Action::Help,
             Action::Quit,
         ]

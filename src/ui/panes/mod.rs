@@ -6,6 +6,7 @@ pub mod histogram;
 pub mod inspector;
 pub mod instances;
 pub mod list;
+pub mod threads;
 pub mod tree;
 
 use crossterm::event::KeyEvent;
@@ -36,6 +37,7 @@ pub enum Request {
     Outgoing(ObjId),
     /// The dominator tree below an object, or from the top.
     Dominators(Option<ObjId>),
+    Threads,
 }
 
 /// What a pane did with a key.

@@ -1,0 +1,204 @@
+//! Threads (Java threads, goroutines), each expandable to its frames, innermost first,
+//! with the objects each frame holds: MAT's thread overview. `Enter` on a local (or on a
+//! thread, for its own object) opens the inspector; `p` on a local shows its paths, which
+//! end at that frame.
+
+use crossterm::event::KeyEvent;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::Frame;
+
+use super::list::ListState;
+use super::{human, Ctx, Outcome, Pane, Request};
+use crate::heap::ObjId;
+use crate::ui::keys::{action_for, Action};
+use crate::ui::text::sanitize;
+
+enum Row {
+    Thread(usize),
+    Frame(usize, usize),
+    Local(ObjId),
+    Empty(&'static str),
+}
+
+pub struct ThreadsPane {
+    rows: Vec<Row>,
+    expanded: Vec<bool>,
+    list: ListState,
+}
+
+impl ThreadsPane {
+    pub fn new(ctx: &Ctx) -> Self {
+        let n = ctx.snap.thread_list.len();
+        let mut p = ThreadsPane {
+            rows: Vec::new(),
+            expanded: vec![false; n],
+            list: ListState::new(),
+        };
+        p.rebuild(ctx);
+        p
+    }
+
+    fn rebuild(&mut self, ctx: &Ctx) {
+        self.rows.clear();
+        let threads = &ctx.snap.thread_list;
+        if threads.is_empty() {
+            self.rows.push(Row::Empty("this snapshot has no threads"));
+        }
+        for (i, t) in threads.iter().enumerate() {
+            self.rows.push(Row::Thread(i));
+            if !self.expanded[i] {
+                continue;
+            }
+            if t.frames.is_empty() && t.held.is_empty() {
+                self.rows.push(Row::Empty("no stack in the dump"));
+            }
+            for (k, f) in t.frames.iter().enumerate() {
+                self.rows.push(Row::Frame(i, k));
+                self.rows.extend(f.locals.iter().map(|&o| Row::Local(o)));
+            }
+            self.rows.extend(t.held.iter().map(|&o| Row::Local(o)));
+        }
+        self.list.scroll(self.rows.len());
+    }
+
+    fn thread_of_row(&self, i: usize) -> Option<usize> {
+        self.rows[..=i.min(self.rows.len().saturating_sub(1))]
+            .iter()
+            .rev()
+            .find_map(|r| match r {
+                Row::Thread(t) => Some(*t),
+                _ => None,
+            })
+    }
+}
+
+impl Pane for ThreadsPane {
+    fn title(&self, ctx: &Ctx) -> String {
+        format!("Threads — {}", ctx.snap.thread_list.len())
+    }
+
+    fn handle(&mut self, key: &KeyEvent, ctx: &Ctx) -> Outcome {
+        let Some(a) = action_for(key) else {
+            return Outcome::Ignored;
+        };
+        if self.list.apply(a, self.rows.len()) {
+            return Outcome::Consumed;
+        }
+        let i = self.list.selected;
+        match a {
+            Action::Expand | Action::Collapse => {
+                if let Some(t) = self.thread_of_row(i) {
+                    self.expanded[t] = a == Action::Expand;
+                    if a == Action::Collapse {
+                        self.list.selected = self
+                            .rows
+                            .iter()
+                            .position(|r| matches!(r, Row::Thread(x) if *x == t))
+                            .unwrap_or(0);
+                    }
+                    self.rebuild(ctx);
+                }
+                Outcome::Consumed
+            }
+            Action::Open => match self.rows.get(i) {
+                Some(Row::Thread(t)) if !self.expanded[*t] => {
+                    self.expanded[*t] = true;
+                    self.rebuild(ctx);
+                    Outcome::Consumed
+                }
+                _ => match self.selected_object() {
+                    Some(o) => Outcome::Open(Request::Inspect(o)),
+                    None => Outcome::Consumed,
+                },
+            },
+            _ => Outcome::Ignored,
+        }
+    }
+
+    fn draw(&self, f: &mut Frame, area: Rect, ctx: &Ctx) {
+        let snap = ctx.snap;
+        let block = Block::default()
+            .borders(Borders::TOP)
+            .title(format!(" {} ", sanitize(&self.title(ctx))));
+        let inner = block.inner(area);
+        f.render_widget(block, area);
+        let range = self.list.visible(inner.height as usize, self.rows.len());
+        let lines: Vec<Line> = range
+            .map(|i| {
+                let text = match &self.rows[i] {
+                    Row::Thread(t) => {
+                        let t_ = &snap.thread_list[*t];
+                        let mut s = format!(
+                            "{} \"{}\"",
+                            if self.expanded[*t] { "▾" } else { "▸" },
+                            t_.name
+                        );
+                        if let Some(id) = t_.id {
+                            s.push_str(&format!(" #{id}"));
+                        }
+                        if let Some(st) = &t_.state {
+                            s.push_str(&format!(" {st}"));
+                        }
+                        if t_.system {
+                            s.push_str(" (system)");
+                        }
+                        let locals: usize =
+                            t_.frames.iter().map(|f| f.locals.len()).sum::<usize>() + t_.held.len();
+                        s.push_str(&format!(" · {} frames, {locals} locals", t_.frames.len()));
+                        s
+                    }
+                    Row::Frame(t, k) => {
+                        let fr = &snap.thread_list[*t].frames[*k];
+                        format!("    at {} ({})", fr.function, fr.location)
+                    }
+                    Row::Local(o) => {
+                        let mut s = format!(
+                            "        {} {} {}",
+                            snap.class_name(*o),
+                            snap.object_name(*o),
+                            human(snap.graph.shallow_size(*o))
+                        );
+                        if let Some(r) = ctx.dom.and_then(|d| d.retained(*o)) {
+                            s.push_str(&format!(" (retains {})", human(r)));
+                        }
+                        if let Some(l) = snap.label(*o) {
+                            s.push(' ');
+                            s.push_str(&l);
+                        }
+                        s
+                    }
+                    Row::Empty(m) => format!("    {m}"),
+                };
+                let text: String = sanitize(&text).chars().take(inner.width as usize).collect();
+                if i == self.list.selected {
+                    Line::from(Span::styled(text, ctx.theme.selected()))
+                } else {
+                    Line::from(text)
+                }
+            })
+            .collect();
+        f.render_widget(Paragraph::new(lines), inner);
+    }
+
+    fn selected_object(&self) -> Option<ObjId> {
+        match self.rows.get(self.list.selected)? {
+            Row::Local(o) => Some(*o),
+            Row::Thread(_) | Row::Frame(..) => None,
+            Row::Empty(_) => None,
+        }
+    }
+
+    fn hints(&self) -> &'static [Action] {
+        &[
+            Action::Down,
+            Action::Expand,
+            Action::Open,
+            Action::Back,
+            Action::Paths,
+            Action::Help,
+            Action::Quit,
+        ]
+    }
+}
