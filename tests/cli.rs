@@ -135,7 +135,6 @@ fn exit_codes() {
 fn unbuilt_formats_are_recognised_and_refused_with_exit_2() {
     let dir = scratch();
     for (name, bytes, format) in [
-        ("a.godump", &b"go1.7 heap dump\n\x01"[..], "Go heap dump"),
         ("a.mvmheap", &b"MoarHeapDumpv002\0\0"[..], "MoarVM heap"),
         ("a.dart", &b"dartheap\x01\x02"[..], "Dart VM heap"),
     ] {

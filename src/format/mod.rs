@@ -6,6 +6,7 @@
 //! recognised but are not supported yet (exit code 2), so that a user with a V8 or Go
 //! file learns what they have rather than "unknown format".
 
+pub mod go;
 pub mod hprof;
 pub mod read;
 pub mod v8;
@@ -246,6 +247,13 @@ impl Snapshot {
         if serial == u32::MAX {
             return None;
         }
+        if self.format == Format::Go {
+            return self
+                .thread_list
+                .iter()
+                .find(|t| t.serial == serial)
+                .map(|t| t.name.clone());
+        }
         let r = self
             .graph
             .roots
@@ -281,6 +289,23 @@ impl Snapshot {
     /// ("Java frame, thread \"main\" (serial 1), frame 3").
     pub fn describe_root(&self, r: &crate::heap::Root) -> String {
         let mut s = r.kind.name().to_string();
+        if matches!(
+            r.kind,
+            crate::heap::RootKind::DataSegment | crate::heap::RootKind::BssSegment
+        ) && r.frame != u32::MAX
+        {
+            return format!("{s} +0x{:x}", r.frame);
+        }
+        if r.kind == crate::heap::RootKind::GoroutineFrame {
+            let t = self.thread_list.iter().find(|t| t.serial == r.thread);
+            if let Some(t) = t {
+                s.push_str(&format!(", {}", t.name));
+                if let Some(f) = t.frames.get(r.frame as usize) {
+                    s.push_str(&format!(", frame {} {}", r.frame, f.function));
+                }
+            }
+            return s;
+        }
         if r.thread != u32::MAX && r.kind != crate::heap::RootKind::ThreadObject {
             match self.thread_name(r.thread) {
                 Some(name) => s.push_str(&format!(", thread {name} (serial {})", r.thread)),
@@ -302,6 +327,7 @@ pub fn open(path: &Path, progress: &Progress) -> Result<Snapshot> {
     let mut snap = match format {
         Format::Hprof => hprof::open(source, progress).map_err(|e| Error::parse(path, e))?,
         Format::V8 => v8::open(source, progress).map_err(|e| Error::parse(path, e))?,
+        Format::Go => go::open(source, progress).map_err(|e| Error::parse(path, e))?,
         other => {
             return Err(Error::Unsupported {
                 file: path.display().to_string(),

@@ -48,6 +48,13 @@ pub enum RootKind {
     /// A global object the snapshot's root points at directly (V8's shortcut edge from
     /// the root to Node's `global` or a page's `Window`).
     GlobalObject,
+    /// A pointer slot of a Go data segment (global variables), at `frame` = the offset.
+    DataSegment,
+    /// A pointer slot of a Go bss segment, at `frame` = the offset.
+    BssSegment,
+    /// A pointer slot of a goroutine's stack frame (`thread` = goroutine, `frame` =
+    /// depth).
+    GoroutineFrame,
 }
 
 impl RootKind {
@@ -71,6 +78,9 @@ impl RootKind {
             RootKind::Unreachable => "unreachable",
             RootKind::Synthetic => "synthetic root",
             RootKind::GlobalObject => "global object",
+            RootKind::DataSegment => "data segment",
+            RootKind::BssSegment => "bss segment",
+            RootKind::GoroutineFrame => "goroutine frame",
         }
     }
 }

@@ -1,0 +1,155 @@
+//! Decoding Go objects on demand. Go objects carry no type, so the inspector shows what
+//! the dump has: every word of the object, as hex, with the words the garbage collector
+//! knows to be pointers resolved to the object they point into (and the offset inside
+//! it), and runs of printable bytes as text (string data, names).
+
+use super::{fieldlist, string, Ranges};
+use crate::format::read::Cursor;
+use crate::format::{Decoder, Field, Inspection, Value};
+use crate::heap::{Graph, ObjId};
+
+/// Words listed by an inspection; the rest are counted.
+const MAX_WORDS: usize = 128;
+
+pub struct GoDecoder {
+    pub(super) ptr_size: u64,
+    pub(super) big_endian: bool,
+    pub(super) ranges: Ranges,
+}
+
+impl GoDecoder {
+    /// The object's contents and its pointer slots, from its record.
+    fn record<'a>(&self, b: &'a [u8], g: &Graph, o: ObjId) -> Option<(&'a [u8], Vec<u64>)> {
+        let off = *g.offset.get(o as usize)?;
+        let mut c = Cursor::new(b.get(off as usize..)?, off);
+        c.uleb128("kind").ok()?;
+        c.uleb128("address").ok()?;
+        let (at, len) = string(&mut c, "contents").ok()?;
+        let content = &b[off as usize + at..off as usize + at + len];
+        let mut slots = Vec::new();
+        fieldlist(&mut c, self.ptr_size, &mut |s| slots.push(s)).ok()?;
+        Some((content, slots))
+    }
+
+    fn word(&self, content: &[u8], at: usize) -> Option<u64> {
+        super::word(content, at, self.ptr_size, self.big_endian)
+    }
+
+    /// Runs of at least 4 printable ASCII bytes, joined by " · ", at most `max` chars.
+    fn text_runs(content: &[u8], max: usize) -> String {
+        let mut out = String::new();
+        let mut run = String::new();
+        let flush = |run: &mut String, out: &mut String| {
+            if run.len() >= 4 {
+                if !out.is_empty() {
+                    out.push_str(" · ");
+                }
+                out.push_str(run);
+            }
+            run.clear();
+        };
+        for &c in content {
+            if (0x20..0x7f).contains(&c) {
+                run.push(c as char);
+            } else {
+                flush(&mut run, &mut out);
+            }
+            if out.len() >= max {
+                break;
+            }
+        }
+        flush(&mut run, &mut out);
+        out.chars().take(max).collect()
+    }
+}
+
+impl Decoder for GoDecoder {
+    fn object_name(&self, _b: &[u8], _g: &Graph, o: ObjId) -> String {
+        match self.ranges.addrs.get(o as usize) {
+            Some(a) => format!("0x{a:x}"),
+            None => format!("0x?{o}"),
+        }
+    }
+
+    fn find_object(&self, _b: &[u8], _g: &Graph, name: &str) -> Option<ObjId> {
+        let hex = name
+            .strip_prefix("0x")
+            .or_else(|| name.strip_prefix("0X"))?;
+        let want = u64::from_str_radix(hex, 16).ok()?;
+        self.ranges
+            .addrs
+            .binary_search(&want)
+            .ok()
+            .map(|i| i as ObjId)
+    }
+
+    fn inspect(&self, b: &[u8], g: &Graph, o: ObjId) -> Inspection {
+        let mut out = Inspection::default();
+        let Some((content, slots)) = self.record(b, g, o) else {
+            out.problems.push("the object's record is not whole".into());
+            return out;
+        };
+        out.facts
+            .push(("size class".into(), format!("{} bytes", content.len())));
+        out.facts
+            .push(("pointer slots".into(), slots.len().to_string()));
+        let ptr = self.ptr_size as usize;
+        let words = content.len() / ptr;
+        for k in 0..words.min(MAX_WORDS) {
+            let at = k * ptr;
+            let Some(w) = self.word(content, at) else {
+                break;
+            };
+            let is_ptr = slots.contains(&(at as u64));
+            let value = if is_ptr && w != 0 {
+                match self.ranges.resolve(w) {
+                    Some((t, 0)) => Value::Object(t),
+                    Some((t, off)) => Value::Text(format!(
+                        "0x{w:x} = {} + 0x{off:x}",
+                        self.object_name(b, g, t)
+                    )),
+                    None => Value::Missing(format!("0x{w:x} (not a heap object)")),
+                }
+            } else if is_ptr {
+                Value::Null
+            } else {
+                Value::Text(format!("0x{w:0width$x}", width = ptr * 2))
+            };
+            out.fields.push(Field {
+                name: format!("+0x{at:x}"),
+                ty: if is_ptr { "pointer" } else { "word" }.into(),
+                value,
+                is_static: false,
+            });
+        }
+        out.more_elements = words.saturating_sub(MAX_WORDS) as u64;
+        let t = Self::text_runs(content, 256);
+        if !t.is_empty() {
+            out.preview = Some(t);
+        }
+        out
+    }
+
+    fn edge_label(&self, b: &[u8], g: &Graph, from: ObjId, to: ObjId) -> Option<String> {
+        let (content, slots) = self.record(b, g, from)?;
+        for s in slots {
+            let w = self.word(content, s as usize)?;
+            if let Some((t, off)) = self.ranges.resolve(w) {
+                if t == to {
+                    return Some(if off == 0 {
+                        format!("+0x{s:x}")
+                    } else {
+                        format!("+0x{s:x} (→ +0x{off:x})")
+                    });
+                }
+            }
+        }
+        None
+    }
+
+    fn label(&self, b: &[u8], g: &Graph, o: ObjId) -> Option<String> {
+        let (content, _) = self.record(b, g, o)?;
+        let t = Self::text_runs(content, 48);
+        (t.len() >= 8).then(|| format!("{t:?}"))
+    }
+}
