@@ -15,6 +15,10 @@ pub struct GoDecoder {
     pub(super) ptr_size: u64,
     pub(super) big_endian: bool,
     pub(super) ranges: Ranges,
+    /// Alloc samples (object address, profile record id), sorted by address.
+    pub(super) samples: Vec<(u64, u64)>,
+    /// Profile records: id → allocation stack, innermost first.
+    pub(super) profiles: std::collections::HashMap<u64, Vec<(String, String, u64)>>,
 }
 
 impl GoDecoder {
@@ -93,6 +97,21 @@ impl Decoder for GoDecoder {
             .push(("size class".into(), format!("{} bytes", content.len())));
         out.facts
             .push(("pointer slots".into(), slots.len().to_string()));
+        if let Some(addr) = self.ranges.addrs.get(o as usize) {
+            let i = self.samples.partition_point(|s| s.0 < *addr);
+            if let Some(stack) = self
+                .samples
+                .get(i)
+                .filter(|s| s.0 == *addr)
+                .and_then(|s| self.profiles.get(&s.1))
+            {
+                let frames: Vec<String> = stack
+                    .iter()
+                    .map(|(f, file, line)| format!("{f} ({file}:{line})"))
+                    .collect();
+                out.facts.push(("allocated at".into(), frames.join(" ← ")));
+            }
+        }
         let ptr = self.ptr_size as usize;
         let words = content.len() / ptr;
         for k in 0..words.min(MAX_WORDS) {

@@ -592,10 +592,14 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
             format!("truncated at byte offset {t}: the file is read as far as it is whole"),
         );
     }
+    let mut samples = std::mem::take(&mut p.samples);
+    samples.sort_unstable();
     let decoder = GoDecoder {
         ptr_size: ptr,
         big_endian: big,
         ranges,
+        samples,
+        profiles: std::mem::take(&mut p.profiles),
     };
     Ok(Snapshot {
         format: Format::Go,
