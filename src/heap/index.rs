@@ -106,6 +106,27 @@ impl AddrIndex {
         }
     }
 
+    /// The id of the greatest address at or below `addr` (for resolving pointers into
+    /// the middle of an object by range).
+    #[inline]
+    pub fn floor(&self, addr: u64) -> Option<ObjId> {
+        if addr < self.min || self.addrs.is_empty() {
+            return None;
+        }
+        let b = ((addr - self.min) >> self.shift) as usize;
+        if b + 1 >= self.table.len() {
+            return Some((self.addrs.len() - 1) as ObjId);
+        }
+        let lo = self.table[b] as usize;
+        let hi = self.table[b + 1] as usize;
+        let k = self.addrs[lo..hi].partition_point(|&a| a <= addr);
+        if k > 0 {
+            Some((lo + k - 1) as ObjId)
+        } else {
+            lo.checked_sub(1).map(|i| i as ObjId)
+        }
+    }
+
     pub fn len(&self) -> usize {
         self.addrs.len()
     }
@@ -116,6 +137,11 @@ impl AddrIndex {
 
     pub fn addr(&self, id: ObjId) -> u64 {
         self.addrs[id as usize]
+    }
+
+    /// The sorted addresses.
+    pub fn addrs(&self) -> &[u64] {
+        &self.addrs
     }
 
     pub fn bytes(&self) -> usize {
@@ -277,6 +303,36 @@ mod tests {
         }
         assert_eq!(idx.get(0), None);
         assert_eq!(idx.get(u64::MAX), None);
+    }
+
+    #[test]
+    fn floor_finds_the_greatest_address_at_or_below() {
+        let mut addrs: Vec<u64> = (0..3000u64)
+            .map(|i| 0x1000 + i * 48 + (i % 5) * 16)
+            .collect();
+        addrs.push(0x9_0000_0000);
+        addrs.sort_unstable();
+        addrs.dedup();
+        let idx = AddrIndex::new(addrs.clone());
+        for probe in [
+            0u64,
+            0xfff,
+            0x1000,
+            0x1001,
+            0x1000 + 48 * 1000 + 7,
+            0x8_0000_0000,
+            0x9_0000_0000,
+            u64::MAX,
+        ] {
+            let want = addrs
+                .partition_point(|&a| a <= probe)
+                .checked_sub(1)
+                .map(|i| i as u32);
+            assert_eq!(idx.floor(probe), want, "probe 0x{probe:x}");
+        }
+        for (i, &a) in addrs.iter().enumerate() {
+            assert_eq!(idx.floor(a + 1), Some(i as u32));
+        }
     }
 
     #[test]

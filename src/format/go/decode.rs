@@ -69,7 +69,7 @@ impl GoDecoder {
 
 impl Decoder for GoDecoder {
     fn object_name(&self, _b: &[u8], _g: &Graph, o: ObjId) -> String {
-        match self.ranges.addrs.get(o as usize) {
+        match self.ranges.addrs().get(o as usize) {
             Some(a) => format!("0x{a:x}"),
             None => format!("0x?{o}"),
         }
@@ -81,7 +81,7 @@ impl Decoder for GoDecoder {
             .or_else(|| name.strip_prefix("0X"))?;
         let want = u64::from_str_radix(hex, 16).ok()?;
         self.ranges
-            .addrs
+            .addrs()
             .binary_search(&want)
             .ok()
             .map(|i| i as ObjId)
@@ -97,7 +97,7 @@ impl Decoder for GoDecoder {
             .push(("size class".into(), format!("{} bytes", content.len())));
         out.facts
             .push(("pointer slots".into(), slots.len().to_string()));
-        if let Some(addr) = self.ranges.addrs.get(o as usize) {
+        if let Some(addr) = self.ranges.addrs().get(o as usize) {
             let i = self.samples.partition_point(|s| s.0 < *addr);
             if let Some(stack) = self
                 .samples

@@ -325,9 +325,11 @@ fn pass1(b: &[u8], start: usize, progress: &Progress) -> Result<Pass1, ParseErro
     Ok(p)
 }
 
-/// Objects sorted by address, for resolving a pointer by range.
+/// Objects sorted by address, for resolving a pointer by range: a block table over the
+/// addresses ([`crate::heap::AddrIndex`]) finds the greatest start at or below the
+/// pointer, and the object's size says whether the pointer falls inside it.
 pub struct Ranges {
-    pub addrs: Vec<u64>,
+    pub index: crate::heap::AddrIndex,
     pub sizes: Vec<u64>,
 }
 
@@ -335,9 +337,13 @@ impl Ranges {
     /// The object containing `p` and the offset of `p` in it.
     #[inline]
     pub fn resolve(&self, p: u64) -> Option<(ObjId, u64)> {
-        let i = self.addrs.partition_point(|&a| a <= p).checked_sub(1)?;
-        let off = p - self.addrs[i];
-        (off < self.sizes[i].max(1)).then_some((i as ObjId, off))
+        let i = self.index.floor(p)?;
+        let off = p - self.index.addr(i);
+        (off < self.sizes[i as usize].max(1)).then_some((i, off))
+    }
+
+    pub fn addrs(&self) -> &[u64] {
+        self.index.addrs()
     }
 }
 
@@ -384,12 +390,13 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
     progress.phase("reading records", b.len() as u64);
     let mut p = pass1(b, nl + 1, progress)?;
     progress.phase("sorting objects", 0);
-    p.objs.sort_by_key(|o| o.0);
+    // Objects come in span order: many short ascending runs, where pdqsort beats merging.
+    p.objs.sort_unstable_by_key(|o| o.0);
     let before = p.objs.len();
     p.objs.dedup_by_key(|o| o.0);
     if p.objs.len() < before {
         p.warnings.push(format!(
-            "{} object records repeat an address; the first of each is used",
+            "{} object records repeat an address; one of each is used",
             before - p.objs.len()
         ));
     }
@@ -402,7 +409,7 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
         ));
     }
     let ranges = Ranges {
-        addrs: p.objs.iter().map(|o| o.0).collect(),
+        index: crate::heap::AddrIndex::new(p.objs.iter().map(|o| o.0).collect()),
         sizes: p.objs.iter().map(|o| o.2).collect(),
     };
     let (ptr, big) = (p.ptr_size, p.big_endian);
@@ -428,49 +435,85 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
     }
     let by_site = sampled > 0;
     progress.phase("resolving pointers", n as u64);
-    let mut eb = EdgeBuilder::with_capacity(n, n * 2);
-    let (mut interior, mut dropped) = (0u64, 0u64);
+    // Size classes as groups, named once per size, not once per object.
+    let mut size_groups: HashMap<u64, u32> = HashMap::new();
     g.class_of.reserve_exact(n);
     g.offset.reserve_exact(n);
     g.shallow.reserve_exact(n);
     for (i, &(_, off, size)) in p.objs.iter().enumerate() {
-        if i % (1 << 16) == 0 {
-            progress.set(i as u64);
-        }
         let c = if site[i] != u32::MAX {
             site[i]
         } else {
-            group(&mut g, format!("size class {size}"))
+            *size_groups
+                .entry(size)
+                .or_insert_with(|| group(&mut g, format!("size class {size}")))
         };
         g.class_of.push(c);
         g.offset.push(off);
         g.push_shallow(i as ObjId, size);
-        // Re-read the record: address, contents, fieldlist (pass 1 checked it).
-        let mut cur = Cursor::new(&b[off as usize..], off);
-        let _ = cur.uleb128("kind");
-        let _ = cur.uleb128("address");
-        if let Ok((at, len)) = string(&mut cur, "contents") {
-            let base = off as usize + at;
-            let mut targets: Vec<ObjId> = Vec::new();
-            let _ = fieldlist(&mut cur, ptr, &mut |slot| {
-                if slot + ptr > len as u64 {
-                    return;
-                }
-                if let Some(w) = word(b, base + slot as usize, ptr, big).filter(|&w| w != 0) {
-                    match ranges.resolve(w) {
-                        Some((t, o)) => {
-                            interior += (o != 0) as u64;
-                            targets.push(t);
-                        }
-                        None => dropped += 1,
+    }
+    // Pointers, in parallel chunks of objects, joined in order.
+    const CHUNK: usize = 1 << 16;
+    let chunks: Vec<(Vec<u32>, Vec<ObjId>, u64, u64)> = {
+        use rayon::prelude::*;
+        let objs = &p.objs;
+        let ranges = &ranges;
+        let done = std::sync::atomic::AtomicU64::new(0);
+        (0..n.div_ceil(CHUNK))
+            .into_par_iter()
+            .map(|k| {
+                let range = k * CHUNK..((k + 1) * CHUNK).min(n);
+                let mut ends = Vec::with_capacity(range.len());
+                let mut targets = Vec::with_capacity(range.len() * 2);
+                let (mut interior, mut dropped) = (0u64, 0u64);
+                for &(_, off, _) in &objs[range.clone()] {
+                    // Re-read the record: address, contents, fieldlist (pass 1 checked it).
+                    let mut cur = Cursor::new(&b[off as usize..], off);
+                    let _ = cur.uleb128("kind");
+                    let _ = cur.uleb128("address");
+                    if let Ok((at, len)) = string(&mut cur, "contents") {
+                        let base = off as usize + at;
+                        let _ = fieldlist(&mut cur, ptr, &mut |slot| {
+                            if slot + ptr > len as u64 {
+                                return;
+                            }
+                            if let Some(w) =
+                                word(b, base + slot as usize, ptr, big).filter(|&w| w != 0)
+                            {
+                                match ranges.resolve(w) {
+                                    Some((t, o)) => {
+                                        interior += (o != 0) as u64;
+                                        targets.push(t);
+                                    }
+                                    None => dropped += 1,
+                                }
+                            }
+                        });
                     }
+                    ends.push(targets.len() as u32);
                 }
-            });
-            for t in targets {
-                eb.push(t, false);
-            }
-        }
-        eb.finish_object();
+                let d = done.fetch_add(range.len() as u64, std::sync::atomic::Ordering::Relaxed);
+                progress.set(d + range.len() as u64);
+                (ends, targets, interior, dropped)
+            })
+            .collect()
+    };
+    let total: usize = chunks.iter().map(|c| c.1.len()).sum();
+    if total >= u32::MAX as usize {
+        return Err(ParseError::new(
+            0,
+            "fewer than 2^32 pointers",
+            total.to_string(),
+        ));
+    }
+    let mut eb = EdgeBuilder::with_capacity(n, total);
+    let (mut interior, mut dropped) = (0u64, 0u64);
+    for (ends, targets, i, d) in chunks {
+        let base = eb.targets.len() as u32;
+        eb.targets.extend_from_slice(&targets);
+        eb.start.extend(ends.iter().map(|&e| base + e));
+        interior += i;
+        dropped += d;
     }
     drop(site);
     progress.phase("building referrers", 0);

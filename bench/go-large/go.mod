@@ -1,0 +1,3 @@
+module example.com/golarge
+
+go 1.19
