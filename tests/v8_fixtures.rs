@@ -280,3 +280,66 @@ fn chromium_detached_dom_is_counted_and_labelled_as_the_page_made_it() {
     );
     assert_eq!(v["facts"]["detachedness"], "detached");
 }
+
+#[test]
+fn diff_counts_the_leak_and_matches_objects_by_node_id() {
+    let e = expected("node");
+    let f = |n: &str| {
+        fixture(&format!("node/{n}.heapsnapshot.gz"))
+            .to_str()
+            .unwrap()
+            .to_string()
+    };
+    let class = |v: &Value, name: &str| {
+        v["classes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["class"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("no {name} in the diff"))
+    };
+    let d = run_json(&[
+        "diff",
+        &f("baseline"),
+        &f("target"),
+        "--json",
+        "--sort",
+        "delta-count",
+    ]);
+    let leaks = e["population"]["leaks"]["created"].as_u64().unwrap();
+    let leak = class(&d, "HeaptuiLeak");
+    assert_eq!(leak["base_count"], 0);
+    assert_eq!(leak["target_count"], leaks);
+    assert_eq!(leak["delta_count"], leaks);
+    assert_eq!(leak["new_count"], leaks, "every leak is a new node id");
+    assert_eq!(d["objects"]["matched_by"], "node id");
+    assert!(d["objects"]["new"].as_u64().unwrap() >= leaks);
+    // The sessions did not change: same ids, nothing new, nothing gone.
+    let s = class(&d, "HeaptuiSession");
+    assert_eq!(
+        (
+            s["delta_count"].as_i64(),
+            s["new_count"].as_u64(),
+            s["gone_count"].as_u64()
+        ),
+        (Some(0), Some(0), Some(0))
+    );
+    // Cleanup released 150 of them: gone, by id.
+    let d = run_json(&["diff", &f("target"), &f("final"), "--json"]);
+    let released = e["population"]["leaks"]["released"].as_u64().unwrap();
+    let leak = class(&d, "HeaptuiLeak");
+    assert_eq!(leak["delta_count"], -(released as i64));
+    assert_eq!(leak["gone_count"], released);
+    assert_eq!(leak["new_count"], 0);
+    // HPROF addresses do not survive between dumps: no object matching.
+    let j = fixture("java/coops/heap-live-jvmgz.hprof.gz");
+    let j = j.to_str().unwrap();
+    let d = run_json(&["diff", j, j, "--json"]);
+    assert!(d["objects"].is_null());
+    assert!(d["classes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|c| c["delta_count"] == 0));
+}

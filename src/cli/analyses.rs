@@ -551,3 +551,154 @@ pub fn threads(snap: &Snapshot, as_json: bool) {
         println!();
     }
 }
+
+/// `diff`: per class, counts and bytes in BASE and TARGET and their deltas, largest
+/// growth first by the chosen delta; where the format's ids survive between snapshots
+/// (V8 node ids), how many objects are new and gone, overall and per class (`new_count`,
+/// `gone_count`: additions to the contract).
+pub fn diff(
+    a: &Snapshot,
+    b: &Snapshot,
+    doms: Option<&(Dominators, Dominators)>,
+    as_json: bool,
+    top: Option<usize>,
+    sort: super::DiffSort,
+) {
+    use std::collections::{BTreeMap, HashSet};
+    #[derive(Default, Clone)]
+    struct Row {
+        bc: u64,
+        tc: u64,
+        bs: u64,
+        ts: u64,
+        br: u64,
+        tr: u64,
+        new: u64,
+        gone: u64,
+    }
+    let mut rows: BTreeMap<String, Row> = BTreeMap::new();
+    let count =
+        |s: &Snapshot, dom: Option<&Dominators>, rows: &mut BTreeMap<String, Row>, base: bool| {
+            let per_class = dom.map(|d| d.class_retained(&s.graph));
+            let mut counts = vec![(0u64, 0u64); s.graph.classes.len()];
+            for (o, &c) in s.graph.class_of.iter().enumerate() {
+                counts[c as usize].0 += 1;
+                counts[c as usize].1 += s.graph.shallow_size(o as ObjId);
+            }
+            for (c, info) in s.graph.classes.iter().enumerate() {
+                let (n, bytes) = counts[c];
+                if n == 0 {
+                    continue;
+                }
+                let r = rows.entry(info.name.clone()).or_default();
+                let ret = per_class.as_ref().map_or(0, |p| p[c]);
+                if base {
+                    r.bc += n;
+                    r.bs += bytes;
+                    r.br += ret;
+                } else {
+                    r.tc += n;
+                    r.ts += bytes;
+                    r.tr += ret;
+                }
+            }
+        };
+    count(a, doms.map(|d| &d.0), &mut rows, true);
+    count(b, doms.map(|d| &d.1), &mut rows, false);
+    // Object identity where ids survive.
+    let mut objects = Json::Null;
+    if let (Some((kind, ia)), Some((_, ib))) = (a.persistent_ids(), b.persistent_ids()) {
+        let sa: HashSet<u64> = ia.iter().copied().collect();
+        let sb: HashSet<u64> = ib.iter().copied().collect();
+        let (mut new, mut gone) = (0u64, 0u64);
+        for (o, id) in ib.iter().enumerate() {
+            if !sa.contains(id) {
+                new += 1;
+                if let Some(r) = rows.get_mut(b.class_name(o as ObjId)) {
+                    r.new += 1;
+                }
+            }
+        }
+        for (o, id) in ia.iter().enumerate() {
+            if !sb.contains(id) {
+                gone += 1;
+                if let Some(r) = rows.get_mut(a.class_name(o as ObjId)) {
+                    r.gone += 1;
+                }
+            }
+        }
+        objects =
+            json!({"matched_by": kind, "new": new, "gone": gone, "kept": ib.len() as u64 - new});
+    }
+    let mut list: Vec<(String, Row)> = rows.into_iter().collect();
+    let key = |r: &Row| -> i128 {
+        match sort {
+            super::DiffSort::DeltaCount => r.tc as i128 - r.bc as i128,
+            super::DiffSort::DeltaShallow => r.ts as i128 - r.bs as i128,
+            super::DiffSort::DeltaRetained => r.tr as i128 - r.br as i128,
+        }
+    };
+    list.sort_by(|x, y| key(&y.1).cmp(&key(&x.1)).then(x.0.cmp(&y.0)));
+    if let Some(n) = top {
+        list.truncate(n);
+    }
+    let ids = !objects.is_null();
+    if as_json {
+        let classes: Vec<Json> = list
+            .iter()
+            .map(|(name, r)| {
+                let mut v = json!({
+                    "class": name,
+                    "base_count": r.bc, "target_count": r.tc,
+                    "delta_count": r.tc as i64 - r.bc as i64,
+                    "base_shallow_bytes": r.bs, "target_shallow_bytes": r.ts,
+                    "delta_shallow_bytes": r.ts as i64 - r.bs as i64,
+                });
+                if doms.is_some() {
+                    v["base_retained_bytes"] = json!(r.br);
+                    v["target_retained_bytes"] = json!(r.tr);
+                    v["delta_retained_bytes"] = json!(r.tr as i64 - r.br as i64);
+                }
+                if ids {
+                    v["new_count"] = json!(r.new);
+                    v["gone_count"] = json!(r.gone);
+                }
+                v
+            })
+            .collect();
+        println!(
+            "{}",
+            json!({"base": a.source.path.display().to_string(), "target": b.source.path.display().to_string(),
+                   "classes": classes, "objects": objects})
+        );
+        return;
+    }
+    println!(
+        "  Δ COUNT     Δ SHALLOW      BASE →    TARGET{}  CLASS",
+        if ids { "    NEW   GONE" } else { "" }
+    );
+    for (name, r) in &list {
+        let extra = if ids {
+            format!(" {:>6} {:>6}", r.new, r.gone)
+        } else {
+            String::new()
+        };
+        println!(
+            "{}",
+            sanitize(&format!(
+                "{:>+9} {:>+13} {:>9} → {:>9}{extra}  {name}",
+                r.tc as i64 - r.bc as i64,
+                r.ts as i64 - r.bs as i64,
+                r.bc,
+                r.tc
+            ))
+        );
+    }
+    if ids {
+        println!(
+            "objects matched by {}: {}",
+            objects["matched_by"].as_str().unwrap_or(""),
+            objects
+        );
+    }
+}

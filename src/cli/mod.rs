@@ -47,6 +47,13 @@ pub enum SortArg {
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DiffSort {
+    DeltaCount,
+    DeltaShallow,
+    DeltaRetained,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 pub enum GroupBy {
     Class,
     Package,
@@ -109,6 +116,17 @@ pub enum Cmd {
         /// Follow weak references too
         #[arg(long = "include-weak")]
         include_weak: bool,
+    },
+    /// What grew between two snapshots: per class, counts and bytes before and after
+    Diff {
+        base: PathBuf,
+        target: PathBuf,
+        #[arg(long)]
+        json: bool,
+        #[arg(long)]
+        top: Option<usize>,
+        #[arg(long, value_enum, default_value_t = DiffSort::DeltaShallow)]
+        sort: DiffSort,
     },
     /// Threads (Java threads, goroutines) with their frames and the objects each holds
     Threads {
@@ -212,6 +230,20 @@ pub fn run(cli: Cli) -> Result<()> {
                     .clone()
             })?;
             analyses::path(&snap, o, json, max, include_weak);
+            Ok(())
+        }
+        Some(Cmd::Diff {
+            base,
+            target,
+            json,
+            top,
+            sort,
+        }) => {
+            let a = open_for_cli(&base)?;
+            let b = open_for_cli(&target)?;
+            let doms = (sort == DiffSort::DeltaRetained)
+                .then(|| (dominators_for_cli(&a), dominators_for_cli(&b)));
+            analyses::diff(&a, &b, doms.as_ref(), json, top, sort);
             Ok(())
         }
         Some(Cmd::Threads { file, json }) => {

@@ -190,6 +190,12 @@ pub trait Decoder: Send + Sync {
     /// A few words that tell this object from others of its class (the class a class
     /// object stands for, a string's text, a boxed number's value), or `None`.
     fn label(&self, bytes: &[u8], g: &Graph, o: ObjId) -> Option<String>;
+    /// Ids that name the same object in every snapshot of one process (V8 node ids), in
+    /// object order, and what they are called; `None` where the format has none (HPROF
+    /// and Go addresses move between snapshots).
+    fn persistent_ids(&self, _bytes: &[u8], _g: &Graph) -> Option<(&'static str, Vec<u64>)> {
+        None
+    }
 }
 
 /// One opened snapshot: its bytes, its index, and the format's decoder.
@@ -239,6 +245,10 @@ impl Snapshot {
 
     pub fn label(&self, o: ObjId) -> Option<String> {
         self.decoder.label(self.bytes(), &self.graph, o)
+    }
+
+    pub fn persistent_ids(&self) -> Option<(&'static str, Vec<u64>)> {
+        self.decoder.persistent_ids(self.bytes(), &self.graph)
     }
 
     /// The name of the thread with this serial: the label of the object that its

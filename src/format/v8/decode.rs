@@ -240,6 +240,16 @@ impl Decoder for V8Decoder {
         None
     }
 
+    fn persistent_ids(&self, b: &[u8], g: &Graph) -> Option<(&'static str, Vec<u64>)> {
+        let mut ids = Vec::with_capacity(g.len());
+        let n_id = self.cols.n_id;
+        super::json::records(b, self.nodes_start, self.cols.nf, |r, _| {
+            ids.push(r[n_id].max(0) as u64);
+            ids.len() < g.len()
+        });
+        (ids.len() == g.len()).then_some(("node id", ids))
+    }
+
     fn inspect(&self, b: &[u8], g: &Graph, o: ObjId) -> Inspection {
         let mut out = Inspection::default();
         let Some(rec) = self.node(b, g, o) else {
