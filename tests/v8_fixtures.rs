@@ -343,3 +343,45 @@ fn diff_counts_the_leak_and_matches_objects_by_node_id() {
         .iter()
         .all(|c| c["delta_count"] == 0));
 }
+
+#[test]
+fn leaks_finds_what_the_action_left_behind_grouped_by_retainer_path() {
+    let e = expected("node");
+    let f = |n: &str| {
+        fixture(&format!("node/{n}.heapsnapshot.gz"))
+            .to_str()
+            .unwrap()
+            .to_string()
+    };
+    let v = run_json(&["leaks", &f("baseline"), &f("target"), &f("final"), "--json"]);
+    let kept = e["population"]["leaks"]["keptAfterCleanup"]
+        .as_u64()
+        .unwrap();
+    let g = v["leaks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["class"] == "HeaptuiLeak")
+        .expect("the leaked class");
+    assert_eq!(
+        g["count"], kept,
+        "one group for every kept leak, whatever its index"
+    );
+    let path: Vec<&str> = g["path"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["edge"].as_str())
+        .collect();
+    assert!(path.contains(&"heaptuiLeaks"), "{path:?}");
+    // Sessions existed at the baseline: never leaks.
+    assert!(v["leaks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|l| l["class"] != "HeaptuiSession"));
+    // Formats whose ids do not survive between snapshots are told so (usage, exit 1).
+    let j = fixture("java/coops/heap-live-jvmgz.hprof.gz");
+    let j = j.to_str().unwrap();
+    assert_eq!(heaptui(&["leaks", j, j, j]).status.code(), Some(1));
+}

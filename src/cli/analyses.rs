@@ -702,3 +702,141 @@ pub fn diff(
         );
     }
 }
+
+/// `leaks`: the memlab method. Objects whose ids are in TARGET but not in BASELINE
+/// (allocated by the action under test) and still in FINAL (not freed by the clean-up),
+/// grouped by class and by the shape of their shortest retainer path in FINAL (the
+/// classes and reference names from the GC root down), largest retained size first. A
+/// group's retained size counts only members that no other member dominates. Needs ids
+/// that survive between snapshots (V8 node ids); other formats get a usage error that
+/// says so (their owners can still be compared with `diff`).
+pub fn leaks(
+    a: &Snapshot,
+    b: &Snapshot,
+    c: &Snapshot,
+    d: &Dominators,
+    as_json: bool,
+) -> Result<()> {
+    use std::collections::{HashMap, HashSet};
+    let (Some((_, ia)), Some((_, ib)), Some((kind, ic))) =
+        (a.persistent_ids(), b.persistent_ids(), c.persistent_ids())
+    else {
+        return Err(Error::Usage(
+            "leaks needs ids that survive between snapshots (V8 node ids); these dumps have none: compare them with `heaptui diff`".into(),
+        ));
+    };
+    let base: HashSet<u64> = ia.into_iter().collect();
+    let target: HashSet<u64> = ib.into_iter().filter(|id| !base.contains(id)).collect();
+    let g = &c.graph;
+    let leaked: Vec<ObjId> = (0..g.len() as ObjId)
+        .filter(|&o| target.contains(&ic[o as usize]))
+        .collect();
+    let members: HashSet<ObjId> = leaked.iter().copied().collect();
+    // Group by class and path shape (paths only for the first 20,000 objects).
+    let mut groups: HashMap<(String, Vec<String>), Vec<ObjId>> = HashMap::new();
+    let mut paths: HashMap<(String, Vec<String>), Vec<ObjId>> = HashMap::new();
+    for (k, &o) in leaked.iter().enumerate() {
+        let path = if k < 20_000 {
+            crate::heap::paths::to_roots(g, o, 1, false)
+                .into_iter()
+                .next()
+        } else {
+            None
+        };
+        let shape: Vec<String> = path
+            .as_ref()
+            .map(|p| {
+                p.iter()
+                    .enumerate()
+                    .take(p.len().saturating_sub(1))
+                    .map(|(i, &x)| {
+                        let edge = p
+                            .get(i + 1)
+                            .and_then(|&n| c.edge_label(x, n))
+                            .unwrap_or_default();
+                        // Element indexes (and numbered slots) do not tell paths apart.
+                        let bare = edge.trim_start_matches('[').trim_end_matches(']');
+                        let edge = if !bare.is_empty() && bare.bytes().all(|b| b.is_ascii_digit()) {
+                            "[*]".to_string()
+                        } else {
+                            edge
+                        };
+                        format!("{} .{edge}", c.class_name(x))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let key = (c.class_name(o).to_string(), shape);
+        if let Some(p) = path {
+            paths.entry(key.clone()).or_insert(p);
+        }
+        groups.entry(key).or_default().push(o);
+    }
+    let mut rows: Vec<(u64, (String, Vec<String>), Vec<ObjId>)> = groups
+        .into_iter()
+        .map(|(key, objs)| {
+            let set: HashSet<ObjId> = objs.iter().copied().collect();
+            let retained = objs
+                .iter()
+                .filter(|&&o| {
+                    !d.dominator_chain(o)
+                        .iter()
+                        .any(|x| set.contains(x) && members.contains(x))
+                })
+                .map(|&o| d.retained(o).unwrap_or(0))
+                .sum();
+            (retained, key, objs)
+        })
+        .collect();
+    rows.sort_by(|x, y| {
+        y.0.cmp(&x.0)
+            .then(y.2.len().cmp(&x.2.len()))
+            .then(x.1.cmp(&y.1))
+    });
+    let step = |p: &[ObjId], i: usize| {
+        let x = p[i];
+        let mut v = json!({
+            "object": c.object_name(x),
+            "class": c.class_name(x),
+            "edge": if i == 0 { None } else { c.edge_label(p[i - 1], x) },
+        });
+        if i == 0 {
+            v["root"] = json!(g
+                .roots_of(x)
+                .first()
+                .map(|r| r.kind.name())
+                .unwrap_or("unknown"));
+        }
+        v
+    };
+    if as_json {
+        let list: Vec<Json> = rows
+            .iter()
+            .map(|(ret, key, objs)| {
+                let path: Vec<Json> = paths
+                    .get(key)
+                    .map(|p| (0..p.len()).map(|i| step(p, i)).collect())
+                    .unwrap_or_default();
+                json!({"class": key.0, "count": objs.len(), "retained_bytes": ret,
+                       "example": c.object_name(objs[0]), "path": path})
+            })
+            .collect();
+        println!(
+            "{}",
+            json!({"leaks": list, "matched_by": kind, "objects": leaked.len()})
+        );
+        return Ok(());
+    }
+    println!(
+        "{} objects allocated between the baseline and the target are still in the final snapshot ({kind}s)",
+        leaked.len()
+    );
+    println!("     RETAINED    COUNT  CLASS / RETAINED BY");
+    for (ret, key, objs) in rows.iter().take(50) {
+        println!("{ret:>13} {:>8}  {}", objs.len(), sanitize(&key.0));
+        if !key.1.is_empty() {
+            println!("{:>24}{}", "", sanitize(&key.1.join(" → ")));
+        }
+    }
+    Ok(())
+}

@@ -128,6 +128,15 @@ pub enum Cmd {
         #[arg(long, value_enum, default_value_t = DiffSort::DeltaShallow)]
         sort: DiffSort,
     },
+    /// memlab's method: objects allocated between BASELINE and TARGET still alive in FINAL
+    Leaks {
+        baseline: PathBuf,
+        target: PathBuf,
+        #[arg(name = "final")]
+        final_: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
     /// Threads (Java threads, goroutines) with their frames and the objects each holds
     Threads {
         file: PathBuf,
@@ -245,6 +254,18 @@ pub fn run(cli: Cli) -> Result<()> {
                 .then(|| (dominators_for_cli(&a), dominators_for_cli(&b)));
             analyses::diff(&a, &b, doms.as_ref(), json, top, sort);
             Ok(())
+        }
+        Some(Cmd::Leaks {
+            baseline,
+            target,
+            final_,
+            json,
+        }) => {
+            let a = open_for_cli(&baseline)?;
+            let b = open_for_cli(&target)?;
+            let c = open_for_cli(&final_)?;
+            let d = dominators_for_cli(&c);
+            analyses::leaks(&a, &b, &c, &d, json)
         }
         Some(Cmd::Threads { file, json }) => {
             let snap = open_for_cli(&file)?;
