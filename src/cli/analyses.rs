@@ -703,6 +703,9 @@ pub fn diff(
     }
 }
 
+/// A leak group: the class and the shape of the retainer path.
+type GroupKey = (String, Vec<String>);
+
 /// `leaks`: the memlab method. Objects whose ids are in TARGET but not in BASELINE
 /// (allocated by the action under test) and still in FINAL (not freed by the clean-up),
 /// grouped by class and by the shape of their shortest retainer path in FINAL (the
@@ -733,8 +736,8 @@ pub fn leaks(
         .collect();
     let members: HashSet<ObjId> = leaked.iter().copied().collect();
     // Group by class and path shape (paths only for the first 20,000 objects).
-    let mut groups: HashMap<(String, Vec<String>), Vec<ObjId>> = HashMap::new();
-    let mut paths: HashMap<(String, Vec<String>), Vec<ObjId>> = HashMap::new();
+    let mut groups: HashMap<GroupKey, Vec<ObjId>> = HashMap::new();
+    let mut paths: HashMap<GroupKey, Vec<ObjId>> = HashMap::new();
     for (k, &o) in leaked.iter().enumerate() {
         let path = if k < 20_000 {
             crate::heap::paths::to_roots(g, o, 1, false)
@@ -772,7 +775,7 @@ pub fn leaks(
         }
         groups.entry(key).or_default().push(o);
     }
-    let mut rows: Vec<(u64, (String, Vec<String>), Vec<ObjId>)> = groups
+    let mut rows: Vec<(u64, GroupKey, Vec<ObjId>)> = groups
         .into_iter()
         .map(|(key, objs)| {
             let set: HashSet<ObjId> = objs.iter().copied().collect();
