@@ -21,6 +21,7 @@ struct Reference {
     /// idom per object: Some(VIRTUAL_ROOT), Some(object) or None.
     idom: Vec<Option<u32>>,
     retained: Vec<Option<u64>>,
+    retained_count: Vec<Option<u32>>,
     class_retained: Vec<u64>,
     reachable: u64,
     weakly_reachable: u64,
@@ -95,6 +96,7 @@ fn reference(
     }
     let mut idom = vec![None; n];
     let mut retained = vec![None; n];
+    let mut retained_count = vec![None; n];
     for o in 0..n {
         if !base[o] {
             continue;
@@ -107,12 +109,15 @@ fn reference(
             .find(|&d| doms.iter().all(|&e| e == d || dominated[e][d]));
         idom[o] = Some(im.map(|d| d as u32).unwrap_or(VIRTUAL_ROOT));
         let mut r = sizes[o];
+        let mut count = 1u32;
         for x in 0..n {
             if dominated[o][x] {
                 r += sizes[x];
+                count += 1;
             }
         }
         retained[o] = Some(r);
+        retained_count[o] = Some(count);
     }
     let nclasses = classes.iter().copied().max().unwrap_or(0) as usize + 1;
     let mut class_retained = vec![0u64; nclasses];
@@ -128,6 +133,7 @@ fn reference(
     Reference {
         idom,
         retained,
+        retained_count,
         class_retained,
         reachable: s_reach.iter().filter(|&&b| b).count() as u64,
         weakly_reachable: (0..n).filter(|&o| base[o] && !s_reach[o]).count() as u64,
@@ -142,6 +148,11 @@ fn check(sizes: Vec<u64>, classes: Vec<u32>, edges: Vec<(u32, u32, bool)>, roots
     for o in 0..sizes.len() as u32 {
         assert_eq!(d.idom(o), want.idom[o as usize], "idom of {o}");
         assert_eq!(d.retained(o), want.retained[o as usize], "retained of {o}");
+        assert_eq!(
+            d.retained_count(o),
+            want.retained_count[o as usize],
+            "retained count of {o}"
+        );
         assert_eq!(
             d.is_weakly_reachable(o),
             want.weak_only[o as usize],

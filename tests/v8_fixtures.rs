@@ -385,3 +385,49 @@ fn leaks_finds_what_the_action_left_behind_grouped_by_retainer_path() {
     let j = j.to_str().unwrap();
     assert_eq!(heaptui(&["leaks", j, j, j]).status.code(), Some(1));
 }
+
+#[test]
+fn diff_names_the_owner_that_grew_by_its_path_from_the_roots() {
+    let e = expected("node");
+    let f = |n: &str| {
+        fixture(&format!("node/{n}.heapsnapshot.gz"))
+            .to_str()
+            .unwrap()
+            .to_string()
+    };
+    let d = run_json(&[
+        "diff",
+        &f("baseline"),
+        &f("target"),
+        "--json",
+        "--owners",
+        "10",
+    ]);
+    let created = e["population"]["leaks"]["created"].as_u64().unwrap();
+    let owner = d["owners"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| {
+            o["owner"]
+                .as_str()
+                .unwrap()
+                .ends_with("→ heaptuiLeaks Array")
+        })
+        .unwrap_or_else(|| panic!("{}", d["owners"]));
+    // Every leak, and the note string each one holds, is new under that array.
+    assert!(
+        owner["delta_objects"].as_i64().unwrap() >= 2 * created as i64,
+        "{owner}"
+    );
+    assert!(owner["delta_retained_bytes"].as_i64().unwrap() > 0);
+    // The same dump against itself: no owner changes.
+    let j = fixture("java/coops/heap-live-jvmgz.hprof.gz");
+    let j = j.to_str().unwrap();
+    let d = run_json(&["diff", j, j, "--json", "--owners", "5"]);
+    assert!(d["owners"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|o| o["delta_retained_bytes"] == 0));
+}

@@ -127,6 +127,10 @@ pub enum Cmd {
         top: Option<usize>,
         #[arg(long, value_enum, default_value_t = DiffSort::DeltaShallow)]
         sort: DiffSort,
+        /// Also list the N owners (dominator-tree nodes matched by their path from the
+        /// GC roots) whose retained size grew most
+        #[arg(long)]
+        owners: Option<usize>,
     },
     /// memlab's method: objects allocated between BASELINE and TARGET still alive in FINAL
     Leaks {
@@ -247,12 +251,13 @@ pub fn run(cli: Cli) -> Result<()> {
             json,
             top,
             sort,
+            owners,
         }) => {
             let a = open_for_cli(&base)?;
             let b = open_for_cli(&target)?;
-            let doms = (sort == DiffSort::DeltaRetained)
+            let doms = (sort == DiffSort::DeltaRetained || owners.is_some())
                 .then(|| (dominators_for_cli(&a), dominators_for_cli(&b)));
-            analyses::diff(&a, &b, doms.as_ref(), json, top, sort);
+            analyses::diff(&a, &b, doms.as_ref(), json, top, sort, owners);
             Ok(())
         }
         Some(Cmd::Leaks {

@@ -58,6 +58,8 @@ pub struct Dominators {
     idom: Vec<ObjId>,
     /// Retained size of every object (0 where unreachable; see `idom`).
     retained: Vec<u64>,
+    /// How many objects each object retains, itself included (its dominator subtree).
+    retained_count: Vec<u32>,
     /// Dominator-tree children as a CSR, largest retained first; slot `n` is the
     /// virtual root. Built on first use: `path`, `inspect` and `--flat` never need it.
     tree: std::sync::OnceLock<Tree>,
@@ -91,6 +93,11 @@ impl Dominators {
         self.weak_only
             .get(o as usize / 64)
             .is_some_and(|w| w >> (o % 64) & 1 == 1)
+    }
+
+    /// How many objects `o` retains, itself included; `None` when nothing reaches it.
+    pub fn retained_count(&self, o: ObjId) -> Option<u32> {
+        self.idom(o).map(|_| self.retained_count[o as usize])
     }
 
     /// Dominator-tree children of `o` (or of [`VIRTUAL_ROOT`]), largest retained first.
@@ -210,6 +217,7 @@ impl Dominators {
         let t = self.tree.get();
         (self.idom.capacity() * 4
             + self.retained.capacity() * 8
+            + self.retained_count.capacity() * 4
             + t.map_or(0, |t| {
                 t.child_start.capacity() * 4 + t.children.capacity() * 4
             })
@@ -413,12 +421,15 @@ pub fn compute(g: &Graph, progress: &Progress) -> Dominators {
     }
     let strong_bytes: u64 = r[1..strong_end as usize].iter().sum();
     let weak_bytes: u64 = r[strong_end as usize..].iter().sum();
+    let mut rc = vec![1u32; k as usize];
     for w in (1..k as usize).rev() {
         let p = idom_pre[w] as usize;
         r[p] += r[w];
+        rc[p] = rc[p].saturating_add(rc[w]);
     }
     let mut idom = vec![NONE; n];
     let mut retained = vec![0u64; n];
+    let mut retained_count = vec![0u32; n];
     let mut weak_only = vec![0u64; n.div_ceil(64)];
     for &o in &vertex[strong_end as usize..] {
         weak_only[o as usize / 64] |= 1 << (o % 64);
@@ -432,6 +443,7 @@ pub fn compute(g: &Graph, progress: &Progress) -> Dominators {
             vertex[d as usize]
         };
         retained[o] = r[w];
+        retained_count[o] = rc[w];
     }
     drop((idom_pre, r));
 
@@ -439,6 +451,7 @@ pub fn compute(g: &Graph, progress: &Progress) -> Dominators {
     Dominators {
         idom,
         retained,
+        retained_count,
         tree: Default::default(),
         weak_only,
         reachable: (strong_end - 1) as u64,
