@@ -15,8 +15,7 @@
 # HEAPTUI_TIMING=1 so heaptui prints the time of each phase on stderr. Reported:
 # - dominator time: the sum of the "dominators: ..." phases (DFS, semidominators,
 #   immediate dominators, retained sizes, children lists);
-# - peak memory: max RSS of each command minus the mapped file's pages (heaptui maps the
-#   whole dump, and `rss_file_bytes` from summary says how much of it was resident), per
+# - peak memory: each command's peak RssAnon (sampled by bench/peak-mem.sh), per
 #   object; the difference between the two commands is what the dominator pass adds on
 #   top of the index at its peak;
 # - bytes per object the finished dominator tree keeps (idom, retained, children).
@@ -61,13 +60,14 @@ cp "$HEAPTUI" "$WORK/heaptui"
 log "warming the page cache ($((SIZE / 1000000)) MB)"
 cat "$DUMP" >/dev/null
 
-# run NAME ARGS... -> prints "wall_s max_rss_kb" and keeps stderr in $WORK/NAME.err
+# run NAME ARGS... -> prints "wall_s peak_rss_anon_kb" (sampled by bench/peak-mem.sh:
+# heaptui releases the map's pages as it reads, so its own memory is RssAnon) and keeps
+# stderr in $WORK/NAME.err
 run() {
     local name=$1; shift
-    HEAPTUI_TIMING=1 /usr/bin/time -f '%e %M' -o "$WORK/$name.time" \
-        "$WORK/heaptui" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" \
+    HEAPTUI_TIMING=1 "$ROOT/bench/peak-mem.sh" "$WORK/heaptui" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" \
         || { cat "$WORK/$name.err" >&2; die "heaptui $* failed"; }
-    cat "$WORK/$name.time"
+    tail -1 "$WORK/$name.err" | jq -r '"\(.wall_seconds) \(.peak_rss_anon_kb)"'
 }
 
 best_sum=""; best_wall=""; best_rss=0; sum_rss=0; kept=""
@@ -76,8 +76,8 @@ for i in $(seq "$RUNS"); do
     (( rss_s > sum_rss )) && sum_rss=$rss_s
     read -r wall rss_d < <(run dominators dominators "$DUMP" --json --top 1)
     (( rss_d > best_rss )) && best_rss=$rss_d
-    dom=$(grep -E '^timing: dominators: ' "$WORK/dominators.err" | awk '{s += $(NF-1)} END {printf "%.3f", s}')
-    log "run $i: dominator phases $dom s, whole command $wall s, max RSS ${rss_d} kB (summary ${rss_s} kB)"
+    dom=$(sed -n 's/^timing: dominators: [^:]*: \([0-9.]*\) s.*/\1/p' "$WORK/dominators.err" | awk '{s += $1} END {printf "%.3f", s}')
+    log "run $i: dominator phases $dom s, whole command $wall s, peak RssAnon ${rss_d} kB (summary ${rss_s} kB)"
     if [[ -z "$best_sum" ]] || awk "BEGIN{exit !($dom < $best_sum)}"; then
         best_sum=$dom; best_wall=$wall; cp "$WORK/dominators.err" "$WORK/best.err"
     fi
@@ -95,8 +95,8 @@ jq -n --arg dump "$DUMP" --argjson size "$SIZE" --argjson objects "$OBJ" --argjs
   { dump: $dump, bytes: $size, objects: $objects, edges: $edges,
     dominator_seconds: $dom_s, dominators_command_seconds: $wall_s,
     ns_per_object: ($dom_s * 1e9 / $objects),
-    peak_anon_bytes_per_object_summary: (($rss_sum_kb * 1024 - $rss_file) / $objects),
-    peak_anon_bytes_per_object_dominators: (($rss_dom_kb * 1024 - $rss_file) / $objects),
+    peak_anon_bytes_per_object_summary: ($rss_sum_kb * 1024 / $objects),
+    peak_anon_bytes_per_object_dominators: ($rss_dom_kb * 1024 / $objects),
     index_bytes_per_object: ($index / $objects),
     dominator_tree_bytes_per_object: ($kept / $objects),
     phases: ($phases | split("\n")) }' | tee "$BENCH_DIR/dominators-result.json"
