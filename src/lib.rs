@@ -3,7 +3,7 @@
 //! The library holds all the logic; `main.rs` only calls [`cli::main`]. Layers, from the
 //! bytes up (see `../shared/DESIGN.md`):
 //! - [`source`] maps a dump (decompressing gzip input once into the user's cache);
-//! - [`format`] detects the format by its first bytes and builds the index;
+//! - [`format`](mod@format) detects the format by its first bytes and builds the index;
 //! - [`heap`] is the format-neutral model and the analyses;
 //! - [`cli`] the batch commands of `../shared/CLI.md`, [`ui`] the terminal interface.
 

@@ -2,9 +2,9 @@
 //!
 //! Owns format detection, the [`Snapshot`] that a reader returns and the [`Decoder`]
 //! trait through which views ask a format for what the index does not keep. One module
-//! per format; HPROF and V8 are built so far, and the others answer that they were
-//! recognised but are not supported yet (exit code 2), so that a user with a V8 or Go
-//! file learns what they have rather than "unknown format".
+//! per format; HPROF, V8 and Go are built so far, and the others (MoarVM, Dart) answer
+//! that they were recognised but are not supported yet (exit code 2), so that a user with
+//! such a file learns what they have rather than "unknown format".
 
 pub mod go;
 pub mod hprof;

@@ -7,8 +7,10 @@
 //! contents or edge names: a format's [`crate::format::Decoder`] decodes those from the
 //! memory map when a view asks.
 //!
-//! The analyses in this module's children (`histogram`, `dominators`, `paths`, later
-//! diff) look only at this model, never at a format.
+//! The analyses in this module's children (`histogram`, `dominators`, `paths`) look only
+//! at this model, never at a format. The diff's growth by owner needs reference names
+//! from a format's decoder, so it lives with the commands (`cli::analyses::owner_map`)
+//! on top of [`crate::format::Snapshot`].
 
 pub mod dominators;
 pub mod histogram;
