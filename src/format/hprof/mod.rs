@@ -108,6 +108,8 @@ struct Pass1 {
     saw_end: bool,
     stack_frames: usize,
     stack_traces: usize,
+    /// How far the file's pages have been released behind the scan.
+    released: usize,
 }
 
 /// Total length (tag byte included) of the sub-record starting at `c`, or an error when
@@ -199,9 +201,22 @@ impl Pass1 {
     /// Walks the sub-records of one HEAP DUMP (SEGMENT) body. `cut` says that the record
     /// runs past the end of the file, so an incomplete sub-record marks the truncation
     /// point rather than a corrupt record.
-    fn heap_body(&mut self, body: &[u8], base: u64, id: usize, cut: bool) {
+    fn heap_body(
+        &mut self,
+        body: &[u8],
+        base: u64,
+        id: usize,
+        cut: bool,
+        release: &dyn Fn(std::ops::Range<usize>),
+    ) {
         let mut c = Cursor::new(body, base);
         while !c.is_empty() {
+            // Done with what lies behind: out of the resident set (pass 2 reads it again).
+            let at = c.offset() as usize;
+            if at.saturating_sub(self.released) > (64 << 20) {
+                release(self.released..at);
+                self.released = at;
+            }
             let pos = c.pos();
             let tag = body[pos];
             let len = match sub_record_len(&c, body, id) {
@@ -298,7 +313,12 @@ impl Pass1 {
     }
 }
 
-fn pass1(b: &[u8], h: &Header, progress: &Progress) -> Pass1 {
+fn pass1(
+    b: &[u8],
+    h: &Header,
+    progress: &Progress,
+    release: &dyn Fn(std::ops::Range<usize>),
+) -> Pass1 {
     let id = h.id_size;
     let mut p = Pass1::default();
     // The smallest object record is about 25 bytes and a typical one 40-50: reserving
@@ -371,7 +391,7 @@ fn pass1(b: &[u8], h: &Header, progress: &Progress) -> Pass1 {
                     p.saw_segments = true;
                 }
                 p.saw_heap = true;
-                p.heap_body(body, body_start as u64, id, cut);
+                p.heap_body(body, body_start as u64, id, cut, release);
                 if cut && p.truncated.is_none() {
                     p.truncated = Some(body_end as u64);
                 }
@@ -658,7 +678,8 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
     }
     let id = h.id_size;
     progress.phase("reading records", b.len() as u64);
-    let mut p = pass1(b, &h, progress);
+    let release = |r: std::ops::Range<usize>| source.release(r);
+    let mut p = pass1(b, &h, progress, &release);
     let art = h.version.ends_with("1.0.3");
 
     // Dense ids: rank by address.
@@ -864,6 +885,7 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
             prim_groups,
             loader_classes: &loader_classes,
             progress,
+            release: &release,
             done: std::sync::atomic::AtomicU64::new(0),
         };
         use rayon::prelude::*;
@@ -1047,6 +1069,7 @@ struct Pass2<'a> {
     /// Class loader objects (sorted) and the classes each defined.
     loader_classes: &'a [(ObjId, Vec<ObjId>)],
     progress: &'a Progress,
+    release: &'a (dyn Fn(std::ops::Range<usize>) + Sync),
     done: std::sync::atomic::AtomicU64,
 }
 
@@ -1183,6 +1206,13 @@ impl Pass2<'_> {
                 }
             }
             c.ends.push(c.targets.len() as u32);
+        }
+        // The chunk's records (heap order is file order for HotSpot) are done with.
+        if let (Some(&lo), Some(&hi)) = (
+            self.offsets[range.clone()].iter().min(),
+            self.offsets[range.clone()].iter().max(),
+        ) {
+            (self.release)(lo as usize..hi as usize);
         }
         let done = self
             .done
