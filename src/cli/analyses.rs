@@ -145,7 +145,7 @@ fn dominator_json(snap: &Snapshot, d: &Dominators, o: ObjId, top: usize, depth: 
 }
 
 pub fn dominators(snap: &Snapshot, d: &Dominators, as_json: bool, top: usize, depth: usize) {
-    let total = d.reachable_bytes + d.weakly_reachable_bytes;
+    let total = d.total_bytes();
     if as_json {
         let objects: Vec<Json> = d
             .children(VIRTUAL_ROOT)
@@ -227,7 +227,7 @@ pub fn largest(snap: &Snapshot, d: &Dominators, as_json: bool, top: usize) {
         .map(|Reverse((r, Reverse(o)))| (r, o))
         .collect();
     list.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    let total = d.reachable_bytes + d.weakly_reachable_bytes;
+    let total = d.total_bytes();
     if as_json {
         let objects: Vec<Json> = list
             .iter()
@@ -913,7 +913,7 @@ pub struct OwnerFigures {
 /// owner's figures. Addresses move between dumps; these paths do not, which is what lets
 /// two dumps without common ids say which owner grew.
 pub fn owner_map(s: &Snapshot, d: &Dominators) -> std::collections::HashMap<String, OwnerFigures> {
-    let total = d.reachable_bytes + d.weakly_reachable_bytes;
+    let total = d.total_bytes();
     let min = (total / 2000).max(1);
     let mut out: std::collections::HashMap<String, OwnerFigures> = Default::default();
     let fold = |e: String| {

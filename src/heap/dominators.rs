@@ -13,7 +13,10 @@
 //! their own owners, like MAT's and DevTools' "weakly reachable" objects), and references
 //! from them into the strongly reachable heap are ignored, so they never change who
 //! dominates a strongly reachable object. Objects reachable from nothing at all have no
-//! dominator and no retained size (`None`).
+//! dominator and no retained size (`None`, MAT's rule), unless the graph asks for
+//! memlab's rule ([`Graph::orphans_are_roots`], set by the V8 reader): then those whose
+//! only referrers are weak hang below the virtual root with their subtrees, and the rest
+//! (unreachable cycles, self-references) below it one by one.
 //!
 //! Algorithm: Lengauer and Tarjan, "A Fast Algorithm for Finding Dominators in a
 //! Flowgraph" (1979), with simple path compression: O(m log n). Semidominators in reverse
@@ -71,6 +74,10 @@ pub struct Dominators {
     /// Objects reachable only through weak edges, and their shallow bytes.
     pub weakly_reachable: u64,
     pub weakly_reachable_bytes: u64,
+    /// Objects nothing reaches, kept below the virtual root because the graph asks for it
+    /// ([`Graph::orphans_are_roots`]), and their shallow bytes.
+    pub orphans: u64,
+    pub orphan_bytes: u64,
 }
 
 impl Dominators {
@@ -86,6 +93,12 @@ impl Dominators {
     /// The retained size of `o`, `None` when nothing reaches it.
     pub fn retained(&self, o: ObjId) -> Option<u64> {
         self.idom(o).map(|_| self.retained[o as usize])
+    }
+
+    /// Everything the tree retains: strongly and weakly reachable objects, and the orphans
+    /// kept below the root (the virtual root's retained size).
+    pub fn total_bytes(&self) -> u64 {
+        self.reachable_bytes + self.weakly_reachable_bytes + self.orphan_bytes
     }
 
     /// Whether `o` is reachable only through weak edges.
@@ -334,8 +347,42 @@ pub fn compute(g: &Graph, progress: &Progress) -> Dominators {
         }
         i += 1;
     }
+    let weak_end = vertex.len() as u32;
+    // memlab's rule for what nothing reaches (formats that ask for it, V8): objects whose
+    // only referrers are weak (or none) hang below the virtual root with their subtrees,
+    // in object order; whatever is still left (unreachable cycles, self-references)
+    // hangs below it one by one. Edges from these into objects found before are ignored.
+    if g.orphans_are_roots {
+        for o in 0..n as ObjId {
+            if pre[o as usize] != NONE {
+                continue;
+            }
+            let strong_ref = g.referrer_range(o).any(|i| !g.is_weak_referrer(i));
+            if !strong_ref {
+                entry[o as usize / 64] |= 1 << (o % 64);
+                dfs(o, &mut pre, &mut vertex, &mut work, &mut stack);
+            }
+        }
+        for o in 0..n as ObjId {
+            if pre[o as usize] == NONE {
+                entry[o as usize / 64] |= 1 << (o % 64);
+                let p = vertex.len() as u32;
+                pre[o as usize] = p;
+                vertex.push(o);
+                work.push(Work {
+                    parent: 0,
+                    semi: p,
+                    label: p,
+                    ancestor: NONE,
+                });
+            }
+        }
+    }
     drop(stack);
     let k = vertex.len() as u32; // nodes 0..k, 0 the virtual root
+                                 // Regions in preorder: strong, weak-only, orphans. A reference from a later region
+                                 // into an earlier one does not retain.
+    let region = |p: u32| (p >= strong_end) as u8 + (p >= weak_end) as u8;
 
     // 2. Semidominators in reverse preorder, and with them (Lengauer–Tarjan's buckets)
     //    each node's immediate dominator or a node that has the same one.
@@ -360,7 +407,7 @@ pub fn compute(g: &Graph, progress: &Progress) -> Dominators {
                 }
                 let v = g.in_sources[i];
                 let pv = pre[v as usize];
-                if pv == NONE || (w < strong_end && pv >= strong_end) {
+                if pv == NONE || region(pv) > region(w) {
                     continue;
                 }
                 let cand = if pv <= w {
@@ -420,7 +467,8 @@ pub fn compute(g: &Graph, progress: &Progress) -> Dominators {
         r[w] = g.shallow_size(vertex[w]);
     }
     let strong_bytes: u64 = r[1..strong_end as usize].iter().sum();
-    let weak_bytes: u64 = r[strong_end as usize..].iter().sum();
+    let weak_bytes: u64 = r[strong_end as usize..weak_end as usize].iter().sum();
+    let orphan_bytes: u64 = r[weak_end as usize..].iter().sum();
     let mut rc = vec![1u32; k as usize];
     for w in (1..k as usize).rev() {
         let p = idom_pre[w] as usize;
@@ -431,7 +479,7 @@ pub fn compute(g: &Graph, progress: &Progress) -> Dominators {
     let mut retained = vec![0u64; n];
     let mut retained_count = vec![0u32; n];
     let mut weak_only = vec![0u64; n.div_ceil(64)];
-    for &o in &vertex[strong_end as usize..] {
+    for &o in &vertex[strong_end as usize..weak_end as usize] {
         weak_only[o as usize / 64] |= 1 << (o % 64);
     }
     for w in 1..k as usize {
@@ -456,7 +504,9 @@ pub fn compute(g: &Graph, progress: &Progress) -> Dominators {
         weak_only,
         reachable: (strong_end - 1) as u64,
         reachable_bytes: strong_bytes,
-        weakly_reachable: (k - strong_end) as u64,
+        weakly_reachable: (weak_end - strong_end) as u64,
+        orphans: (k - weak_end) as u64,
+        orphan_bytes,
         weakly_reachable_bytes: weak_bytes,
     }
 }

@@ -163,6 +163,10 @@ pub struct Graph {
     /// several times, by different kinds.
     pub roots: Vec<Root>,
     pub classes: Vec<ClassInfo>,
+    /// Objects that nothing reaches still get a place in the dominator tree, below the
+    /// virtual root (memlab's and DevTools' rule for V8 snapshots). Otherwise (MAT's rule
+    /// for HPROF) they have no dominator and no retained size.
+    pub orphans_are_roots: bool,
 }
 
 impl Graph {

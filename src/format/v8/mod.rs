@@ -988,6 +988,7 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
     progress.phase("building referrers", 0);
     eb.install(&mut g);
 
+    g.orphans_are_roots = true;
     // Roots: the synthetic root and what it refers to.
     if n > 0 {
         g.roots.push(Root {

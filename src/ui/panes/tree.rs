@@ -72,7 +72,7 @@ impl TreePane {
         };
         self.rows.clear();
         if let Some(d) = ctx.dom {
-            self.total = d.reachable_bytes + d.weakly_reachable_bytes;
+            self.total = d.total_bytes();
         }
         match self.kind {
             TreeKind::Dominators(None) => {
@@ -418,7 +418,7 @@ impl Pane for TreePane {
             self.build(ctx);
         }
         if let Some(d) = ctx.dom {
-            self.total = d.reachable_bytes + d.weakly_reachable_bytes;
+            self.total = d.total_bytes();
         }
     }
 }
