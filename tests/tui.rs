@@ -333,3 +333,42 @@ fn threads_pane_frames_locals_and_the_path_that_ends_at_the_frame() {
         "{s}"
     );
 }
+
+#[test]
+fn the_mouse_wheel_moves_the_selection() {
+    use crossterm::event::{MouseEvent, MouseEventKind};
+    let mut t = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    let mut a = app();
+    let before = run(&mut a, &mut t, "");
+    let wheel = |kind| {
+        Event::Mouse(MouseEvent {
+            kind,
+            column: 10,
+            row: 5,
+            modifiers: KeyModifiers::NONE,
+        })
+    };
+    let mut q: VecDeque<Event> = [
+        wheel(MouseEventKind::ScrollDown),
+        wheel(MouseEventKind::ScrollDown),
+    ]
+    .into();
+    let mut left = 3;
+    run_loop(
+        &mut t,
+        &mut a,
+        |_: Duration| Ok(q.pop_front()),
+        || {
+            left -= 1;
+            left == 0
+        },
+    )
+    .unwrap();
+    let after = run(&mut a, &mut t, "");
+    // The status line names the selected class: the third row now.
+    let status = |s: &str| s.lines().nth(22).unwrap().to_string();
+    assert_ne!(status(&before), status(&after));
+    assert!(status(&after).contains("java.lang.Object[]"), "{after}");
+    let up = run(&mut a, &mut t, "kk");
+    assert_eq!(status(&up), status(&before));
+}

@@ -16,7 +16,7 @@ use std::sync::mpsc::{Receiver, TryRecvError};
 use std::sync::Arc;
 use std::time::Duration;
 
-use crossterm::event::{Event, KeyEvent, KeyEventKind};
+use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEventKind};
 use ratatui::backend::Backend;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -472,8 +472,20 @@ pub fn run_loop<B: Backend>(
     while !app.quit && !stop() {
         app.tick();
         terminal.draw(|f| app.draw(f))?;
-        if let Some(Event::Key(k)) = next_event(Duration::from_millis(100))? {
-            app.on_key(&k);
+        match next_event(Duration::from_millis(100))? {
+            Some(Event::Key(k)) => app.on_key(&k),
+            // The wheel moves the selection, as the arrow keys do.
+            Some(Event::Mouse(m)) => {
+                let code = match m.kind {
+                    MouseEventKind::ScrollDown => Some(KeyCode::Down),
+                    MouseEventKind::ScrollUp => Some(KeyCode::Up),
+                    _ => None,
+                };
+                if let Some(code) = code {
+                    app.on_key(&KeyEvent::new(code, KeyModifiers::NONE));
+                }
+            }
+            _ => {}
         }
     }
     Ok(())

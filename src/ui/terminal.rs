@@ -64,7 +64,13 @@ impl TerminalGuard {
             })?;
         terminal::enable_raw_mode()?;
         let guard = TerminalGuard { signalled };
-        execute!(io::stdout(), terminal::EnterAlternateScreen, cursor::Hide)?;
+        // The mouse wheel scrolls (terminals still select text with Shift held).
+        execute!(
+            io::stdout(),
+            terminal::EnterAlternateScreen,
+            cursor::Hide,
+            crossterm::event::EnableMouseCapture
+        )?;
         Ok(guard)
     }
 
