@@ -33,15 +33,6 @@ fn jvm_row(histo: &str, class: &str) -> (u64, u64) {
         .fold((0, 0), |a, (_, n, b)| (a.0 + n, a.1 + b))
 }
 
-fn field<'a>(obj: &'a Value, name: &str) -> &'a Value {
-    obj["fields"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["name"] == name)
-        .unwrap_or_else(|| panic!("no field {name} in {obj}"))
-}
-
 #[test]
 fn the_blob_holder_retains_exactly_its_array_and_itself() {
     for &(dump, histo) in DUMPS {

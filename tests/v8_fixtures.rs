@@ -18,6 +18,16 @@ fn expected(dir: &str) -> Value {
     .unwrap()
 }
 
+/// The Node baseline snapshot's path, and how to name an object the program recorded
+/// in it (`@` and the id `expected.json` gives for it).
+fn node_baseline(e: &Value) -> (String, impl Fn(&str) -> String + '_) {
+    let ids = &e["ids"]["fromBaseline"];
+    let f = fixture("node/baseline.heapsnapshot.gz");
+    (f.to_str().unwrap().to_string(), move |k: &str| {
+        format!("@{}", ids[k]["id"])
+    })
+}
+
 fn run_json(args: &[&str]) -> Value {
     json_of(&heaptui(args))
 }
@@ -36,15 +46,6 @@ fn counts(file: &str) -> BTreeMap<String, u64> {
             )
         })
         .collect()
-}
-
-fn field<'a>(obj: &'a Value, name: &str) -> &'a Value {
-    obj["fields"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["name"] == name)
-        .unwrap_or_else(|| panic!("no field {name} in {obj}"))
 }
 
 #[test]
@@ -95,10 +96,8 @@ fn node_ids_from_the_inspector_name_the_same_objects() {
 #[test]
 fn node_strings_arrays_closures_and_the_blob() {
     let e = expected("node");
-    let ids = &e["ids"]["fromBaseline"];
-    let f = fixture("node/baseline.heapsnapshot.gz");
-    let f = f.to_str().unwrap();
-    let id = |k: &str| format!("@{}", ids[k]["id"]);
+    let (f, id) = node_baseline(&e);
+    let f = f.as_str();
     // Strings: one-byte, two-byte, concatenated (joined from its parts), sliced (the
     // parent's text: V8 does not record where a slice starts).
     let holder = run_json(&["inspect", f, &id("stringHolder"), "--json"]);
@@ -169,10 +168,8 @@ fn node_strings_arrays_closures_and_the_blob() {
 #[test]
 fn node_paths_name_properties_and_skip_weak_edges() {
     let e = expected("node");
-    let ids = &e["ids"]["fromBaseline"];
-    let f = fixture("node/baseline.heapsnapshot.gz");
-    let f = f.to_str().unwrap();
-    let id = |k: &str| format!("@{}", ids[k]["id"]);
+    let (f, id) = node_baseline(&e);
+    let f = f.as_str();
     let p = run_json(&["path", f, &id("chosenSession"), "--json"]);
     let path = p["paths"][0].as_array().unwrap();
     let edges: Vec<&str> = path

@@ -18,11 +18,14 @@ pub fn summary_lines_for(snap: &Snapshot) -> Vec<(String, String)> {
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::error::{Error, Result};
 use crate::format::Snapshot;
+use crate::heap::dominators::Dominators;
+use crate::heap::ObjId;
 use crate::progress::Progress;
 
 #[derive(Parser, Debug)]
@@ -102,12 +105,8 @@ pub enum Cmd {
     },
     /// Shortest paths from GC roots to an object: what keeps it alive
     Path {
-        file: PathBuf,
-        /// The object (0x… address for HPROF), or use --class
-        object: Option<String>,
-        /// The largest instance of this class by retained size
-        #[arg(long)]
-        class: Option<String>,
+        #[command(flatten)]
+        target: Target,
         #[arg(long)]
         json: bool,
         /// How many paths (shortest first, each from a different root)
@@ -149,15 +148,41 @@ pub enum Cmd {
     },
     /// An object's class, sizes, fields, string or array contents, and referrers
     Inspect {
-        file: PathBuf,
-        /// The object (0x… address for HPROF), or use --class
-        object: Option<String>,
-        /// The largest instance of this class by retained size
-        #[arg(long)]
-        class: Option<String>,
+        #[command(flatten)]
+        target: Target,
         #[arg(long)]
         json: bool,
     },
+}
+
+/// The object a command is about: `path` and `inspect` take it the same way.
+#[derive(clap::Args, Debug)]
+pub struct Target {
+    file: PathBuf,
+    /// The object (0x… address for HPROF), or use --class
+    object: Option<String>,
+    /// The largest instance of this class by retained size
+    #[arg(long)]
+    class: Option<String>,
+}
+
+impl Target {
+    /// Opens the file and finds the object; the dominator tree comes back too when
+    /// finding the object needed it (`--class` picks by retained size).
+    fn resolve(&self) -> Result<(Snapshot, ObjId, Option<Arc<Dominators>>)> {
+        let snap = open_for_cli(&self.file)?;
+        let mut dom = None;
+        let o = analyses::resolve(
+            &snap,
+            self.object.as_deref(),
+            self.class.as_deref(),
+            &mut || {
+                dom.get_or_insert_with(|| Arc::new(dominators_for_cli(&snap)))
+                    .clone()
+            },
+        )?;
+        Ok((snap, o, dom))
+    }
 }
 
 /// Parses `std::env::args`, runs, prints errors, and returns the exit code.
@@ -229,19 +254,12 @@ pub fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
         Some(Cmd::Path {
-            file,
-            object,
-            class,
+            target,
             json,
             max,
             include_weak,
         }) => {
-            let snap = open_for_cli(&file)?;
-            let mut dom = None;
-            let o = analyses::resolve(&snap, object.as_deref(), class.as_deref(), &mut || {
-                dom.get_or_insert_with(|| std::sync::Arc::new(dominators_for_cli(&snap)))
-                    .clone()
-            })?;
+            let (snap, o, _) = target.resolve()?;
             analyses::path(&snap, o, json, max, include_weak);
             Ok(())
         }
@@ -277,22 +295,9 @@ pub fn run(cli: Cli) -> Result<()> {
             analyses::threads(&snap, json);
             Ok(())
         }
-        Some(Cmd::Inspect {
-            file,
-            object,
-            class,
-            json,
-        }) => {
-            let snap = open_for_cli(&file)?;
-            let mut dom: Option<std::sync::Arc<crate::heap::dominators::Dominators>> = None;
-            let o = analyses::resolve(&snap, object.as_deref(), class.as_deref(), &mut || {
-                dom.get_or_insert_with(|| std::sync::Arc::new(dominators_for_cli(&snap)))
-                    .clone()
-            })?;
-            let d = match dom {
-                Some(d) => d,
-                None => std::sync::Arc::new(dominators_for_cli(&snap)),
-            };
+        Some(Cmd::Inspect { target, json }) => {
+            let (snap, o, dom) = target.resolve()?;
+            let d = dom.unwrap_or_else(|| Arc::new(dominators_for_cli(&snap)));
             analyses::inspect(&snap, &d, o, json);
             Ok(())
         }

@@ -70,18 +70,7 @@ fn printable_prefix(b: &[u8]) -> String {
     if b.is_empty() {
         return "end of file (an empty file)".to_string();
     }
-    let shown: String = b
-        .iter()
-        .take(16)
-        .map(|&c| {
-            if (0x20..0x7f).contains(&c) {
-                (c as char).to_string()
-            } else {
-                format!("\\x{c:02x}")
-            }
-        })
-        .collect();
-    format!("\"{shown}\"")
+    read::quoted_bytes(b)
 }
 
 /// Detects the format from the first bytes.

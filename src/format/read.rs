@@ -150,6 +150,23 @@ impl<'a> Cursor<'a> {
     }
 }
 
+/// Up to 16 bytes from `b` in quotes, printable ASCII as is and anything else as `\xNN`:
+/// how an error message shows the bytes it found instead of what it expected.
+pub fn quoted_bytes(b: &[u8]) -> String {
+    let shown: String = b
+        .iter()
+        .take(16)
+        .map(|&c| {
+            if (0x20..0x7f).contains(&c) {
+                (c as char).to_string()
+            } else {
+                format!("\\x{c:02x}")
+            }
+        })
+        .collect();
+    format!("\"{shown}\"")
+}
+
 /// Reads a big-endian id of 4 or 8 bytes from `b` without bounds errors: callers have
 /// already checked `b.len() >= size`.
 #[inline]

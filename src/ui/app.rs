@@ -65,12 +65,27 @@ impl Ready {
             .as_ref()
     }
 
-    fn open(&mut self, req: Request, theme: &Theme) {
+    /// What panes see, beside the two pane stacks: borrowed apart, so a pane on a stack
+    /// can be handed the context.
+    #[allow(clippy::type_complexity)]
+    fn parts<'a>(
+        &'a mut self,
+        theme: &'a Theme,
+    ) -> (
+        Ctx<'a>,
+        &'a mut Vec<Box<dyn Pane>>,
+        &'a mut Vec<Box<dyn Pane>>,
+    ) {
         let ctx = Ctx {
             snap: &self.snap,
             dom: self.dom.as_deref(),
             theme,
         };
+        (ctx, &mut self.stack, &mut self.forward)
+    }
+
+    fn open(&mut self, req: Request, theme: &Theme) {
+        let ctx = self.ctx(theme);
         let pane: Box<dyn Pane> = match req {
             Request::Instances(c) => Box::new(InstancesPane::new(c, &ctx)),
             Request::Inspect(o) => Box::new(InspectorPane::new(o, &ctx)),
@@ -195,14 +210,8 @@ impl App {
             if let Ok(d) = rx.try_recv() {
                 r.dom = Some(Arc::new(d));
                 self.dom_rx = None;
-                let snap = r.snap.clone();
-                let dom = r.dom.clone();
-                let ctx = Ctx {
-                    snap: &snap,
-                    dom: dom.as_deref(),
-                    theme: &self.theme,
-                };
-                for p in r.stack.iter_mut().chain(r.forward.iter_mut()) {
+                let (ctx, stack, forward) = r.parts(&self.theme);
+                for p in stack.iter_mut().chain(forward.iter_mut()) {
                     p.dominators_ready(&ctx);
                 }
             }
@@ -251,14 +260,8 @@ impl App {
             return;
         }
         if let Screen::Ready(r) = &mut self.screen {
-            let snap = r.snap.clone();
-            let dom = r.dom.clone();
-            let ctx = Ctx {
-                snap: &snap,
-                dom: dom.as_deref(),
-                theme: &self.theme,
-            };
-            let top = r.stack.last_mut().expect("the histogram is always there");
+            let (ctx, stack, _) = r.parts(&self.theme);
+            let top = stack.last_mut().expect("the histogram is always there");
             match top.handle(key, &ctx) {
                 Outcome::Consumed => return,
                 Outcome::Open(req) => {

@@ -31,6 +31,15 @@ impl Theme {
         }
     }
 
+    /// The style of a list row: [`Theme::selected`] on the selected one, plain otherwise.
+    pub fn row(&self, selected: bool) -> Style {
+        if selected {
+            self.selected()
+        } else {
+            Style::default()
+        }
+    }
+
     pub fn status(&self) -> Style {
         if self.color {
             Style::default().bg(Color::DarkGray).fg(Color::White)

@@ -119,3 +119,13 @@ pub fn jcmd_name_to_mat(name: &str) -> String {
     }
     base
 }
+
+/// The field called `name` in `inspect --json` output; fails the test when it is missing.
+pub fn field<'a>(obj: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    obj["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["name"] == name)
+        .unwrap_or_else(|| panic!("no field {name} in {obj}"))
+}

@@ -5,6 +5,7 @@
 //! serde_json.
 
 use crate::error::ParseError;
+use crate::format::read::quoted_bytes;
 
 /// Where a scan stopped short: the file ended inside a value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -147,14 +148,14 @@ impl<'a> Ints<'a> {
             return Err(IntError::Bad(ParseError::new(
                 start as u64,
                 "an integer",
-                describe(&b[start..(start + 16).min(b.len())]),
+                quoted_bytes(&b[start..]),
             )));
         }
         if !matches!(b[i], b',' | b']' | b' ' | b'\n' | b'\r' | b'\t') {
             return Err(IntError::Bad(ParseError::new(
                 i as u64,
                 "',' or ']' after an integer",
-                describe(&b[i..(i + 16).min(b.len())]),
+                quoted_bytes(&b[i..]),
             )));
         }
         self.pos = i;
@@ -280,7 +281,7 @@ pub fn records(
                 return RecordsEnd::Bad(ParseError::new(
                     from as u64,
                     "an integer followed by ',' or ']'",
-                    describe(&b[from..(from + 16).min(len)]),
+                    quoted_bytes(&b[from..len]),
                 ));
             }
             *slot = if neg { -(v as i64) } else { v as i64 };
@@ -289,20 +290,6 @@ pub fn records(
             return RecordsEnd::Stopped;
         }
     }
-}
-
-fn describe(b: &[u8]) -> String {
-    let s: String = b
-        .iter()
-        .map(|&c| {
-            if (0x20..0x7f).contains(&c) {
-                (c as char).to_string()
-            } else {
-                format!("\\x{c:02x}")
-            }
-        })
-        .collect();
-    format!("\"{s}\"")
 }
 
 /// Decodes the JSON string whose opening quote is at `pos`, leniently: unknown escapes are

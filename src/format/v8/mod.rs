@@ -699,17 +699,7 @@ fn page_owned(
     let shortcut = cols.edge_type("shortcut");
     let element = cols.edge_type("element");
     let synthetic = cols.node_types.iter().position(|t| t == "synthetic");
-    let mut first = Vec::with_capacity(n + 1);
-    let mut sum = 0u64;
-    for &ec in &nodes.edge_count {
-        first.push(sum);
-        sum += ec as u64;
-    }
-    first.push(sum);
-    let range = |x: usize| {
-        let a = (first[x] as usize).min(edges.target.len());
-        a..(first[x + 1] as usize).min(edges.target.len())
-    };
+    let starts = EdgeStarts::new(nodes, edges);
     let dom_trees = |t: usize| -> bool {
         // Only the root's few edges ask: read the node's type and name from its record.
         let mut rec = None;
@@ -729,7 +719,7 @@ fn page_owned(
     };
     let mut owned = vec![0u64; n.div_ceil(64)];
     let mut stack: Vec<u32> = Vec::new();
-    for k in range(0) {
+    for k in starts.range(0) {
         let (t, ty) = (edges.target[k] as usize, Some(edges.ty[k] as i64));
         if t >= n || ty == weak || ty == shortcut || (ty == element && dom_trees(t)) {
             continue;
@@ -740,7 +730,7 @@ fn page_owned(
         }
     }
     while let Some(x) = stack.pop() {
-        for k in range(x as usize) {
+        for k in starts.range(x as usize) {
             let t = edges.target[k] as usize;
             if t < n && Some(edges.ty[k] as i64) != weak && owned[t / 64] >> (t % 64) & 1 == 0 {
                 owned[t / 64] |= 1 << (t % 64);
@@ -749,6 +739,35 @@ fn page_owned(
         }
     }
     owned
+}
+
+/// Where each node's edges start in the edge columns: the running sum of the nodes'
+/// `edge_count`, for the passes that walk edges before the graph's CSR exists.
+struct EdgeStarts {
+    first: Vec<u64>,
+    edges: usize,
+}
+
+impl EdgeStarts {
+    fn new(nodes: &NodeCols, edges: &EdgeCols) -> Self {
+        let mut first = Vec::with_capacity(nodes.edge_count.len() + 1);
+        let mut sum = 0u64;
+        for &ec in &nodes.edge_count {
+            first.push(sum);
+            sum += ec as u64;
+        }
+        first.push(sum);
+        EdgeStarts {
+            first,
+            edges: edges.target.len(),
+        }
+    }
+
+    /// Node `x`'s edges, cut to the edges the file has.
+    fn range(&self, x: usize) -> std::ops::Range<usize> {
+        let a = (self.first[x] as usize).min(self.edges);
+        a..(self.first[x + 1] as usize).min(self.edges)
+    }
 }
 
 /// DevTools' `propagateDOMState`: Blink writes `detachedness` only for DOM nodes that
@@ -769,22 +788,12 @@ fn propagate_dom_state(cols: &Cols, nodes: &mut NodeCols, edges: &EdgeCols) -> u
     let weak = cols.edge_type("weak");
     let is_native =
         |nodes: &NodeCols, i: usize| nodes.keys[nodes.class_key[i] as usize].0 as usize == native;
-    let mut first = Vec::with_capacity(n + 1);
-    let mut sum = 0u64;
-    for &ec in &nodes.edge_count {
-        first.push(sum);
-        sum += ec as u64;
-    }
-    first.push(sum);
+    let starts = EdgeStarts::new(nodes, edges);
     let mut queue: Vec<usize> = Vec::new();
     for state in [1u8, 2] {
         queue.extend((0..n).filter(|&i| nodes.detached[i] == state && is_native(nodes, i)));
         while let Some(x) = queue.pop() {
-            let (a, z) = (
-                first[x] as usize,
-                (first[x + 1] as usize).min(edges.target.len()),
-            );
-            for k in a..z.max(a) {
+            for k in starts.range(x) {
                 let ty = Some(edges.ty[k] as i64);
                 if ty == hidden || ty == weak {
                     continue;

@@ -230,11 +230,7 @@ impl HistogramPane {
             .enumerate()
             .map(|(k, &i)| {
                 let r = &self.rows[i];
-                let style = if self.offset + k == self.selected {
-                    theme.selected()
-                } else {
-                    Default::default()
-                };
+                let style = theme.row(self.offset + k == self.selected);
                 TRow::new(vec![
                     TCell::from(elide_left(&sanitize(&r.name), name_w)),
                     TCell::from(Line::from(thousands(r.count)).right_aligned()),

@@ -157,11 +157,7 @@ impl Pane for InspectorPane {
                     }
                 };
                 let text: String = sanitize(&text).chars().take(area.width as usize).collect();
-                if i == self.list.selected {
-                    Line::from(Span::styled(text, ctx.theme.selected()))
-                } else {
-                    Line::from(text)
-                }
+                Line::from(Span::styled(text, ctx.theme.row(i == self.list.selected)))
             })
             .collect();
         f.render_widget(Paragraph::new(lines), bottom);

@@ -266,11 +266,7 @@ impl Pane for InstancesPane {
                     .dom
                     .map(|d| d.retained(o).map(human).unwrap_or_else(|| "-".into()))
                     .unwrap_or_else(|| "…".into());
-                let style = if i == self.list.selected {
-                    ctx.theme.selected()
-                } else {
-                    Default::default()
-                };
+                let style = ctx.theme.row(i == self.list.selected);
                 TRow::new(vec![
                     TCell::from(ctx.snap.object_name(o)),
                     TCell::from(Line::from(human(g.shallow_size(o))).right_aligned()),

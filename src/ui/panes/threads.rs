@@ -172,11 +172,7 @@ impl Pane for ThreadsPane {
                     Row::Empty(m) => format!("    {m}"),
                 };
                 let text: String = sanitize(&text).chars().take(inner.width as usize).collect();
-                if i == self.list.selected {
-                    Line::from(Span::styled(text, ctx.theme.selected()))
-                } else {
-                    Line::from(text)
-                }
+                Line::from(Span::styled(text, ctx.theme.row(i == self.list.selected)))
             })
             .collect();
         f.render_widget(Paragraph::new(lines), inner);

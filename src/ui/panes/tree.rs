@@ -382,11 +382,7 @@ impl Pane for TreePane {
                 let left: String = sanitize(&left).chars().take(left_w).collect();
                 let pad = left_w.saturating_sub(left.chars().count());
                 let text = format!("{left}{} {right:>sizes_w$}", " ".repeat(pad));
-                if i == self.list.selected {
-                    Line::from(Span::styled(text, ctx.theme.selected()))
-                } else {
-                    Line::from(text)
-                }
+                Line::from(Span::styled(text, ctx.theme.row(i == self.list.selected)))
             })
             .collect();
         f.render_widget(Paragraph::new(lines), inner);
