@@ -43,8 +43,10 @@ pub fn summary_value(snap: &Snapshot) -> Value {
         "format": snap.format.id(),
         "format_version": snap.format_version,
         "id_size": snap.id_size,
-        "snapshot": 0,
-        "snapshots": [{"index": 0, "label": snap.format_version, "objects": g.len()}],
+        "snapshot": snap.snapshot_index,
+        "snapshots": snap.snapshots.iter().map(|s| json!({
+            "index": s.index, "label": s.label, "objects": s.objects,
+        })).collect::<Vec<_>>(),
         "objects": g.len(),
         "classes": classes,
         "edges": g.edge_count(),

@@ -205,6 +205,35 @@ pub struct Snapshot {
     /// Format-specific facts for `summary`: (label, value).
     pub facts: Vec<(String, String)>,
     pub decoder: Box<dyn Decoder>,
+    /// Every snapshot the file holds (one for most formats; MoarVM files hold several),
+    /// and which of them this one is.
+    pub snapshots: Vec<SnapshotInfo>,
+    pub snapshot_index: usize,
+}
+
+/// One snapshot of a file that may hold several, as `summary` lists them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SnapshotInfo {
+    pub index: usize,
+    /// A few words that tell it from the others: time, GC sequence number, totals.
+    pub label: String,
+    pub objects: u64,
+}
+
+/// Splits a `FILE#N` suffix (snapshot N of a file with several, 0-based) from a path.
+/// A path that names an existing file is taken whole, so a file whose name has a `#`
+/// in it still opens.
+pub fn split_snapshot_suffix(path: &Path) -> (std::path::PathBuf, Option<usize>) {
+    if path.exists() {
+        return (path.to_path_buf(), None);
+    }
+    let s = path.to_string_lossy();
+    if let Some((file, n)) = s.rsplit_once('#') {
+        if let Ok(n) = n.parse::<usize>() {
+            return (std::path::PathBuf::from(file), Some(n));
+        }
+    }
+    (path.to_path_buf(), None)
 }
 
 impl Snapshot {
@@ -320,7 +349,12 @@ impl Snapshot {
 
 /// Opens a dump of any format: maps (or decompresses) it, detects the format and builds
 /// the index.
+///
+/// `path` may end in `#N` to pick snapshot N of a file that holds several (see
+/// [`split_snapshot_suffix`]); without it, the last snapshot is opened.
 pub fn open(path: &Path, progress: &Progress) -> Result<Snapshot> {
+    let (file, which) = split_snapshot_suffix(path);
+    let path = file.as_path();
     let source = crate::source::open(path, progress)?;
     let format = detect(source.bytes()).map_err(|e| Error::parse(path, e))?;
     let mut snap = match format {
@@ -334,6 +368,22 @@ pub fn open(path: &Path, progress: &Progress) -> Result<Snapshot> {
             })
         }
     };
+    if snap.snapshots.is_empty() {
+        snap.snapshots.push(SnapshotInfo {
+            index: 0,
+            label: snap.format_version.clone(),
+            objects: snap.graph.len() as u64,
+        });
+    }
+    if let Some(n) = which {
+        if n != snap.snapshot_index {
+            return Err(Error::Usage(format!(
+                "{}: has {} snapshot(s); #{n} is not one of them (0-based)",
+                path.display(),
+                snap.snapshots.len()
+            )));
+        }
+    }
     let mut w = std::mem::take(&mut snap.source.warnings);
     w.append(&mut snap.warnings);
     snap.warnings = w;

@@ -1048,6 +1048,8 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
         warnings,
         facts,
         decoder: Box::new(decoder),
+        snapshots: Vec::new(),
+        snapshot_index: 0,
         source,
     };
     snap.thread_list = threads::build(&snap, &thread_objects, &trace_frames, &thread_groups);

@@ -1113,6 +1113,8 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
         warnings,
         facts,
         decoder: Box::new(decoder),
+        snapshots: Vec::new(),
+        snapshot_index: 0,
         source,
     })
 }
