@@ -49,12 +49,7 @@ pub enum SortArg {
     Retained,
 }
 
-#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
-pub enum DiffSort {
-    DeltaCount,
-    DeltaShallow,
-    DeltaRetained,
-}
+pub use crate::diff::DiffSort;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 pub enum GroupBy {
