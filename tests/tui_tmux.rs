@@ -239,3 +239,49 @@ fn the_leak_hunt_in_a_real_terminal_with_a_resize_and_ctrl_c() {
     let s = t.wait_for("MODE");
     assert!(s.contains("MODEicanon"), "{s}");
 }
+
+#[test]
+fn the_diff_view_in_a_real_terminal() {
+    // heaptui BASE TARGET on the Java pair (Cache.entries grew by 3,000 entries, per
+    // fixtures/java/growth/expected.json): sort by Δ count, open the grown class side by
+    // side, step into an object on each side, and back to the table.
+    let cmd = format!(
+        "{} {} {}; echo EXITED-$?; sleep 60",
+        env!("CARGO_BIN_EXE_heaptui"),
+        fixture("java/growth/base.hprof.gz").display(),
+        fixture("java/growth/target.hprof.gz").display()
+    );
+    let Some(t) = Tmux::start("diff", &cmd) else {
+        return;
+    };
+    t.wait_for("classes changed, sorted by Δ shallow size");
+    t.wait_for("Owners that grew most");
+    t.keys(&["s"]);
+    t.wait_for("sorted by Δ retained size");
+    t.keys(&["s"]);
+    let s = t.wait_for("sorted by Δ count");
+    let rows: Vec<&str> = s.lines().filter(|l| l.contains("+3,00")).collect();
+    assert!(rows.len() >= 2, "{s}");
+    assert!(rows[1].contains("CacheEntry"), "{s}");
+    t.keys(&["g", "j", "Enter"]);
+    let s = t.wait_for("TARGET ◆");
+    assert!(
+        s.contains("— 2,000 objects") && s.contains("— 5,000 objects"),
+        "{s}"
+    );
+    t.keys(&["Enter"]);
+    t.wait_for("Inspector — ");
+    t.keys(&["Tab"]);
+    t.wait_for("BASE ◆");
+    t.keys(&["Enter"]);
+    let s = t.wait_for("referrers (");
+    assert_eq!(s.matches("Inspector — ").count(), 2, "{s}");
+    t.keys(&["Escape"]);
+    let s = t.wait_for("— 2,000 objects");
+    assert_eq!(s.matches("Inspector — ").count(), 1, "{s}");
+    t.keys(&["Escape"]);
+    t.wait_for("classes changed, sorted by Δ count");
+    t.keys(&["q"]);
+    t.wait_for("EXITED-0");
+    assert_eq!(t.modes(), "0 1", "main screen back, cursor shown");
+}

@@ -298,9 +298,7 @@ pub fn run(cli: Cli) -> Result<()> {
         }
         None => match cli.files.len() {
             1 => crate::ui::run(&cli.files[0]),
-            2 => Err(Error::Usage(
-                "heaptui BASE TARGET: the diff view is not built yet".into(),
-            )),
+            2 => crate::ui::run_diff(&cli.files[0], &cli.files[1]),
             _ => Err(Error::Usage(
                 "usage: heaptui FILE | heaptui <COMMAND> ... (see heaptui --help)".into(),
             )),

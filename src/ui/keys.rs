@@ -27,6 +27,8 @@ pub enum Action {
     DominatorTree,
     Threads,
     Copy,
+    Changed,
+    Side,
     Quit,
 }
 
@@ -159,6 +161,18 @@ pub const KEYMAP: &[Binding] = &[
         action: Action::Copy,
         help: "copy the selected object's id to the clipboard (OSC 52, works over SSH)",
         hint: None,
+    },
+    Binding {
+        keys: &["n"],
+        action: Action::Changed,
+        help: "diff: only the changed classes, or all; on a side, only the new (target) or gone (base) objects of the class, or all",
+        hint: Some("n changed/all"),
+    },
+    Binding {
+        keys: &["Tab"],
+        action: Action::Side,
+        help: "diff: move between the base (left) and target (right) sides",
+        hint: Some("Tab side"),
     },
     Binding {
         keys: &["?"],
