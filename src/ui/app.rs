@@ -446,18 +446,13 @@ impl App {
         let clip = &self.clipboard;
         let msg = &mut self.message;
         let theme = &self.theme;
-        match &mut self.screen {
-            Screen::Ready(r) => {
-                if r.on_key(key, theme, clip, msg) {
-                    return;
-                }
-            }
-            Screen::Diff(d) => {
-                if d.on_key(key, theme, clip, msg) {
-                    return;
-                }
-            }
-            _ => {}
+        let used = match &mut self.screen {
+            Screen::Ready(r) => r.on_key(key, theme, clip, msg),
+            Screen::Diff(d) => d.on_key(key, theme, clip, msg),
+            _ => false,
+        };
+        if used {
+            return;
         }
         match action_for(key) {
             Some(Action::Quit) => self.quit = true,
