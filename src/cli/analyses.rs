@@ -649,7 +649,12 @@ pub fn diff(
         println!();
     }
     println!(
-        "  Δ COUNT     Δ SHALLOW      BASE →    TARGET{}  CLASS",
+        "  Δ COUNT     Δ SHALLOW{}      BASE →    TARGET{}  CLASS",
+        if doms.is_some() {
+            "    Δ RETAINED"
+        } else {
+            ""
+        },
         if ids { "    NEW   GONE" } else { "" }
     );
     for r in &list {
@@ -658,10 +663,15 @@ pub fn diff(
         } else {
             String::new()
         };
+        let retained = if doms.is_some() {
+            format!(" {:>+13}", r.delta_retained())
+        } else {
+            String::new()
+        };
         println!(
             "{}",
             sanitize(&format!(
-                "{:>+9} {:>+13} {:>9} → {:>9}{extra}  {}",
+                "{:>+9} {:>+13}{retained} {:>9} → {:>9}{extra}  {}",
                 r.delta_count(),
                 r.delta_shallow(),
                 r.base_count,

@@ -245,8 +245,8 @@ impl App {
         Self::loading(path, progress, rx, dom_rx, dom_progress)
     }
 
-    /// Starts loading the two snapshots of `heaptui BASE TARGET`, one thread each, then
-    /// both dominator trees.
+    /// Starts loading the two snapshots of `heaptui BASE TARGET`, then both dominator
+    /// trees, on a background thread.
     pub fn load_diff(base: PathBuf, target: PathBuf) -> Self {
         let progress = Progress::new();
         let dom_progress = Progress::new();
@@ -255,25 +255,22 @@ impl App {
         let p = progress.clone();
         let dp = dom_progress.clone();
         let (fa, fb) = (base.clone(), target.clone());
+        // One after the other: each reader and the dominator pass already use every
+        // core (opening both at once measured slower, `bench/diff.sh`).
         std::thread::spawn(move || {
-            let quiet = Progress::new();
-            let (a, b) = rayon::join(
-                || crate::format::open(&fa, &p),
-                || crate::format::open(&fb, &quiet),
-            );
-            let (a, b) = match (a, b) {
-                (Ok(a), Ok(b)) => (Arc::new(a), Arc::new(b)),
-                (Err(e), _) | (_, Err(e)) => {
+            let opened =
+                crate::format::open(&fa, &p).and_then(|a| Ok((a, crate::format::open(&fb, &p)?)));
+            let (a, b) = match opened {
+                Ok((a, b)) => (Arc::new(a), Arc::new(b)),
+                Err(e) => {
                     let _ = tx.send(Err(e));
                     return;
                 }
             };
             let ids = crate::diff::identity(&a, &b);
             if tx.send(Ok(Loaded::Two(a.clone(), b.clone(), ids))).is_ok() {
-                let (da, db) = rayon::join(
-                    || crate::heap::dominators::compute(&a.graph, &dp),
-                    || crate::heap::dominators::compute(&b.graph, &quiet),
-                );
+                let da = crate::heap::dominators::compute(&a.graph, &dp);
+                let db = crate::heap::dominators::compute(&b.graph, &dp);
                 let _ = dom_tx.send(vec![da, db]);
             }
         });
