@@ -121,6 +121,32 @@ pub fn identity(a: &Snapshot, b: &Snapshot) -> Option<Identity> {
     })
 }
 
+/// The ids to match objects by, and why the comparison is coarser than it could be:
+/// snapshots of different formats are compared by class name only, and ids that match
+/// nothing (two processes) are dropped. The warning is for the user.
+pub fn identity_checked(a: &Snapshot, b: &Snapshot) -> (Option<Identity>, Option<String>) {
+    if a.format != b.format {
+        return (
+            None,
+            Some(format!(
+                "{} against {}: different formats, compared by class name only",
+                a.format.title(),
+                b.format.title()
+            )),
+        );
+    }
+    match identity(a, b) {
+        Some(i) if i.kept == 0 && !i.new_in_target.is_empty() => {
+            let w = format!(
+                "no {} is in both snapshots (not the same process?): compared by class only",
+                i.kind
+            );
+            (None, Some(w))
+        }
+        other => (other, None),
+    }
+}
+
 /// Per class, both sides' figures, in class-name order. Retained sizes follow MAT's rule
 /// per side (`Dominators::class_retained`) where the dominator trees are given; `new`,
 /// `gone` and `new_retained` where `ids` is.

@@ -105,3 +105,21 @@ fn class_deltas_equal_the_program_and_the_jvm_histograms() {
     // No object ids survive between HPROF dumps: nothing is called new or gone.
     assert!(d["objects"].is_null());
 }
+
+#[test]
+fn different_formats_are_compared_by_class_with_a_warning() {
+    let (base, _) = pair();
+    let v8 = fixture("node/target.heapsnapshot.gz");
+    let d = json_of(&heaptui(&["diff", &base, v8.to_str().unwrap(), "--json"]));
+    let w = d["warnings"][0].as_str().unwrap_or_default();
+    assert!(w.contains("different formats"), "{}", d["warnings"]);
+    assert!(d["objects"].is_null());
+    // Every class is on one side only.
+    for r in d["classes"].as_array().unwrap() {
+        assert!(r["base_count"] == 0 || r["target_count"] == 0, "{r}");
+    }
+    // Two snapshots of one format and process carry no warning.
+    let (base, target) = pair();
+    let d = json_of(&heaptui(&["diff", &base, &target, "--json"]));
+    assert_eq!(d["warnings"], serde_json::json!([]));
+}

@@ -571,7 +571,10 @@ pub fn diff(
         (Some(n), Some((da, db))) => crate::diff::owner_deltas(a, da, b, db, n),
         _ => Vec::new(),
     };
-    let ids = crate::diff::identity(a, b);
+    let (ids, warning) = crate::diff::identity_checked(a, b);
+    if let Some(w) = &warning {
+        eprintln!("heaptui: warning: {}", sanitize(w));
+    }
     let mut list = crate::diff::class_deltas(a, b, doms.map(|d| (&d.0, &d.1)), ids.as_ref());
     crate::diff::sort_deltas(&mut list, sort);
     if let Some(n) = top {
@@ -609,7 +612,8 @@ pub fn diff(
             })
             .collect();
         let mut doc = json!({"base": a.source.path.display().to_string(), "target": b.source.path.display().to_string(),
-                   "classes": classes, "objects": objects});
+                   "classes": classes, "objects": objects,
+                   "warnings": warning.iter().collect::<Vec<_>>()});
         if owners.is_some() {
             doc["owners"] = Json::Array(
                 owner_rows

@@ -194,7 +194,12 @@ pub enum Screen {
 /// objects they have in common.
 pub enum Loaded {
     One(Arc<Snapshot>),
-    Two(Arc<Snapshot>, Arc<Snapshot>, Option<crate::diff::Identity>),
+    Two(
+        Arc<Snapshot>,
+        Arc<Snapshot>,
+        Option<crate::diff::Identity>,
+        Option<String>,
+    ),
 }
 
 pub struct App {
@@ -267,8 +272,11 @@ impl App {
                     return;
                 }
             };
-            let ids = crate::diff::identity(&a, &b);
-            if tx.send(Ok(Loaded::Two(a.clone(), b.clone(), ids))).is_ok() {
+            let (ids, warning) = crate::diff::identity_checked(&a, &b);
+            if tx
+                .send(Ok(Loaded::Two(a.clone(), b.clone(), ids, warning)))
+                .is_ok()
+            {
                 let da = crate::heap::dominators::compute(&a.graph, &dp);
                 let db = crate::heap::dominators::compute(&b.graph, &dp);
                 let _ = dom_tx.send(vec![da, db]);
@@ -345,7 +353,7 @@ impl App {
             crate::heap::dominators::compute(&base.graph, &p),
             crate::heap::dominators::compute(&target.graph, &p),
         ]);
-        let ids = crate::diff::identity(&base, &target);
+        let (ids, warning) = crate::diff::identity_checked(&base, &target);
         let mut app = App {
             title: None,
             path: target.source.path.clone(),
@@ -361,7 +369,7 @@ impl App {
             clipboard: Default::default(),
             message: None,
         };
-        app.set_ready(Loaded::Two(Arc::new(base), Arc::new(target), ids));
+        app.set_ready(Loaded::Two(Arc::new(base), Arc::new(target), ids, warning));
         app.tick();
         app
     }
@@ -369,9 +377,12 @@ impl App {
     fn set_ready(&mut self, loaded: Loaded) {
         self.screen = match loaded {
             Loaded::One(snap) => Screen::Ready(Box::new(Ready::new(snap))),
-            Loaded::Two(a, b, ids) => {
-                Screen::Diff(Box::new(DiffView::new(Ready::new(a), Ready::new(b), ids)))
-            }
+            Loaded::Two(a, b, ids, warning) => Screen::Diff(Box::new(DiffView::new(
+                Ready::new(a),
+                Ready::new(b),
+                ids,
+                warning,
+            ))),
         };
     }
 

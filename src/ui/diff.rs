@@ -60,26 +60,8 @@ pub struct DiffView {
 }
 
 impl DiffView {
-    pub fn new(base: Ready, target: Ready, ids: Option<Identity>) -> Self {
-        let mut warning = None;
-        if base.snap.format != target.snap.format {
-            warning = Some(format!(
-                "{} against {}: different formats, compared by class name only",
-                base.snap.format.title(),
-                target.snap.format.title()
-            ));
-        }
-        // Ids that match nothing are not the same process: compare by class only.
-        let ids = match ids {
-            Some(i) if i.kept == 0 => {
-                warning = Some(format!(
-                    "no {} is in both snapshots (not the same process?): compared by class only",
-                    i.kind
-                ));
-                None
-            }
-            other => other,
-        };
+    /// The two sides, with the ids and the warning of [`crate::diff::identity_checked`].
+    pub fn new(base: Ready, target: Ready, ids: Option<Identity>, warning: Option<String>) -> Self {
         let ids = ids.map(Arc::new);
         let new_mask = ids.as_ref().map(|i| Arc::new(i.new_in_target.clone()));
         let gone_mask = ids.as_ref().map(|i| Arc::new(i.gone_in_base.clone()));
