@@ -165,13 +165,13 @@ pub const KEYMAP: &[Binding] = &[
     Binding {
         keys: &["n"],
         action: Action::Changed,
-        help: "diff: only the changed classes, or all; on a side, only the new (target) or gone (base) objects of the class, or all",
+        help: "diff: changed classes or all; on a side, new (target) / gone (base) or all",
         hint: Some("n changed/all"),
     },
     Binding {
         keys: &["Tab"],
         action: Action::Side,
-        help: "diff: move between the base (left) and target (right) sides",
+        help: "diff: move between the base (left) and target (right) side",
         hint: Some("Tab side"),
     },
     Binding {

@@ -342,17 +342,24 @@ impl Pane for InstancesPane {
             TCell::from("Value"),
         ])
         .style(ctx.theme.header());
-        let table = Table::new(
-            rows,
+        // A narrow pane (a side of the diff view) gives the ids their room and drops
+        // the value column.
+        let widths = if area.width < 60 {
+            [
+                Constraint::Min(14),
+                Constraint::Length(9),
+                Constraint::Length(9),
+                Constraint::Length(0),
+            ]
+        } else {
             [
                 Constraint::Length(20),
                 Constraint::Length(11),
                 Constraint::Length(11),
                 Constraint::Min(10),
-            ],
-        )
-        .header(header)
-        .block(block);
+            ]
+        };
+        let table = Table::new(rows, widths).header(header).block(block);
         f.render_widget(table, area);
     }
 
