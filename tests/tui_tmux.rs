@@ -328,9 +328,10 @@ fn ctrl_z_suspends_to_the_shell_and_fg_comes_back() {
         "stty -a | grep -o -- '-\\?icanon' | sed 's/^/MODE/'",
         "Enter",
     ]);
-    let s = t.wait_for("MODE");
+    // The command line itself says "MODE" too: wait for the output line.
+    let s = t.wait_until("stty's answer", |s| s.lines().any(|l| l.starts_with("MODE")));
     assert!(
-        s.contains("MODEicanon"),
+        s.lines().any(|l| l == "MODEicanon"),
         "raw mode is off while stopped:\n{s}"
     );
     t.keys(&["fg", "Enter"]);
