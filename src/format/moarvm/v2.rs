@@ -1,0 +1,278 @@
+//! Format 2 (`MoarHeapDumpv002`), as MoarVM 2022.12 writes it (`specs/NOTES.md` §5c).
+//!
+//! Owns finding the blocks and decoding one snapshot's tables. There is no table of
+//! contents and no metadata: the file is walked from offset 16, block by block, each
+//! recognised by its 4-byte name (`coll`, `refs`, `strs`, `type`, `fram`), up to the
+//! trailer that fills the end of the file. The trailer's sizes describe only the last
+//! string/type/frame blocks, so it serves to know where the walk stops and to check the
+//! snapshot count, not to find blocks. Integers are little-endian; the type and frame
+//! tables hold 8-byte fields whose upper halves are garbage (the writer copied 4-byte
+//! fields), so only their low 32 bits are used.
+
+use super::{Listed, Scan, Tables};
+use crate::error::ParseError;
+use crate::format::read::{quoted_bytes, Cursor, ReadResult};
+use crate::progress::Progress;
+
+/// Size of one `coll` entry.
+const COLL_ENTRY: u64 = 28;
+
+pub(super) fn le_u16(c: &mut Cursor, what: &str) -> ReadResult<u16> {
+    let b = c.bytes(2, what)?;
+    Ok(u16::from_le_bytes([b[0], b[1]]))
+}
+
+pub(super) fn le_u32(c: &mut Cursor, what: &str) -> ReadResult<u32> {
+    let b = c.bytes(4, what)?;
+    Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+}
+
+pub(super) fn le_u64(c: &mut Cursor, what: &str) -> ReadResult<u64> {
+    let b = c.bytes(8, what)?;
+    let mut a = [0u8; 8];
+    a.copy_from_slice(b);
+    Ok(u64::from_le_bytes(a))
+}
+
+const BLOCKS: [&[u8; 4]; 5] = [b"coll", b"refs", b"strs", b"type", b"fram"];
+
+/// Where the trailer starts, when the last 8 bytes make sense as its snapshot count.
+fn trailer_start(b: &[u8]) -> Option<usize> {
+    let len = b.len() as u64;
+    let last = b.get(b.len().checked_sub(8)?..)?;
+    let n = u64::from_le_bytes(last.try_into().ok()?);
+    let size = n.checked_mul(32)?.checked_add(32)?;
+    (size + 16 <= len).then(|| (len - size) as usize)
+}
+
+/// Walks one `refs` block's entries (already past its 20-byte header), calling `f` with
+/// each (description, target).
+fn walk_refs(c: &mut Cursor, count: u64, f: &mut dyn FnMut(u64, u64)) -> ReadResult<()> {
+    for _ in 0..count {
+        let at = c.offset();
+        let code = c.u8("reference width code")?;
+        let width = match code {
+            b'0' => 1,
+            b'1' => 2,
+            b'3' => 4,
+            b'6' => 8,
+            _ => {
+                return Err(ParseError::new(
+                    at,
+                    "a reference width code '0', '1', '3' or '6'",
+                    quoted_bytes(&[code]),
+                ))
+            }
+        };
+        let kind = c.u8("reference kind")? as u64;
+        let raw = c.bytes(2 * width, "reference index and target")?;
+        let le = |s: &[u8]| s.iter().rev().fold(0u64, |a, &x| a << 8 | x as u64);
+        let index = le(&raw[..width]);
+        let target = le(&raw[width..]);
+        f(index << 2 | (kind & 3), target);
+    }
+    Ok(())
+}
+
+/// A block's header: its u64 count and u64 entry size, the entry size checked.
+fn header(c: &mut Cursor, name: &str, entry: u64) -> ReadResult<u64> {
+    let count = le_u64(c, &format!("{name} count"))?;
+    let at = c.offset();
+    let size = le_u64(c, &format!("{name} entry size"))?;
+    if size != entry {
+        return Err(ParseError::new(
+            at,
+            format!("{name} entry size {entry}"),
+            size.to_string(),
+        ));
+    }
+    Ok(count)
+}
+
+fn is_cut(e: &ParseError) -> bool {
+    e.found.contains("before the end")
+        || e.found.contains("end of file")
+        || e.found.contains("bytes left")
+}
+
+/// Walks the file: lists the whole snapshots and collects every string, type and frame.
+pub fn scan(b: &[u8], progress: &Progress) -> Result<Scan, ParseError> {
+    let mut s = Scan::default();
+    let trailer = trailer_start(b);
+    let mut c = Cursor::new(b, 0);
+    c.skip(16, "magic")?;
+    // A snapshot whose `coll` has been read and whose `refs` has not.
+    let mut pending: Option<Listed> = None;
+    let mut whole = false;
+    loop {
+        let at = c.pos();
+        progress.set(at as u64);
+        if Some(at) == trailer {
+            whole = true;
+            break;
+        }
+        if c.is_empty() {
+            break;
+        }
+        let r: ReadResult<()> = (|| {
+            let name = c.bytes(4, "a block name")?;
+            match name {
+                b"coll" => {
+                    let n = header(&mut c, "collectables", COLL_ENTRY)?;
+                    let k = c.check_count(n, COLL_ENTRY, "collectables")?;
+                    c.skip(k * COLL_ENTRY as usize, "collectables")?;
+                    pending = Some(Listed {
+                        blocks: vec![("coll".into(), at, c.pos())],
+                        collectables: n,
+                        ..Default::default()
+                    });
+                }
+                b"refs" => {
+                    let n = header(&mut c, "references", 17)?;
+                    c.check_count(n, 4, "references")?;
+                    walk_refs(&mut c, n, &mut |_, _| {})?;
+                    match pending.take() {
+                        Some(mut l) => {
+                            l.blocks.push(("refs".into(), at, c.pos()));
+                            l.references = Some(n);
+                            s.snapshots.push(l);
+                        }
+                        None => s.warnings.push(format!(
+                            "a references block at byte offset {at} follows no collectables block; left out"
+                        )),
+                    }
+                }
+                b"strs" => {
+                    let first = le_u64(&mut c, "index of the block's first string")?;
+                    if first != s.names.strings.len() as u64 {
+                        s.warnings.push(format!(
+                            "the strings block at byte offset {at} says it starts at string {first}; {} came before it",
+                            s.names.strings.len()
+                        ));
+                    }
+                    loop {
+                        if Some(c.pos()) == trailer {
+                            break;
+                        }
+                        let rest = &b[c.pos()..];
+                        if rest.len() >= 4 && BLOCKS.iter().any(|n| rest.starts_with(*n)) {
+                            break;
+                        }
+                        let len = le_u64(&mut c, "a string length")?;
+                        let len = c.check_count(len, 1, "string bytes")?;
+                        let text = c.bytes(len, "string bytes")?;
+                        s.names.strings.push(String::from_utf8_lossy(text).into());
+                    }
+                }
+                b"type" => {
+                    let n = header(&mut c, "types", 16)?;
+                    let k = c.check_count(n, 16, "types")?;
+                    for _ in 0..k {
+                        let repr = le_u64(&mut c, "REPR name")? as u32;
+                        let name = le_u64(&mut c, "type name")? as u32;
+                        s.names.types.push([repr, name]);
+                    }
+                }
+                b"fram" => {
+                    let n = header(&mut c, "static frames", 32)?;
+                    let k = c.check_count(n, 32, "static frames")?;
+                    for _ in 0..k {
+                        let mut f = [0u32; 4];
+                        for (x, what) in f.iter_mut().zip(["name", "cuid", "line", "file"]) {
+                            *x = le_u64(&mut c, what)? as u32;
+                        }
+                        s.names.frames.push(f);
+                    }
+                }
+                other => {
+                    return Err(ParseError::new(
+                        at as u64,
+                        "a block name (\"coll\", \"refs\", \"strs\", \"type\" or \"fram\")",
+                        quoted_bytes(other),
+                    ))
+                }
+            }
+            Ok(())
+        })();
+        if let Err(e) = r {
+            if s.snapshots.is_empty() && !is_cut(&e) {
+                return Err(e);
+            }
+            s.truncated = Some(at as u64);
+            if !is_cut(&e) {
+                s.warnings.push(format!(
+                    "block at byte offset {at} is unreadable: expected {}, found {} (at {}); the rest of the file is left out",
+                    e.expected, e.found, e.offset
+                ));
+            }
+            return Ok(s);
+        }
+    }
+    if pending.is_some() {
+        s.warnings.push(
+            "the last collectables block has no references block; that snapshot is left out".into(),
+        );
+    }
+    if !whole {
+        s.truncated = Some(b.len() as u64);
+        s.warnings.push(
+            "the file has no trailer (the profile was not ended): it may be cut short".into(),
+        );
+    } else if let Some(t) = trailer {
+        let n = u64::from_le_bytes(b[b.len() - 8..].try_into().unwrap_or([0; 8]));
+        if n != s.snapshots.len() as u64 {
+            s.warnings.push(format!(
+                "the trailer at byte offset {t} counts {n} snapshots; {} were found",
+                s.snapshots.len()
+            ));
+        }
+    }
+    s.facts.push((
+        "names".into(),
+        format!(
+            "{} strings, {} types, {} static frames over the file",
+            s.names.strings.len(),
+            s.names.types.len(),
+            s.names.frames.len()
+        ),
+    ));
+    Ok(s)
+}
+
+/// Decodes one snapshot's collectables and references.
+pub fn tables(b: &[u8], l: &Listed) -> Result<Tables, ParseError> {
+    let missing = || ParseError::new(0, "a listed snapshot's blocks", "none");
+    let (coll, _) = l.block("coll").ok_or_else(missing)?;
+    let (refs, end) = l.block("refs").ok_or_else(missing)?;
+    let mut t = Tables::default();
+    let mut c = Cursor::new(&b[coll..], coll as u64);
+    c.skip(4, "\"coll\"")?;
+    let n = header(&mut c, "collectables", COLL_ENTRY)?;
+    let n = c.check_count(n, COLL_ENTRY, "collectables")?;
+    t.kind.reserve_exact(n);
+    t.type_or_frame.reserve_exact(n);
+    t.managed.reserve_exact(n);
+    t.unmanaged.reserve_exact(n);
+    t.ref_start.reserve_exact(n);
+    t.ref_count.reserve_exact(n);
+    for _ in 0..n {
+        let kind = le_u16(&mut c, "collectable kind")?;
+        t.kind.push(kind.min(255) as u8);
+        t.type_or_frame.push(le_u32(&mut c, "type or frame index")?);
+        t.managed.push(le_u16(&mut c, "managed size")?);
+        t.unmanaged.push(le_u64(&mut c, "unmanaged size")?);
+        t.ref_start.push(le_u64(&mut c, "first reference")?);
+        t.ref_count.push(le_u32(&mut c, "reference count")?);
+    }
+    let mut c = Cursor::new(&b[refs..end], refs as u64);
+    c.skip(4, "\"refs\"")?;
+    let m = header(&mut c, "references", 17)?;
+    let m = c.check_count(m, 4, "references")?;
+    t.ref_desc.reserve_exact(m);
+    t.ref_target.reserve_exact(m);
+    walk_refs(&mut c, m as u64, &mut |d, target| {
+        t.ref_desc.push(d);
+        t.ref_target.push(target.min(u32::MAX as u64) as u32);
+    })?;
+    Ok(t)
+}
