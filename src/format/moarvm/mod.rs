@@ -651,7 +651,8 @@ fn build(t: Tables, names: &Names) -> std::result::Result<Built, ParseError> {
             }
         }
     }
-    let mut callstacks: Vec<(u32, ObjId)> = Vec::new();
+    // Per thread: its call stack roots and thread roots.
+    let mut stacks: Vec<(u32, u8, ObjId)> = Vec::new();
     for (o, &k) in t.kind.iter().enumerate() {
         if let Some(kind) = root_kind(k) {
             let thread = thread_of.get(&(o as ObjId)).copied().unwrap_or(u32::MAX);
@@ -661,8 +662,9 @@ fn build(t: Tables, names: &Names) -> std::result::Result<Built, ParseError> {
                 thread,
                 frame: u32::MAX,
             });
-            if k == KIND_CALLSTACK_ROOTS && thread != u32::MAX {
-                callstacks.push((thread, o as ObjId));
+            if (k == KIND_CALLSTACK_ROOTS || k == KIND_THREAD_ROOTS) && thread != u32::MAX {
+                // Call stack first: it lists the innermost frames.
+                stacks.push((thread, (k == KIND_THREAD_ROOTS) as u8, o as ObjId));
             }
         }
     }
@@ -670,29 +672,46 @@ fn build(t: Tables, names: &Names) -> std::result::Result<Built, ParseError> {
     g.classes = classes.infos;
 
     // Threads: the frames each call stack root lists (innermost first, by depth), then
-    // their callers on the heap ("Caller" references).
-    callstacks.sort_unstable();
-    let caller = names.strings.iter().position(|s| &**s == "Caller");
+    // the frames the thread roots name (the current frame and the call stack's frames
+    // that were moved to the heap), then their callers on the heap ("Caller").
+    stacks.sort_unstable();
+    let find = |w: &str| names.strings.iter().position(|s| &**s == w);
+    let caller = find("Caller");
+    let from_thread: Vec<usize> = [
+        "Current frame",
+        "Callstack reference to heap-promoted frame",
+    ]
+    .iter()
+    .filter_map(|w| find(w))
+    .collect();
     let skip: Vec<usize> = ["Caller", "Outer", "Code reference", "Static frame"]
         .iter()
-        .filter_map(|w| names.strings.iter().position(|s| &**s == *w))
+        .filter_map(|w| find(w))
         .collect();
+    let string_label = |l: u32| (l >> 30 == 2).then_some((l & ((1 << 30) - 1)) as usize);
     let mut threads = Vec::new();
-    for &(thread, cs) in &callstacks {
+    let mut k = 0;
+    while k < stacks.len() {
+        let thread = stacks[k].0;
         let mut frames = Vec::new();
         let mut seen = std::collections::HashSet::new();
-        let mut last = None;
-        for e in g.edges(cs) {
-            let f = g.out_targets[e];
-            if t.kind[f as usize] == KIND_FRAME && seen.insert(f) {
-                frames.push(f);
-                last = Some(f);
+        while k < stacks.len() && stacks[k].0 == thread {
+            let (_, is_thread_roots, holder) = stacks[k];
+            k += 1;
+            for e in g.edges(holder) {
+                let f = g.out_targets[e];
+                let wanted = is_thread_roots == 0
+                    || string_label(labels[e]).is_some_and(|s| from_thread.contains(&s));
+                if wanted && t.kind[f as usize] == KIND_FRAME && seen.insert(f) {
+                    frames.push(f);
+                }
             }
         }
+        let mut last = frames.last().copied();
         while let (Some(f), Some(caller)) = (last, caller) {
             last = None;
             for e in g.edges(f) {
-                if labels[e] == (2 << 30 | caller as u32) {
+                if string_label(labels[e]) == Some(caller) {
                     let c = g.out_targets[e];
                     if t.kind[c as usize] == KIND_FRAME && seen.insert(c) {
                         frames.push(c);
