@@ -344,18 +344,28 @@ pub fn open(source: Source, which: Option<usize>, progress: &Progress) -> Result
                 facts.push((format!("snapmeta {k}"), v.to_string()));
             }
         }
-        let frames = built.kind_counts[KIND_FRAME as usize];
-        if let Some(tf) = m.get("total_frames").and_then(|v| v.as_u64()) {
-            if tf != frames {
-                facts.push((
-                    "frames".into(),
-                    format!(
-                        "{frames} frame collectables; the runtime's total_frames says {tf} (it leaves out some frames reached from call-stack roots)"
-                    ),
-                ));
-            }
-        }
     }
+    let kc = &built.kind_counts;
+    facts.push((
+        "collectables by kind".into(),
+        format!(
+            "object {}, type object {}, STable {}, frame {}, root sets {}",
+            kc[KIND_OBJECT as usize],
+            kc[KIND_TYPE_OBJECT as usize],
+            kc[KIND_STABLE as usize],
+            kc[KIND_FRAME as usize],
+            (KIND_PERM_ROOTS..=KIND_CALLSTACK_ROOTS)
+                .map(|k| kc[k as usize])
+                .sum::<u64>()
+        ),
+    ));
+    facts.push((
+        "frames".into(),
+        format!(
+            "{} frame collectables; {} of them are listed by call stack roots (the runtime's total_frames counts only the others)",
+            kc[KIND_FRAME as usize], built.callstack_frames
+        ),
+    ));
     facts.push((
         "classes".into(),
         "type names (\"Name (type object)\", \"Name (STable)\" for those; \"[REPR]\" added where a name has several REPRs); frames by static frame \"name (file:line)\"; sizes = managed + unmanaged".into(),
@@ -425,6 +435,8 @@ struct Built {
     big_labels: Vec<(u32, u64)>,
     threads: Vec<Thread>,
     kind_counts: [u64; 16],
+    /// Distinct frames that call stack roots refer to (MoarVM's total_frames leaves them out).
+    callstack_frames: u64,
     dropped_refs: u64,
     intergen_fact: String,
 }
@@ -754,6 +766,18 @@ fn build(t: Tables, names: &Names) -> std::result::Result<Built, ParseError> {
         });
     }
 
+    let mut cs_frames: Vec<ObjId> = t
+        .kind
+        .iter()
+        .enumerate()
+        .filter(|(_, &k)| k == KIND_CALLSTACK_ROOTS)
+        .flat_map(|(o, _)| g.edges(o as ObjId).map(|e| g.out_targets[e]))
+        .filter(|&f| t.kind[f as usize] == KIND_FRAME)
+        .collect();
+    cs_frames.sort_unstable();
+    cs_frames.dedup();
+    let callstack_frames = cs_frames.len() as u64;
+
     // What the weak inter-generational references leave: objects only they reach.
     let (seen, _, _) = crate::heap::reach::reachable(&g);
     let (mut only, mut only_bytes) = (0u64, 0u64);
@@ -775,6 +799,7 @@ fn build(t: Tables, names: &Names) -> std::result::Result<Built, ParseError> {
         big_labels,
         threads,
         kind_counts,
+        callstack_frames,
         dropped_refs: dropped,
         intergen_fact,
     })

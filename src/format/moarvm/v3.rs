@@ -10,7 +10,8 @@
 //! read, so a snapshot cut anywhere is left out whole. The TOC the last 8 bytes point at
 //! is then checked: without it the profile was not ended and the file counts as cut.
 //!
-//! zstd frames carry no content size, so they are streamed, and never beyond a bound:
+//! zstd frames carry no content size, so they are streamed, with a bounded window
+//! ([`WINDOW_LOG_MAX`]), and never beyond a bound:
 //! [`MAX_EXPANSION`] times the file's size for the first column of a snapshot and for
 //! names, and exactly what the collectable (or reference) count allows for the others.
 
@@ -23,6 +24,11 @@ use crate::format::read::{quoted_bytes, Cursor, ReadResult};
 use crate::progress::Progress;
 
 const TOC: &[u8; 8] = b"toc\0\0\0\0\0";
+
+/// The largest zstd window accepted (16 MiB): MoarVM compresses at level 9 with no size
+/// known in advance, which gives 4 MiB windows; zstd's own default limit (128 MiB) would
+/// let a few hostile bytes claim a 128 MiB buffer.
+const WINDOW_LOG_MAX: u32 = 24;
 
 /// The columns a snapshot needs, with their entry sizes.
 const COLUMNS: [(&str, usize); 8] = [
@@ -87,6 +93,8 @@ fn inflate(
     let mut dec = zstd::stream::read::Decoder::with_buffer(src)
         .map_err(bad)?
         .single_frame();
+    // The window is what a frame makes the decoder allocate up front.
+    dec.window_log_max(WINDOW_LOG_MAX).map_err(bad)?;
     let mut buf = vec![0u8; 1 << 16];
     let mut total = 0u64;
     loop {
