@@ -299,6 +299,49 @@ fn a_zstd_frame_that_expands_past_the_bound_is_refused() {
 }
 
 #[test]
+fn headers_alone_or_garbage_exit_2_naming_the_offset() {
+    for (name, bytes) in [
+        ("head-v2.mvmheap", &b"MoarHeapDumpv002\0\0"[..]),
+        ("head-v3.mvmheap", &b"MoarHeapDumpv003"[..]),
+        (
+            "bad-block-v2.mvmheap",
+            &b"MoarHeapDumpv002junkjunkjunkjunk"[..],
+        ),
+        (
+            "bad-block-v3.mvmheap",
+            &b"MoarHeapDumpv003\x01\x02\x03\x04\x05\x06\x07\x08"[..],
+        ),
+        ("future.mvmheap", &b"MoarHeapDumpv004"[..]),
+    ] {
+        let p = scratch().join(name);
+        std::fs::write(&p, bytes).unwrap();
+        let out = heaptui(&["summary", p.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("at byte offset"), "{name}: {err}");
+    }
+}
+
+#[test]
+fn two_snapshots_of_one_file_diff_by_type() {
+    let f = file("v3");
+    let v = json_of(&heaptui(&[
+        "diff",
+        &format!("{f}#1"),
+        &format!("{f}#2"),
+        "--json",
+    ]));
+    let scratch = v["classes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["class"] == "Scratch")
+        .expect("Scratch in the diff");
+    assert_eq!(scratch["base_count"], 3001);
+    assert_eq!(scratch["delta_count"], -3001);
+}
+
+#[test]
 fn gzip_and_plain_v3_read_the_same() {
     let gz = json_of(&heaptui(&["summary", &file("v3"), "--json"]));
     let plain = gunzipped("moarvm/app-v3.mvmheap.gz");
