@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Makes a Raku program's MoarVM heap snapshot of about half a million collectables (the
-# Raku setting alone is ~478k; the program adds NODES objects of its own, default 20000,
-# in a tree) and times `heaptui dominators` on it: open, index, dominator tree ready.
+# Raku setting alone is ~478k; the program adds NODES objects of its own in a tree, about
+# 10 collectables each, default 2500) and times `heaptui dominators` on it: open, index,
+# dominator tree ready.
 # Writes format 2 with Debian's MoarVM and, when a MoarVM rebuilt with zstd is found
 # (fixtures/moarvm/make.sh builds one in $BUILD, default /work/build-moarvm), format 3 too.
 # Usage: bench/gen-large-moarvm.sh [OUT_DIR] ; env NODES, BUILD, RUNS (default 3).
-# The snapshots are not committed (50 MB for v2).
+# The snapshots are not committed (about 55 MB in v2, 5 MB in v3).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 OUT=$(realpath -m -- "${1:-/tmp/heaptui-bench}")
-NODES=${NODES:-20000}
+NODES=${NODES:-2500}
 BUILD=${BUILD:-/work/build-moarvm}
 RUNS=${RUNS:-3}
 mkdir -p "$OUT"

@@ -406,3 +406,46 @@ fn roots_threads_paths_and_labels() {
         assert!(!d["objects"].as_array().unwrap().is_empty());
     }
 }
+
+/// Bytes of the real files overwritten at scattered places (single bytes, and 8-byte runs
+/// of 0xFF that make any count or index huge): the reader opens or refuses, never panics
+/// and never allocates past what the file justifies.
+#[test]
+fn corrupted_files_open_or_fail_without_panicking() {
+    use heaptui::progress::Progress;
+    use heaptui::source::Source;
+    for rel in ["moarvm/app-v2.mvmheap.gz", "moarvm/app-v3.mvmheap.gz"] {
+        let bytes = std::fs::read(gunzipped(rel)).unwrap();
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        for round in 0..10 {
+            let mut b = bytes.clone();
+            for _ in 0..4 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let at = 16 + (x as usize) % (b.len() - 24);
+                if round % 2 == 0 {
+                    b[at] ^= 1 << (x >> 40) % 8;
+                } else {
+                    b[at..at + 8].fill(0xff);
+                }
+            }
+            let mut m = memmap2::MmapMut::map_anon(b.len()).unwrap();
+            m.copy_from_slice(&b);
+            let src = Source::from_map(
+                std::path::Path::new("mem.mvmheap"),
+                Some(m.make_read_only().unwrap()),
+            );
+            if let Ok(s) = heaptui::format::moarvm::open(src, Some(0), &Progress::new()) {
+                let g = &s.graph;
+                assert_eq!(g.out_start.len(), g.len() + 1);
+                assert!(g.out_targets.iter().all(|&t| (t as usize) < g.len()));
+                // Inspecting and labelling any collectable is safe too.
+                for o in [0, g.len() as u32 / 2, g.len() as u32 - 1] {
+                    let _ = s.inspect(o);
+                    let _ = s.label(o);
+                }
+            }
+        }
+    }
+}

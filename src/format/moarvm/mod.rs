@@ -381,6 +381,13 @@ pub fn open(source: Source, which: Option<usize>, progress: &Progress) -> Result
             built.dropped_refs
         ));
     }
+    if built.capped > 0 {
+        warnings.push(format!(
+            "{} collectables claim sizes beyond what any snapshot can hold; counted as {} bytes each",
+            built.capped,
+            (1u64 << 40).min((1u64 << 62) / built.kind.len().max(1) as u64)
+        ));
+    }
     if let Some(t) = scan.truncated {
         warnings.insert(
             0,
@@ -435,6 +442,8 @@ struct Built {
     big_labels: Vec<(u32, u64)>,
     threads: Vec<Thread>,
     kind_counts: [u64; 16],
+    /// Collectables whose size was capped.
+    capped: u64,
     /// Distinct frames that call stack roots refer to (MoarVM's total_frames leaves them out).
     callstack_frames: u64,
     dropped_refs: u64,
@@ -581,12 +590,18 @@ fn build(t: Tables, names: &Names) -> std::result::Result<Built, ParseError> {
     let mut kind_counts = [0u64; 16];
     g.class_of.reserve_exact(n);
     g.shallow.reserve_exact(n);
+    // Unmanaged sizes are the runtime's word, not bytes of the file: a damaged one could
+    // be anything. Capped so that no sum over the snapshot can overflow (1 TiB each, less
+    // for snapshots of more than 4 M collectables).
+    let cap = (1u64 << 40).min((1u64 << 62) / n.max(1) as u64);
+    let mut capped = 0u64;
     for i in 0..n {
         let k = t.kind[i];
         kind_counts[(k as usize).min(15)] += 1;
         g.class_of.push(classes.of(names, k, t.type_or_frame[i]));
-        let size = t.managed[i] as u64 + t.unmanaged[i];
-        g.push_shallow(i as ObjId, size);
+        let size = (t.managed[i] as u64).saturating_add(t.unmanaged[i]);
+        capped += (size > cap) as u64;
+        g.push_shallow(i as ObjId, size.min(cap));
     }
     // The references: each collectable's own run (runs are not in collectable order).
     let mut total = 0u64;
@@ -799,6 +814,7 @@ fn build(t: Tables, names: &Names) -> std::result::Result<Built, ParseError> {
         big_labels,
         threads,
         kind_counts,
+        capped,
         callstack_frames,
         dropped_refs: dropped,
         intergen_fact,

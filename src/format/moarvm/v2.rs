@@ -42,7 +42,7 @@ fn trailer_start(b: &[u8]) -> Option<usize> {
     let last = b.get(b.len().checked_sub(8)?..)?;
     let n = u64::from_le_bytes(last.try_into().ok()?);
     let size = n.checked_mul(32)?.checked_add(32)?;
-    (size + 16 <= len).then(|| (len - size) as usize)
+    (size.checked_add(16)? <= len).then(|| (len - size) as usize)
 }
 
 /// Walks one `refs` block's entries (already past its 20-byte header), calling `f` with
