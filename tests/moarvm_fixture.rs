@@ -425,7 +425,7 @@ fn corrupted_files_open_or_fail_without_panicking() {
                 x ^= x << 17;
                 let at = 16 + (x as usize) % (b.len() - 24);
                 if round % 2 == 0 {
-                    b[at] ^= 1 << (x >> 40) % 8;
+                    b[at] ^= 1 << ((x >> 40) % 8);
                 } else {
                     b[at..at + 8].fill(0xff);
                 }
