@@ -45,6 +45,17 @@ fn trailer_start(b: &[u8]) -> Option<usize> {
     (size.checked_add(16)? <= len).then(|| (len - size) as usize)
 }
 
+/// The trailer's size of snapshot `k`'s `refs` block (header included).
+fn refs_size(b: &[u8], trailer: Option<usize>, k: usize) -> Option<u64> {
+    let t = trailer?;
+    let n = u64::from_le_bytes(b.get(b.len().checked_sub(8)?..)?.try_into().ok()?);
+    if k as u64 >= n {
+        return None;
+    }
+    let at = t.checked_add(k.checked_mul(32)?)?.checked_add(8)?;
+    Some(u64::from_le_bytes(b.get(at..at + 8)?.try_into().ok()?))
+}
+
 /// Walks one `refs` block's entries (already past its 20-byte header), calling `f` with
 /// each (description, target).
 fn walk_refs(c: &mut Cursor, count: u64, f: &mut dyn FnMut(u64, u64)) -> ReadResult<()> {
@@ -130,7 +141,22 @@ pub fn scan(b: &[u8], progress: &Progress) -> Result<Scan, ParseError> {
                 b"refs" => {
                     let n = header(&mut c, "references", 17)?;
                     c.check_count(n, 4, "references")?;
-                    walk_refs(&mut c, n, &mut |_, _| {})?;
+                    // The trailer's size of this block lets the walk jump over it (its
+                    // entries are variable-sized); trusted only when a block name, or
+                    // the trailer, is where it says the block ends.
+                    let k = s.snapshots.len();
+                    let jump = refs_size(b, trailer, k)
+                        .and_then(|size| usize::try_from(size).ok())
+                        .and_then(|size| at.checked_add(size))
+                        .filter(|&end| end >= c.pos() + 4 * n as usize && end <= b.len())
+                        .filter(|&end| {
+                            Some(end) == trailer
+                                || BLOCKS.iter().any(|name| b[end..].starts_with(*name))
+                        });
+                    match jump {
+                        Some(end) => c.skip(end - c.pos(), "references")?,
+                        None => walk_refs(&mut c, n, &mut |_, _| {})?,
+                    }
                     match pending.take() {
                         Some(mut l) => {
                             l.blocks.push(("refs".into(), at, c.pos()));
