@@ -108,8 +108,22 @@ fn is_cut(e: &ParseError) -> bool {
 
 /// Walks the file: lists the whole snapshots and collects every string, type and frame.
 pub fn scan(b: &[u8], progress: &Progress) -> Result<Scan, ParseError> {
+    // The last 8 bytes of a file cut short can look like a snapshot count, and the place
+    // the trailer would then start like a block boundary: a walk that stopped there is
+    // kept only when the trailer's sizes are the sizes of the blocks it found.
+    if let Some(t) = trailer_start(b) {
+        if let Ok((s, true)) = walk(b, Some(t), progress) {
+            return Ok(s);
+        }
+    }
+    walk(b, None, progress).map(|(s, _)| s)
+}
+
+/// The walk, up to `trailer` when given; also says whether the trailer's sizes agree.
+fn walk(b: &[u8], trailer: Option<usize>, progress: &Progress) -> Result<(Scan, bool), ParseError> {
     let mut s = Scan::default();
-    let trailer = trailer_start(b);
+    // The sizes of the last strs, type and fram blocks (the trailer states them).
+    let mut last = [0u64; 3];
     let mut c = Cursor::new(b, 0);
     c.skip(16, "magic")?;
     // A snapshot whose `coll` has been read and whose `refs` has not.
@@ -189,6 +203,7 @@ pub fn scan(b: &[u8], progress: &Progress) -> Result<Scan, ParseError> {
                         let text = c.bytes(len, "string bytes")?;
                         s.names.strings.push(String::from_utf8_lossy(text).into());
                     }
+                    last[0] = (c.pos() - at) as u64;
                 }
                 b"type" => {
                     let n = header(&mut c, "types", 16)?;
@@ -198,6 +213,7 @@ pub fn scan(b: &[u8], progress: &Progress) -> Result<Scan, ParseError> {
                         let name = le_u64(&mut c, "type name")? as u32;
                         s.names.types.push([repr, name]);
                     }
+                    last[1] = (c.pos() - at) as u64;
                 }
                 b"fram" => {
                     let n = header(&mut c, "static frames", 32)?;
@@ -209,6 +225,7 @@ pub fn scan(b: &[u8], progress: &Progress) -> Result<Scan, ParseError> {
                         }
                         s.names.frames.push(f);
                     }
+                    last[2] = (c.pos() - at) as u64;
                 }
                 other => {
                     return Err(ParseError::new(
@@ -231,7 +248,7 @@ pub fn scan(b: &[u8], progress: &Progress) -> Result<Scan, ParseError> {
                     e.expected, e.found, e.offset
                 ));
             }
-            return Ok(s);
+            return Ok((s, false));
         }
     }
     if pending.is_some() {
@@ -244,15 +261,21 @@ pub fn scan(b: &[u8], progress: &Progress) -> Result<Scan, ParseError> {
         s.warnings.push(
             "the file has no trailer (the profile was not ended): it may be cut short".into(),
         );
-    } else if let Some(t) = trailer {
-        let n = u64::from_le_bytes(b[b.len() - 8..].try_into().unwrap_or([0; 8]));
-        if n != s.snapshots.len() as u64 {
-            s.warnings.push(format!(
-                "the trailer at byte offset {t} counts {n} snapshots; {} were found",
-                s.snapshots.len()
-            ));
-        }
     }
+    let agrees = whole
+        && trailer.is_some_and(|t| {
+            let word = |i: usize| {
+                b.get(t + 8 * i..t + 8 * i + 8)
+                    .map(|w| u64::from_le_bytes(w.try_into().unwrap_or([0; 8])))
+            };
+            let n = s.snapshots.len();
+            let size = |l: &Listed, name: &str| l.block(name).map(|(a, e)| (e - a) as u64);
+            word(4 * n + 3) == Some(n as u64)
+                && (0..3).all(|i| word(4 * n + i) == Some(last[i]))
+                && s.snapshots.iter().enumerate().all(|(k, l)| {
+                    word(4 * k) == size(l, "coll") && word(4 * k + 1) == size(l, "refs")
+                })
+        });
     s.facts.push((
         "names".into(),
         format!(
@@ -262,7 +285,7 @@ pub fn scan(b: &[u8], progress: &Progress) -> Result<Scan, ParseError> {
             s.names.frames.len()
         ),
     ));
-    Ok(s)
+    Ok((s, agrees))
 }
 
 /// Decodes one snapshot's collectables and references.
@@ -301,4 +324,127 @@ pub fn tables(b: &[u8], l: &Listed) -> Result<Tables, ParseError> {
         t.ref_target.push(target.min(u32::MAX as u64) as u32);
     })?;
     Ok(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::progress::Progress;
+    use crate::source::Source;
+
+    fn u64s(v: &[u64]) -> Vec<u8> {
+        v.iter().flat_map(|x| x.to_le_bytes()).collect()
+    }
+
+    /// A hand-made file with what the real ones do: reference runs out of collectable
+    /// order, every reference width, a target beyond the collectables, and type and
+    /// frame fields whose upper 32 bits are garbage.
+    fn file() -> Vec<u8> {
+        let mut b = b"MoarHeapDumpv002".to_vec();
+        let coll_at = b.len();
+        b.extend(b"coll");
+        b.extend(u64s(&[3, 28]));
+        // kind u16, type/frame u32, managed u16, unmanaged u64, first ref u64, count u32
+        for (kind, tofi, managed, unmanaged, first, count) in [
+            (9u16, 0u32, 0u16, 0u64, 2u64, 1u32),
+            (1, 0, 48, 8, 0, 2),
+            (4, 0, 168, 0, 7, 0),
+        ] {
+            b.extend(kind.to_le_bytes());
+            b.extend(tofi.to_le_bytes());
+            b.extend(managed.to_le_bytes());
+            b.extend(unmanaged.to_le_bytes());
+            b.extend(first.to_le_bytes());
+            b.extend(count.to_le_bytes());
+        }
+        let refs_at = b.len();
+        b.extend(b"refs");
+        b.extend(u64s(&[3, 17]));
+        b.extend([b'0', 2, 1, 2]); // "Outer" -> #2
+        b.extend([b'6', 1]); // [7] -> #99 (no such collectable)
+        b.extend(u64s(&[7, 99]));
+        b.extend([b'1', 2, 0, 0, 1, 0]); // "att" -> #1
+        let strs_at = b.len();
+        b.extend(b"strs");
+        b.extend(u64s(&[0]));
+        for s in ["att", "Outer", "Foo", "P6opaque", "main", "x.nqp"] {
+            b.extend(u64s(&[s.len() as u64]));
+            b.extend(s.as_bytes());
+        }
+        let type_at = b.len();
+        b.extend(b"type");
+        b.extend(u64s(&[1, 16, 0xdead_0000_0000 | 3, 0xbeef_0000_0000 | 2]));
+        let fram_at = b.len();
+        b.extend(b"fram");
+        b.extend(u64s(&[
+            1,
+            32,
+            0x1_0000_0004,
+            0x2_0000_0000,
+            0x3_0000_0007,
+            0x4_0000_0005,
+        ]));
+        let end = b.len();
+        b.extend(u64s(&[
+            (refs_at - coll_at) as u64,
+            (strs_at - refs_at) as u64,
+            0,
+            0,
+            (type_at - strs_at) as u64,
+            (fram_at - type_at) as u64,
+            (end - fram_at) as u64,
+            1,
+        ]));
+        b
+    }
+
+    fn open(b: &[u8]) -> crate::error::Result<crate::format::Snapshot> {
+        let mut m = memmap2::MmapMut::map_anon(b.len()).unwrap();
+        m.copy_from_slice(b);
+        let src = Source::from_map(
+            std::path::Path::new("t.mvmheap"),
+            Some(m.make_read_only().unwrap()),
+        );
+        super::super::open(src, None, &Progress::new())
+    }
+
+    #[test]
+    fn a_hand_made_file_reads_as_written() {
+        let s = open(&file()).unwrap();
+        let g = &s.graph;
+        assert_eq!(g.len(), 3);
+        assert_eq!(s.class_name(0), "Root");
+        assert_eq!(s.class_name(1), "Foo");
+        assert_eq!(s.class_name(2), "main (x.nqp:7)");
+        assert_eq!(g.shallow_size(1), 56);
+        assert_eq!(g.shallow_size(2), 168);
+        assert_eq!(s.edge_label(0, 1).as_deref(), Some("att"));
+        assert_eq!(s.edge_label(1, 2).as_deref(), Some("Outer"));
+        assert_eq!(g.edge_count(), 2, "the reference to #99 is left out");
+        assert!(s.warnings.iter().any(|w| w.contains("outside")));
+        assert!(s.truncated.is_none());
+        assert_eq!(s.snapshots.len(), 1);
+        assert_eq!(s.find_object("#2"), Some(2));
+        assert_eq!(s.find_object("#3"), None);
+        let i = s.inspect(1);
+        assert!(i
+            .facts
+            .contains(&("REPR".to_string(), "P6opaque".to_string())));
+        assert_eq!(i.fields.len(), 1);
+    }
+
+    #[test]
+    fn every_cut_of_it_opens_or_fails_with_an_offset() {
+        let b = file();
+        for cut in 0..b.len() {
+            match open(&b[..cut.max(1)]) {
+                Ok(s) => assert!(
+                    s.truncated.is_some() || cut == b.len(),
+                    "cut {cut} of {}: {:?}",
+                    b.len(),
+                    s.warnings
+                ),
+                Err(e) => assert!(e.to_string().contains("byte offset") || cut < 16, "{e}"),
+            }
+        }
+    }
 }
