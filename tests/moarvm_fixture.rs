@@ -249,6 +249,13 @@ fn a_v3_file_cut_inside_a_snapshot_opens_the_ones_before() {
             assert_eq!(s["objects"], full["snapshots"][i]["objects"]);
         }
     }
+    // Cut just after a snapshot's interim table of contents (what a killed profile
+    // leaves): the snapshots are whole, the file says it may be cut short.
+    let p = scratch().join("cut-v3-interim.mvmheap");
+    std::fs::write(&p, &bytes[..metas[3]]).unwrap();
+    let v = json_of(&heaptui(&["summary", p.to_str().unwrap(), "--json"]));
+    assert_eq!(v["snapshots"].as_array().unwrap().len(), 3);
+    assert_eq!(v["truncated"], metas[3]);
     // Cut inside the final table of contents: every snapshot is whole, the file is not.
     let p = scratch().join("cut-v3-toc.mvmheap");
     std::fs::write(&p, &bytes[..bytes.len() - 20]).unwrap();

@@ -364,16 +364,19 @@ pub fn scan(b: &[u8], progress: &Progress) -> Result<Scan, ParseError> {
             (t.pos() + 8 + ptr == b.len()).then_some(inner)
         })();
         match ok {
-            Some(inner) => {
-                // The outer TOC lists one inner TOC per snapshot plus the end of the profile.
-                if inner != s.snapshots.len() + 1 {
-                    s.warnings.push(format!(
-                        "the final table of contents lists {} inner tables; {} snapshots were found",
-                        inner,
-                        s.snapshots.len()
-                    ));
-                }
+            Some(inner) if inner == s.snapshots.len() + 1 => {}
+            Some(inner) if inner == s.snapshots.len() => {
+                // An interim copy, written after each snapshot: the profile never ended.
+                cut = Some(b.len() as u64);
+                s.warnings.push(
+                    "the file ends in the table of contents written after its last snapshot, not in the final one (the profile was not ended): it may be cut short"
+                        .into(),
+                );
             }
+            Some(inner) => s.warnings.push(format!(
+                "the final table of contents lists {inner} inner tables; {} snapshots were found",
+                s.snapshots.len()
+            )),
             None => {
                 cut = Some(b.len() as u64);
                 s.warnings.push(
