@@ -197,6 +197,40 @@ fn top_types_by_count_and_size_are_the_files_highscores() {
 }
 
 #[test]
+fn top_frames_by_count_and_size_are_the_files_highscores() {
+    // Frames are grouped by static frame as `name (file:line)` (`<anon>` for no name).
+    let e = expected();
+    let f = file("v3");
+    for (i, s) in e["v3"]["runtime"]["snapshots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+    {
+        let h = histogram(&format!("{f}#{i}"));
+        for (board, size) in [("frames_by_count", false), ("frames_by_size", true)] {
+            let rows = s["highscores"][board].as_array().unwrap();
+            assert!(rows.len() >= 20, "{board}");
+            for r in rows {
+                let name = match r["frame"].as_str().unwrap() {
+                    "" => "<anon>",
+                    n => n,
+                };
+                let class = format!("{name} ({}:{})", r["file"].as_str().unwrap(), r["line"]);
+                let c = h
+                    .get(&class)
+                    .unwrap_or_else(|| panic!("snapshot {i} {board}: no class {class}"));
+                assert_eq!(
+                    if size { c.1 } else { c.0 },
+                    r["score"].as_u64().unwrap(),
+                    "snapshot {i} {board}: {class}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
 fn file_suffix_picks_a_snapshot_and_the_last_is_the_default() {
     for version in ["v2", "v3"] {
         let f = file(version);

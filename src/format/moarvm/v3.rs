@@ -373,10 +373,13 @@ pub fn scan(b: &[u8], progress: &Progress) -> Result<Scan, ParseError> {
                         .into(),
                 );
             }
-            Some(inner) => s.warnings.push(format!(
-                "the final table of contents lists {inner} inner tables; {} snapshots were found",
-                s.snapshots.len()
-            )),
+            Some(inner) => {
+                cut = Some(b.len() as u64);
+                s.warnings.push(format!(
+                    "the table of contents the file ends in lists {inner} inner tables for {} snapshots: it is not the final one, and the file may be cut short",
+                    s.snapshots.len()
+                ));
+            }
             None => {
                 cut = Some(b.len() as u64);
                 s.warnings.push(
@@ -439,4 +442,210 @@ pub fn tables(b: &[u8], l: &Listed) -> Result<Tables, ParseError> {
     })?;
     want("reftrget", got, m)?;
     Ok(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::progress::Progress;
+    use crate::source::Source;
+
+    fn name8(n: &str) -> Vec<u8> {
+        let mut v = n.as_bytes().to_vec();
+        v.resize(8, 0);
+        v
+    }
+
+    fn frame(data: &[u8], window_log: u32) -> Vec<u8> {
+        let mut e = zstd::stream::write::Encoder::new(Vec::new(), 3).unwrap();
+        e.include_contentsize(false).unwrap();
+        e.window_log(window_log).unwrap();
+        std::io::Write::write_all(&mut e, data).unwrap();
+        e.finish().unwrap()
+    }
+
+    fn column(name: &str, size: usize, values: &[u64]) -> Vec<u8> {
+        let data: Vec<u8> = values
+            .iter()
+            .flat_map(|v| v.to_le_bytes()[..size].to_vec())
+            .collect();
+        let mut b = name8(name);
+        b.extend((size as u16).to_le_bytes());
+        b.extend(0u64.to_le_bytes());
+        b.extend(frame(&data, 20));
+        b
+    }
+
+    fn strings(list: &[&str]) -> Vec<u8> {
+        let heap: Vec<u8> = list
+            .iter()
+            .flat_map(|s| {
+                let mut v = (s.len() as u32).to_le_bytes().to_vec();
+                v.extend(s.as_bytes());
+                v
+            })
+            .collect();
+        let mut b = name8("strings");
+        b.extend(0u64.to_le_bytes());
+        b.extend(frame(&heap, 20));
+        b
+    }
+
+    fn meta(name: &str, json: &str) -> Vec<u8> {
+        let mut b = name8(name);
+        b.extend((json.len() as u64 + 1).to_le_bytes());
+        b.extend(json.as_bytes());
+        b.push(0);
+        b
+    }
+
+    fn toc(at: usize, entries: &[(&str, usize, usize)]) -> Vec<u8> {
+        let mut b = name8("toc");
+        b.extend((entries.len() as u64).to_le_bytes());
+        for (n, s, e) in entries {
+            b.extend(name8(n));
+            b.extend((*s as u64).to_le_bytes());
+            b.extend((*e as u64).to_le_bytes());
+        }
+        b.extend((at as u64).to_le_bytes());
+        b
+    }
+
+    /// Two snapshots; the second adds a string and a type of its own, and its indexes
+    /// refer to the concatenation of both snapshots' blocks.
+    fn file() -> Vec<u8> {
+        let mut b = b"MoarHeapDumpv003".to_vec();
+        let fm = b.len();
+        b.extend(meta(
+            "filemeta",
+            r#"{"subversion": 1, "start_time": 1000, "pid": 7}"#,
+        ));
+        let mut outer = vec![("filemeta", fm, b.len())];
+        // (kinds, types, sizes, ref counts, ref starts, descriptions, targets, strings, types)
+        type Snap<'a> = (
+            &'a [u64],
+            &'a [u64],
+            &'a [u64],
+            &'a [u64],
+            &'a [u64],
+            &'a [u64],
+            &'a [u64],
+            &'a [&'a str],
+            &'a [u64],
+        );
+        let snaps: [Snap; 2] = [
+            (
+                &[9, 1],
+                &[0, 0],
+                &[0, 48],
+                &[1, 0],
+                &[0, 0],
+                &[2],
+                &[1],
+                &["x", "P6opaque", "Foo"],
+                &[1, 2],
+            ),
+            (
+                &[9, 1, 1],
+                &[0, 1, 0],
+                &[0, 40, 48],
+                &[1, 1, 0],
+                &[1, 0, 0],
+                &[3 << 2 | 2, 2],
+                &[2, 1],
+                &["y", "Bar"],
+                &[1, 4],
+            ),
+        ];
+        for (gc, (kinds, tofi, sizes, cnt, start, desc, targ, strs, types)) in
+            snaps.iter().enumerate()
+        {
+            let at = b.len();
+            let total: u64 = sizes.iter().sum();
+            b.extend(meta("snapmeta", &format!(r#"{{"snap_time": 2000, "gc_seq_num": {gc}, "total_heap_size": {total}, "total_refs": {}}}"#, desc.len())));
+            let zeros = vec![0u64; kinds.len()];
+            for (name, size, v) in [
+                ("colkind", 2, *kinds),
+                ("colsize", 2, *sizes),
+                ("coltofi", 4, *tofi),
+                ("colrfcnt", 4, *cnt),
+                ("colrfstr", 8, *start),
+                ("colusize", 8, &zeros[..]),
+                ("refdescr", 8, *desc),
+                ("reftrget", 8, *targ),
+            ] {
+                b.extend(column(name, size, v));
+            }
+            b.extend(strings(strs));
+            b.extend(column("reprname", 4, &types[..1]));
+            b.extend(column("typename", 4, &types[1..]));
+            let inner_at = b.len();
+            b.extend(toc(inner_at, &[("snapmeta", at, at + 1)]));
+            outer.push(("toc", inner_at, b.len() - 8));
+            let copy_at = b.len();
+            b.extend(toc(copy_at, &outer));
+        }
+        let end_at = b.len();
+        b.extend(toc(end_at, &[]));
+        outer.push(("toc", end_at, b.len() - 8));
+        let final_at = b.len();
+        b.extend(toc(final_at, &outer));
+        b
+    }
+
+    fn open(b: &[u8], which: Option<usize>) -> crate::error::Result<crate::format::Snapshot> {
+        let mut m = memmap2::MmapMut::map_anon(b.len().max(1)).unwrap();
+        m[..b.len()].copy_from_slice(b);
+        let src = Source::from_map(
+            std::path::Path::new("t.mvmheap"),
+            Some(m.make_read_only().unwrap()),
+        );
+        super::super::open(src, which, &Progress::new())
+    }
+
+    #[test]
+    fn names_accumulate_across_snapshots() {
+        let b = file();
+        let s = open(&b, None).unwrap();
+        assert!(s.truncated.is_none(), "{:?}", s.warnings);
+        assert_eq!(s.snapshots.len(), 2);
+        assert_eq!(s.snapshot_index, 1);
+        assert_eq!(s.class_name(1), "Bar");
+        assert_eq!(s.class_name(2), "Foo");
+        assert_eq!(s.edge_label(0, 1).as_deref(), Some("x"));
+        assert_eq!(s.edge_label(1, 2).as_deref(), Some("y"));
+        let first = open(&b, Some(0)).unwrap();
+        assert_eq!(first.graph.len(), 2);
+        assert_eq!(first.class_name(1), "Foo");
+        assert!(matches!(
+            open(&b, Some(2)),
+            Err(crate::error::Error::Usage(_))
+        ));
+    }
+
+    #[test]
+    fn every_cut_opens_the_whole_snapshots_or_fails_with_an_offset() {
+        let b = file();
+        for cut in 16..b.len() {
+            match open(&b[..cut], None) {
+                Ok(s) => assert!(s.truncated.is_some(), "cut {cut}"),
+                Err(e) => assert!(e.to_string().contains("byte offset"), "{e}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_frame_asking_for_a_huge_window_is_refused() {
+        let mut b = b"MoarHeapDumpv003".to_vec();
+        b.extend(meta("filemeta", "{}"));
+        b.extend(meta("snapmeta", "{}"));
+        b.extend(name8("colkind"));
+        b.extend(2u16.to_le_bytes());
+        b.extend(0u64.to_le_bytes());
+        b.extend(frame(&[1u8; 4096], 30));
+        let Err(e) = open(&b, None) else {
+            panic!("a 1 GiB window was accepted")
+        };
+        let e = e.to_string();
+        assert!(e.contains("valid zstd frame"), "{e}");
+    }
 }
