@@ -272,7 +272,7 @@ fn label(scan: &Scan, i: usize) -> String {
                 u("total_heap_size").map_or("?".into(), human_bytes),
             )
         }
-        None => format!("snapshot {i}: {} collectables{refs}", l.collectables),
+        None => format!("{} collectables{refs}", l.collectables),
     }
 }
 
@@ -334,16 +334,20 @@ pub fn open(source: Source, which: Option<usize>, progress: &Progress) -> Result
     let built = build(tables, &names).map_err(perr)?;
 
     let mut facts = std::mem::take(&mut scan.facts);
+    // Every snapshot of the file, this one marked (`summary` lists them in JSON too).
     facts.push((
         "snapshot".into(),
-        format!("{index} of {count}: {}", infos[index].label),
+        format!("#{index} of {count} (FILE#N opens another, 0-based)"),
     ));
+    for i in &infos {
+        let mark = if i.index == index { "  <- open" } else { "" };
+        facts.push((
+            format!("snapshot #{}", i.index),
+            format!("{}{mark}", i.label),
+        ));
+    }
     if let Some(m) = &listed.meta {
-        if let Some(o) = m.as_object() {
-            for (k, v) in o {
-                facts.push((format!("snapmeta {k}"), v.to_string()));
-            }
-        }
+        facts.push(("snapmeta".into(), m.to_string()));
     }
     let kc = &built.kind_counts;
     facts.push((
@@ -370,10 +374,7 @@ pub fn open(source: Source, which: Option<usize>, progress: &Progress) -> Result
         "classes".into(),
         "type names (\"Name (type object)\", \"Name (STable)\" for those; \"[REPR]\" added where a name has several REPRs); frames by static frame \"name (file:line)\"; sizes = managed + unmanaged".into(),
     ));
-    facts.push((
-        "inter-generational roots".into(),
-        built.intergen_fact.clone(),
-    ));
+    facts.push(("inter-gen. roots".into(), built.intergen_fact.clone()));
     let mut warnings = std::mem::take(&mut scan.warnings);
     if built.dropped_refs > 0 {
         warnings.push(format!(

@@ -203,13 +203,7 @@ pub fn scan(b: &[u8], progress: &Progress) -> Result<Scan, ParseError> {
                     })?;
                     if raw == b"filemeta" {
                         s.start_time = v.get("start_time").and_then(|x| x.as_u64());
-                        if let Some(o) = v.as_object() {
-                            for (k, x) in o {
-                                if k != "highscore_structure" {
-                                    s.facts.push((format!("filemeta {k}"), x.to_string()));
-                                }
-                            }
-                        }
+                        s.facts.push(("filemeta".into(), v.to_string()));
                     } else {
                         if pending.is_some() {
                             s.warnings.push(format!(
