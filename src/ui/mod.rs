@@ -22,7 +22,9 @@ pub fn run(path: &Path) -> Result<()> {
         ));
     }
     // Fail before taking over the screen when the file cannot even be opened.
-    std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
+    // (Without a `#N` snapshot suffix: `app.mvmheap#2` names snapshot 2 of app.mvmheap.)
+    let file = crate::format::split_snapshot_suffix(path).0;
+    std::fs::metadata(&file).map_err(|e| Error::io(&file, e))?;
     let mut app = app::App::load(path.to_path_buf());
     let io_err = |e: std::io::Error| Error::io(Path::new("<terminal>"), e);
     let guard = terminal::TerminalGuard::enter().map_err(io_err)?;

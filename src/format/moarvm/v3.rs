@@ -203,7 +203,12 @@ pub fn scan(b: &[u8], progress: &Progress) -> Result<Scan, ParseError> {
                     })?;
                     if raw == b"filemeta" {
                         s.start_time = v.get("start_time").and_then(|x| x.as_u64());
-                        s.facts.push(("filemeta".into(), v.to_string()));
+                        // Less the highscore layout, which every file has the same.
+                        let mut shown = v.clone();
+                        if let Some(o) = shown.as_object_mut() {
+                            o.remove("highscore_structure");
+                        }
+                        s.facts.push(("filemeta".into(), shown.to_string()));
                     } else {
                         if pending.is_some() {
                             s.warnings.push(format!(
