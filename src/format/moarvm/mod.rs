@@ -11,7 +11,17 @@
 //! whole file once to list them and to collect the strings, types and static frames
 //! (small); only the snapshot asked for (`FILE#N`, else the last) has its collectables
 //! and references decoded. Objects carry no content (no string values, no numbers): the
-//! index is the graph, and the decoder keeps each reference's description.
+//! index is the graph, and the decoder keeps each reference's description (4 bytes per
+//! reference) and each collectable's kind, type or frame and managed size (7 bytes).
+//! `Graph::offset` stays empty: v3 collectables have no record of their own (they are rows
+//! of compressed columns), and nothing is read back from the file after opening.
+//!
+//! Bad input: every count is checked against the bytes left before anything is sized from
+//! it; zstd frames are streamed with a bounded window and refused past
+//! [`MAX_EXPANSION`] times the file's size; a file cut short opens with the snapshots
+//! that are whole before the cut (`truncated` names the offset); references to
+//! collectables that do not exist are dropped and counted, and sizes are capped so that
+//! no sum can overflow.
 //!
 //! Modelling choices (`specs/NOTES.md` §5):
 //! - Every collectable is an object of the graph, so counts equal the runtime's own

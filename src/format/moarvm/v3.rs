@@ -11,7 +11,7 @@
 //! is then checked: without it the profile was not ended and the file counts as cut.
 //!
 //! zstd frames carry no content size, so they are streamed, with a bounded window
-//! ([`WINDOW_LOG_MAX`]), and never beyond a bound:
+//! (16 MiB, `WINDOW_LOG_MAX`), and never beyond a bound:
 //! [`MAX_EXPANSION`] times the file's size for the first column of a snapshot and for
 //! names, and exactly what the collectable (or reference) count allows for the others.
 
