@@ -329,7 +329,9 @@ fn ctrl_z_suspends_to_the_shell_and_fg_comes_back() {
         "Enter",
     ]);
     // The command line itself says "MODE" too: wait for the output line.
-    let s = t.wait_until("stty's answer", |s| s.lines().any(|l| l.starts_with("MODE")));
+    let s = t.wait_until("stty's answer", |s| {
+        s.lines().any(|l| l.starts_with("MODE"))
+    });
     assert!(
         s.lines().any(|l| l == "MODEicanon"),
         "raw mode is off while stopped:\n{s}"

@@ -2,12 +2,13 @@
 //!
 //! Owns format detection, the [`Snapshot`] that a reader returns and the [`Decoder`]
 //! trait through which views ask a format for what the index does not keep. One module
-//! per format; HPROF, V8 and Go are built so far, and the others (MoarVM, Dart) answer
-//! that they were recognised but are not supported yet (exit code 2), so that a user with
-//! such a file learns what they have rather than "unknown format".
+//! per format; HPROF, V8, Go and MoarVM (v2 and v3) are built so far, and the others
+//! (Dart) answer that they were recognised but are not supported yet (exit code 2), so
+//! that a user with such a file learns what they have rather than "unknown format".
 
 pub mod go;
 pub mod hprof;
+pub mod moarvm;
 pub mod read;
 pub mod v8;
 
@@ -418,6 +419,8 @@ pub fn open(path: &Path, progress: &Progress) -> Result<Snapshot> {
         Format::Hprof => hprof::open(source, progress).map_err(|e| Error::parse(path, e))?,
         Format::V8 => v8::open(source, progress).map_err(|e| Error::parse(path, e))?,
         Format::Go => go::open(source, progress).map_err(|e| Error::parse(path, e))?,
+        // Several snapshots per file: the reader decodes only the one asked for.
+        Format::MoarVm => moarvm::open(source, which, progress)?,
         other => {
             return Err(Error::Unsupported {
                 file: path.display().to_string(),
