@@ -347,3 +347,38 @@ fn ctrl_z_suspends_to_the_shell_and_fg_comes_back() {
     assert!(!s.contains("Class histogram"), "{s}");
     assert_eq!(t.modes(), "0 1");
 }
+
+#[test]
+fn a_moarvm_file_s_snapshots_are_listed_and_another_one_opens() {
+    // fixtures/moarvm/app-v3: five snapshots (expected.json); the last opens by default.
+    let cmd = format!(
+        "{} {}; echo EXITED-$?; sleep 60",
+        env!("CARGO_BIN_EXE_heaptui"),
+        fixture("moarvm/app-v3.mvmheap.gz").display()
+    );
+    let Some(t) = Tmux::start("snapshots", &cmd) else {
+        return;
+    };
+    t.wait_for("Class histogram");
+    t.keys(&["#"]);
+    let s = t.wait_for("Snapshots in this file — 5");
+    assert!(s.contains("▶ #4"), "the open one is marked:\n{s}");
+    assert!(s.contains("GC 2 at"), "{s}");
+    t.keys(&["g", "Enter"]);
+    let s = t.wait_until("snapshot 0 open", |s| {
+        s.contains("Class histogram") && s.contains("app-v3.mvmheap.gz#0")
+    });
+    assert!(!s.contains("Snapshots in this file"), "{s}");
+    // The program held 1,234 Orders at snapshot 0 (617 at the last): expected.json.
+    t.keys(&["/", "Order", "Enter"]);
+    t.wait_until("Order's row with snapshot 0's count", |s| {
+        s.lines()
+            .any(|l| l.starts_with("Order ") && l.contains("1,234"))
+    });
+    t.keys(&["Escape"]);
+    t.keys(&["#"]);
+    let s = t.wait_for("Snapshots in this file");
+    assert!(s.contains("▶ #0"), "{s}");
+    t.keys(&["q"]);
+    t.wait_for("EXITED-0");
+}

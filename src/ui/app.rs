@@ -28,6 +28,7 @@ use super::keys::{action_for, hint_line, hint_line_for, Action, KEYMAP};
 use super::panes::histogram::{thousands, HistogramPane};
 use super::panes::inspector::InspectorPane;
 use super::panes::instances::InstancesPane;
+use super::panes::snapshots::SnapshotsPane;
 use super::panes::threads::ThreadsPane;
 use super::panes::tree::{TreeKind, TreePane};
 use super::panes::{Ctx, Outcome, Pane, Request};
@@ -47,6 +48,8 @@ pub struct Ready {
     /// top. `Esc`/`Backspace` pops a pane onto `forward`, `]` brings it back.
     pub stack: Vec<Box<dyn Pane>>,
     pub forward: Vec<Box<dyn Pane>>,
+    /// Another snapshot of the file was picked: the app opens it in place of this one.
+    pub reopen: Option<usize>,
 }
 
 impl Ready {
@@ -60,6 +63,7 @@ impl Ready {
             snap,
             summary,
             dom: None,
+            reopen: None,
         }
     }
 
@@ -136,6 +140,7 @@ impl Ready {
             Some(Action::Outgoing) => sel.map(Request::Outgoing),
             Some(Action::DominatorTree) => Some(Request::Dominators(sel)),
             Some(Action::Threads) => Some(Request::Threads),
+            Some(Action::Snapshots) => Some(Request::Snapshots),
             Some(Action::Copy) => {
                 if let Some(o) = sel {
                     let name = self.snap.object_name(o);
@@ -176,6 +181,12 @@ impl Ready {
             Request::Outgoing(o) => Box::new(TreePane::new(TreeKind::Outgoing(o), &ctx)),
             Request::Dominators(o) => Box::new(TreePane::new(TreeKind::Dominators(o), &ctx)),
             Request::Threads => Box::new(ThreadsPane::new(&ctx)),
+            Request::Snapshots => Box::new(SnapshotsPane::new(&ctx)),
+            Request::Snapshot(n) => {
+                // The app reopens the file on that snapshot (see `App::on_key`).
+                self.reopen = Some(n);
+                return;
+            }
         };
         self.stack.push(pane);
         self.forward.clear();
@@ -483,7 +494,20 @@ impl App {
         let msg = &mut self.message;
         let theme = &self.theme;
         let used = match &mut self.screen {
-            Screen::Ready(r) => r.on_key(key, theme, clip, msg),
+            Screen::Ready(r) => {
+                let used = r.on_key(key, theme, clip, msg);
+                if let Some(n) = r.reopen.take() {
+                    let (file, _) = crate::format::split_snapshot_suffix(&self.path);
+                    let mut name = file.into_os_string();
+                    name.push(format!("#{n}"));
+                    let (theme, clipboard) = (self.theme, self.clipboard.clone());
+                    *self = App::load(PathBuf::from(name));
+                    // The run loop drains this clipboard: keep the same one.
+                    (self.theme, self.clipboard) = (theme, clipboard);
+                    return;
+                }
+                used
+            }
             Screen::Diff(d) => d.on_key(key, theme, clip, msg),
             _ => false,
         };

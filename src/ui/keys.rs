@@ -29,6 +29,7 @@ pub enum Action {
     Copy,
     Changed,
     Side,
+    Snapshots,
     Suspend,
     Quit,
 }
@@ -156,6 +157,12 @@ pub const KEYMAP: &[Binding] = &[
         action: Action::Threads,
         help: "threads with their frames and the objects each frame holds",
         hint: Some("t threads"),
+    },
+    Binding {
+        keys: &["#"],
+        action: Action::Snapshots,
+        help: "the snapshots of a file that holds several (MoarVM): pick one to open",
+        hint: None,
     },
     Binding {
         keys: &["y"],

@@ -6,6 +6,7 @@ pub mod histogram;
 pub mod inspector;
 pub mod instances;
 pub mod list;
+pub mod snapshots;
 pub mod threads;
 pub mod tree;
 
@@ -38,6 +39,10 @@ pub enum Request {
     /// The dominator tree below an object, or from the top.
     Dominators(Option<ObjId>),
     Threads,
+    /// The file's snapshots (several in a MoarVM file).
+    Snapshots,
+    /// Open snapshot N of the file instead of this one.
+    Snapshot(usize),
 }
 
 /// What a pane did with a key.
