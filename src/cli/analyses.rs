@@ -786,30 +786,11 @@ pub fn leaks(
             .then(y.2.len().cmp(&x.2.len()))
             .then(x.1.cmp(&y.1))
     });
-    let step = |p: &[ObjId], i: usize| {
-        let x = p[i];
-        let mut v = json!({
-            "object": c.object_name(x),
-            "class": c.class_name(x),
-            "edge": if i == 0 { None } else { c.edge_label(p[i - 1], x) },
-        });
-        if i == 0 {
-            v["root"] = json!(g
-                .roots_of(x)
-                .first()
-                .map(|r| r.kind.name())
-                .unwrap_or("unknown"));
-        }
-        v
-    };
     if as_json {
         let list: Vec<Json> = rows
             .iter()
             .map(|(ret, key, objs)| {
-                let path: Vec<Json> = paths
-                    .get(key)
-                    .map(|p| (0..p.len()).map(|i| step(p, i)).collect())
-                    .unwrap_or_default();
+                let path = paths.get(key).map(|p| path_json(c, p)).unwrap_or_default();
                 json!({"class": key.0, "count": objs.len(), "retained_bytes": ret,
                        "example": c.object_name(objs[0]), "path": path})
             })
@@ -865,27 +846,7 @@ pub fn owner_leaks(s: [&Snapshot; 3], d: [&Dominators; 3], as_json: bool) -> Res
                             .into_iter()
                             .next()
                     })
-                    .map(|p| {
-                        (0..p.len())
-                            .map(|i| {
-                                let x = p[i];
-                                let mut v = json!({
-                                    "object": c.object_name(x),
-                                    "class": c.class_name(x),
-                                    "edge": if i == 0 { None } else { c.edge_label(p[i - 1], x) },
-                                });
-                                if i == 0 {
-                                    v["root"] = json!(c
-                                        .graph
-                                        .roots_of(x)
-                                        .first()
-                                        .map(|r| r.kind.name())
-                                        .unwrap_or("unknown"));
-                                }
-                                v
-                            })
-                            .collect()
-                    })
+                    .map(|p| path_json(c, &p))
                     .unwrap_or_default();
                 json!({
                     "class": f.class,
@@ -925,4 +886,28 @@ pub fn owner_leaks(s: [&Snapshot; 3], d: [&Dominators; 3], as_json: bool) -> Res
         );
     }
     Ok(())
+}
+
+/// A path from a GC root in the contract's shape: each step's object, class and the edge
+/// that holds it; the first names the root kind.
+fn path_json(c: &Snapshot, p: &[ObjId]) -> Vec<Json> {
+    (0..p.len())
+        .map(|i| {
+            let x = p[i];
+            let mut v = json!({
+                "object": c.object_name(x),
+                "class": c.class_name(x),
+                "edge": if i == 0 { None } else { c.edge_label(p[i - 1], x) },
+            });
+            if i == 0 {
+                v["root"] = json!(c
+                    .graph
+                    .roots_of(x)
+                    .first()
+                    .map(|r| r.kind.name())
+                    .unwrap_or("unknown"));
+            }
+            v
+        })
+        .collect()
 }

@@ -263,7 +263,7 @@ impl App {
                 let _ = tx.send(Err(e));
             }
         });
-        Self::loading(path, progress, rx, dom_rx, dom_progress)
+        Self::loading(path, progress, Some(rx), dom_rx, dom_progress)
     }
 
     /// Starts loading the two snapshots of `heaptui BASE TARGET`, then both dominator
@@ -303,15 +303,16 @@ impl App {
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default()
         };
-        let mut app = Self::loading(target.clone(), progress, rx, dom_rx, dom_progress);
+        let mut app = Self::loading(target.clone(), progress, Some(rx), dom_rx, dom_progress);
         app.title = Some(format!("{} → {}", name(&base), name(&target)));
         app
     }
 
+    /// An app waiting for `rx` (nothing to wait for in tests: `None`) and `dom_rx`.
     fn loading(
         path: PathBuf,
         progress: Progress,
-        rx: Receiver<Result<Loaded>>,
+        rx: Option<Receiver<Result<Loaded>>>,
         dom_rx: Receiver<Vec<Dominators>>,
         dom_progress: Progress,
     ) -> Self {
@@ -320,7 +321,7 @@ impl App {
             path,
             screen: Screen::Loading,
             progress,
-            rx: Some(rx),
+            rx,
             dom_rx: Some(dom_rx),
             dom_progress,
             help: false,
@@ -335,68 +336,39 @@ impl App {
         }
     }
 
-    /// An app on an already opened snapshot, its dominator tree built before it returns
-    /// (tests).
-    pub fn with_snapshot(path: PathBuf, snap: Snapshot) -> Self {
+    /// An app on already opened snapshots (one, or the two of a diff), their dominator
+    /// trees built before it returns, without colours (tests).
+    fn opened(path: PathBuf, loaded: Loaded) -> Self {
         let (dom_tx, dom_rx) = std::sync::mpsc::channel();
-        let _ = dom_tx.send(vec![crate::heap::dominators::compute(
-            &snap.graph,
-            &Progress::new(),
-        )]);
-        let mut app = App {
-            title: None,
-            path,
-            screen: Screen::Loading,
-            progress: Progress::new(),
-            rx: None,
-            dom_rx: Some(dom_rx),
-            dom_progress: Progress::new(),
-            help: false,
-            overlay_scroll: 0,
-            overlay_page: Default::default(),
-            overlay_max: Default::default(),
-            summary: false,
-            quit: false,
-            theme: Theme { color: false },
-            clipboard: Default::default(),
-            message: None,
+        let p = Progress::new();
+        let doms = match &loaded {
+            Loaded::One(s) => vec![crate::heap::dominators::compute(&s.graph, &p)],
+            Loaded::Two(a, b, ..) => vec![
+                crate::heap::dominators::compute(&a.graph, &p),
+                crate::heap::dominators::compute(&b.graph, &p),
+            ],
         };
-        app.set_ready(Loaded::One(Arc::new(snap)));
+        let _ = dom_tx.send(doms);
+        let mut app = Self::loading(path, Progress::new(), None, dom_rx, Progress::new());
+        app.theme = Theme { color: false };
+        app.set_ready(loaded);
         app.tick();
         app
     }
 
-    /// A diff app on two opened snapshots, both dominator trees built before it returns
-    /// (tests).
+    /// An app on an already opened snapshot (tests).
+    pub fn with_snapshot(path: PathBuf, snap: Snapshot) -> Self {
+        Self::opened(path, Loaded::One(Arc::new(snap)))
+    }
+
+    /// A diff app on two opened snapshots (tests).
     pub fn with_snapshots(base: Snapshot, target: Snapshot) -> Self {
-        let (dom_tx, dom_rx) = std::sync::mpsc::channel();
-        let p = Progress::new();
-        let _ = dom_tx.send(vec![
-            crate::heap::dominators::compute(&base.graph, &p),
-            crate::heap::dominators::compute(&target.graph, &p),
-        ]);
         let (ids, warning) = crate::diff::identity_checked(&base, &target);
-        let mut app = App {
-            title: None,
-            path: target.source.path.clone(),
-            screen: Screen::Loading,
-            progress: Progress::new(),
-            rx: None,
-            dom_rx: Some(dom_rx),
-            dom_progress: Progress::new(),
-            help: false,
-            overlay_scroll: 0,
-            overlay_page: Default::default(),
-            overlay_max: Default::default(),
-            summary: false,
-            quit: false,
-            theme: Theme { color: false },
-            clipboard: Default::default(),
-            message: None,
-        };
-        app.set_ready(Loaded::Two(Arc::new(base), Arc::new(target), ids, warning));
-        app.tick();
-        app
+        let path = target.source.path.clone();
+        Self::opened(
+            path,
+            Loaded::Two(Arc::new(base), Arc::new(target), ids, warning),
+        )
     }
 
     fn set_ready(&mut self, loaded: Loaded) {
