@@ -2,10 +2,11 @@
 //!
 //! Owns format detection, the [`Snapshot`] that a reader returns and the [`Decoder`]
 //! trait through which views ask a format for what the index does not keep. One module
-//! per format; HPROF, V8 and Go are built so far, and the others (MoarVM, Dart) answer
+//! per format; HPROF, V8, Go and Dart are built so far, and the others (MoarVM) answer
 //! that they were recognised but are not supported yet (exit code 2), so that a user with
 //! such a file learns what they have rather than "unknown format".
 
+pub mod dart;
 pub mod go;
 pub mod hprof;
 pub mod read;
@@ -361,6 +362,7 @@ pub fn open(path: &Path, progress: &Progress) -> Result<Snapshot> {
         Format::Hprof => hprof::open(source, progress).map_err(|e| Error::parse(path, e))?,
         Format::V8 => v8::open(source, progress).map_err(|e| Error::parse(path, e))?,
         Format::Go => go::open(source, progress).map_err(|e| Error::parse(path, e))?,
+        Format::Dart => dart::open(source, progress).map_err(|e| Error::parse(path, e))?,
         other => {
             return Err(Error::Unsupported {
                 file: path.display().to_string(),
