@@ -94,8 +94,7 @@ impl DartDecoder {
         let class = c.uleb128("class id").ok()?.checked_sub(1)? as u32;
         c.uleb128("shallow size").ok()?;
         let d = data(&mut c).ok()?;
-        let n = c.uleb128("reference count").ok()?;
-        let n = c.check_count(n, 1, "references").ok()?;
+        let n = super::count(&mut c, 1, "references").ok()?;
         let mut refs = Vec::with_capacity(n);
         for _ in 0..n {
             refs.push(c.uleb128("reference").ok()?);
@@ -264,6 +263,10 @@ impl Decoder for DartDecoder {
             }
             Data::None | Data::Null => {}
         }
+        // The synthetic Isolate's references are the isolate's static fields.
+        let statics = rec.class == 2
+            && class
+                .is_some_and(|k| k.library_uri.is_empty() && k.name == spec::SYNTHETIC_CLASSES[2]);
         for (pos, &r) in rec.refs.iter().enumerate().take(MAX_FIELDS) {
             let name = class
                 .map(|k| k.ref_label(pos as u64))
@@ -285,7 +288,7 @@ impl Decoder for DartDecoder {
                 name,
                 ty,
                 value,
-                is_static: rec.class == 2,
+                is_static: statics,
             });
         }
         out.more_elements = rec.refs.len().saturating_sub(MAX_FIELDS) as u64;

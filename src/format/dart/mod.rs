@@ -101,10 +101,20 @@ impl Class {
     }
 }
 
+/// A count of items of at least `min_size` bytes each, checked against the bytes left
+/// before anything is sized from it; an error names the count's own offset.
+pub(crate) fn count(c: &mut Cursor, min_size: u64, what: &str) -> ReadResult<usize> {
+    let at = c.offset();
+    let n = c.uleb128(what)?;
+    c.check_count(n, min_size, what).map_err(|mut e| {
+        e.offset = at;
+        e
+    })
+}
+
 /// A UTF-8 string of the stream: (absolute offset, length).
 pub(crate) fn string(c: &mut Cursor, what: &str) -> ReadResult<(usize, usize)> {
-    let n = c.uleb128(what)?;
-    let n = c.check_count(n, 1, what)?;
+    let n = count(c, 1, what)?;
     let at = c.offset() as usize;
     c.skip(n, what)?;
     Ok((at, n))
@@ -192,8 +202,7 @@ pub(crate) fn data(c: &mut Cursor) -> ReadResult<Data> {
         spec::TAG_LATIN1 | spec::TAG_UTF16 => {
             let unit = if tag == spec::TAG_LATIN1 { 1 } else { 2 };
             let len = c.uleb128("string length")?;
-            let kept = c.uleb128("string truncated length")?;
-            let kept = c.check_count(kept, unit, "string code units")?;
+            let kept = count(c, unit, "string code units (truncated length)")?;
             let at = c.offset() as usize;
             c.skip(kept * unit as usize, "string code units")?;
             if tag == spec::TAG_LATIN1 {
@@ -246,9 +255,8 @@ pub(crate) fn header(b: &[u8]) -> ReadResult<Header> {
     let shallow_size = c.uleb128("shallow size")?;
     let capacity = c.uleb128("capacity")?;
     let external_size = c.uleb128("external size")?;
-    let class_count = c.uleb128("class count")?;
     // A class is at least six LEB128 values of one byte each.
-    let class_count = c.check_count(class_count, 6, "classes")?;
+    let class_count = count(&mut c, 6, "classes")?;
     let mut classes = Vec::with_capacity(class_count);
     for _ in 0..class_count {
         c.uleb128("class flags")?;
@@ -256,9 +264,8 @@ pub(crate) fn header(b: &[u8]) -> ReadResult<Header> {
         let lib_name = string(&mut c, "library name")?;
         let lib_uri = string(&mut c, "library URI")?;
         string(&mut c, "reserved")?;
-        let n = c.uleb128("field count")?;
         // A field is at least four one-byte values.
-        let n = c.check_count(n, 4, "fields")?;
+        let n = count(&mut c, 4, "fields")?;
         let mut fields = Vec::with_capacity(n);
         for _ in 0..n {
             c.uleb128("field flags")?;
@@ -344,8 +351,7 @@ fn object(
         Data::Int { unsigned, .. } if Some(class) == smi_class => Some(unsigned),
         _ => None,
     };
-    let n = c.uleb128("reference count")?;
-    let n = c.check_count(n, 1, "references")?;
+    let n = count(c, 1, "references")?;
     refs.clear();
     for _ in 0..n {
         refs.push(c.uleb128("reference")?);
@@ -486,9 +492,8 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
     if truncated.is_none() {
         let at = c.offset();
         let r: ReadResult<()> = (|| {
-            let count = c.uleb128("external property count")?;
-            let count = c.check_count(count, 3, "external properties")?;
-            for _ in 0..count {
+            let props = count(&mut c, 3, "external properties")?;
+            for _ in 0..props {
                 let o = c.uleb128("external property object")?;
                 let size = c.uleb128("external size")?;
                 let name = string(&mut c, "external property name")?;
