@@ -472,10 +472,16 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
     // `p` walks the objects; the fast reader goes first, and the checked one reads an
     // object again only where the fast one gave up, to name what is wrong.
     let mut p = h.objects_at;
+    let mut released = 0usize;
     for i in 0..declared {
         let at = p as u64;
         if i % (1 << 20) == 0 {
             progress.set(at);
+            // The pages behind the scan leave our resident set (they stay cached).
+            if p - released >= 64 << 20 {
+                source.release(released..p);
+                released = p;
+            }
         }
         let read = match object_fast(b, &mut p, class_count, smi_class, &mut refs) {
             Some(x) => Ok(x),
