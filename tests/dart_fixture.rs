@@ -812,6 +812,16 @@ fn hostile_counts_are_refused_with_their_offset() {
     let mut l = b"dartheap".to_vec();
     l.extend_from_slice(&[0xff; 11]);
     assert!(open_bytes(&l).is_err());
+    // A header cut short (once refused as "not built yet"): exit 2, what was expected.
+    let p = scratch().join("a.dart");
+    std::fs::write(&p, b"dartheap\x01\x02").unwrap();
+    let out = heaptui(&["summary", p.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("byte offset 9") && err.contains("isolate name"),
+        "{err}"
+    );
     // Through the binary: exit 2, the file and the offset named.
     let p = scratch().join("hostile.dartheap");
     std::fs::write(&p, &h).unwrap();
