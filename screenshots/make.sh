@@ -6,7 +6,7 @@
 # under the cache directory when missing).
 #
 # The walk is the leak hunt: histogram, filter, instances, inspector, paths, dominator
-# tree, plus the summary and the keys.
+# tree, plus the summary and the keys; then the diff view on the Java growth pair.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"
@@ -92,4 +92,21 @@ shot summary
 key Escape; key '?'
 wait_for "Keys"
 shot help
+t send-keys q
+
+# The diff view on the Java pair of fixtures/java/growth: the table, then both sides.
+# (q ended the first session, and with it the server.)
+sleep 0.5
+t -f /dev/null new-session -d -x 80 -y 24 \
+  "$bin fixtures/java/growth/base.hprof.gz fixtures/java/growth/target.hprof.gz"
+wait_for "classes changed"
+wait_for "Owners that grew"
+key s s
+wait_for "sorted by Δ count"
+shot diff
+key g j Enter
+wait_for "TARGET ◆"
+key Enter
+wait_for "Inspector — "
+shot diff-sides
 t send-keys q

@@ -8,6 +8,7 @@
 //! - [`cli`] the batch commands of `../shared/CLI.md`, [`ui`] the terminal interface.
 
 pub mod cli;
+pub mod diff;
 pub mod error;
 pub mod format;
 pub mod heap;

@@ -71,6 +71,22 @@ impl Tmux {
         }
     }
 
+    /// Waits until the screen passes `ok`, which `what` describes.
+    fn wait_until(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let s = self.screen();
+            if ok(&s) {
+                return s;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "waited for {what}; screen:\n{s}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
     fn keys(&self, keys: &[&str]) {
         let mut args = vec!["send-keys"];
         args.extend_from_slice(keys);
@@ -118,14 +134,15 @@ fn histogram_filter_and_quit_in_a_real_terminal() {
     let Some(t) = Tmux::start("quit", &command()) else {
         return;
     };
-    let s = t.wait_for("Class histogram");
+    t.wait_for("Class histogram");
+    // The status line is drawn in the same frame, but a capture may catch the terminal
+    // between the two: wait for it too.
+    let s = t.wait_until("the status line", |s| {
+        s.contains("HPROF · ") && s.contains(" objects · ")
+    });
     assert!(
         s.contains("byte[]") && s.contains("java.lang.String"),
         "{s}"
-    );
-    assert!(
-        s.contains("HPROF · ") && s.contains(" objects · "),
-        "status line:\n{s}"
     );
     assert!(
         t.modes().starts_with('1'),
@@ -213,11 +230,10 @@ fn the_leak_hunt_in_a_real_terminal_with_a_resize_and_ctrl_c() {
     );
     // A wider terminal mid-session: the pane redraws at the new size.
     t.tmux(&["resize-window", "-x", "140", "-y", "40"]);
-    let s = t.wait_for("referrers (");
-    assert!(
-        s.lines().any(|l| l.chars().count() > 100),
-        "wider now:\n{s}"
-    );
+    let s = t.wait_until("the pane redrawn wider", |s| {
+        s.contains("referrers (") && s.lines().any(|l| l.chars().count() > 100)
+    });
+    assert!(s.contains("Inspector — dev.heaptui.fixture.Session"), "{s}");
     t.keys(&["p"]);
     let s = t.wait_for("Shortest paths to GC roots, merged: dev.heaptui.fixture.Session");
     assert!(s.contains("value ← java.util.HashMap$Node"), "{s}");
@@ -238,4 +254,53 @@ fn the_leak_hunt_in_a_real_terminal_with_a_resize_and_ctrl_c() {
     assert_eq!(t.modes(), "0 1", "main screen back, cursor shown");
     let s = t.wait_for("MODE");
     assert!(s.contains("MODEicanon"), "{s}");
+}
+
+#[test]
+fn the_diff_view_in_a_real_terminal() {
+    // heaptui BASE TARGET on the Java pair (Cache.entries grew by 3,000 entries, per
+    // fixtures/java/growth/expected.json): sort by Δ count, open the grown class side by
+    // side, step into an object on each side, and back to the table.
+    let cmd = format!(
+        "{} {} {}; echo EXITED-$?; sleep 60",
+        env!("CARGO_BIN_EXE_heaptui"),
+        fixture("java/growth/base.hprof.gz").display(),
+        fixture("java/growth/target.hprof.gz").display()
+    );
+    let Some(t) = Tmux::start("diff", &cmd) else {
+        return;
+    };
+    t.wait_for("classes changed, sorted by Δ shallow size");
+    t.wait_for("Owners that grew most");
+    t.keys(&["s"]);
+    t.wait_for("sorted by Δ retained size");
+    t.keys(&["s"]);
+    let s = t.wait_for("sorted by Δ count");
+    let rows: Vec<&str> = s.lines().filter(|l| l.contains("+3,00")).collect();
+    assert!(rows.len() >= 2, "{s}");
+    assert!(rows[1].contains("CacheEntry"), "{s}");
+    t.keys(&["g", "j", "Enter"]);
+    let s = t.wait_for("TARGET ◆");
+    assert!(
+        s.contains("— 2,000 objects") && s.contains("— 5,000 objects"),
+        "{s}"
+    );
+    t.keys(&["Enter"]);
+    t.wait_for("Inspector — ");
+    t.keys(&["Tab"]);
+    t.wait_for("BASE ◆");
+    t.keys(&["Enter"]);
+    t.wait_until("an inspector on each side", |s| {
+        s.matches("Inspector — ").count() == 2
+    });
+    t.keys(&["Escape"]);
+    let s = t.wait_until("the base side back on its instances", |s| {
+        s.contains("— 2,000 objects")
+    });
+    assert_eq!(s.matches("Inspector — ").count(), 1, "{s}");
+    t.keys(&["Escape"]);
+    t.wait_for("classes changed, sorted by Δ count");
+    t.keys(&["q"]);
+    t.wait_for("EXITED-0");
+    assert_eq!(t.modes(), "0 1", "main screen back, cursor shown");
 }

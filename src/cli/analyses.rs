@@ -12,6 +12,7 @@
 
 use serde_json::{json, Value as Json};
 
+use crate::diff::DiffSort;
 use crate::error::{Error, Result};
 use crate::format::{Snapshot, Value};
 use crate::heap::dominators::{Dominators, VIRTUAL_ROOT};
@@ -555,158 +556,76 @@ pub fn threads(snap: &Snapshot, as_json: bool) {
 /// `diff`: per class, counts and bytes in BASE and TARGET and their deltas, largest
 /// growth first by the chosen delta; where the format's ids survive between snapshots
 /// (V8 node ids), how many objects are new and gone, overall and per class (`new_count`,
-/// `gone_count`: additions to the contract).
+/// `gone_count`, `new_retained_bytes`: additions to the contract); with `--owners N`,
+/// the owners that grew most (`crate::diff::owner_deltas`).
 pub fn diff(
     a: &Snapshot,
     b: &Snapshot,
     doms: Option<&(Dominators, Dominators)>,
     as_json: bool,
     top: Option<usize>,
-    sort: super::DiffSort,
+    sort: DiffSort,
     owners: Option<usize>,
 ) {
-    use std::collections::{BTreeMap, HashSet};
-    let owner_rows: Vec<(String, OwnerFigures, OwnerFigures)> = match (owners, doms) {
-        (Some(n), Some((da, db))) => {
-            let oa = owner_map(a, da);
-            let ob = owner_map(b, db);
-            let mut keys: Vec<&String> = oa.keys().chain(ob.keys()).collect();
-            keys.sort();
-            keys.dedup();
-            let mut rows: Vec<(String, OwnerFigures, OwnerFigures)> = keys
-                .into_iter()
-                .map(|k| {
-                    (
-                        k.clone(),
-                        oa.get(k).copied().unwrap_or_default(),
-                        ob.get(k).copied().unwrap_or_default(),
-                    )
-                })
-                .collect();
-            rows.sort_by(|x, y| {
-                let d = |r: &(String, OwnerFigures, OwnerFigures)| {
-                    r.2.retained as i128 - r.1.retained as i128
-                };
-                d(y).cmp(&d(x)).then(x.0.cmp(&y.0))
-            });
-            rows.truncate(n);
-            rows
-        }
+    let owner_rows = match (owners, doms) {
+        (Some(n), Some((da, db))) => crate::diff::owner_deltas(a, da, b, db, n),
         _ => Vec::new(),
     };
-    #[derive(Default, Clone)]
-    struct Row {
-        bc: u64,
-        tc: u64,
-        bs: u64,
-        ts: u64,
-        br: u64,
-        tr: u64,
-        new: u64,
-        gone: u64,
+    let (ids, warning) = crate::diff::identity_checked(a, b);
+    if let Some(w) = &warning {
+        eprintln!("heaptui: warning: {}", sanitize(w));
     }
-    let mut rows: BTreeMap<String, Row> = BTreeMap::new();
-    let count =
-        |s: &Snapshot, dom: Option<&Dominators>, rows: &mut BTreeMap<String, Row>, base: bool| {
-            let per_class = dom.map(|d| d.class_retained(&s.graph));
-            let mut counts = vec![(0u64, 0u64); s.graph.classes.len()];
-            for (o, &c) in s.graph.class_of.iter().enumerate() {
-                counts[c as usize].0 += 1;
-                counts[c as usize].1 += s.graph.shallow_size(o as ObjId);
-            }
-            for (c, info) in s.graph.classes.iter().enumerate() {
-                let (n, bytes) = counts[c];
-                if n == 0 {
-                    continue;
-                }
-                let r = rows.entry(info.name.clone()).or_default();
-                let ret = per_class.as_ref().map_or(0, |p| p[c]);
-                if base {
-                    r.bc += n;
-                    r.bs += bytes;
-                    r.br += ret;
-                } else {
-                    r.tc += n;
-                    r.ts += bytes;
-                    r.tr += ret;
-                }
-            }
-        };
-    count(a, doms.map(|d| &d.0), &mut rows, true);
-    count(b, doms.map(|d| &d.1), &mut rows, false);
-    // Object identity where ids survive.
-    let mut objects = Json::Null;
-    if let (Some((kind, ia)), Some((_, ib))) = (a.persistent_ids(), b.persistent_ids()) {
-        let sa: HashSet<u64> = ia.iter().copied().collect();
-        let sb: HashSet<u64> = ib.iter().copied().collect();
-        let (mut new, mut gone) = (0u64, 0u64);
-        for (o, id) in ib.iter().enumerate() {
-            if !sa.contains(id) {
-                new += 1;
-                if let Some(r) = rows.get_mut(b.class_name(o as ObjId)) {
-                    r.new += 1;
-                }
-            }
-        }
-        for (o, id) in ia.iter().enumerate() {
-            if !sb.contains(id) {
-                gone += 1;
-                if let Some(r) = rows.get_mut(a.class_name(o as ObjId)) {
-                    r.gone += 1;
-                }
-            }
-        }
-        objects =
-            json!({"matched_by": kind, "new": new, "gone": gone, "kept": ib.len() as u64 - new});
-    }
-    let mut list: Vec<(String, Row)> = rows.into_iter().collect();
-    let key = |r: &Row| -> i128 {
-        match sort {
-            super::DiffSort::DeltaCount => r.tc as i128 - r.bc as i128,
-            super::DiffSort::DeltaShallow => r.ts as i128 - r.bs as i128,
-            super::DiffSort::DeltaRetained => r.tr as i128 - r.br as i128,
-        }
-    };
-    list.sort_by(|x, y| key(&y.1).cmp(&key(&x.1)).then(x.0.cmp(&y.0)));
+    let mut list = crate::diff::class_deltas(a, b, doms.map(|d| (&d.0, &d.1)), ids.as_ref());
+    crate::diff::sort_deltas(&mut list, sort);
     if let Some(n) = top {
         list.truncate(n);
     }
-    let ids = !objects.is_null();
+    let objects = match &ids {
+        Some(i) => json!({"matched_by": i.kind, "new": i.new, "gone": i.gone, "kept": i.kept}),
+        None => Json::Null,
+    };
+    let ids = ids.is_some();
     if as_json {
         let classes: Vec<Json> = list
             .iter()
-            .map(|(name, r)| {
+            .map(|r| {
                 let mut v = json!({
-                    "class": name,
-                    "base_count": r.bc, "target_count": r.tc,
-                    "delta_count": r.tc as i64 - r.bc as i64,
-                    "base_shallow_bytes": r.bs, "target_shallow_bytes": r.ts,
-                    "delta_shallow_bytes": r.ts as i64 - r.bs as i64,
+                    "class": r.class,
+                    "base_count": r.base_count, "target_count": r.target_count,
+                    "delta_count": r.delta_count(),
+                    "base_shallow_bytes": r.base_shallow, "target_shallow_bytes": r.target_shallow,
+                    "delta_shallow_bytes": r.delta_shallow(),
                 });
                 if doms.is_some() {
-                    v["base_retained_bytes"] = json!(r.br);
-                    v["target_retained_bytes"] = json!(r.tr);
-                    v["delta_retained_bytes"] = json!(r.tr as i64 - r.br as i64);
+                    v["base_retained_bytes"] = json!(r.base_retained);
+                    v["target_retained_bytes"] = json!(r.target_retained);
+                    v["delta_retained_bytes"] = json!(r.delta_retained());
                 }
                 if ids {
                     v["new_count"] = json!(r.new);
                     v["gone_count"] = json!(r.gone);
+                    if doms.is_some() {
+                        v["new_retained_bytes"] = json!(r.new_retained);
+                    }
                 }
                 v
             })
             .collect();
         let mut doc = json!({"base": a.source.path.display().to_string(), "target": b.source.path.display().to_string(),
-                   "classes": classes, "objects": objects});
+                   "classes": classes, "objects": objects,
+                   "warnings": warning.iter().collect::<Vec<_>>()});
         if owners.is_some() {
             doc["owners"] = Json::Array(
                 owner_rows
                     .iter()
-                    .map(|(k, x, y)| {
-                        json!({"owner": k,
-                               "base_retained_bytes": x.retained, "target_retained_bytes": y.retained,
-                               "delta_retained_bytes": y.retained as i64 - x.retained as i64,
-                               "base_objects": x.objects, "target_objects": y.objects,
-                               "delta_objects": y.objects as i64 - x.objects as i64})
+                    .map(|r| {
+                        json!({"owner": r.owner,
+                               "base_retained_bytes": r.base.retained, "target_retained_bytes": r.target.retained,
+                               "delta_retained_bytes": r.delta_retained(),
+                               "base_objects": r.base.objects, "target_objects": r.target.objects,
+                               "delta_objects": r.delta_objects(),
+                               "base_entries": r.base_entries, "target_entries": r.target_entries,
+                               "delta_entries": r.delta_entries()})
                     })
                     .collect(),
             );
@@ -716,36 +635,52 @@ pub fn diff(
     }
     if !owner_rows.is_empty() {
         println!("owners whose retained size grew most (matched by their path from the GC roots):");
-        for (k, x, y) in &owner_rows {
+        for r in &owner_rows {
+            let entries = match (r.base_entries, r.target_entries) {
+                (Some(x), Some(y)) => format!(" ({:+} entries: {x} → {y})", y as i64 - x as i64),
+                _ => String::new(),
+            };
             println!(
                 "{}",
                 sanitize(&format!(
-                    "{:>+13} bytes {:>+10} objects  {k}",
-                    y.retained as i64 - x.retained as i64,
-                    y.objects as i64 - x.objects as i64
+                    "{:>+13} bytes {:>+10} objects  {}{entries}",
+                    r.delta_retained(),
+                    r.delta_objects(),
+                    r.owner
                 ))
             );
         }
         println!();
     }
     println!(
-        "  Δ COUNT     Δ SHALLOW      BASE →    TARGET{}  CLASS",
+        "  Δ COUNT     Δ SHALLOW{}      BASE →    TARGET{}  CLASS",
+        if doms.is_some() {
+            "    Δ RETAINED"
+        } else {
+            ""
+        },
         if ids { "    NEW   GONE" } else { "" }
     );
-    for (name, r) in &list {
+    for r in &list {
         let extra = if ids {
             format!(" {:>6} {:>6}", r.new, r.gone)
+        } else {
+            String::new()
+        };
+        let retained = if doms.is_some() {
+            format!(" {:>+13}", r.delta_retained())
         } else {
             String::new()
         };
         println!(
             "{}",
             sanitize(&format!(
-                "{:>+9} {:>+13} {:>9} → {:>9}{extra}  {name}",
-                r.tc as i64 - r.bc as i64,
-                r.ts as i64 - r.bs as i64,
-                r.bc,
-                r.tc
+                "{:>+9} {:>+13}{retained} {:>9} → {:>9}{extra}  {}",
+                r.delta_count(),
+                r.delta_shallow(),
+                r.base_count,
+                r.target_count,
+                r.class
             ))
         );
     }
@@ -897,75 +832,4 @@ pub fn leaks(
         }
     }
     Ok(())
-}
-
-/// Retained bytes and objects of one owner (or of all owners with the same path).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct OwnerFigures {
-    pub retained: u64,
-    pub objects: u64,
-}
-
-/// The owners of a snapshot: dominator-tree nodes named by their path from the GC roots
-/// (the root's kind and class, then each step's reference name and class, element
-/// indexes folded to `[*]`), figures summed over nodes with the same path. Nodes below
-/// 0.05% of the heap, or deeper than 8 levels, are not named: they are part of their
-/// owner's figures. Addresses move between dumps; these paths do not, which is what lets
-/// two dumps without common ids say which owner grew.
-pub fn owner_map(s: &Snapshot, d: &Dominators) -> std::collections::HashMap<String, OwnerFigures> {
-    let total = d.total_bytes();
-    let min = (total / 2000).max(1);
-    let mut out: std::collections::HashMap<String, OwnerFigures> = Default::default();
-    let fold = |e: String| {
-        let bare = e.trim_start_matches('[').trim_end_matches(']');
-        if !bare.is_empty() && bare.bytes().all(|b| b.is_ascii_digit()) {
-            "[*]".to_string()
-        } else {
-            e
-        }
-    };
-    let mut stack: Vec<(ObjId, String, usize)> = Vec::new();
-    for &top in d.children(VIRTUAL_ROOT) {
-        if d.retained(top).unwrap_or(0) < min {
-            break;
-        }
-        let mut kinds: Vec<&str> = s
-            .graph
-            .roots_of(top)
-            .iter()
-            .map(|r| r.kind.name())
-            .collect();
-        kinds.dedup();
-        let root = if kinds.is_empty() {
-            "held by several roots".to_string()
-        } else {
-            kinds.join(", ")
-        };
-        let mut key = format!("[{root}] {}", s.class_name(top));
-        if let Some(l) = s.label(top) {
-            if s.class_name(top) == "java.lang.Class" {
-                key = format!("[{root}] {l}");
-            }
-        }
-        stack.push((top, key, 0));
-    }
-    while let Some((o, key, depth)) = stack.pop() {
-        let e = out.entry(key.clone()).or_default();
-        e.retained += d.retained(o).unwrap_or(0);
-        e.objects += d.retained_count(o).unwrap_or(0) as u64;
-        if depth >= 8 {
-            continue;
-        }
-        for &c in d.children(o) {
-            if d.retained(c).unwrap_or(0) < min {
-                break;
-            }
-            let edge = s
-                .edge_label(o, c)
-                .map(fold)
-                .unwrap_or_else(|| "(dominated)".into());
-            stack.push((c, format!("{key} → {edge} {}", s.class_name(c)), depth + 1));
-        }
-    }
-    out
 }

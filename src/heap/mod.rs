@@ -9,8 +9,8 @@
 //!
 //! The analyses in this module's children (`histogram`, `dominators`, `paths`) look only
 //! at this model, never at a format. The diff's growth by owner needs reference names
-//! from a format's decoder, so it lives with the commands (`cli::analyses::owner_map`)
-//! on top of [`crate::format::Snapshot`].
+//! from a format's decoder, so it lives above, in [`crate::diff`], on top of
+//! [`crate::format::Snapshot`].
 
 pub mod dominators;
 pub mod histogram;

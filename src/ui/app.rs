@@ -23,6 +23,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Gauge, Paragraph, Wrap};
 use ratatui::{Frame, Terminal};
 
+use super::diff::{DiffView, Side};
 use super::keys::{action_for, hint_line, hint_line_for, Action, KEYMAP};
 use super::panes::histogram::{thousands, HistogramPane};
 use super::panes::inspector::InspectorPane;
@@ -49,6 +50,19 @@ pub struct Ready {
 }
 
 impl Ready {
+    /// A snapshot on its class histogram.
+    pub fn new(snap: Arc<Snapshot>) -> Self {
+        let rows = crate::heap::histogram::by_class(&snap.graph);
+        let summary = crate::cli::summary_lines_for(&snap);
+        Ready {
+            stack: vec![Box::new(HistogramPane::new(rows))],
+            forward: Vec::new(),
+            snap,
+            summary,
+            dom: None,
+        }
+    }
+
     pub fn ctx<'a>(&'a self, theme: &'a Theme) -> Ctx<'a> {
         Ctx {
             snap: &self.snap,
@@ -68,7 +82,7 @@ impl Ready {
     /// What panes see, beside the two pane stacks: borrowed apart, so a pane on a stack
     /// can be handed the context.
     #[allow(clippy::type_complexity)]
-    fn parts<'a>(
+    pub(crate) fn parts<'a>(
         &'a mut self,
         theme: &'a Theme,
     ) -> (
@@ -82,6 +96,74 @@ impl Ready {
             theme,
         };
         (ctx, &mut self.stack, &mut self.forward)
+    }
+
+    /// Handles a key for the pane stack: the top pane first, then opening, going back
+    /// and forward, the object keys (`p`, `r`, `o`, `d`, `t`, `y`). False when the key is
+    /// not the stack's (quit, help, summary, or going back from the bottom pane).
+    pub fn on_key(
+        &mut self,
+        key: &KeyEvent,
+        theme: &Theme,
+        clipboard: &std::sync::Mutex<Vec<String>>,
+        message: &mut Option<String>,
+    ) -> bool {
+        let (ctx, stack, _) = self.parts(theme);
+        let top = stack.last_mut().expect("the bottom pane is always there");
+        match top.handle(key, &ctx) {
+            Outcome::Consumed => return true,
+            Outcome::Open(req) => {
+                self.open(req, theme);
+                return true;
+            }
+            Outcome::Ignored => {}
+        }
+        let sel = top.selected_object();
+        let req = match action_for(key) {
+            Some(Action::Back) if self.stack.len() > 1 => {
+                let p = self.stack.pop().expect("more than one pane");
+                self.forward.push(p);
+                return true;
+            }
+            Some(Action::Forward) => {
+                if let Some(p) = self.forward.pop() {
+                    self.stack.push(p);
+                }
+                return true;
+            }
+            Some(Action::Paths) => sel.map(Request::Paths),
+            Some(Action::Referrers) => sel.map(Request::Referrers),
+            Some(Action::Outgoing) => sel.map(Request::Outgoing),
+            Some(Action::DominatorTree) => Some(Request::Dominators(sel)),
+            Some(Action::Threads) => Some(Request::Threads),
+            Some(Action::Copy) => {
+                if let Some(o) = sel {
+                    let name = self.snap.object_name(o);
+                    if let Ok(mut c) = clipboard.lock() {
+                        c.push(name.clone());
+                    }
+                    *message = Some(format!("copied {name} (OSC 52)"));
+                }
+                return true;
+            }
+            _ => None,
+        };
+        match req {
+            Some(req) => {
+                self.open(req, theme);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The dominator tree is ready: every pane on either stack is told.
+    pub fn set_dominators(&mut self, d: Arc<Dominators>, theme: &Theme) {
+        self.dom = Some(d);
+        let (ctx, stack, forward) = self.parts(theme);
+        for p in stack.iter_mut().chain(forward.iter_mut()) {
+            p.dominators_ready(&ctx);
+        }
     }
 
     fn open(&mut self, req: Request, theme: &Theme) {
@@ -104,15 +186,29 @@ pub enum Screen {
     Loading,
     Failed(crate::error::Error),
     Ready(Box<Ready>),
+    /// `heaptui BASE TARGET`.
+    Diff(Box<DiffView>),
+}
+
+/// What the loading thread hands over: one snapshot, or the two of a diff with the
+/// objects they have in common.
+pub enum Loaded {
+    One(Arc<Snapshot>),
+    Two(
+        Arc<Snapshot>,
+        Arc<Snapshot>,
+        Option<crate::diff::Identity>,
+        Option<String>,
+    ),
 }
 
 pub struct App {
     pub path: PathBuf,
     pub screen: Screen,
     pub progress: Progress,
-    rx: Option<Receiver<Result<Arc<Snapshot>>>>,
-    /// The dominator tree being built after loading, and its progress.
-    dom_rx: Option<Receiver<Dominators>>,
+    rx: Option<Receiver<Result<Loaded>>>,
+    /// The dominator tree (two for a diff) being built after loading, and its progress.
+    dom_rx: Option<Receiver<Vec<Dominators>>>,
     pub dom_progress: Progress,
     pub help: bool,
     pub summary: bool,
@@ -123,6 +219,8 @@ pub struct App {
     pub clipboard: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
     /// A one-line message for the status line (e.g. what was copied).
     pub message: Option<String>,
+    /// What the status line calls the file(s), when not `path`'s name ("base → target").
+    pub title: Option<String>,
 }
 
 impl App {
@@ -140,16 +238,69 @@ impl App {
         std::thread::spawn(move || match crate::format::open(&file, &p) {
             Ok(snap) => {
                 let snap = Arc::new(snap);
-                if tx.send(Ok(snap.clone())).is_ok() {
+                if tx.send(Ok(Loaded::One(snap.clone()))).is_ok() {
                     let d = crate::heap::dominators::compute(&snap.graph, &dp);
-                    let _ = dom_tx.send(d);
+                    let _ = dom_tx.send(vec![d]);
                 }
             }
             Err(e) => {
                 let _ = tx.send(Err(e));
             }
         });
+        Self::loading(path, progress, rx, dom_rx, dom_progress)
+    }
+
+    /// Starts loading the two snapshots of `heaptui BASE TARGET`, then both dominator
+    /// trees, on a background thread.
+    pub fn load_diff(base: PathBuf, target: PathBuf) -> Self {
+        let progress = Progress::new();
+        let dom_progress = Progress::new();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let (dom_tx, dom_rx) = std::sync::mpsc::channel();
+        let p = progress.clone();
+        let dp = dom_progress.clone();
+        let (fa, fb) = (base.clone(), target.clone());
+        // One after the other: each reader and the dominator pass already use every
+        // core (opening both at once measured slower, `bench/diff.sh`).
+        std::thread::spawn(move || {
+            let opened =
+                crate::format::open(&fa, &p).and_then(|a| Ok((a, crate::format::open(&fb, &p)?)));
+            let (a, b) = match opened {
+                Ok((a, b)) => (Arc::new(a), Arc::new(b)),
+                Err(e) => {
+                    let _ = tx.send(Err(e));
+                    return;
+                }
+            };
+            let (ids, warning) = crate::diff::identity_checked(&a, &b);
+            if tx
+                .send(Ok(Loaded::Two(a.clone(), b.clone(), ids, warning)))
+                .is_ok()
+            {
+                let da = crate::heap::dominators::compute(&a.graph, &dp);
+                let db = crate::heap::dominators::compute(&b.graph, &dp);
+                let _ = dom_tx.send(vec![da, db]);
+            }
+        });
+        let name = |p: &PathBuf| {
+            p.file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        };
+        let mut app = Self::loading(target.clone(), progress, rx, dom_rx, dom_progress);
+        app.title = Some(format!("{} → {}", name(&base), name(&target)));
+        app
+    }
+
+    fn loading(
+        path: PathBuf,
+        progress: Progress,
+        rx: Receiver<Result<Loaded>>,
+        dom_rx: Receiver<Vec<Dominators>>,
+        dom_progress: Progress,
+    ) -> Self {
         App {
+            title: None,
             path,
             screen: Screen::Loading,
             progress,
@@ -169,11 +320,12 @@ impl App {
     /// (tests).
     pub fn with_snapshot(path: PathBuf, snap: Snapshot) -> Self {
         let (dom_tx, dom_rx) = std::sync::mpsc::channel();
-        let _ = dom_tx.send(crate::heap::dominators::compute(
+        let _ = dom_tx.send(vec![crate::heap::dominators::compute(
             &snap.graph,
             &Progress::new(),
-        ));
+        )]);
         let mut app = App {
+            title: None,
             path,
             screen: Screen::Loading,
             progress: Progress::new(),
@@ -187,40 +339,80 @@ impl App {
             clipboard: Default::default(),
             message: None,
         };
-        app.set_ready(Arc::new(snap));
+        app.set_ready(Loaded::One(Arc::new(snap)));
         app.tick();
         app
     }
 
-    fn set_ready(&mut self, snap: Arc<Snapshot>) {
-        let rows = crate::heap::histogram::by_class(&snap.graph);
-        let summary = crate::cli::summary_lines_for(&snap);
-        self.screen = Screen::Ready(Box::new(Ready {
-            stack: vec![Box::new(HistogramPane::new(rows))],
-            forward: Vec::new(),
-            snap,
-            summary,
-            dom: None,
-        }));
+    /// A diff app on two opened snapshots, both dominator trees built before it returns
+    /// (tests).
+    pub fn with_snapshots(base: Snapshot, target: Snapshot) -> Self {
+        let (dom_tx, dom_rx) = std::sync::mpsc::channel();
+        let p = Progress::new();
+        let _ = dom_tx.send(vec![
+            crate::heap::dominators::compute(&base.graph, &p),
+            crate::heap::dominators::compute(&target.graph, &p),
+        ]);
+        let (ids, warning) = crate::diff::identity_checked(&base, &target);
+        let mut app = App {
+            title: None,
+            path: target.source.path.clone(),
+            screen: Screen::Loading,
+            progress: Progress::new(),
+            rx: None,
+            dom_rx: Some(dom_rx),
+            dom_progress: Progress::new(),
+            help: false,
+            summary: false,
+            quit: false,
+            theme: Theme { color: false },
+            clipboard: Default::default(),
+            message: None,
+        };
+        app.set_ready(Loaded::Two(Arc::new(base), Arc::new(target), ids, warning));
+        app.tick();
+        app
+    }
+
+    fn set_ready(&mut self, loaded: Loaded) {
+        self.screen = match loaded {
+            Loaded::One(snap) => Screen::Ready(Box::new(Ready::new(snap))),
+            Loaded::Two(a, b, ids, warning) => Screen::Diff(Box::new(DiffView::new(
+                Ready::new(a),
+                Ready::new(b),
+                ids,
+                warning,
+            ))),
+        };
     }
 
     /// Picks up the background thread's results, if it has any.
     pub fn tick(&mut self) {
-        if let (Some(rx), Screen::Ready(r)) = (&self.dom_rx, &mut self.screen) {
-            if let Ok(d) = rx.try_recv() {
-                r.dom = Some(Arc::new(d));
-                self.dom_rx = None;
-                let (ctx, stack, forward) = r.parts(&self.theme);
-                for p in stack.iter_mut().chain(forward.iter_mut()) {
-                    p.dominators_ready(&ctx);
+        if let Some(rx) = &self.dom_rx {
+            if matches!(self.screen, Screen::Ready(_) | Screen::Diff(_)) {
+                if let Ok(mut d) = rx.try_recv() {
+                    self.dom_rx = None;
+                    match &mut self.screen {
+                        Screen::Ready(r) => {
+                            if let Some(d) = d.pop() {
+                                r.set_dominators(Arc::new(d), &self.theme);
+                            }
+                        }
+                        Screen::Diff(v) if d.len() == 2 => {
+                            let b = d.pop().expect("two");
+                            let a = d.pop().expect("two");
+                            v.set_dominators(Arc::new(a), Arc::new(b), &self.theme);
+                        }
+                        _ => {}
+                    }
                 }
             }
         }
         let Some(rx) = &self.rx else { return };
         match rx.try_recv() {
-            Ok(Ok(snap)) => {
+            Ok(Ok(loaded)) => {
                 self.rx = None;
-                self.set_ready(snap);
+                self.set_ready(loaded);
             }
             Ok(Err(e)) => {
                 self.rx = None;
@@ -259,56 +451,23 @@ impl App {
             }
             return;
         }
-        if let Screen::Ready(r) = &mut self.screen {
-            let (ctx, stack, _) = r.parts(&self.theme);
-            let top = stack.last_mut().expect("the histogram is always there");
-            match top.handle(key, &ctx) {
-                Outcome::Consumed => return,
-                Outcome::Open(req) => {
-                    r.open(req, &self.theme);
-                    return;
-                }
-                Outcome::Ignored => {}
-            }
-            let sel = top.selected_object();
-            let req = match action_for(key) {
-                Some(Action::Back) if r.stack.len() > 1 => {
-                    let p = r.stack.pop().expect("more than one pane");
-                    r.forward.push(p);
-                    return;
-                }
-                Some(Action::Forward) => {
-                    if let Some(p) = r.forward.pop() {
-                        r.stack.push(p);
-                    }
-                    return;
-                }
-                Some(Action::Paths) => sel.map(Request::Paths),
-                Some(Action::Referrers) => sel.map(Request::Referrers),
-                Some(Action::Outgoing) => sel.map(Request::Outgoing),
-                Some(Action::DominatorTree) => Some(Request::Dominators(sel)),
-                Some(Action::Threads) => Some(Request::Threads),
-                Some(Action::Copy) => {
-                    if let Some(o) = sel {
-                        let name = r.snap.object_name(o);
-                        if let Ok(mut c) = self.clipboard.lock() {
-                            c.push(name.clone());
-                        }
-                        self.message = Some(format!("copied {name} (OSC 52)"));
-                    }
-                    return;
-                }
-                _ => None,
-            };
-            if let Some(req) = req {
-                r.open(req, &self.theme);
-                return;
-            }
+        let clip = &self.clipboard;
+        let msg = &mut self.message;
+        let theme = &self.theme;
+        let used = match &mut self.screen {
+            Screen::Ready(r) => r.on_key(key, theme, clip, msg),
+            Screen::Diff(d) => d.on_key(key, theme, clip, msg),
+            _ => false,
+        };
+        if used {
+            return;
         }
         match action_for(key) {
             Some(Action::Quit) => self.quit = true,
             Some(Action::Help) => self.help = true,
-            Some(Action::Summary) => self.summary = matches!(self.screen, Screen::Ready(_)),
+            Some(Action::Summary) => {
+                self.summary = matches!(self.screen, Screen::Ready(_) | Screen::Diff(_))
+            }
             _ => {}
         }
     }
@@ -402,10 +561,35 @@ impl App {
                 };
                 f.render_widget(Paragraph::new(line).style(self.theme.status()), status);
             }
+            Screen::Diff(v) => {
+                v.draw(f, main, &self.theme, self.dom_progress.fraction());
+                let sel = v
+                    .selected_text(&self.theme)
+                    .map(|t| format!(" · {}", sanitize(&t)))
+                    .unwrap_or_default();
+                let count = |s: Side| thousands(v.side(s).snap.graph.len() as u64);
+                let trunc = if v.base.snap.truncated.is_some() || v.target.snap.truncated.is_some()
+                {
+                    " · TRUNCATED"
+                } else {
+                    ""
+                };
+                let title = sanitize(self.title.as_deref().unwrap_or_default()).into_owned();
+                let line = match &self.message {
+                    Some(m) => format!(" {}", sanitize(m)),
+                    None => format!(
+                        " diff · {} → {} objects{trunc} · {title}{sel}",
+                        count(Side::Base),
+                        count(Side::Target),
+                    ),
+                };
+                f.render_widget(Paragraph::new(line).style(self.theme.status()), status);
+            }
         }
         let hint = match &self.screen {
             Screen::Ready(r) if r.top().is_editing() => r.top().editing_hint().unwrap_or_default(),
             Screen::Ready(r) => hint_line_for(r.top().hints()),
+            Screen::Diff(v) => v.editing_hint().unwrap_or_else(|| hint_line_for(v.hints())),
             _ => hint_line(),
         };
         f.render_widget(Paragraph::new(Span::styled(hint, self.theme.dim())), hints);
@@ -413,7 +597,12 @@ impl App {
             self.draw_help(f, area);
         }
         if self.summary {
-            if let Screen::Ready(r) = &self.screen {
+            let shown = match &self.screen {
+                Screen::Ready(r) => Some(r.as_ref()),
+                Screen::Diff(v) => Some(v.side(v.sides.unwrap_or(Side::Target))),
+                _ => None,
+            };
+            if let Some(r) = shown {
                 draw_overlay(
                     f,
                     area,

@@ -27,6 +27,8 @@ pub enum Action {
     DominatorTree,
     Threads,
     Copy,
+    Changed,
+    Side,
     Quit,
 }
 
@@ -159,6 +161,18 @@ pub const KEYMAP: &[Binding] = &[
         action: Action::Copy,
         help: "copy the selected object's id to the clipboard (OSC 52, works over SSH)",
         hint: None,
+    },
+    Binding {
+        keys: &["n"],
+        action: Action::Changed,
+        help: "diff: changed classes or all; on a side, new (target) / gone (base) or all",
+        hint: Some("n changed/all"),
+    },
+    Binding {
+        keys: &["Tab"],
+        action: Action::Side,
+        help: "diff: move between the base (left) and target (right) side",
+        hint: Some("Tab side"),
     },
     Binding {
         keys: &["?"],

@@ -3,6 +3,7 @@
 //! of dump-derived text passes through before it is drawn.
 
 pub mod app;
+pub mod diff;
 pub mod keys;
 pub mod panes;
 pub mod terminal;
@@ -16,14 +17,30 @@ use crate::error::{Error, Result};
 
 /// `heaptui FILE`: the TUI on one snapshot.
 pub fn run(path: &Path) -> Result<()> {
+    run_app(&[path])
+}
+
+/// `heaptui BASE TARGET`: the TUI's diff view.
+pub fn run_diff(base: &Path, target: &Path) -> Result<()> {
+    run_app(&[base, target])
+}
+
+fn run_app(paths: &[&Path]) -> Result<()> {
     if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
         return Err(Error::Usage(
             "the TUI needs a terminal; for scripts use `heaptui summary FILE` or `heaptui histogram FILE`".into(),
         ));
     }
-    // Fail before taking over the screen when the file cannot even be opened.
-    std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
-    let mut app = app::App::load(path.to_path_buf());
+    // Fail before taking over the screen when a file cannot even be opened.
+    for &path in paths {
+        let (file, _) = crate::format::split_snapshot_suffix(path);
+        std::fs::metadata(&file).map_err(|e| Error::io(&file, e))?;
+    }
+    let mut app = match paths {
+        [one] => app::App::load(one.to_path_buf()),
+        [base, target] => app::App::load_diff(base.to_path_buf(), target.to_path_buf()),
+        _ => return Err(Error::Usage("heaptui FILE or heaptui BASE TARGET".into())),
+    };
     let io_err = |e: std::io::Error| Error::io(Path::new("<terminal>"), e);
     let guard = terminal::TerminalGuard::enter().map_err(io_err)?;
     let backend = ratatui::backend::CrosstermBackend::new(std::io::stdout());

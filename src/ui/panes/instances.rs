@@ -3,6 +3,8 @@
 //! retained size, shallow size or address; `/` filters fuzzily on the id and the value
 //! (a string's text, a class object's class, a boxed number).
 
+use std::sync::Arc;
+
 use crossterm::event::KeyEvent;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::text::Line;
@@ -13,7 +15,7 @@ use super::list::ListState;
 use super::{human, Ctx, Outcome, Pane, Request};
 use crate::heap::{ClassId, ObjId};
 use crate::ui::keys::{action_for, Action};
-use crate::ui::panes::histogram::thousands;
+use crate::ui::panes::histogram::{elide_left, thousands};
 use crate::ui::text::sanitize;
 
 pub struct InstancesPane {
@@ -31,6 +33,11 @@ pub struct InstancesPane {
     /// With a filter: the positions in `objs` that match, in order.
     shown: Option<Vec<u32>>,
     list: ListState,
+    /// In a diff's side-by-side view, where ids survive: the objects that are new (on
+    /// the target side) or gone (on the base side), what to call them, and whether the
+    /// list shows only them (`n` toggles).
+    changed: Option<(Arc<Vec<bool>>, &'static str)>,
+    only_changed: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,6 +52,16 @@ const FIRST_ROWS: usize = 2048;
 
 impl InstancesPane {
     pub fn new(class: ClassId, ctx: &Ctx) -> Self {
+        Self::with_changed(class, ctx, None)
+    }
+
+    /// The instances of `class`, only those marked in `changed` (called by its word:
+    /// "new", "gone") while `n` does not show them all.
+    pub fn with_changed(
+        class: ClassId,
+        ctx: &Ctx,
+        changed: Option<(Arc<Vec<bool>>, &'static str)>,
+    ) -> Self {
         let mut p = InstancesPane {
             class,
             len: 0,
@@ -56,6 +73,8 @@ impl InstancesPane {
             editing: false,
             shown: None,
             list: ListState::new(),
+            only_changed: changed.is_some(),
+            changed,
         };
         p.sort(ctx);
         p
@@ -71,6 +90,11 @@ impl InstancesPane {
         let dom = ctx.dom;
         let class = self.class;
         let sort_by = self.sort_by;
+        let only: Option<&[bool]> = match &self.changed {
+            Some((m, _)) if self.only_changed => Some(m.as_slice()),
+            _ => None,
+        };
+        let wanted = |o: usize| only.is_none_or(|m| m.get(o) == Some(&true));
         let key = |o: ObjId| match (sort_by, dom) {
             (SortBy::Address, _) => o as u64,
             (SortBy::Retained, Some(d)) => u64::MAX - d.retained(o).unwrap_or(0),
@@ -90,7 +114,7 @@ impl InstancesPane {
                 let mut v = Vec::new();
                 let mut n = 0;
                 for (i, &c) in chunk.iter().enumerate() {
-                    if c == class {
+                    if c == class && wanted(k * CHUNK + i) {
                         n += 1;
                         let o = (k * CHUNK + i) as ObjId;
                         v.push((key(o), o));
@@ -176,8 +200,16 @@ impl InstancesPane {
 
 impl Pane for InstancesPane {
     fn title(&self, ctx: &Ctx) -> String {
+        let which = match &self.changed {
+            Some((_, word)) if self.only_changed => {
+                let mut w = word.to_string();
+                w[..1].make_ascii_uppercase();
+                format!("{w} instances")
+            }
+            _ => "Instances".to_string(),
+        };
         format!(
-            "Instances of {} — {} objects, by {}{}",
+            "{which} of {} — {} objects, by {}{}",
             ctx.snap.graph.classes[self.class as usize].name,
             thousands(self.len as u64),
             match self.sort_by {
@@ -240,6 +272,13 @@ impl Pane for InstancesPane {
                 self.editing = true;
                 Outcome::Consumed
             }
+            (Action::Changed, _) if self.changed.is_some() => {
+                self.only_changed = !self.only_changed;
+                self.list.selected = 0;
+                self.sort(ctx);
+                self.apply_filter(ctx);
+                Outcome::Consumed
+            }
             (Action::Back, _) if self.shown.is_some() => {
                 self.filter.clear();
                 self.apply_filter(ctx);
@@ -251,9 +290,23 @@ impl Pane for InstancesPane {
 
     fn draw(&self, f: &mut Frame, area: Rect, ctx: &Ctx) {
         let g = &ctx.snap.graph;
+        // A narrow pane (one side of a diff) keeps the end of the class name.
+        let mut title = sanitize(&self.title(ctx)).into_owned();
+        let room = area.width.saturating_sub(4) as usize;
+        if title.chars().count() > room {
+            if let Some(i) = title.find(", by ") {
+                title.truncate(i);
+            }
+        }
+        let len = title.chars().count();
+        if len > room {
+            let class = sanitize(&g.classes[self.class as usize].name).into_owned();
+            let keep = class.chars().count().saturating_sub(len - room).max(8);
+            title = title.replacen(&class, &elide_left(&class, keep), 1);
+        }
         let block = Block::default()
             .borders(Borders::TOP)
-            .title(format!(" {} ", sanitize(&self.title(ctx))));
+            .title(format!(" {title} "));
         let rows_h = area.height.saturating_sub(2) as usize;
         let range = self.list.visible(rows_h, self.rows_len());
         let rows: Vec<TRow> = range
@@ -267,8 +320,14 @@ impl Pane for InstancesPane {
                     .map(|d| d.retained(o).map(human).unwrap_or_else(|| "-".into()))
                     .unwrap_or_else(|| "…".into());
                 let style = ctx.theme.row(i == self.list.selected);
+                let mark = match &self.changed {
+                    Some((m, word)) if !self.only_changed && m.get(o as usize) == Some(&true) => {
+                        format!(" {word}")
+                    }
+                    _ => String::new(),
+                };
                 TRow::new(vec![
-                    TCell::from(ctx.snap.object_name(o)),
+                    TCell::from(format!("{}{mark}", ctx.snap.object_name(o))),
                     TCell::from(Line::from(human(g.shallow_size(o))).right_aligned()),
                     TCell::from(Line::from(retained).right_aligned()),
                     TCell::from(sanitize(&ctx.snap.label(o).unwrap_or_default()).into_owned()),
@@ -283,17 +342,24 @@ impl Pane for InstancesPane {
             TCell::from("Value"),
         ])
         .style(ctx.theme.header());
-        let table = Table::new(
-            rows,
+        // A narrow pane (a side of the diff view) gives the ids their room and drops
+        // the value column.
+        let widths = if area.width < 60 {
+            [
+                Constraint::Min(14),
+                Constraint::Length(9),
+                Constraint::Length(9),
+                Constraint::Length(0),
+            ]
+        } else {
             [
                 Constraint::Length(20),
                 Constraint::Length(11),
                 Constraint::Length(11),
                 Constraint::Min(10),
-            ],
-        )
-        .header(header)
-        .block(block);
+            ]
+        };
+        let table = Table::new(rows, widths).header(header).block(block);
         f.render_widget(table, area);
     }
 
@@ -315,6 +381,17 @@ impl Pane for InstancesPane {
     }
 
     fn hints(&self) -> &'static [Action] {
+        if self.changed.is_some() {
+            return &[
+                Action::Down,
+                Action::Open,
+                Action::Back,
+                Action::Changed,
+                Action::Side,
+                Action::Paths,
+                Action::Help,
+            ];
+        }
         &[
             Action::Down,
             Action::Open,

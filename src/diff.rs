@@ -1,0 +1,469 @@
+//! Comparisons between two snapshots, shared by `heaptui diff`, `heaptui leaks` and the
+//! TUI's diff view (`heaptui BASE TARGET`).
+//!
+//! Three levels, from the coarsest:
+//! - per class: counts and bytes on each side and their deltas ([`class_deltas`]);
+//! - per owner, for every format: dominator-tree nodes named by their path from the GC
+//!   roots ([`owner_map`], [`owner_deltas`]). Addresses move between dumps; these paths
+//!   do not, which is what lets two dumps without common ids say which owner grew;
+//! - per object, where the format's ids survive between snapshots (V8 node ids):
+//!   new, gone and kept objects ([`identity`]).
+//!
+//! Owners need a decoder (edge labels, class objects' names), so this lives above
+//! `heap` beside the formats rather than in it.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use crate::format::Snapshot;
+use crate::heap::dominators::{Dominators, VIRTUAL_ROOT};
+use crate::heap::ObjId;
+
+/// The delta a diff is sorted by (largest growth first).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum DiffSort {
+    DeltaCount,
+    DeltaShallow,
+    DeltaRetained,
+}
+
+impl DiffSort {
+    pub fn name(self) -> &'static str {
+        match self {
+            DiffSort::DeltaCount => "Δ count",
+            DiffSort::DeltaShallow => "Δ shallow size",
+            DiffSort::DeltaRetained => "Δ retained size",
+        }
+    }
+
+    /// The next sort, for a key that cycles through them.
+    pub fn next(self) -> Self {
+        match self {
+            DiffSort::DeltaCount => DiffSort::DeltaShallow,
+            DiffSort::DeltaShallow => DiffSort::DeltaRetained,
+            DiffSort::DeltaRetained => DiffSort::DeltaCount,
+        }
+    }
+}
+
+/// One class on both sides. Retained figures are 0 without dominator trees; `new` and
+/// `gone` are 0 without surviving ids.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ClassDelta {
+    pub class: String,
+    pub base_count: u64,
+    pub target_count: u64,
+    pub base_shallow: u64,
+    pub target_shallow: u64,
+    pub base_retained: u64,
+    pub target_retained: u64,
+    /// Objects of the class in TARGET whose id is not in BASE.
+    pub new: u64,
+    /// Objects of the class in BASE whose id is not in TARGET.
+    pub gone: u64,
+    /// Retained bytes in TARGET of the class's new objects, MAT's class rule: an object
+    /// dominated by another new object of the same class is counted in that one.
+    pub new_retained: u64,
+}
+
+impl ClassDelta {
+    pub fn delta_count(&self) -> i64 {
+        self.target_count as i64 - self.base_count as i64
+    }
+    pub fn delta_shallow(&self) -> i64 {
+        self.target_shallow as i64 - self.base_shallow as i64
+    }
+    pub fn delta_retained(&self) -> i64 {
+        self.target_retained as i64 - self.base_retained as i64
+    }
+    pub fn delta(&self, sort: DiffSort) -> i64 {
+        match sort {
+            DiffSort::DeltaCount => self.delta_count(),
+            DiffSort::DeltaShallow => self.delta_shallow(),
+            DiffSort::DeltaRetained => self.delta_retained(),
+        }
+    }
+}
+
+/// Which objects are new and gone, where ids survive between snapshots.
+pub struct Identity {
+    /// What the ids are ("V8 node id").
+    pub kind: &'static str,
+    /// Per TARGET object: its id is not in BASE.
+    pub new_in_target: Vec<bool>,
+    /// Per BASE object: its id is not in TARGET.
+    pub gone_in_base: Vec<bool>,
+    pub new: u64,
+    pub gone: u64,
+    pub kept: u64,
+}
+
+/// New, gone and kept objects, when both snapshots have ids that survive (the same
+/// kind of id on both sides); `None` otherwise.
+pub fn identity(a: &Snapshot, b: &Snapshot) -> Option<Identity> {
+    let (kind, ia) = a.persistent_ids()?;
+    let (kind_b, ib) = b.persistent_ids()?;
+    if kind != kind_b {
+        return None;
+    }
+    let sa: HashSet<u64> = ia.iter().copied().collect();
+    let sb: HashSet<u64> = ib.iter().copied().collect();
+    let new_in_target: Vec<bool> = ib.iter().map(|id| !sa.contains(id)).collect();
+    let gone_in_base: Vec<bool> = ia.iter().map(|id| !sb.contains(id)).collect();
+    let new = new_in_target.iter().filter(|&&x| x).count() as u64;
+    let gone = gone_in_base.iter().filter(|&&x| x).count() as u64;
+    Some(Identity {
+        kind,
+        kept: ib.len() as u64 - new,
+        new_in_target,
+        gone_in_base,
+        new,
+        gone,
+    })
+}
+
+/// The ids to match objects by, and why the comparison is coarser than it could be:
+/// snapshots of different formats are compared by class name only, and ids that match
+/// nothing (two processes) are dropped. The warning is for the user.
+pub fn identity_checked(a: &Snapshot, b: &Snapshot) -> (Option<Identity>, Option<String>) {
+    if a.format != b.format {
+        return (
+            None,
+            Some(format!(
+                "{} against {}: different formats, compared by class name only",
+                a.format.title(),
+                b.format.title()
+            )),
+        );
+    }
+    match identity(a, b) {
+        Some(i) if i.kept == 0 && !i.new_in_target.is_empty() => {
+            let w = format!(
+                "no {} is in both snapshots (not the same process?): compared by class only",
+                i.kind
+            );
+            (None, Some(w))
+        }
+        other => (other, None),
+    }
+}
+
+/// Per class, both sides' figures, in class-name order. Retained sizes follow MAT's rule
+/// per side (`Dominators::class_retained`) where the dominator trees are given; `new`,
+/// `gone` and `new_retained` where `ids` is.
+pub fn class_deltas(
+    a: &Snapshot,
+    b: &Snapshot,
+    doms: Option<(&Dominators, &Dominators)>,
+    ids: Option<&Identity>,
+) -> Vec<ClassDelta> {
+    let mut rows: BTreeMap<String, ClassDelta> = BTreeMap::new();
+    let mut count = |s: &Snapshot, dom: Option<&Dominators>, base: bool| {
+        let per_class = dom.map(|d| d.class_retained(&s.graph));
+        let mut counts = vec![(0u64, 0u64); s.graph.classes.len()];
+        for (o, &c) in s.graph.class_of.iter().enumerate() {
+            counts[c as usize].0 += 1;
+            counts[c as usize].1 += s.graph.shallow_size(o as ObjId);
+        }
+        for (c, info) in s.graph.classes.iter().enumerate() {
+            let (n, bytes) = counts[c];
+            if n == 0 {
+                continue;
+            }
+            let r = rows.entry(info.name.clone()).or_insert_with(|| ClassDelta {
+                class: info.name.clone(),
+                ..Default::default()
+            });
+            let ret = per_class.as_ref().map_or(0, |p| p[c]);
+            if base {
+                r.base_count += n;
+                r.base_shallow += bytes;
+                r.base_retained += ret;
+            } else {
+                r.target_count += n;
+                r.target_shallow += bytes;
+                r.target_retained += ret;
+            }
+        }
+    };
+    count(a, doms.map(|d| d.0), true);
+    count(b, doms.map(|d| d.1), false);
+    if let Some(ids) = ids {
+        for (o, _) in ids.new_in_target.iter().enumerate().filter(|x| *x.1) {
+            if let Some(r) = rows.get_mut(b.class_name(o as ObjId)) {
+                r.new += 1;
+            }
+        }
+        // MAT's rule for a class's retained size, on the new objects: a new object's
+        // retained size counts unless a new object of the same class dominates it.
+        if let Some((_, db)) = doms {
+            let mut per_class = vec![0u64; b.graph.classes.len()];
+            // How many new objects of each class lie on the path from the root.
+            let mut open = vec![0u32; b.graph.classes.len()];
+            // (object, leaving): an object is pushed again to be left after its subtree.
+            let mut stack: Vec<(ObjId, bool)> = db
+                .children(VIRTUAL_ROOT)
+                .iter()
+                .map(|&c| (c, false))
+                .collect();
+            while let Some((o, leaving)) = stack.pop() {
+                let c = b.graph.class_of[o as usize] as usize;
+                let is_new = ids.new_in_target.get(o as usize) == Some(&true);
+                if leaving {
+                    open[c] -= 1;
+                    continue;
+                }
+                if is_new {
+                    if open[c] == 0 {
+                        per_class[c] += db.retained(o).unwrap_or(0);
+                    }
+                    open[c] += 1;
+                    stack.push((o, true));
+                }
+                for &k in db.children(o) {
+                    stack.push((k, false));
+                }
+            }
+            for (c, info) in b.graph.classes.iter().enumerate() {
+                if per_class[c] > 0 {
+                    if let Some(r) = rows.get_mut(&info.name) {
+                        r.new_retained += per_class[c];
+                    }
+                }
+            }
+        }
+        for (o, _) in ids.gone_in_base.iter().enumerate().filter(|x| *x.1) {
+            if let Some(r) = rows.get_mut(a.class_name(o as ObjId)) {
+                r.gone += 1;
+            }
+        }
+    }
+    rows.into_values().collect()
+}
+
+/// Largest growth first by `sort`, then by class name.
+pub fn sort_deltas(rows: &mut [ClassDelta], sort: DiffSort) {
+    rows.sort_by(|x, y| {
+        y.delta(sort)
+            .cmp(&x.delta(sort))
+            .then_with(|| x.class.cmp(&y.class))
+    });
+}
+
+/// Retained bytes and objects of one owner (or of all owners with the same path), and
+/// the dominator-tree nodes it stands for.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OwnerFigures {
+    pub retained: u64,
+    pub objects: u64,
+    pub nodes: Vec<ObjId>,
+    /// The class of the owner's nodes (of the first, where they differ).
+    pub class: String,
+}
+
+/// How a step names an object: a class object by the class it stands for (every class
+/// object is a `java.lang.Class`, so its own class would make all statics look alike),
+/// anything else by its class.
+fn owner_step_name(s: &Snapshot, o: ObjId) -> String {
+    let class = s.class_name(o);
+    if class == "java.lang.Class" {
+        if let Some(l) = s.label(o) {
+            return l;
+        }
+    }
+    class.to_string()
+}
+
+/// How many entries a collection holds, as its runtime counts them: an array's or
+/// string's length, or an integer field named `size`, `count`, `elementCount`, or
+/// `length` (Java's collections, most hand-written ones).
+pub fn entries(s: &Snapshot, o: ObjId) -> Option<u64> {
+    let i = s.inspect(o);
+    if i.length.is_some() {
+        return i.length;
+    }
+    i.fields.iter().find_map(|f| {
+        if f.is_static
+            || !matches!(
+                f.name.as_str(),
+                "size" | "count" | "elementCount" | "length"
+            )
+        {
+            return None;
+        }
+        match f.value {
+            crate::format::Value::Int(n) if n >= 0 => Some(n as u64),
+            _ => None,
+        }
+    })
+}
+
+/// The owners of a snapshot: dominator-tree nodes named by their path from the GC roots
+/// (the root's kind and class, then each step's reference name and class, element
+/// indexes folded to `[*]`), figures summed over nodes with the same path. Nodes below
+/// 0.05% of the heap, or deeper than 8 levels, are not named: they are part of their
+/// owner's figures.
+pub fn owner_map(s: &Snapshot, d: &Dominators) -> HashMap<String, OwnerFigures> {
+    let total = d.total_bytes();
+    let min = (total / 2000).max(1);
+    let mut out: HashMap<String, OwnerFigures> = Default::default();
+    let fold = |e: String| {
+        let bare = e.trim_start_matches('[').trim_end_matches(']');
+        if !bare.is_empty() && bare.bytes().all(|b| b.is_ascii_digit()) {
+            "[*]".to_string()
+        } else {
+            e
+        }
+    };
+    let mut stack: Vec<(ObjId, String, usize)> = Vec::new();
+    for &top in d.children(VIRTUAL_ROOT) {
+        if d.retained(top).unwrap_or(0) < min {
+            break;
+        }
+        let mut kinds: Vec<&str> = s
+            .graph
+            .roots_of(top)
+            .iter()
+            .map(|r| r.kind.name())
+            .collect();
+        kinds.dedup();
+        let root = if kinds.is_empty() {
+            "held by several roots".to_string()
+        } else {
+            kinds.join(", ")
+        };
+        stack.push((top, format!("[{root}] {}", owner_step_name(s, top)), 0));
+    }
+    while let Some((o, key, depth)) = stack.pop() {
+        let e = out.entry(key.clone()).or_default();
+        e.retained += d.retained(o).unwrap_or(0);
+        e.objects += d.retained_count(o).unwrap_or(0) as u64;
+        if e.nodes.len() < 64 {
+            e.nodes.push(o);
+        }
+        if e.class.is_empty() {
+            e.class = s.class_name(o).to_string();
+        }
+        if depth >= 8 {
+            continue;
+        }
+        for &c in d.children(o) {
+            if d.retained(c).unwrap_or(0) < min {
+                break;
+            }
+            let edge = s
+                .edge_label(o, c)
+                .map(fold)
+                .unwrap_or_else(|| "(dominated)".into());
+            stack.push((
+                c,
+                format!("{key} → {edge} {}", owner_step_name(s, c)),
+                depth + 1,
+            ));
+        }
+    }
+    out
+}
+
+/// One owner on both sides.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OwnerDelta {
+    pub owner: String,
+    pub base: OwnerFigures,
+    pub target: OwnerFigures,
+    /// Entries of the owner on each side, where it is a collection ([`entries`]),
+    /// summed over its nodes.
+    pub base_entries: Option<u64>,
+    pub target_entries: Option<u64>,
+}
+
+impl OwnerDelta {
+    pub fn delta_retained(&self) -> i64 {
+        self.target.retained as i64 - self.base.retained as i64
+    }
+    pub fn delta_objects(&self) -> i64 {
+        self.target.objects as i64 - self.base.objects as i64
+    }
+    pub fn delta_entries(&self) -> Option<i64> {
+        Some(self.target_entries? as i64 - self.base_entries? as i64)
+    }
+}
+
+/// An array class (Java's `T[]`, V8's `(array)` backing stores).
+fn is_array_class(c: &str) -> bool {
+    c.ends_with("[]") || c == "(array)"
+}
+
+/// The `n` owners whose retained size grew most from `a` to `b`, each growth named
+/// once (see below), with their entries where they are collections.
+pub fn owner_deltas(
+    a: &Snapshot,
+    da: &Dominators,
+    b: &Snapshot,
+    db: &Dominators,
+    n: usize,
+) -> Vec<OwnerDelta> {
+    let mut oa = owner_map(a, da);
+    let mut ob = owner_map(b, db);
+    let mut keys: Vec<String> = oa.keys().chain(ob.keys()).cloned().collect();
+    keys.sort();
+    keys.dedup();
+    let mut rows: Vec<OwnerDelta> = keys
+        .into_iter()
+        .map(|k| OwnerDelta {
+            base: oa.remove(&k).unwrap_or_default(),
+            target: ob.remove(&k).unwrap_or_default(),
+            owner: k,
+            base_entries: None,
+            target_entries: None,
+        })
+        .collect();
+    rows.sort_by(|x, y| {
+        y.delta_retained()
+            .cmp(&x.delta_retained())
+            .then_with(|| x.owner.cmp(&y.owner))
+    });
+    // Growth only, each named once: an owner is dropped when one non-array owner below
+    // it accounts for 90% of its growth (that one says more precisely where the growth
+    // is), and an array is dropped when it accounts for 90% of its parent's growth (it
+    // is the parent's storage: a map's table, a list's elements).
+    rows.retain(|r| r.delta_retained() > 0);
+    let growth: HashMap<&str, i64> = rows
+        .iter()
+        .map(|r| (r.owner.as_str(), r.delta_retained()))
+        .collect();
+    let parent_of = |k: &str| k.rfind(" → ").map(|i| k[..i].to_string());
+    let mut dropped: HashSet<String> = HashSet::new();
+    for r in &rows {
+        let d = r.delta_retained();
+        let array = is_array_class(&r.target.class) || is_array_class(&r.base.class);
+        let mut p = parent_of(&r.owner);
+        let mut first = true;
+        while let Some(k) = p {
+            if let Some(&pd) = growth.get(k.as_str()) {
+                if d * 10 >= pd * 9 {
+                    if array && first {
+                        dropped.insert(r.owner.clone());
+                    } else if !array {
+                        dropped.insert(k.clone());
+                    }
+                }
+            }
+            first = false;
+            p = parent_of(&k);
+        }
+    }
+    let mut out: Vec<OwnerDelta> = rows
+        .into_iter()
+        .filter(|r| !dropped.contains(&r.owner))
+        .take(n)
+        .collect();
+    for r in &mut out {
+        let sum = |s: &Snapshot, nodes: &[ObjId]| -> Option<u64> {
+            let v: Vec<u64> = nodes.iter().filter_map(|&o| entries(s, o)).collect();
+            (!v.is_empty()).then(|| v.iter().sum())
+        };
+        r.base_entries = sum(a, &r.base.nodes);
+        r.target_entries = sum(b, &r.target.nodes);
+    }
+    out
+}

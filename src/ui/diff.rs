@@ -1,0 +1,504 @@
+//! The diff view of `heaptui BASE TARGET`: DevTools' Comparison view and MAT's compare
+//! basket in the terminal.
+//!
+//! First a table of every class with its count and bytes on both sides and the deltas,
+//! sorted by the delta `s` picks, and below it the owners that grew most, matched by
+//! their path from the GC roots (`crate::diff`), once both dominator trees are ready.
+//! `Enter` on a class opens the two snapshots side by side, base on the left and target
+//! on the right, each on that class's instances (where ids survive: the gone objects on
+//! the left and the new ones on the right, `n` shows all). Each side is a whole
+//! single-snapshot view with its own navigation stack (inspector, paths, dominators,
+//! ...); `Tab` moves between the sides and `Esc` from a side's first pane returns to
+//! the table.
+
+use std::sync::{Arc, Mutex};
+
+use crossterm::event::KeyEvent;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::Line;
+use ratatui::widgets::{Block, Borders, Cell as TCell, Paragraph, Row as TRow, Table, Wrap};
+use ratatui::Frame;
+
+use super::app::Ready;
+use super::keys::{action_for, Action};
+use super::panes::histogram::{elide_left, thousands};
+use super::panes::instances::InstancesPane;
+use super::panes::list::ListState;
+use super::panes::{human, Ctx, Outcome, Pane};
+use super::text::sanitize;
+use super::theme::Theme;
+use crate::diff::{ClassDelta, DiffSort, Identity, OwnerDelta};
+use crate::heap::dominators::Dominators;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    Base,
+    Target,
+}
+
+pub struct DiffView {
+    pub base: Ready,
+    pub target: Ready,
+    /// New and gone objects, where the two snapshots share ids.
+    pub ids: Option<Arc<Identity>>,
+    /// The new objects of the target and the gone ones of the base, as instance-list
+    /// marks.
+    new_mask: Option<Arc<Vec<bool>>>,
+    gone_mask: Option<Arc<Vec<bool>>>,
+    rows: Vec<ClassDelta>,
+    /// How many classes there are in all; `rows` holds only the changed ones unless
+    /// `all` (`n` toggles).
+    classes: usize,
+    all: bool,
+    owners: Vec<OwnerDelta>,
+    sort: DiffSort,
+    list: ListState,
+    /// Side by side on a class, and which side has the keys; `None` shows the table.
+    pub sides: Option<Side>,
+    /// Why the comparison is coarser than it could be (different formats, no common ids).
+    pub warning: Option<String>,
+}
+
+impl DiffView {
+    /// The two sides, with the ids and the warning of [`crate::diff::identity_checked`].
+    pub fn new(base: Ready, target: Ready, ids: Option<Identity>, warning: Option<String>) -> Self {
+        let ids = ids.map(Arc::new);
+        let new_mask = ids.as_ref().map(|i| Arc::new(i.new_in_target.clone()));
+        let gone_mask = ids.as_ref().map(|i| Arc::new(i.gone_in_base.clone()));
+        let mut v = DiffView {
+            base,
+            target,
+            ids,
+            new_mask,
+            gone_mask,
+            rows: Vec::new(),
+            classes: 0,
+            all: false,
+            owners: Vec::new(),
+            sort: DiffSort::DeltaShallow,
+            list: ListState::new(),
+            sides: None,
+            warning,
+        };
+        v.compute();
+        v
+    }
+
+    fn compute(&mut self) {
+        let doms = match (&self.base.dom, &self.target.dom) {
+            (Some(a), Some(b)) => Some((a.as_ref(), b.as_ref())),
+            _ => None,
+        };
+        let selected = self.selected_row().map(|r| r.class.clone());
+        self.rows = crate::diff::class_deltas(
+            &self.base.snap,
+            &self.target.snap,
+            doms,
+            self.ids.as_deref(),
+        );
+        self.classes = self.rows.len();
+        if !self.all {
+            self.rows.retain(|r| {
+                r.delta_count() != 0
+                    || r.delta_shallow() != 0
+                    || r.delta_retained() != 0
+                    || r.new != 0
+                    || r.gone != 0
+            });
+        }
+        crate::diff::sort_deltas(&mut self.rows, self.sort);
+        if let Some(c) = selected {
+            if let Some(i) = self.rows.iter().position(|r| r.class == c) {
+                self.list.selected = i;
+            }
+        }
+        self.list.scroll(self.rows.len());
+    }
+
+    /// Both dominator trees are ready: retained deltas and the owners that grew.
+    pub fn set_dominators(&mut self, a: Arc<Dominators>, b: Arc<Dominators>, theme: &Theme) {
+        self.owners = crate::diff::owner_deltas(&self.base.snap, &a, &self.target.snap, &b, 8);
+        self.base.set_dominators(a, theme);
+        self.target.set_dominators(b, theme);
+        self.compute();
+    }
+
+    pub fn dominators_ready(&self) -> bool {
+        self.base.dom.is_some() && self.target.dom.is_some()
+    }
+
+    fn selected_row(&self) -> Option<&ClassDelta> {
+        self.rows.get(self.list.selected)
+    }
+
+    pub fn side(&self, s: Side) -> &Ready {
+        match s {
+            Side::Base => &self.base,
+            Side::Target => &self.target,
+        }
+    }
+
+    fn side_mut(&mut self, s: Side) -> &mut Ready {
+        match s {
+            Side::Base => &mut self.base,
+            Side::Target => &mut self.target,
+        }
+    }
+
+    /// Opens the two sides on the selected class.
+    fn open_sides(&mut self, theme: &Theme) {
+        let Some(row) = self.selected_row().cloned() else {
+            return;
+        };
+        for side in [Side::Base, Side::Target] {
+            let (mask, word, changed) = match side {
+                Side::Base => (self.gone_mask.clone(), "gone", row.gone),
+                Side::Target => (self.new_mask.clone(), "new", row.new),
+            };
+            let r = self.side_mut(side);
+            let class = r
+                .snap
+                .graph
+                .classes
+                .iter()
+                .position(|c| c.name == row.class);
+            let pane: Box<dyn Pane> = match class {
+                Some(c) => {
+                    let ctx = r.ctx(theme);
+                    // Only the changed objects when there are some; all otherwise.
+                    let marks = mask.filter(|_| changed > 0).map(|m| (m, word));
+                    Box::new(InstancesPane::with_changed(c as u32, &ctx, marks))
+                }
+                None => Box::new(MessagePane(format!(
+                    "No instance of {} in this snapshot.",
+                    row.class
+                ))),
+            };
+            r.stack = vec![pane];
+            r.forward.clear();
+        }
+        self.sides = Some(Side::Target);
+    }
+
+    /// Handles a key; false when it is the app's (quit, help, summary).
+    pub fn on_key(
+        &mut self,
+        key: &KeyEvent,
+        theme: &Theme,
+        clipboard: &Mutex<Vec<String>>,
+        message: &mut Option<String>,
+    ) -> bool {
+        let action = action_for(key);
+        if let Some(side) = self.sides {
+            let r = self.side_mut(side);
+            if !r.top().is_editing() {
+                match action {
+                    Some(Action::Side) => {
+                        self.sides = Some(match side {
+                            Side::Base => Side::Target,
+                            Side::Target => Side::Base,
+                        });
+                        return true;
+                    }
+                    Some(Action::Back) if r.stack.len() == 1 => {
+                        // A filter on the first pane is cleared first.
+                        let (ctx, stack, _) = r.parts(theme);
+                        let top = stack.last_mut().expect("one pane");
+                        if top.handle(key, &ctx) == Outcome::Consumed {
+                            return true;
+                        }
+                        self.sides = None;
+                        return true;
+                    }
+                    _ => {}
+                }
+            }
+            return r.on_key(key, theme, clipboard, message);
+        }
+        let Some(a) = action else {
+            return false;
+        };
+        if self.list.apply(a, self.rows.len()) {
+            return true;
+        }
+        match a {
+            Action::Sort => {
+                self.sort = self.sort.next();
+                if self.sort == DiffSort::DeltaRetained && !self.dominators_ready() {
+                    *message = Some("retained sizes are still being computed".into());
+                }
+                self.compute();
+                true
+            }
+            Action::Open => {
+                self.open_sides(theme);
+                true
+            }
+            Action::Changed => {
+                self.all = !self.all;
+                self.compute();
+                true
+            }
+            _ => false,
+        }
+    }
+
+    pub fn draw(&self, f: &mut Frame, area: Rect, theme: &Theme, dom_fraction: f64) {
+        match self.sides {
+            Some(focus) => self.draw_sides(f, area, theme, focus),
+            None => self.draw_table(f, area, theme, dom_fraction),
+        }
+    }
+
+    fn draw_table(&self, f: &mut Frame, area: Rect, theme: &Theme, dom_fraction: f64) {
+        let warn_h = self.warning.is_some() as u16;
+        let owners_h = if self.owners.is_empty() {
+            0
+        } else {
+            (self.owners.len() as u16 + 2).min(area.height / 3)
+        };
+        let [warn, table_area, owners_area] = Layout::vertical([
+            Constraint::Length(warn_h),
+            Constraint::Min(3),
+            Constraint::Length(owners_h),
+        ])
+        .areas(area);
+        if let Some(w) = &self.warning {
+            f.render_widget(
+                Paragraph::new(format!(" ⚠ {}", sanitize(w))).style(theme.warn()),
+                warn,
+            );
+        }
+        let ids = self.ids.is_some();
+        let retained = self.dominators_ready();
+        let title = format!(
+            " Diff — {} of {} classes{}, sorted by {}{}{} ",
+            thousands(self.rows.len() as u64),
+            thousands(self.classes as u64),
+            if self.all { "" } else { " changed" },
+            self.sort.name(),
+            match &self.ids {
+                Some(i) => format!(
+                    "; by {}: {} new, {} gone, {} kept",
+                    i.kind,
+                    thousands(i.new),
+                    thousands(i.gone),
+                    thousands(i.kept)
+                ),
+                None => String::new(),
+            },
+            if retained {
+                String::new()
+            } else {
+                format!("; retained sizes: computing {:.0}%", dom_fraction * 100.0)
+            }
+        );
+        let block = Block::default().borders(Borders::TOP).title(title);
+        let rows_h = table_area.height.saturating_sub(2) as usize;
+        let range = self.list.visible(rows_h, self.rows.len());
+        let arrow = |s: DiffSort| if self.sort == s { "▼" } else { "" };
+        let mut header = vec![
+            TCell::from("Class"),
+            TCell::from(Line::from("Base #").right_aligned()),
+            TCell::from(Line::from("Target #").right_aligned()),
+            TCell::from(Line::from(format!("Δ #{}", arrow(DiffSort::DeltaCount))).right_aligned()),
+            TCell::from(
+                Line::from(format!("Δ Shallow{}", arrow(DiffSort::DeltaShallow))).right_aligned(),
+            ),
+            TCell::from(
+                Line::from(format!("Δ Retained{}", arrow(DiffSort::DeltaRetained))).right_aligned(),
+            ),
+        ];
+        if ids {
+            header.push(TCell::from(Line::from("New").right_aligned()));
+            header.push(TCell::from(Line::from("Gone").right_aligned()));
+        }
+        let fixed: usize = 9 + 9 + 9 + 11 + 11 + if ids { 8 + 8 } else { 0 } + 8;
+        let name_w = (table_area.width as usize).saturating_sub(fixed).max(16);
+        let signed = |v: i64| {
+            if v > 0 {
+                format!("+{}", human(v as u64))
+            } else if v < 0 {
+                format!("-{}", human(v.unsigned_abs()))
+            } else {
+                "0".into()
+            }
+        };
+        let rows: Vec<TRow> = range
+            .map(|i| {
+                let r = &self.rows[i];
+                let mut cells = vec![
+                    TCell::from(elide_left(&sanitize(&r.class), name_w)),
+                    TCell::from(Line::from(thousands(r.base_count)).right_aligned()),
+                    TCell::from(Line::from(thousands(r.target_count)).right_aligned()),
+                    TCell::from(Line::from(signed_count(r.delta_count())).right_aligned()),
+                    TCell::from(Line::from(signed(r.delta_shallow())).right_aligned()),
+                    TCell::from(
+                        Line::from(if retained {
+                            signed(r.delta_retained())
+                        } else {
+                            "…".into()
+                        })
+                        .right_aligned(),
+                    ),
+                ];
+                if ids {
+                    cells.push(TCell::from(Line::from(thousands(r.new)).right_aligned()));
+                    cells.push(TCell::from(Line::from(thousands(r.gone)).right_aligned()));
+                }
+                TRow::new(cells).style(theme.row(i == self.list.selected))
+            })
+            .collect();
+        let mut widths = vec![
+            Constraint::Min(16),
+            Constraint::Length(9),
+            Constraint::Length(9),
+            Constraint::Length(9),
+            Constraint::Length(11),
+            Constraint::Length(11),
+        ];
+        if ids {
+            widths.push(Constraint::Length(8));
+            widths.push(Constraint::Length(8));
+        }
+        f.render_widget(
+            Table::new(rows, widths)
+                .header(TRow::new(header).style(theme.header()))
+                .block(block),
+            table_area,
+        );
+        if owners_h > 0 {
+            let lines: Vec<Line> = self
+                .owners
+                .iter()
+                .map(|o| {
+                    let entries = match (o.base_entries, o.target_entries) {
+                        (Some(x), Some(y)) => format!(" ({:+} entries)", y as i64 - x as i64),
+                        _ => String::new(),
+                    };
+                    let w =
+                        (owners_area.width as usize).saturating_sub(29 + entries.chars().count());
+                    Line::from(format!(
+                        "{:>11} {:>9} obj  {}{entries}",
+                        signed(o.delta_retained()),
+                        signed_count(o.delta_objects()),
+                        elide_left(&sanitize(&o.owner), w.max(10))
+                    ))
+                })
+                .collect();
+            f.render_widget(
+                Paragraph::new(lines).block(
+                    Block::default()
+                        .borders(Borders::TOP)
+                        .title(" Owners that grew most (matched by their path from the GC roots) "),
+                ),
+                owners_area,
+            );
+        }
+    }
+
+    fn draw_sides(&self, f: &mut Frame, area: Rect, theme: &Theme, focus: Side) {
+        let [left, right] =
+            Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
+                .areas(area);
+        for (side, area) in [(Side::Base, left), (Side::Target, right)] {
+            let r = self.side(side);
+            let [head, body] =
+                Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(area);
+            let name = r
+                .snap
+                .source
+                .path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let word = match side {
+                Side::Base => "BASE",
+                Side::Target => "TARGET",
+            };
+            let text = format!(
+                " {word}{} · {} ",
+                if focus == side { " ◆" } else { "" },
+                sanitize(&name)
+            );
+            let style = if focus == side {
+                theme.selected()
+            } else {
+                theme.dim()
+            };
+            f.render_widget(Paragraph::new(text).style(style), head);
+            let ctx = r.ctx(theme);
+            r.top().draw(f, body, &ctx);
+        }
+    }
+
+    /// What the status line says about the selection.
+    pub fn selected_text(&self, theme: &Theme) -> Option<String> {
+        match self.sides {
+            Some(s) => {
+                let r = self.side(s);
+                r.top().selected_text(&r.ctx(theme))
+            }
+            None => self.selected_row().map(|r| r.class.clone()),
+        }
+    }
+
+    /// The hint line's keys.
+    pub fn hints(&self) -> &'static [Action] {
+        match self.sides {
+            Some(s) => self.side(s).top().hints(),
+            None => &[
+                Action::Down,
+                Action::Open,
+                Action::Sort,
+                Action::Changed,
+                Action::Summary,
+                Action::Help,
+                Action::Quit,
+            ],
+        }
+    }
+
+    /// The pane on screen is taking every key (a filter prompt).
+    pub fn editing_hint(&self) -> Option<String> {
+        let r = self.side(self.sides?);
+        if r.top().is_editing() {
+            r.top().editing_hint()
+        } else {
+            None
+        }
+    }
+}
+
+/// A count's change: `+3,000`, `-150`, `0`.
+fn signed_count(v: i64) -> String {
+    match v.signum() {
+        1 => format!("+{}", thousands(v as u64)),
+        -1 => format!("-{}", thousands(v.unsigned_abs())),
+        _ => "0".into(),
+    }
+}
+
+/// A pane that only says something (a class with no instance on one side).
+struct MessagePane(String);
+
+impl Pane for MessagePane {
+    fn title(&self, _ctx: &Ctx) -> String {
+        String::new()
+    }
+    fn handle(&mut self, _key: &KeyEvent, _ctx: &Ctx) -> Outcome {
+        Outcome::Ignored
+    }
+    fn draw(&self, f: &mut Frame, area: Rect, ctx: &Ctx) {
+        f.render_widget(
+            Paragraph::new(sanitize(&self.0).into_owned())
+                .style(ctx.theme.dim())
+                .wrap(Wrap { trim: false })
+                .block(Block::default().borders(Borders::TOP)),
+            area,
+        );
+    }
+    fn hints(&self) -> &'static [Action] {
+        &[Action::Back, Action::Side, Action::Help, Action::Quit]
+    }
+}
