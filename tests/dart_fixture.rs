@@ -344,6 +344,21 @@ fn diff_matches_objects_by_identity_hash() {
             after.class_name(by_hash(&after, h))
         );
     }
+    // Objects without a hash (id 0) are neither new nor kept: new + kept = hashed objects.
+    let hashed = |s: &heaptui::Snapshot| {
+        s.persistent_ids()
+            .unwrap()
+            .1
+            .iter()
+            .filter(|&&h| h != 0)
+            .count() as u64
+    };
+    let o = &v["objects"];
+    assert_eq!(
+        o["new"].as_u64().unwrap() + o["kept"].as_u64().unwrap(),
+        hashed(&after)
+    );
+    assert!(o["gone"].as_u64().unwrap() <= hashed(&before));
     let new_order = &pa[format!("orders[{}]", p["ready"]["orders"]).as_str()];
     let h = new_order["identityHashCode"].as_u64().unwrap();
     by_hash(&after, h);
@@ -751,6 +766,25 @@ fn hand_built_every_tag_negative_ints_and_cut_strings() {
         assert_eq!(snap.find_object("#15"), None);
         assert_eq!(snap.find_object("#0"), None);
     }
+    // Two streams whose hashed objects differ: nothing is kept, and objects without a
+    // hash do not count as matches, so diff says they are not of one process.
+    let a = scratch().join("hashes-a.dartheap");
+    let b2 = scratch().join("hashes-b.dartheap");
+    let other: Vec<u64> = (0..14).map(|i| if i == 3 { 78 } else { 0 }).collect();
+    std::fs::write(&a, stream(&edge_case_objects((1 << 32) - 7), Some(&hashes))).unwrap();
+    std::fs::write(&b2, stream(&edge_case_objects((1 << 32) - 7), Some(&other))).unwrap();
+    let v = json_of(&heaptui(&[
+        "diff",
+        a.to_str().unwrap(),
+        b2.to_str().unwrap(),
+        "--json",
+    ]));
+    assert!(v["objects"].is_null(), "{v}");
+    assert!(
+        v.to_string()
+            .contains("no identity hash is in both snapshots"),
+        "{v}"
+    );
     // The same without the hash codes: whole, no persistent ids.
     let b = stream(&edge_case_objects((1 << 32) - 7), None);
     let snap = open_bytes(&b).unwrap();

@@ -180,9 +180,10 @@ pub trait Decoder: Send + Sync {
     /// A few words that tell this object from others of its class (the class a class
     /// object stands for, a string's text, a boxed number's value), or `None`.
     fn label(&self, bytes: &[u8], g: &Graph, o: ObjId) -> Option<String>;
-    /// Ids that name the same object in every snapshot of one process (V8 node ids), in
-    /// object order, and what they are called; `None` where the format has none (HPROF
-    /// and Go addresses move between snapshots).
+    /// Ids that name the same object in every snapshot of one process (V8 node ids, Dart
+    /// identity hashes), in object order, and what they are called; `None` where the
+    /// format has none (HPROF and Go addresses move between snapshots). 0 means "this
+    /// object has no id": it is never matched, new or gone.
     fn persistent_ids(&self, _bytes: &[u8], _g: &Graph) -> Option<(&'static str, Vec<u64>)> {
         None
     }

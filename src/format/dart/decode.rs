@@ -6,9 +6,10 @@
 //!
 //! Identity hash codes are the `persistent_ids` ("identity hash") by which `diff` and
 //! `leaks` match objects across snapshots of one process. A hash of 0 means "none"
-//! (Smis, strings, lists, code...): such objects all get id 0, so they are never counted
-//! as new or gone (they cannot be told apart, and calling every one of them new would
-//! drown the objects that can be matched); the class counts of `diff` still cover them.
+//! (Smis, strings, lists, code...): such objects get id 0, which the trait defines as "no
+//! id", so they are never counted as new, gone or kept (they cannot be told apart, and
+//! calling every one of them new would drown the objects that can be matched); the class
+//! counts of `diff` still cover them.
 //! Two objects may share a hash (the VM's are 30 bits on ia32): a match by hash is
 //! right with high probability, not certainly.
 
