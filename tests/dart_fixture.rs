@@ -359,6 +359,22 @@ fn diff_matches_objects_by_identity_hash() {
         hashed(&after)
     );
     assert!(o["gone"].as_u64().unwrap() <= hashed(&before));
+    // leaks (baseline, target, final = after): every Growth is new and still there.
+    let l = json_of(&heaptui(&[
+        "leaks",
+        &snap_path("before"),
+        &snap_path("after"),
+        &snap_path("after"),
+        "--json",
+    ]));
+    let growth: u64 = l["leaks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|g| g["class"] == format!("{APP}Growth"))
+        .map(|g| g["count"].as_u64().unwrap())
+        .sum();
+    assert_eq!(growth, grow);
     let new_order = &pa[format!("orders[{}]", p["ready"]["orders"]).as_str()];
     let h = new_order["identityHashCode"].as_u64().unwrap();
     by_hash(&after, h);

@@ -825,7 +825,7 @@ pub fn leaks(
         return Ok(());
     }
     println!(
-        "{} objects allocated between the baseline and the target are still in the final snapshot ({kind}s)",
+        "{} objects allocated between the baseline and the target are still in the final snapshot (matched by {kind})",
         leaked.len()
     );
     println!("     RETAINED    COUNT  CLASS / RETAINED BY");
