@@ -331,3 +331,32 @@ fn released_pages_read_back_the_same_bytes() {
     mem.release(0..8192);
     assert_eq!(&mem.bytes()[..4], b"abcd");
 }
+
+#[test]
+fn a_file_whose_index_would_not_fit_is_refused_up_front_with_the_figure() {
+    // HEAPTUI_MEMORY_LIMIT pretends the machine has 1 MB left; the 6.6 MB dump needs
+    // more, so it is refused before any index is built (exit 1, usage), naming the
+    // figure needed; HEAPTUI_IGNORE_MEMORY=1 opens it anyway.
+    let f = fixture("java/nocoops/heap-live.hprof.gz");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_heaptui"))
+        .args(["summary", f.to_str().unwrap()])
+        .env("HEAPTUI_CACHE_DIR", scratch().join("cache"))
+        .env("HEAPTUI_MEMORY_LIMIT", "1000000")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("needs about") && err.contains("MB of memory") && err.contains("only 1 MB"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_heaptui"))
+        .args(["summary", f.to_str().unwrap()])
+        .env("HEAPTUI_CACHE_DIR", scratch().join("cache"))
+        .env("HEAPTUI_MEMORY_LIMIT", "1000000")
+        .env("HEAPTUI_IGNORE_MEMORY", "1")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+}

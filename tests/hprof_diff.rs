@@ -123,3 +123,44 @@ fn different_formats_are_compared_by_class_with_a_warning() {
     let d = json_of(&heaptui(&["diff", &base, &target, "--json"]));
     assert_eq!(d["warnings"], serde_json::json!([]));
 }
+
+#[test]
+fn leaks_without_ids_are_the_owners_that_grew_and_stayed_grown() {
+    // Only two dumps exist: base → target → target (the growth stays: a leak) and
+    // base → target → base (it went away again: no leak).
+    let e = expected();
+    let g = &e["grown"];
+    let (base, target) = pair();
+    let v = json_of(&heaptui(&["leaks", &base, &target, &target, "--json"]));
+    let top = &v["leaks"][0];
+    assert!(
+        top["owner"].as_str().unwrap().ends_with(&format!(
+            "static {} {}",
+            g["field"].as_str().unwrap(),
+            g["collection_class"].as_str().unwrap()
+        )),
+        "{top}"
+    );
+    assert_eq!(top["class"], g["collection_class"], "{top}");
+    assert_eq!(
+        top["retained_bytes"], g["derived_retained_growth_bytes"],
+        "{top}"
+    );
+    assert_eq!(top["delta_entries"], g["delta_entries"], "{top}");
+    // The example's path in the final dump runs through the holder's static field.
+    let path = top["path"].as_array().unwrap();
+    assert!(
+        path.iter()
+            .any(|s| s["edge"] == format!("static {}", g["field"].as_str().unwrap())),
+        "{top}"
+    );
+    let v = json_of(&heaptui(&["leaks", &base, &target, &base, "--json"]));
+    assert!(
+        v["leaks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|l| !l["owner"].as_str().unwrap().contains("static entries")),
+        "{v}"
+    );
+}

@@ -479,3 +479,27 @@ fn diff_view_on_node_ids_lists_the_new_objects() {
     assert!(s.contains("Instances of HeaptuiLeak — 400 objects"), "{s}");
     assert!(s.contains(" new "), "{s}");
 }
+
+#[test]
+fn the_help_scrolls_to_its_last_key_at_80x24() {
+    let mut app = app();
+    let mut t = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    let s = run(&mut app, &mut t, "?");
+    assert!(s.contains("↑↓ scroll"), "{s}");
+    assert!(
+        !s.contains("q Ctrl-c"),
+        "the last key is below the box:\n{s}"
+    );
+    // Down to the end (more presses than rows: the scroll stops at the last one).
+    let s = run(&mut app, &mut t, &"j".repeat(60));
+    assert!(s.contains("q Ctrl-c"), "{s}");
+    assert!(s.contains("Keys (↑↓ scroll"), "still open:\n{s}");
+    // One step up shows the row above the top again, without 40 presses to undo.
+    let top = |s: &str| s.lines().nth(2).unwrap().to_string();
+    let before = top(&s);
+    let s = run(&mut app, &mut t, "k");
+    assert_ne!(top(&s), before, "{s}");
+    // Any other key closes it.
+    let s = run(&mut app, &mut t, "x");
+    assert!(!s.contains("Keys ("), "{s}");
+}

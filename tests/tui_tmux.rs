@@ -304,3 +304,46 @@ fn the_diff_view_in_a_real_terminal() {
     t.wait_for("EXITED-0");
     assert_eq!(t.modes(), "0 1", "main screen back, cursor shown");
 }
+
+#[test]
+fn ctrl_z_suspends_to_the_shell_and_fg_comes_back() {
+    // An interactive shell, so that job control stops and continues the program.
+    let Some(t) = Tmux::start("suspend", "bash --norc --noprofile -i") else {
+        return;
+    };
+    t.keys(&[
+        &format!(
+            "{} {}",
+            env!("CARGO_BIN_EXE_heaptui"),
+            fixture("java/coops/heap-live-jvmgz.hprof.gz").display()
+        ),
+        "Enter",
+    ]);
+    t.wait_for("Class histogram");
+    t.keys(&["C-z"]);
+    let s = t.wait_for("Stopped");
+    assert!(!s.contains("Class histogram"), "{s}");
+    assert_eq!(t.modes(), "0 1", "main screen back, cursor shown");
+    t.keys(&[
+        "stty -a | grep -o -- '-\\?icanon' | sed 's/^/MODE/'",
+        "Enter",
+    ]);
+    // The command line itself says "MODE" too: wait for the output line.
+    let s = t.wait_until("stty's answer", |s| {
+        s.lines().any(|l| l.starts_with("MODE"))
+    });
+    assert!(
+        s.lines().any(|l| l == "MODEicanon"),
+        "raw mode is off while stopped:\n{s}"
+    );
+    t.keys(&["fg", "Enter"]);
+    let s = t.wait_until("the histogram drawn again in full", |s| {
+        s.contains("Class histogram") && s.contains("HPROF · ")
+    });
+    assert!(t.modes().starts_with('1'), "alternate screen again: {s}");
+    assert!(s.contains("java.lang.String"), "{s}");
+    t.keys(&["q"]);
+    let s = t.wait_until("the shell's prompt", |s| !s.contains("Class histogram"));
+    assert!(!s.contains("Class histogram"), "{s}");
+    assert_eq!(t.modes(), "0 1");
+}

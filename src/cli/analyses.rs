@@ -701,8 +701,8 @@ type GroupKey = (String, Vec<String>);
 /// grouped by class and by the shape of their shortest retainer path in FINAL (the
 /// classes and reference names from the GC root down), largest retained size first. A
 /// group's retained size counts only members that no other member dominates. Needs ids
-/// that survive between snapshots (V8 node ids); other formats get a usage error that
-/// says so (their owners can still be compared with `diff`).
+/// that survive between snapshots (V8 node ids); other formats go through
+/// [`owner_leaks`].
 pub fn leaks(
     a: &Snapshot,
     b: &Snapshot,
@@ -715,7 +715,7 @@ pub fn leaks(
         (a.persistent_ids(), b.persistent_ids(), c.persistent_ids())
     else {
         return Err(Error::Usage(
-            "leaks needs ids that survive between snapshots (V8 node ids); these dumps have none: compare them with `heaptui diff`".into(),
+            "leaks by object needs ids that survive between snapshots (V8 node ids)".into(),
         ));
     };
     let base: HashSet<u64> = ia.into_iter().collect();
@@ -834,6 +834,99 @@ pub fn leaks(
         if !key.1.is_empty() {
             println!("{:>24}{}", "", sanitize(&key.1.join(" → ")));
         }
+    }
+    Ok(())
+}
+
+/// `leaks` for formats whose ids do not survive between snapshots (HPROF and Go
+/// addresses move): the owners — dominator-tree nodes matched by their path from the GC
+/// roots ([`crate::diff::owner_deltas`]) — whose retained size grew from BASELINE to
+/// TARGET and did not shrink back in FINAL (FINAL keeps at least 90% of the growth).
+/// Each is reported in the contract's shape: its class, the objects it gained
+/// (`count`), the bytes it gained (`retained_bytes`), an example node in FINAL and its
+/// path there; plus the owner's name and its three retained sizes.
+pub fn owner_leaks(s: [&Snapshot; 3], d: [&Dominators; 3], as_json: bool) -> Result<()> {
+    let [a, b, c] = s;
+    let grown = crate::diff::owner_deltas(a, d[0], b, d[1], 200);
+    let fin = crate::diff::owner_map(c, d[2]);
+    let rows: Vec<(&crate::diff::OwnerDelta, crate::diff::OwnerFigures)> = grown
+        .iter()
+        .filter_map(|r| {
+            let f = fin.get(&r.owner)?.clone();
+            let growth = r.delta_retained() as u64;
+            (f.retained + growth / 10 >= r.target.retained).then_some((r, f))
+        })
+        .take(50)
+        .collect();
+    if as_json {
+        let list: Vec<Json> = rows
+            .iter()
+            .map(|(r, f)| {
+                let example = f.nodes.first().copied();
+                let path: Vec<Json> = example
+                    .and_then(|o| {
+                        crate::heap::paths::to_roots(&c.graph, o, 1, false)
+                            .into_iter()
+                            .next()
+                    })
+                    .map(|p| {
+                        (0..p.len())
+                            .map(|i| {
+                                let x = p[i];
+                                let mut v = json!({
+                                    "object": c.object_name(x),
+                                    "class": c.class_name(x),
+                                    "edge": if i == 0 { None } else { c.edge_label(p[i - 1], x) },
+                                });
+                                if i == 0 {
+                                    v["root"] = json!(c
+                                        .graph
+                                        .roots_of(x)
+                                        .first()
+                                        .map(|r| r.kind.name())
+                                        .unwrap_or("unknown"));
+                                }
+                                v
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                json!({
+                    "class": f.class,
+                    "count": r.delta_objects(),
+                    "retained_bytes": r.delta_retained(),
+                    "example": example.map(|o| c.object_name(o)),
+                    "path": path,
+                    "owner": r.owner,
+                    "baseline_retained_bytes": r.base.retained,
+                    "target_retained_bytes": r.target.retained,
+                    "final_retained_bytes": f.retained,
+                    "delta_entries": r.delta_entries(),
+                })
+            })
+            .collect();
+        println!(
+            "{}",
+            json!({"leaks": list, "matched_by": "owner path from the GC roots"})
+        );
+        return Ok(());
+    }
+    println!(
+        "owners that grew from the baseline to the target and kept it in the final snapshot \
+         (no object ids in these dumps: owners matched by their path from the GC roots)"
+    );
+    println!("   GREW BYTES  GREW OBJS  OWNER");
+    for (r, _) in &rows {
+        let entries = r
+            .delta_entries()
+            .map(|e| format!(" ({e:+} entries)"))
+            .unwrap_or_default();
+        println!(
+            "{:>+13} {:>+10}  {}",
+            r.delta_retained(),
+            r.delta_objects(),
+            sanitize(&format!("{}{entries}", r.owner))
+        );
     }
     Ok(())
 }

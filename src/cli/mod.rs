@@ -284,8 +284,19 @@ pub fn run(cli: Cli) -> Result<()> {
             let a = open_for_cli(&baseline)?;
             let b = open_for_cli(&target)?;
             let c = open_for_cli(&final_)?;
-            let d = dominators_for_cli(&c);
-            analyses::leaks(&a, &b, &c, &d, json)
+            let ids = [&a, &b, &c].iter().all(|s| s.persistent_ids().is_some());
+            if ids {
+                let d = dominators_for_cli(&c);
+                analyses::leaks(&a, &b, &c, &d, json)
+            } else {
+                // No ids: the owners that grew and stayed grown.
+                let (da, db, dc) = (
+                    dominators_for_cli(&a),
+                    dominators_for_cli(&b),
+                    dominators_for_cli(&c),
+                );
+                analyses::owner_leaks([&a, &b, &c], [&da, &db, &dc], json)
+            }
         }
         Some(Cmd::Threads { file, json }) => {
             let snap = open_for_cli(&file)?;

@@ -57,6 +57,14 @@ pub enum RootKind {
     /// A pointer slot of a goroutine's stack frame (`thread` = goroutine, `frame` =
     /// depth).
     GoroutineFrame,
+    /// MoarVM's root sets (the collectables that the snapshot's root refers to), named as
+    /// MoarVM names them; the per-thread ones carry `thread`.
+    MoarPermanent,
+    MoarInstance,
+    MoarCStack,
+    MoarThread,
+    MoarInterGen,
+    MoarCallStack,
 }
 
 impl RootKind {
@@ -83,6 +91,12 @@ impl RootKind {
             RootKind::DataSegment => "data segment",
             RootKind::BssSegment => "bss segment",
             RootKind::GoroutineFrame => "goroutine frame",
+            RootKind::MoarPermanent => "permanent roots",
+            RootKind::MoarInstance => "VM instance roots",
+            RootKind::MoarCStack => "C stack roots",
+            RootKind::MoarThread => "thread roots",
+            RootKind::MoarInterGen => "inter-generational roots",
+            RootKind::MoarCallStack => "call stack roots",
         }
     }
 }

@@ -211,6 +211,11 @@ pub struct App {
     dom_rx: Option<Receiver<Vec<Dominators>>>,
     pub dom_progress: Progress,
     pub help: bool,
+    /// The first row of the open overlay (help, summary) that is shown, and how many rows
+    /// it showed when last drawn.
+    overlay_scroll: u16,
+    overlay_page: std::cell::Cell<u16>,
+    overlay_max: std::cell::Cell<u16>,
     pub summary: bool,
     pub quit: bool,
     pub theme: Theme,
@@ -308,6 +313,9 @@ impl App {
             dom_rx: Some(dom_rx),
             dom_progress,
             help: false,
+            overlay_scroll: 0,
+            overlay_page: Default::default(),
+            overlay_max: Default::default(),
             summary: false,
             quit: false,
             theme: Theme::from_env(),
@@ -333,6 +341,9 @@ impl App {
             dom_rx: Some(dom_rx),
             dom_progress: Progress::new(),
             help: false,
+            overlay_scroll: 0,
+            overlay_page: Default::default(),
+            overlay_max: Default::default(),
             summary: false,
             quit: false,
             theme: Theme { color: false },
@@ -363,6 +374,9 @@ impl App {
             dom_rx: Some(dom_rx),
             dom_progress: Progress::new(),
             help: false,
+            overlay_scroll: 0,
+            overlay_page: Default::default(),
+            overlay_max: Default::default(),
             summary: false,
             quit: false,
             theme: Theme { color: false },
@@ -434,8 +448,18 @@ impl App {
         }
         self.message = None;
         if self.help || self.summary {
+            let page = self.overlay_page.get().max(1);
             match action_for(key) {
                 Some(Action::Quit) => self.quit = true,
+                // An overlay longer than the screen scrolls.
+                Some(Action::Down) => self.overlay_scroll = self.overlay_scroll.saturating_add(1),
+                Some(Action::Up) => self.overlay_scroll = self.overlay_scroll.saturating_sub(1),
+                Some(Action::PageDown) => {
+                    self.overlay_scroll = self.overlay_scroll.saturating_add(page)
+                }
+                Some(Action::PageUp) => {
+                    self.overlay_scroll = self.overlay_scroll.saturating_sub(page)
+                }
                 Some(Action::Help) => {
                     self.help = !self.help;
                     self.summary = false;
@@ -448,6 +472,10 @@ impl App {
                     self.help = false;
                     self.summary = false;
                 }
+            }
+            self.overlay_scroll = self.overlay_scroll.min(self.overlay_max.get());
+            if !self.help && !self.summary {
+                self.overlay_scroll = 0;
             }
             return;
         }
@@ -603,7 +631,7 @@ impl App {
                 _ => None,
             };
             if let Some(r) = shown {
-                draw_overlay(
+                self.draw_overlay(
                     f,
                     area,
                     " Summary ",
@@ -632,26 +660,40 @@ impl App {
                 ])
             })
             .collect();
-        draw_overlay(f, area, " Keys (any key closes) ", lines);
+        self.draw_overlay(f, area, " Keys ", lines);
     }
-}
 
-fn draw_overlay(f: &mut Frame, area: Rect, title: &str, lines: Vec<Line>) {
-    let w = area.width.saturating_sub(4).min(90);
-    // Height for the wrapped lines, so the last ones are not cut off.
-    let inner = w.saturating_sub(2).max(1) as usize;
-    let rows: usize = lines.iter().map(|l| l.width().max(1).div_ceil(inner)).sum();
-    let h = (rows as u16 + 2).min(area.height.saturating_sub(2));
-    let r = Rect::new(area.x + (area.width - w) / 2, area.y + 1, w, h);
-    f.render_widget(Clear, r);
-    f.render_widget(
-        Paragraph::new(lines).wrap(Wrap { trim: false }).block(
-            Block::default()
-                .borders(Borders::ALL)
-                .title(title.to_string()),
-        ),
-        r,
-    );
+    /// An overlay box over the panes: as tall as its wrapped lines, at most the screen;
+    /// a longer one scrolls with the movement keys and says so in its title.
+    fn draw_overlay(&self, f: &mut Frame, area: Rect, title: &str, lines: Vec<Line>) {
+        let w = area.width.saturating_sub(4).min(90);
+        let inner = w.saturating_sub(2).max(1) as usize;
+        let rows: usize = lines.iter().map(|l| l.width().max(1).div_ceil(inner)).sum();
+        let h = (rows as u16 + 2).min(area.height.saturating_sub(2));
+        let shown = h.saturating_sub(2);
+        self.overlay_page.set(shown);
+        let max_scroll = (rows as u16).saturating_sub(shown);
+        self.overlay_max.set(max_scroll);
+        let scroll = self.overlay_scroll.min(max_scroll);
+        let more = if max_scroll == 0 {
+            "(any key closes)".to_string()
+        } else {
+            format!("(↑↓ scroll {}/{}; other keys close)", scroll + shown, rows)
+        };
+        let r = Rect::new(area.x + (area.width - w) / 2, area.y + 1, w, h);
+        f.render_widget(Clear, r);
+        f.render_widget(
+            Paragraph::new(lines)
+                .wrap(Wrap { trim: false })
+                .scroll((scroll, 0))
+                .block(
+                    Block::default()
+                        .borders(Borders::ALL)
+                        .title(format!("{title}{more} ")),
+                ),
+            r,
+        );
+    }
 }
 
 /// Runs the loop until the user quits, `stop` says so, or events run out.
@@ -666,6 +708,8 @@ pub fn run_loop<B: Backend>(
         terminal.draw(|f| app.draw(f))?;
         match next_event(Duration::from_millis(100))? {
             Some(Event::Key(k)) => app.on_key(&k),
+            // A new size, or the screen given back after a suspend: draw every cell.
+            Some(Event::Resize(..)) => terminal.clear()?,
             // The wheel moves the selection, as the arrow keys do.
             Some(Event::Mouse(m)) => {
                 let code = match m.kind {

@@ -29,6 +29,7 @@ pub enum Action {
     Copy,
     Changed,
     Side,
+    Suspend,
     Quit,
 }
 
@@ -179,6 +180,12 @@ pub const KEYMAP: &[Binding] = &[
         action: Action::Help,
         help: "this help",
         hint: Some("? help"),
+    },
+    Binding {
+        keys: &["Ctrl-z"],
+        action: Action::Suspend,
+        help: "suspend to the shell (fg comes back)",
+        hint: None,
     },
     Binding {
         keys: &["q", "Ctrl-c"],

@@ -61,11 +61,19 @@ fn run_app(paths: &[&Path]) -> Result<()> {
                 out.write_all(app::osc52(&text).as_bytes())?;
                 out.flush()?;
             }
-            if crossterm::event::poll(t)? {
-                crossterm::event::read().map(Some)
-            } else {
-                Ok(None)
+            if !crossterm::event::poll(t)? {
+                return Ok(None);
             }
+            let ev = crossterm::event::read()?;
+            if let crossterm::event::Event::Key(k) = &ev {
+                if keys::action_for(k) == Some(keys::Action::Suspend) {
+                    guard.suspend()?;
+                    // Everything is drawn again: the screen was the shell's meanwhile.
+                    let (w, h) = crossterm::terminal::size()?;
+                    return Ok(Some(crossterm::event::Event::Resize(w, h)));
+                }
+            }
+            Ok(Some(ev))
         },
         || guard.was_signalled(),
     );

@@ -4,7 +4,8 @@
 //! the guard's `Drop` (normal return and unwinding), a panic hook chained before the
 //! default one (so the panic message lands on a usable screen), and SIGTERM/SIGHUP/SIGINT
 //! handlers that set a flag the event loop polls (signals bypass both). In raw mode Ctrl-C
-//! arrives as a key, not a signal, and is bound to quit.
+//! arrives as a key, not a signal, and is bound to quit; Ctrl-Z too, and
+//! [`TerminalGuard::suspend`] leaves, stops and comes back.
 
 use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -72,6 +73,21 @@ impl TerminalGuard {
             crossterm::event::EnableMouseCapture
         )?;
         Ok(guard)
+    }
+
+    /// Ctrl-Z: gives the terminal back, stops the process as the shell's job control
+    /// expects (SIGTSTP), and takes the terminal again when `fg` continues it. In raw mode
+    /// Ctrl-Z is a key, not a signal, so the event loop calls this.
+    pub fn suspend(&self) -> io::Result<()> {
+        restore();
+        signal_hook::low_level::raise(signal_hook::consts::SIGTSTP)?;
+        terminal::enable_raw_mode()?;
+        execute!(
+            io::stdout(),
+            terminal::EnterAlternateScreen,
+            cursor::Hide,
+            crossterm::event::EnableMouseCapture
+        )
     }
 
     pub fn was_signalled(&self) -> bool {
