@@ -105,15 +105,18 @@ pub fn identity(a: &Snapshot, b: &Snapshot) -> Option<Identity> {
     if kind != kind_b {
         return None;
     }
-    let sa: HashSet<u64> = ia.iter().copied().collect();
-    let sb: HashSet<u64> = ib.iter().copied().collect();
-    let new_in_target: Vec<bool> = ib.iter().map(|id| !sa.contains(id)).collect();
-    let gone_in_base: Vec<bool> = ia.iter().map(|id| !sb.contains(id)).collect();
+    // Id 0 is "no id" (a Dart object without an identity hash): such objects are
+    // neither new, gone nor kept.
+    let sa: HashSet<u64> = ia.iter().copied().filter(|&id| id != 0).collect();
+    let sb: HashSet<u64> = ib.iter().copied().filter(|&id| id != 0).collect();
+    let new_in_target: Vec<bool> = ib.iter().map(|id| *id != 0 && !sa.contains(id)).collect();
+    let gone_in_base: Vec<bool> = ia.iter().map(|id| *id != 0 && !sb.contains(id)).collect();
     let new = new_in_target.iter().filter(|&&x| x).count() as u64;
     let gone = gone_in_base.iter().filter(|&&x| x).count() as u64;
+    let with_id = ib.iter().filter(|&&id| id != 0).count() as u64;
     Some(Identity {
         kind,
-        kept: ib.len() as u64 - new,
+        kept: with_id - new,
         new_in_target,
         gone_in_base,
         new,

@@ -132,25 +132,6 @@ fn exit_codes() {
 }
 
 #[test]
-#[allow(clippy::single_element_loop)] // one format left unbuilt (MoarVM is built)
-fn unbuilt_formats_are_recognised_and_refused_with_exit_2() {
-    let dir = scratch();
-    for (name, bytes, format) in [("a.dart", &b"dartheap\x01\x02"[..], "Dart VM heap")] {
-        let p = dir.join(name);
-        std::fs::write(&p, bytes).unwrap();
-        let out = heaptui(&["summary", p.to_str().unwrap()]);
-        assert_eq!(out.status.code(), Some(2), "{name}");
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(
-            err.contains(&format!(
-                "recognised as a {format} snapshot; support is not built yet"
-            )),
-            "{err}"
-        );
-    }
-}
-
-#[test]
 fn a_v8_header_without_its_fields_exits_2_naming_what_is_missing() {
     let p = scratch().join("nometa.heapsnapshot");
     std::fs::write(

@@ -719,7 +719,11 @@ pub fn leaks(
         ));
     };
     let base: HashSet<u64> = ia.into_iter().collect();
-    let target: HashSet<u64> = ib.into_iter().filter(|id| !base.contains(id)).collect();
+    // Id 0 is "no id" (a Dart object without an identity hash): never a leak.
+    let target: HashSet<u64> = ib
+        .into_iter()
+        .filter(|id| *id != 0 && !base.contains(id))
+        .collect();
     let g = &c.graph;
     let leaked: Vec<ObjId> = (0..g.len() as ObjId)
         .filter(|&o| target.contains(&ic[o as usize]))
@@ -802,7 +806,7 @@ pub fn leaks(
         return Ok(());
     }
     println!(
-        "{} objects allocated between the baseline and the target are still in the final snapshot ({kind}s)",
+        "{} objects allocated between the baseline and the target are still in the final snapshot (matched by {kind})",
         leaked.len()
     );
     println!("     RETAINED    COUNT  CLASS / RETAINED BY");

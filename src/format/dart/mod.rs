@@ -1,0 +1,821 @@
+//! The Dart VM heap snapshot reader: the `dartheap` stream that the VM service sends for
+//! `requestHeapSnapshot` (DevTools' "Download snapshot", `vm_service`'s
+//! `HeapSnapshotGraph`).
+//!
+//! Owns turning the stream into the format-neutral [`Graph`]; [`decode::DartDecoder`]
+//! answers the rest (field names, values, strings, identity hash codes) from the map
+//! later. Layout and tables: [`spec`], `specs/dart-heap-snapshot.md` and its corrections,
+//! `specs/NOTES.md` §6.
+//!
+//! The stream is all LEB128, with no record lengths, so one sequential pass reads it:
+//! header, classes (kept whole: names, library and field lists are small), then every
+//! object's class, shallow size, NonReferenceData (skipped; its offset is the object's
+//! record offset, decoded again on demand) and references, then the external properties
+//! and the identity hash codes. Object ids are the file's own 1-origin indices, so dense
+//! id = index − 1 and no id map is needed; `OBJECT` is written `#index`.
+//!
+//! What real files do that the spec does not say, and what we do about it:
+//! - A reference of 0 means "no object" (an unboxed slot): skipped, counted in a fact.
+//! - Objects 1–3 are synthetic (`Root`, `Read-Only Pages`, `Isolate`); they are the GC
+//!   roots (kind "synthetic root"). Every heap object is in the file, reachable or not:
+//!   the unreachable ones are kept, have no dominator (MAT's rule, not V8's), and are
+//!   counted in the `unreachable` fact beside the summary's reachable figures.
+//! - `_Smi` IntegerData is the machine word as unsigned LEB128 (a negative Smi reads as
+//!   2^32 − n on a 32-bit VM), `_Mint` is signed LEB128. The word size is not in the
+//!   file: it is 64 bits when some Smi value needs more than 32 bits, else 32 bits
+//!   (a 64-bit VM's negative Smis are ≥ 2^63, so a 64-bit file is told apart as soon as
+//!   it holds one negative Smi; a 64-bit file without any is read right too unless it
+//!   holds a positive Smi in 2^31..2^32, which would then show as negative).
+//! - Identity hash codes may be missing (older VMs): the file then ends after the
+//!   external properties, which is whole, not truncated. Their offsets are indexed every
+//!   [`HASH_STRIDE`] objects (an eighth of a byte per object), not stored.
+//! - References that the VM's GC treats as weak (a `_WeakProperty`'s key, a
+//!   `_WeakReference`'s target, finalizer entries, `WeakArray` elements: [`spec::WEAK`])
+//!   are marked weak.
+//!
+//! Bad input: a stream cut before the first object (header, class table) is an error
+//! naming the offset; a stream cut later opens as far as its objects are whole
+//! (`truncated` = the offset of the first object that is not; references to the missing
+//! objects are dropped). A count that the bytes left could not hold (a string length, a
+//! field or reference count) is refused before anything is sized from it: in the header
+//! it is an error, among the objects it ends the readable part like a cut, with a
+//! warning that quotes the count and its offset.
+
+pub mod decode;
+pub mod spec;
+
+use crate::error::ParseError;
+use crate::format::read::{Cursor, ReadResult};
+use crate::format::{Format, Snapshot};
+use crate::heap::{ClassInfo, EdgeBuilder, Graph, ObjId, Root, RootKind};
+use crate::progress::Progress;
+use crate::source::Source;
+use decode::DartDecoder;
+
+/// Every this many objects, the offset of that object's identity hash is kept.
+pub const HASH_STRIDE: usize = 64;
+
+/// One class of the snapshot with its field list.
+#[derive(Clone, Debug, Default)]
+pub struct Class {
+    pub name: String,
+    /// `dart.core`
+    pub library_name: String,
+    /// `dart:core`, `package:app/model.dart`; empty for the VM's internal classes.
+    pub library_uri: String,
+    /// (position in the object's reference list, field name); names may be empty.
+    pub fields: Vec<(u64, String)>,
+    /// Reference positions that are weak.
+    pub weak: Vec<u64>,
+    /// References past the fields (elements) are weak.
+    pub weak_elements: bool,
+}
+
+impl Class {
+    /// The class name as heaptui shows it: `libraryUri::Name` (`dart:core::_List`), the
+    /// bare name for the VM's internal classes, `(class N)` for a nameless class id.
+    pub fn display(&self, id: usize) -> String {
+        match (self.library_uri.is_empty(), self.name.is_empty()) {
+            (_, true) => format!("(class {id})"),
+            (true, false) => self.name.clone(),
+            (false, false) => format!("{}::{}", self.library_uri, self.name),
+        }
+    }
+
+    /// The name of the reference at `pos` of an object of this class: the field's name,
+    /// or `[k]` for the k-th reference past the fields (a list's elements, a static
+    /// slot without a name).
+    pub fn ref_label(&self, pos: u64) -> String {
+        if let Some((_, n)) = self.fields.iter().find(|f| f.0 == pos) {
+            if !n.is_empty() {
+                return n.clone();
+            }
+            return format!("[{pos}]");
+        }
+        let base = self.fields.len() as u64;
+        format!("[{}]", pos.saturating_sub(base))
+    }
+
+    fn is_weak(&self, pos: u64) -> bool {
+        (self.weak_elements && pos >= self.fields.len() as u64) || self.weak.contains(&pos)
+    }
+}
+
+/// A count of items of at least `min_size` bytes each, checked against the bytes left
+/// before anything is sized from it; an error names the count's own offset.
+pub(crate) fn count(c: &mut Cursor, min_size: u64, what: &str) -> ReadResult<usize> {
+    let at = c.offset();
+    let n = c.uleb128(what)?;
+    c.check_count(n, min_size, what).map_err(|mut e| {
+        e.offset = at;
+        e
+    })
+}
+
+/// A UTF-8 string of the stream: (absolute offset, length).
+pub(crate) fn string(c: &mut Cursor, what: &str) -> ReadResult<(usize, usize)> {
+    let n = count(c, 1, what)?;
+    let at = c.offset() as usize;
+    c.skip(n, what)?;
+    Ok((at, n))
+}
+
+fn text(b: &[u8], s: (usize, usize)) -> String {
+    String::from_utf8_lossy(&b[s.0..s.0 + s.1]).into_owned()
+}
+
+/// A LEB128 value read both ways: unsigned, and signed (two's complement from the last
+/// byte's sign bit). At most 10 bytes.
+pub(crate) fn leb(c: &mut Cursor, what: &str) -> ReadResult<(u64, i64)> {
+    let start = c.offset();
+    let (mut u, mut shift) = (0u64, 0u32);
+    loop {
+        let byte = c.u8(what)?;
+        if shift >= 64 {
+            return Err(ParseError::new(
+                start,
+                format!("{what} (LEB128)"),
+                "more than 64 bits",
+            ));
+        }
+        u |= u64::from(byte & 0x7f) << shift;
+        shift += 7;
+        if byte & 0x80 == 0 {
+            let s = if shift < 64 && byte & 0x40 != 0 {
+                (u | (!0u64 << shift)) as i64
+            } else {
+                u as i64
+            };
+            return Ok((u, s));
+        }
+    }
+}
+
+/// An object's NonReferenceData, with offsets into the file for its bytes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Data {
+    None,
+    Null,
+    Bool(bool),
+    /// The value read unsigned and signed; which one holds depends on the class.
+    Int {
+        unsigned: u64,
+        signed: i64,
+    },
+    Double(f64),
+    /// Full length in code units, then (offset, kept code units).
+    Latin1 {
+        len: u64,
+        at: usize,
+        kept: usize,
+    },
+    Utf16 {
+        len: u64,
+        at: usize,
+        kept: usize,
+    },
+    Length(u64),
+    Name {
+        at: usize,
+        len: usize,
+    },
+}
+
+/// Reads one NonReferenceData.
+pub(crate) fn data(c: &mut Cursor) -> ReadResult<Data> {
+    let at = c.offset();
+    let tag = c.uleb128("data tag")?;
+    Ok(match tag {
+        spec::TAG_NONE => Data::None,
+        spec::TAG_NULL => Data::Null,
+        spec::TAG_BOOL => Data::Bool(c.uleb128("bool value")? != 0),
+        spec::TAG_INT => {
+            let (unsigned, signed) = leb(c, "integer value")?;
+            Data::Int { unsigned, signed }
+        }
+        spec::TAG_DOUBLE => {
+            let v = c.bytes(8, "double value")?;
+            let mut a = [0u8; 8];
+            a.copy_from_slice(v);
+            Data::Double(f64::from_le_bytes(a))
+        }
+        spec::TAG_LATIN1 | spec::TAG_UTF16 => {
+            let unit = if tag == spec::TAG_LATIN1 { 1 } else { 2 };
+            let len = c.uleb128("string length")?;
+            let kept = count(c, unit, "string code units (truncated length)")?;
+            let at = c.offset() as usize;
+            c.skip(kept * unit as usize, "string code units")?;
+            if tag == spec::TAG_LATIN1 {
+                Data::Latin1 { len, at, kept }
+            } else {
+                Data::Utf16 { len, at, kept }
+            }
+        }
+        spec::TAG_LENGTH => Data::Length(c.uleb128("length")?),
+        spec::TAG_NAME => {
+            let (at, len) = string(c, "name")?;
+            Data::Name { at, len }
+        }
+        t => {
+            return Err(ParseError::new(
+                at,
+                "a NonReferenceData tag from 0 to 8",
+                t.to_string(),
+            ))
+        }
+    })
+}
+
+/// What comes before the objects.
+pub(crate) struct Header {
+    pub flags: u64,
+    pub name: String,
+    pub shallow_size: u64,
+    pub capacity: u64,
+    pub external_size: u64,
+    pub classes: Vec<Class>,
+    pub reference_count: u64,
+    pub object_count: u64,
+    /// Offset of the first object.
+    pub objects_at: usize,
+}
+
+pub(crate) fn header(b: &[u8]) -> ReadResult<Header> {
+    let mut c = Cursor::new(b, 0);
+    let magic = c.bytes(8, "the magic \"dartheap\"")?;
+    if magic != spec::MAGIC {
+        return Err(ParseError::new(
+            0,
+            "\"dartheap\"",
+            crate::format::read::quoted_bytes(magic),
+        ));
+    }
+    let flags = c.uleb128("flags")?;
+    let name = string(&mut c, "isolate name")?;
+    let shallow_size = c.uleb128("shallow size")?;
+    let capacity = c.uleb128("capacity")?;
+    let external_size = c.uleb128("external size")?;
+    // A class is at least six LEB128 values of one byte each.
+    let class_count = count(&mut c, 6, "classes")?;
+    let mut classes = Vec::with_capacity(class_count);
+    for _ in 0..class_count {
+        c.uleb128("class flags")?;
+        let name = string(&mut c, "class name")?;
+        let lib_name = string(&mut c, "library name")?;
+        let lib_uri = string(&mut c, "library URI")?;
+        string(&mut c, "reserved")?;
+        // A field is at least four one-byte values.
+        let n = count(&mut c, 4, "fields")?;
+        let mut fields = Vec::with_capacity(n);
+        for _ in 0..n {
+            c.uleb128("field flags")?;
+            let index = c.uleb128("field index")?;
+            let fname = string(&mut c, "field name")?;
+            string(&mut c, "reserved")?;
+            fields.push((index, text(b, fname)));
+        }
+        let mut class = Class {
+            name: text(b, name),
+            library_name: text(b, lib_name),
+            library_uri: text(b, lib_uri),
+            fields,
+            ..Default::default()
+        };
+        if let Some((_, _, names)) = spec::WEAK
+            .iter()
+            .find(|w| w.0 == class.library_uri && w.1 == class.name)
+        {
+            class.weak_elements = names.is_empty();
+            class.weak = class
+                .fields
+                .iter()
+                .filter(|f| names.contains(&f.1.as_str()))
+                .map(|f| f.0)
+                .collect();
+        }
+        classes.push(class);
+    }
+    let reference_count = c.uleb128("reference count")?;
+    let at = c.offset();
+    let object_count = c.uleb128("object count")?;
+    if object_count >= u32::MAX as u64 {
+        return Err(ParseError::new(
+            at,
+            "an object count below 2^32 - 1",
+            object_count.to_string(),
+        ));
+    }
+    Ok(Header {
+        flags,
+        name: text(b, name),
+        shallow_size,
+        capacity,
+        external_size,
+        classes,
+        reference_count,
+        object_count,
+        objects_at: c.pos(),
+    })
+}
+
+/// Totals of the object pass, for the facts.
+#[derive(Default)]
+struct Counts {
+    zero_refs: u64,
+    dangling_refs: u64,
+    max_smi: u64,
+    smis: u64,
+}
+
+/// Reads one object: its class (0-based), shallow size, smi value (when it is one), and
+/// its references into `refs` (as written: 1-origin, 0 = none).
+fn object(
+    c: &mut Cursor,
+    class_count: usize,
+    smi_class: Option<u32>,
+    refs: &mut Vec<u64>,
+) -> ReadResult<(u32, u64, Option<u64>)> {
+    let at = c.offset();
+    let class = c.uleb128("class id")?;
+    if class == 0 || class > class_count as u64 {
+        return Err(ParseError::new(
+            at,
+            format!("a class id from 1 to {class_count}"),
+            class.to_string(),
+        ));
+    }
+    let class = (class - 1) as u32;
+    let size = c.uleb128("shallow size")?;
+    let d = data(c)?;
+    let smi = match d {
+        Data::Int { unsigned, .. } if Some(class) == smi_class => Some(unsigned),
+        _ => None,
+    };
+    let n = count(c, 1, "references")?;
+    refs.clear();
+    for _ in 0..n {
+        refs.push(c.uleb128("reference")?);
+    }
+    Ok((class, size, smi))
+}
+
+/// [`object`] without error messages, over the raw bytes: `None` wherever `object` would
+/// fail (or a value is overlong), and then `object` reads the same bytes again to say
+/// why. Same checks, a fraction of the cost: one bounds check per LEB128 byte.
+#[inline]
+fn object_fast(
+    b: &[u8],
+    p: &mut usize,
+    class_count: usize,
+    smi_class: Option<u32>,
+    refs: &mut Vec<u64>,
+) -> Option<(u32, u64, Option<u64>)> {
+    #[inline(always)]
+    fn leb(b: &[u8], p: &mut usize) -> Option<u64> {
+        let x = *b.get(*p)?;
+        *p += 1;
+        if x < 0x80 {
+            return Some(x as u64);
+        }
+        let (mut v, mut shift) = ((x & 0x7f) as u64, 7u32);
+        loop {
+            let x = *b.get(*p)?;
+            *p += 1;
+            if shift >= 63 && x > 1 {
+                return None;
+            }
+            v |= ((x & 0x7f) as u64) << shift;
+            if x < 0x80 {
+                return Some(v);
+            }
+            shift += 7;
+        }
+    }
+    #[inline(always)]
+    fn skip(b: &[u8], p: &mut usize, n: u64) -> Option<()> {
+        let left = (b.len() - *p) as u64;
+        if n > left {
+            return None;
+        }
+        *p += n as usize;
+        Some(())
+    }
+    let class = leb(b, p)?;
+    if class == 0 || class > class_count as u64 {
+        return None;
+    }
+    let class = (class - 1) as u32;
+    let size = leb(b, p)?;
+    let mut smi = None;
+    match leb(b, p)? {
+        spec::TAG_NONE | spec::TAG_NULL => {}
+        spec::TAG_BOOL | spec::TAG_LENGTH => {
+            leb(b, p)?;
+        }
+        spec::TAG_INT => {
+            let v = leb(b, p)?;
+            if Some(class) == smi_class {
+                smi = Some(v);
+            }
+        }
+        spec::TAG_DOUBLE => skip(b, p, 8)?,
+        t @ (spec::TAG_LATIN1 | spec::TAG_UTF16) => {
+            leb(b, p)?;
+            let kept = leb(b, p)?;
+            let unit = if t == spec::TAG_LATIN1 { 1 } else { 2 };
+            skip(b, p, kept.checked_mul(unit)?)?;
+        }
+        spec::TAG_NAME => {
+            let n = leb(b, p)?;
+            skip(b, p, n)?;
+        }
+        _ => return None,
+    }
+    let n = leb(b, p)?;
+    if n > (b.len() - *p) as u64 {
+        return None;
+    }
+    refs.clear();
+    for _ in 0..n {
+        refs.push(leb(b, p)?);
+    }
+    Some((class, size, smi))
+}
+
+/// Opens a Dart VM heap snapshot whose bytes `source` holds.
+pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError> {
+    let b = source.bytes();
+    let h = header(b)?;
+    let class_count = h.classes.len();
+    let smi_class = h
+        .classes
+        .iter()
+        .position(|k| (k.library_uri.as_str(), k.name.as_str()) == spec::SMI)
+        .map(|i| i as u32);
+    let declared = h.object_count as usize;
+    progress.phase("reading objects", b.len() as u64);
+
+    let mut g = Graph::default();
+    // Sized by what the bytes left can hold (an object is at least four bytes), never by
+    // the count alone.
+    let room = (b.len() - h.objects_at) / 4;
+    let cap = declared.min(room);
+    g.class_of.reserve_exact(cap);
+    g.shallow.reserve_exact(cap);
+    g.offset.reserve_exact(cap);
+    let edges_hint = (h.reference_count as usize).min(b.len() - h.objects_at);
+    let mut eb = EdgeBuilder::with_capacity(cap, edges_hint);
+    let mut counts = Counts::default();
+    let mut refs: Vec<u64> = Vec::new();
+    let mut truncated: Option<u64> = None;
+    let mut warnings: Vec<String> = Vec::new();
+    // `p` walks the objects; the fast reader goes first, and the checked one reads an
+    // object again only where the fast one gave up, to name what is wrong.
+    let mut p = h.objects_at;
+    let mut released = 0usize;
+    for i in 0..declared {
+        let at = p as u64;
+        if i % (1 << 20) == 0 {
+            progress.set(at);
+            // The pages behind the scan leave our resident set (they stay cached).
+            if p - released >= 64 << 20 {
+                source.release(released..p);
+                released = p;
+            }
+        }
+        let read = match object_fast(b, &mut p, class_count, smi_class, &mut refs) {
+            Some(x) => Ok(x),
+            None => {
+                p = at as usize;
+                let mut c = Cursor::new(&b[p..], at);
+                let r = object(&mut c, class_count, smi_class, &mut refs);
+                p += c.pos();
+                r
+            }
+        };
+        match read {
+            Ok((class, size, smi)) => {
+                if let Some(v) = smi {
+                    counts.smis += 1;
+                    counts.max_smi = counts.max_smi.max(v);
+                }
+                let cls = &h.classes[class as usize];
+                for (pos, &r) in refs.iter().enumerate() {
+                    if r == 0 {
+                        counts.zero_refs += 1;
+                    } else if r > declared as u64 {
+                        counts.dangling_refs += 1;
+                    } else {
+                        eb.push((r - 1) as ObjId, cls.is_weak(pos as u64));
+                    }
+                }
+                if eb.targets.len() >= u32::MAX as usize {
+                    return Err(ParseError::new(at, "fewer than 2^32 references", "more"));
+                }
+                eb.finish_object();
+                g.class_of.push(class);
+                g.push_shallow(i as ObjId, size);
+                g.offset.push(at);
+            }
+            Err(e) => {
+                truncated = Some(at);
+                if !e.found.contains("end of file") {
+                    warnings.push(format!(
+                        "object #{} at byte offset {at} is unreadable: expected {}, found {} (at byte offset {}); it and the objects after it are left out",
+                        i + 1,
+                        e.expected,
+                        e.found,
+                        e.offset
+                    ));
+                }
+                break;
+            }
+        }
+    }
+    let n = g.class_of.len();
+    if n < declared {
+        // References to the objects that are not there are dropped.
+        let mut kept = EdgeBuilder::with_capacity(n, eb.targets.len());
+        for o in 0..n {
+            for e in eb.start[o] as usize..eb.start[o + 1] as usize {
+                let t = eb.targets[e];
+                if (t as usize) < n {
+                    let weak = eb.weak.get(e / 64).is_some_and(|w| w >> (e % 64) & 1 == 1);
+                    kept.push(t, weak);
+                } else {
+                    counts.dangling_refs += 1;
+                }
+            }
+            kept.finish_object();
+        }
+        eb = kept;
+    }
+    progress.phase("building referrers", 0);
+    eb.install(&mut g);
+    g.classes = h
+        .classes
+        .iter()
+        .enumerate()
+        .map(|(i, k)| ClassInfo {
+            name: k.display(i + 1),
+        })
+        .collect();
+    // The synthetic objects are the roots.
+    for o in 0..n.min(3) {
+        let k = &h.classes[g.class_of[o] as usize];
+        if g.class_of[o] < 3
+            && k.library_uri.is_empty()
+            && spec::SYNTHETIC_CLASSES.contains(&k.name.as_str())
+        {
+            g.roots.push(Root {
+                obj: o as ObjId,
+                kind: RootKind::Synthetic,
+                thread: u32::MAX,
+                frame: u32::MAX,
+            });
+        }
+    }
+    if g.roots.is_empty() && n > 0 {
+        warnings.push("object #1 is not the synthetic Root: it is taken as the root anyway".into());
+        g.roots.push(Root {
+            obj: 0,
+            kind: RootKind::Synthetic,
+            thread: u32::MAX,
+            frame: u32::MAX,
+        });
+    }
+    g.sort_roots();
+
+    // External properties and identity hash codes, when the objects were whole.
+    progress.phase("reading external properties and hash codes", 0);
+    let mut c = Cursor::new(&b[p..], p as u64);
+    let mut externals: Vec<(ObjId, u64, (usize, usize))> = Vec::new();
+    let mut hashes = decode::Hashes::default();
+    let mut ext_declared_total = 0u64;
+    if truncated.is_none() {
+        let at = c.offset();
+        let r: ReadResult<()> = (|| {
+            let props = count(&mut c, 3, "external properties")?;
+            for _ in 0..props {
+                let o = c.uleb128("external property object")?;
+                let size = c.uleb128("external size")?;
+                let name = string(&mut c, "external property name")?;
+                ext_declared_total += size;
+                if o >= 1 && o <= n as u64 {
+                    externals.push(((o - 1) as ObjId, size, name));
+                } else {
+                    warnings.push(format!(
+                        "an external property of {size} bytes names object #{o}, which is not in the snapshot"
+                    ));
+                }
+            }
+            Ok(())
+        })();
+        if let Err(e) = r {
+            truncated = Some(at);
+            externals.clear();
+            if !e.found.contains("end of file") {
+                warnings.push(format!(
+                    "the external properties at byte offset {at} are unreadable: expected {}, found {} (at byte offset {})",
+                    e.expected, e.found, e.offset
+                ));
+            }
+        } else if !c.is_empty() {
+            hashes = decode::Hashes::read(&mut c, n, HASH_STRIDE);
+            if hashes.read < n {
+                truncated = Some(c.offset());
+            } else if !c.is_empty() {
+                warnings.push(format!(
+                    "{} bytes after the identity hash codes (from byte offset {}) are ignored",
+                    c.remaining(),
+                    c.offset()
+                ));
+            }
+        }
+    }
+    externals.sort_by_key(|e| e.0);
+    let ext_total: u64 = externals.iter().map(|e| e.1).sum();
+
+    let word_bits = if counts.max_smi > u32::MAX as u64 {
+        64
+    } else {
+        32
+    };
+    progress.phase("finding unreachable objects", 0);
+    let (_, reach_n, reach_bytes) = crate::heap::reach::reachable(&g);
+    let all_bytes: u64 = (0..n as ObjId).map(|o| g.shallow_size(o)).sum();
+    let mut facts = vec![
+        ("isolate".to_string(), h.name.clone()),
+        (
+            "classes".to_string(),
+            "libraryUri::Name as the snapshot's class table gives them; --group-by package groups by library".to_string(),
+        ),
+        (
+            "heap used".to_string(),
+            format!(
+                "{} bytes (the header's shallowSize: the VM's heap usage with image pages, not the sum of the objects)",
+                h.shallow_size
+            ),
+        ),
+        ("heap capacity".to_string(), format!("{} bytes", h.capacity)),
+        (
+            "external size".to_string(),
+            format!(
+                "{} bytes (header); {} external properties on {} objects, {} bytes",
+                h.external_size,
+                externals.len(),
+                {
+                    let mut v: Vec<ObjId> = externals.iter().map(|e| e.0).collect();
+                    v.dedup();
+                    v.len()
+                },
+                ext_total
+            ),
+        ),
+        (
+            "unreachable".to_string(),
+            format!(
+                "{} objects, {} bytes: in the file but not reached from the root (garbage the VM had not yet collected); they have no retained size",
+                n as u64 - reach_n,
+                all_bytes - reach_bytes
+            ),
+        ),
+        (
+            "references".to_string(),
+            format!(
+                "{} declared; {} are 0 (no object: unboxed or omitted slots) and skipped; {} name no object of the snapshot",
+                h.reference_count, counts.zero_refs, counts.dangling_refs
+            ),
+        ),
+        (
+            "identity hash codes".to_string(),
+            if !hashes.present {
+                "absent (a VM older than the field): objects cannot be matched between snapshots".to_string()
+            } else {
+                format!(
+                    "{} of {} objects have one (0 = none: Smis, strings, lists and more); diff matches objects by them",
+                    hashes.nonzero, n
+                )
+            },
+        ),
+        (
+            "word size".to_string(),
+            format!(
+                "{word_bits}-bit, from the {} Smi values (largest raw value {})",
+                counts.smis, counts.max_smi
+            ),
+        ),
+    ];
+    if h.flags != 0 {
+        facts.push(("flags".to_string(), h.flags.to_string()));
+    }
+    if ext_declared_total != h.external_size && truncated.is_none() {
+        warnings.push(format!(
+            "the external properties add up to {ext_declared_total} bytes; the header says {}",
+            h.external_size
+        ));
+    }
+    if let Some(t) = truncated {
+        warnings.insert(
+            0,
+            format!(
+                "truncated at byte offset {t}: the file is read as far as it is whole ({n} of {declared} objects)"
+            ),
+        );
+    }
+    let decoder = DartDecoder {
+        classes: h.classes,
+        smi_class,
+        word_bits,
+        externals: externals.iter().map(|e| (e.0, e.1)).collect(),
+        hashes,
+    };
+    Ok(Snapshot {
+        format: Format::Dart,
+        format_version: if h.flags == 0 {
+            "dartheap".to_string()
+        } else {
+            format!("dartheap (flags {})", h.flags)
+        },
+        id_size: None,
+        threads: 0,
+        thread_list: Vec::new(),
+        graph: g,
+        truncated,
+        warnings,
+        facts,
+        decoder: Box::new(decoder),
+        snapshots: Vec::new(),
+        snapshot_index: 0,
+        source,
+    })
+}
+
+/// The offset where the identity hash codes start (just after the external properties),
+/// or `None` when the stream is not whole up to there. For tests that cut a real file
+/// into one without hash codes.
+pub fn hash_codes_offset(b: &[u8]) -> Option<usize> {
+    let h = header(b).ok()?;
+    let mut c = Cursor::new(&b[h.objects_at..], h.objects_at as u64);
+    let mut refs = Vec::new();
+    for _ in 0..h.object_count {
+        object(&mut c, h.classes.len(), None, &mut refs).ok()?;
+    }
+    let count = c.uleb128("external property count").ok()?;
+    for _ in 0..count {
+        c.uleb128("object").ok()?;
+        c.uleb128("size").ok()?;
+        string(&mut c, "name").ok()?;
+    }
+    Some(c.offset() as usize)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn leb_reads_both_ways() {
+        // -5000000000 as SLEB128, -1 and 63 / -64 at the one-byte sign boundary.
+        for (bytes, u, s) in [
+            (vec![0x7f], 0x7f, -1i64),
+            (vec![0x3f], 0x3f, 63),
+            (vec![0x40], 0x40, -64),
+            (vec![0x80, 0x01], 0x80, 128),
+        ] {
+            let mut c = Cursor::new(&bytes, 0);
+            assert_eq!(leb(&mut c, "v").unwrap(), (u, s));
+        }
+        let mut v = Vec::new();
+        let mut x: i64 = -5_000_000_000;
+        loop {
+            let byte = (x & 0x7f) as u8;
+            x >>= 7;
+            let done = (x == 0 && byte & 0x40 == 0) || (x == -1 && byte & 0x40 != 0);
+            v.push(if done { byte } else { byte | 0x80 });
+            if done {
+                break;
+            }
+        }
+        let mut c = Cursor::new(&v, 0);
+        assert_eq!(leb(&mut c, "v").unwrap().1, -5_000_000_000);
+        // Eleven bytes of continuation: refused, not wrapped.
+        let long = [0xffu8; 11];
+        assert!(leb(&mut Cursor::new(&long, 0), "v").is_err());
+    }
+
+    #[test]
+    fn labels_of_fields_and_elements() {
+        let k = Class {
+            name: "_List".into(),
+            library_uri: "dart:core".into(),
+            fields: vec![(0, "type_arguments_".into()), (1, "length_".into())],
+            ..Default::default()
+        };
+        assert_eq!(k.display(93), "dart:core::_List");
+        assert_eq!(k.ref_label(1), "length_");
+        assert_eq!(k.ref_label(2), "[0]");
+        assert_eq!(k.ref_label(7), "[5]");
+        assert_eq!(Class::default().display(5), "(class 5)");
+    }
+}

@@ -1,0 +1,882 @@
+//! Dart VM heap snapshots written by a real Dart 3.7 VM (`fixtures/dart`), checked
+//! against what the runtime and the program said around them (`expected.json`):
+//! `getAllocationProfile(gc: true)` and `getMemoryUsage` with the isolate paused, the
+//! identity hash codes that `evaluate` reported for chosen objects, and the program's
+//! own counts. Edge cases that the real files cannot show (a 64-bit VM's Smis, a hostile
+//! count) are hand-built streams; cut and hash-less files are cut from the real bytes.
+
+mod common;
+
+use common::*;
+use heaptui::progress::Progress;
+use heaptui::source::Source;
+use serde_json::Value;
+
+const APP: &str = "package:heapshape/model.dart::";
+
+fn expected() -> Value {
+    serde_json::from_str(&std::fs::read_to_string(fixture("dart/expected.json")).unwrap()).unwrap()
+}
+
+fn snap_path(name: &str) -> String {
+    fixture(&format!("dart/{name}.dartheap.gz"))
+        .to_str()
+        .unwrap()
+        .to_string()
+}
+
+fn open_bytes(bytes: &[u8]) -> Result<heaptui::Snapshot, heaptui::error::ParseError> {
+    let mut m = memmap2::MmapMut::map_anon(bytes.len().max(1)).unwrap();
+    m[..bytes.len()].copy_from_slice(bytes);
+    let map = m.make_read_only().unwrap();
+    let src = if bytes.is_empty() {
+        Source::from_map(std::path::Path::new("mem.dartheap"), None)
+    } else {
+        Source::from_map(std::path::Path::new("mem.dartheap"), Some(map))
+    };
+    heaptui::format::dart::open(src, &Progress::new())
+}
+
+fn real(name: &str) -> Vec<u8> {
+    std::fs::read(gunzipped(&format!("dart/{name}.dartheap.gz"))).unwrap()
+}
+
+/// The leading integer of a summary detail ("6066176 bytes ...").
+fn detail_number(s: &Value, key: &str) -> u64 {
+    let v = s["details"][key]
+        .as_str()
+        .unwrap_or_else(|| panic!("no {key}"));
+    v.split_whitespace().next().unwrap().parse().unwrap()
+}
+
+#[test]
+fn app_classes_equal_get_allocation_profile_and_the_programs_counts() {
+    let e = expected();
+    for which in ["before", "after"] {
+        let truth = &e["snapshots"][which];
+        assert_eq!(truth["app_classes_unchanged_after_snapshot"], true);
+        let h = json_of(&heaptui(&["histogram", &snap_path(which), "--json"]));
+        let rows = h["classes"].as_array().unwrap();
+        let ours = |class: &str| {
+            rows.iter().find(|r| r["class"] == class).map(|r| {
+                (
+                    r["count"].as_u64().unwrap(),
+                    r["shallow_bytes"].as_u64().unwrap(),
+                )
+            })
+        };
+        let mut checked = 0;
+        for r in truth["allocation_profile"].as_array().unwrap() {
+            let class = r["class"].as_str().unwrap();
+            if !class.starts_with(APP) {
+                continue;
+            }
+            let want = (
+                r["instances"].as_u64().unwrap(),
+                r["bytes"].as_u64().unwrap(),
+            );
+            assert_eq!(ours(class), Some(want), "{which}: {class}");
+            checked += 1;
+        }
+        assert!(checked >= 4, "{which}: {checked} app classes");
+        // The program's own counts, the same way.
+        let p = &e["program"];
+        let state = if which == "before" {
+            &p["ready"]
+        } else {
+            &p["grown"]
+        };
+        assert_eq!(ours(&format!("{APP}Order")).unwrap().0, state["orders"]);
+        assert_eq!(
+            ours(&format!("{APP}LineItem")).unwrap().0,
+            state["line_items"]
+        );
+        assert_eq!(
+            ours(&format!("{APP}Customer")).unwrap().0,
+            p["ready"]["customers"]
+        );
+        assert_eq!(ours(&format!("{APP}Link")).unwrap().0, p["ready"]["links"]);
+        // The dropped Scraps were collected by the profile's GC: none in the file.
+        assert_eq!(ours(&format!("{APP}Scrap")), None);
+        if which == "after" {
+            assert_eq!(
+                ours(&format!("{APP}Growth")).unwrap().0,
+                p["grown"]["growth"]
+            );
+        } else {
+            assert_eq!(ours(&format!("{APP}Growth")), None);
+        }
+    }
+}
+
+#[test]
+fn capacity_and_external_size_equal_get_memory_usage() {
+    let e = expected();
+    for which in ["before", "after"] {
+        let mem = &e["snapshots"][which]["memory_usage"];
+        let s = json_of(&heaptui(&["summary", &snap_path(which), "--json"]));
+        assert_eq!(s["format"], "dart");
+        assert!(s["truncated"].is_null());
+        assert_eq!(s["details"]["isolate"], "main");
+        assert_eq!(detail_number(&s, "heap capacity"), mem["heapCapacity"]);
+        assert_eq!(detail_number(&s, "external size"), mem["externalUsage"]);
+        // The header's shallowSize is the heap usage at the moment of writing, a few
+        // hundred bytes from getMemoryUsage (NOTES §6b); it is not the objects' sum.
+        let used = detail_number(&s, "heap used") as i64;
+        let want = mem["heapUsage"].as_i64().unwrap();
+        assert!((used - want).abs() < 4096, "{which}: {used} vs {want}");
+        // Unreachable objects are kept and counted beside the reachable figures.
+        let unreachable = detail_number(&s, "unreachable");
+        assert_eq!(
+            s["reachable_objects"].as_u64().unwrap() + unreachable,
+            s["objects"].as_u64().unwrap()
+        );
+        assert!(
+            unreachable > 0,
+            "{which}: the VM always leaves some garbage"
+        );
+        assert_eq!(s["roots"], 3, "Root, Read-Only Pages, Isolate");
+    }
+}
+
+/// Object of `snap` whose identity hash is `hash` (exactly one).
+fn by_hash(snap: &heaptui::Snapshot, hash: u64) -> u32 {
+    let (kind, ids) = snap.persistent_ids().expect("identity hashes");
+    assert_eq!(kind, "identity hash");
+    let hits: Vec<usize> = (0..ids.len()).filter(|&i| ids[i] == hash).collect();
+    assert_eq!(hits.len(), 1, "hash {hash}");
+    hits[0] as u32
+}
+
+fn field_value(snap: &heaptui::Snapshot, o: u32, name: &str) -> heaptui::format::Value {
+    let ins = snap.inspect(o);
+    ins.fields
+        .iter()
+        .find(|f| f.name == name)
+        .unwrap_or_else(|| panic!("no field {name} in {:?}", ins.fields))
+        .value
+        .clone()
+}
+
+#[test]
+fn objects_named_by_evaluate_are_found_by_identity_hash_with_their_values() {
+    use heaptui::format::Value;
+    let e = expected();
+    let p = &e["program"]["ready"];
+    let path = fixture("dart/before.dartheap.gz");
+    let snap = heaptui::open(&path, &Progress::new()).unwrap();
+    let probes = &e["snapshots"]["before"]["probes"];
+    let obj = |ex: &str| {
+        let pr = &probes[ex];
+        let o = by_hash(&snap, pr["identityHashCode"].as_u64().unwrap());
+        assert_eq!(
+            snap.class_name(o),
+            format!("{APP}{}", pr["class"].as_str().unwrap()),
+            "{ex}"
+        );
+        o
+    };
+    // orders.first: id 0, and its note is the long Latin-1 string, cut by the snapshot.
+    let first = obj("orders.first");
+    assert_eq!(field_value(&snap, first, "id"), Value::Int(0));
+    let Value::Object(note) = field_value(&snap, first, "note") else {
+        panic!("note is not an object");
+    };
+    assert_eq!(snap.class_name(note), "dart:core::_OneByteString");
+    let ins = snap.inspect(note);
+    assert_eq!(ins.length, Some(p["long_text_length"].as_u64().unwrap()));
+    let pre = ins.preview.unwrap();
+    assert!(
+        pre.starts_with("segment-0|segment-1|") && pre.ends_with('…'),
+        "{pre}"
+    );
+    assert_eq!(
+        pre.chars().count(),
+        129,
+        "128 kept code units and the ellipsis"
+    );
+    // orders[1]: a long UTF-16 string, cut too.
+    let Value::Object(n1) = field_value(&snap, obj("orders[1]"), "note") else {
+        panic!()
+    };
+    assert_eq!(snap.class_name(n1), "dart:core::_TwoByteString");
+    let ins = snap.inspect(n1);
+    assert_eq!(ins.length, Some(p["long_utf16_length"].as_u64().unwrap()));
+    assert!(ins
+        .preview
+        .unwrap()
+        .starts_with(p["long_utf16_prefix"].as_str().unwrap()));
+    // orders[2]: a boxed double.
+    assert_eq!(
+        field_value(&snap, obj("orders[2]"), "note"),
+        Value::Float(p["note_double"].as_f64().unwrap())
+    );
+    // customers.first: a negative Smi and a negative Mint.
+    let c0 = obj("customers.first");
+    assert_eq!(
+        field_value(&snap, c0, "balance"),
+        Value::Int(p["negative_balance"].as_i64().unwrap())
+    );
+    assert_eq!(
+        field_value(&snap, c0, "debt"),
+        Value::Int(p["mint_debt"].as_i64().unwrap())
+    );
+    // customers[3]: a short UTF-16 name, whole.
+    let Value::Object(name) = field_value(&snap, obj("customers[3]"), "name") else {
+        panic!()
+    };
+    assert_eq!(snap.class_name(name), "dart:core::_TwoByteString");
+    assert_eq!(
+        snap.inspect(name).preview.as_deref(),
+        p["utf16_customer"].as_str()
+    );
+    let want_label = format!("{:?}", p["utf16_customer"].as_str().unwrap());
+    assert_eq!(snap.label(name), Some(want_label));
+    // The chain: the path from the root runs through the isolate's static `chain` and
+    // two `next` fields, named from the classes' field lists.
+    let deep = obj("chain!.next!.next");
+    let head = obj("chain");
+    assert_eq!(field_value(&snap, head, "depth"), Value::Int(1));
+    let v = json_of(&heaptui(&[
+        "path",
+        path.to_str().unwrap(),
+        &snap.object_name(deep),
+        "--json",
+    ]));
+    let steps = v["paths"][0].as_array().unwrap();
+    let edges: Vec<&str> = steps.iter().filter_map(|s| s["edge"].as_str()).collect();
+    assert_eq!(edges[edges.len() - 3..], ["chain", "next", "next"]);
+    assert_eq!(steps[0]["root"], "synthetic root");
+    assert_eq!(steps[steps.len() - 3]["object"], snap.object_name(head));
+}
+
+#[test]
+fn inspect_through_the_cli_shows_values_and_external_sizes() {
+    let e = expected();
+    let path = fixture("dart/before.dartheap.gz");
+    let snap = heaptui::open(&path, &Progress::new()).unwrap();
+    let c0 = by_hash(
+        &snap,
+        e["snapshots"]["before"]["probes"]["customers.first"]["identityHashCode"]
+            .as_u64()
+            .unwrap(),
+    );
+    let v = json_of(&heaptui(&[
+        "inspect",
+        path.to_str().unwrap(),
+        &snap.object_name(c0),
+        "--json",
+    ]));
+    assert_eq!(v["class"], format!("{APP}Customer"));
+    assert_eq!(
+        field(&v, "balance")["value"],
+        e["program"]["ready"]["negative_balance"]
+    );
+    assert_eq!(field(&v, "balance")["type"], "int");
+    assert_eq!(
+        field(&v, "debt")["value"],
+        e["program"]["ready"]["mint_debt"]
+    );
+    assert_eq!(
+        v["facts"]["identity hash"],
+        e["snapshots"]["before"]["probes"]["customers.first"]["identityHashCode"].to_string()
+    );
+    assert!(v["facts"]["external size"]
+        .as_str()
+        .unwrap()
+        .starts_with("0 bytes (shallow 16 bytes)"));
+    // `--class` names the largest Order; #1 is the root.
+    let root = json_of(&heaptui(&[
+        "inspect",
+        path.to_str().unwrap(),
+        "#1",
+        "--json",
+    ]));
+    assert_eq!(root["class"], "Root");
+    let missing = heaptui(&["inspect", path.to_str().unwrap(), "#99999999"]);
+    assert_eq!(missing.status.code(), Some(3));
+}
+
+#[test]
+fn diff_matches_objects_by_identity_hash() {
+    let e = expected();
+    let p = &e["program"];
+    let v = json_of(&heaptui(&[
+        "diff",
+        &snap_path("before"),
+        &snap_path("after"),
+        "--json",
+    ]));
+    assert_eq!(v["objects"]["matched_by"], "identity hash");
+    let row = |c: &str| {
+        v["classes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["class"] == format!("{APP}{c}"))
+            .unwrap_or_else(|| panic!("{c}"))
+            .clone()
+    };
+    let grow = p["grow"].as_u64().unwrap();
+    let g = row("Growth");
+    assert_eq!(g["new_count"], grow);
+    assert_eq!(g["delta_count"], grow);
+    let o = row("Order");
+    assert_eq!(o["new_count"], grow);
+    assert_eq!(o["gone_count"], 0);
+    let items =
+        p["grown"]["line_items"].as_u64().unwrap() - p["ready"]["line_items"].as_u64().unwrap();
+    assert_eq!(row("LineItem")["new_count"], items);
+    for c in ["Customer", "Link"] {
+        assert_eq!(row(c)["new_count"], 0, "{c}");
+        assert_eq!(row(c)["gone_count"], 0, "{c}");
+    }
+    // The probes' hashes: the same objects in both snapshots, the new ones only after.
+    let before = heaptui::open(&fixture("dart/before.dartheap.gz"), &Progress::new()).unwrap();
+    let after = heaptui::open(&fixture("dart/after.dartheap.gz"), &Progress::new()).unwrap();
+    let pb = &e["snapshots"]["before"]["probes"];
+    let pa = &e["snapshots"]["after"]["probes"];
+    for ex in ["orders.first", "customers[3]", "chain"] {
+        assert_eq!(pb[ex]["identityHashCode"], pa[ex]["identityHashCode"]);
+        let h = pa[ex]["identityHashCode"].as_u64().unwrap();
+        assert_eq!(
+            before.class_name(by_hash(&before, h)),
+            after.class_name(by_hash(&after, h))
+        );
+    }
+    // Objects without a hash (id 0) are neither new nor kept: new + kept = hashed objects.
+    let hashed = |s: &heaptui::Snapshot| {
+        s.persistent_ids()
+            .unwrap()
+            .1
+            .iter()
+            .filter(|&&h| h != 0)
+            .count() as u64
+    };
+    let o = &v["objects"];
+    assert_eq!(
+        o["new"].as_u64().unwrap() + o["kept"].as_u64().unwrap(),
+        hashed(&after)
+    );
+    assert!(o["gone"].as_u64().unwrap() <= hashed(&before));
+    // leaks (baseline, target, final = after): every Growth is new and still there.
+    let l = json_of(&heaptui(&[
+        "leaks",
+        &snap_path("before"),
+        &snap_path("after"),
+        &snap_path("after"),
+        "--json",
+    ]));
+    let growth: u64 = l["leaks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|g| g["class"] == format!("{APP}Growth"))
+        .map(|g| g["count"].as_u64().unwrap())
+        .sum();
+    assert_eq!(growth, grow);
+    let new_order = &pa[format!("orders[{}]", p["ready"]["orders"]).as_str()];
+    let h = new_order["identityHashCode"].as_u64().unwrap();
+    by_hash(&after, h);
+    assert!(!before.persistent_ids().unwrap().1.contains(&h));
+}
+
+#[test]
+fn group_by_package_groups_by_library() {
+    let v = json_of(&heaptui(&[
+        "histogram",
+        &snap_path("before"),
+        "--group-by",
+        "package",
+        "--json",
+    ]));
+    let rows = v["classes"].as_array().unwrap();
+    let lib = rows
+        .iter()
+        .find(|r| r["class"] == "package:heapshape/model.dart")
+        .expect("the app's library");
+    let e = expected();
+    let want: u64 = e["snapshots"]["before"]["allocation_profile"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["class"].as_str().unwrap().starts_with(APP))
+        .map(|r| r["instances"].as_u64().unwrap())
+        .sum();
+    assert_eq!(lib["count"], want);
+    assert!(rows.iter().any(|r| r["class"] == "dart:core"));
+}
+
+#[test]
+fn dominators_run_over_the_real_graph() {
+    let v = json_of(&heaptui(&[
+        "dominators",
+        &snap_path("after"),
+        "--json",
+        "--top",
+        "5",
+    ]));
+    let objs = v["objects"].as_array().unwrap();
+    assert!(!objs.is_empty());
+    let s = json_of(&heaptui(&["summary", &snap_path("after"), "--json"]));
+    let top: u64 = objs
+        .iter()
+        .map(|o| o["retained_bytes"].as_u64().unwrap())
+        .sum();
+    assert!(top <= s["reachable_bytes"].as_u64().unwrap());
+}
+
+#[test]
+fn a_snapshot_without_identity_hash_codes_reads_whole() {
+    let full = real("before");
+    let at = heaptui::format::dart::hash_codes_offset(&full).unwrap();
+    assert!(at < full.len());
+    let cut = &full[..at];
+    let whole = open_bytes(&full).unwrap();
+    let s = open_bytes(cut).unwrap();
+    assert!(s.truncated.is_none(), "{:?}", s.warnings);
+    assert!(s.persistent_ids().is_none());
+    assert_eq!(s.graph.len(), whole.graph.len());
+    assert_eq!(s.graph.edge_count(), whole.graph.edge_count());
+    let h = s
+        .facts
+        .iter()
+        .find(|f| f.0 == "identity hash codes")
+        .unwrap();
+    assert!(h.1.starts_with("absent"), "{}", h.1);
+    // The diff still counts classes, with no object matching.
+    let p = scratch().join("nohash.dartheap");
+    std::fs::write(&p, cut).unwrap();
+    let v = json_of(&heaptui(&[
+        "diff",
+        p.to_str().unwrap(),
+        &snap_path("after"),
+        "--json",
+    ]));
+    assert!(v["objects"].is_null());
+    // Half the hashes: cut, so truncated, but every object is there.
+    let s = open_bytes(&full[..at + (full.len() - at) / 2]).unwrap();
+    assert!(s.truncated.is_some());
+    assert_eq!(s.graph.len(), whole.graph.len());
+}
+
+#[test]
+fn a_cut_snapshot_opens_as_far_as_its_objects_are_whole() {
+    let full = real("after");
+    let whole = open_bytes(&full).unwrap();
+    let n = whole.graph.len();
+    let mut x: u64 = 0x2545f4914f6cdd1d;
+    let mut opened = 0;
+    for k in 0..40 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let cut = if k < 8 {
+            k * 3
+        } else {
+            (x % full.len() as u64) as usize
+        };
+        match open_bytes(&full[..cut]) {
+            Ok(s) => {
+                opened += 1;
+                let t = s.truncated.expect("cut, so truncated");
+                assert!(t <= cut as u64);
+                assert!(s.graph.len() <= n);
+                assert!(s.warnings[0].starts_with("truncated at byte offset"));
+                assert!(s.graph.index_bytes() <= 64 * cut as u64 + (1 << 20));
+                // Every edge points at an object that is there.
+                assert!(s
+                    .graph
+                    .out_targets
+                    .iter()
+                    .all(|&t| (t as usize) < s.graph.len()));
+                for o in (0..s.graph.len() as u32).step_by(997) {
+                    s.inspect(o);
+                    s.label(o);
+                }
+            }
+            Err(e) => {
+                // Only a cut in the header or the class table is an error.
+                assert!(e.offset <= cut as u64 && cut < 200_000, "cut at {cut}: {e}");
+            }
+        }
+    }
+    assert!(opened >= 20);
+    let cut = scratch().join("cut.dartheap");
+    std::fs::write(&cut, &full[..full.len() / 2]).unwrap();
+    let out = heaptui(&["summary", cut.to_str().unwrap(), "--json"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("truncated at byte offset"));
+    let v = json_of(&out);
+    assert!(v["truncated"].as_u64().unwrap() <= full.len() as u64 / 2);
+}
+
+#[test]
+fn corrupted_bytes_never_panic() {
+    let full = real("before");
+    let mut x: u64 = 99;
+    for _ in 0..20 {
+        let mut bad = full.clone();
+        for _ in 0..50 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let at = 8 + (x % (bad.len() as u64 - 8)) as usize;
+            bad[at] = (x >> 32) as u8;
+        }
+        if let Ok(s) = open_bytes(&bad) {
+            for o in (0..s.graph.len() as u32).step_by(331) {
+                s.inspect(o);
+                s.label(o);
+                for &t in s.graph.out_targets[s.graph.edges(o)].iter().take(3) {
+                    s.edge_label(o, t);
+                }
+            }
+            s.persistent_ids();
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// Hand-built streams.
+
+fn uleb(out: &mut Vec<u8>, mut v: u64) {
+    loop {
+        let b = (v & 0x7f) as u8;
+        v >>= 7;
+        if v == 0 {
+            out.push(b);
+            return;
+        }
+        out.push(b | 0x80);
+    }
+}
+
+fn sleb(out: &mut Vec<u8>, mut v: i64) {
+    loop {
+        let b = (v & 0x7f) as u8;
+        v >>= 7;
+        let done = (v == 0 && b & 0x40 == 0) || (v == -1 && b & 0x40 != 0);
+        out.push(if done { b } else { b | 0x80 });
+        if done {
+            return;
+        }
+    }
+}
+
+fn s(out: &mut Vec<u8>, t: &str) {
+    uleb(out, t.len() as u64);
+    out.extend_from_slice(t.as_bytes());
+}
+
+/// One object of a hand-built stream: class id (1-origin), size, data bytes (tag
+/// included), references.
+struct Obj {
+    class: u64,
+    size: u64,
+    data: Vec<u8>,
+    refs: Vec<u64>,
+}
+
+fn tag(t: u64) -> Vec<u8> {
+    let mut v = Vec::new();
+    uleb(&mut v, t);
+    v
+}
+
+fn utf16(text: &str, keep: usize) -> Vec<u8> {
+    let units: Vec<u16> = text.encode_utf16().collect();
+    let mut v = tag(6);
+    uleb(&mut v, units.len() as u64);
+    let k = keep.min(units.len());
+    uleb(&mut v, k as u64);
+    for u in &units[..k] {
+        v.extend_from_slice(&u.to_le_bytes());
+    }
+    v
+}
+
+fn latin1(text: &[u8], keep: usize) -> Vec<u8> {
+    let mut v = tag(5);
+    uleb(&mut v, text.len() as u64);
+    let k = keep.min(text.len());
+    uleb(&mut v, k as u64);
+    v.extend_from_slice(&text[..k]);
+    v
+}
+
+/// Classes: 1 Root, 2 Read-Only Pages, 3 Isolate (field "app"), 4 dart:core::_Smi,
+/// 5 dart:core::_Mint, 6 _OneByteString, 7 _TwoByteString, 8 _Double, 9 Null, 10 bool,
+/// 11 dart:core::_List (type_arguments_, length_), 12 package:t/t.dart::Box (a, b, c, d),
+/// 13 Function (VM internal, no library).
+fn stream(objs: &[Obj], hashes: Option<&[u64]>) -> Vec<u8> {
+    let mut b = b"dartheap".to_vec();
+    uleb(&mut b, 0);
+    s(&mut b, "main");
+    uleb(&mut b, 1000);
+    uleb(&mut b, 4096);
+    uleb(&mut b, 64);
+    let classes: &[(&str, &str, &[&str])] = &[
+        ("Root", "", &[]),
+        ("Read-Only Pages", "", &[]),
+        ("Isolate", "", &["app"]),
+        ("_Smi", "dart:core", &[]),
+        ("_Mint", "dart:core", &[]),
+        ("_OneByteString", "dart:core", &[]),
+        ("_TwoByteString", "dart:core", &[]),
+        ("_Double", "dart:core", &[]),
+        ("Null", "dart:core", &[]),
+        ("bool", "dart:core", &[]),
+        ("_List", "dart:core", &["type_arguments_", "length_"]),
+        ("Box", "package:t/t.dart", &["a", "b", "c", "d"]),
+        ("Function", "", &[]),
+    ];
+    uleb(&mut b, classes.len() as u64);
+    for (name, lib, fields) in classes {
+        uleb(&mut b, 0);
+        s(&mut b, name);
+        s(&mut b, &lib.replace(':', "."));
+        s(&mut b, lib);
+        s(&mut b, "");
+        uleb(&mut b, fields.len() as u64);
+        for (i, f) in fields.iter().enumerate() {
+            uleb(&mut b, 1);
+            uleb(&mut b, i as u64);
+            s(&mut b, f);
+            s(&mut b, "");
+        }
+    }
+    uleb(&mut b, objs.iter().map(|o| o.refs.len() as u64).sum());
+    uleb(&mut b, objs.len() as u64);
+    for o in objs {
+        uleb(&mut b, o.class);
+        uleb(&mut b, o.size);
+        b.extend_from_slice(&o.data);
+        uleb(&mut b, o.refs.len() as u64);
+        for &r in &o.refs {
+            uleb(&mut b, r);
+        }
+    }
+    uleb(&mut b, 1);
+    uleb(&mut b, 4);
+    uleb(&mut b, 64);
+    s(&mut b, "Unknown native function");
+    if let Some(h) = hashes {
+        for &x in h {
+            uleb(&mut b, x);
+        }
+    }
+    b
+}
+
+fn obj(class: u64, size: u64, data: Vec<u8>, refs: &[u64]) -> Obj {
+    Obj {
+        class,
+        size,
+        data,
+        refs: refs.to_vec(),
+    }
+}
+
+/// A small heap with every data tag: `smi_word` is how the VM writes the Smi −7.
+fn edge_case_objects(smi_word: u64) -> Vec<Obj> {
+    let mut smi = tag(3);
+    uleb(&mut smi, smi_word);
+    let mut mint = tag(3);
+    sleb(&mut mint, -9_000_000_000);
+    let mut dbl = tag(4);
+    dbl.extend_from_slice(&(-2.5f64).to_le_bytes());
+    let mut boolean = tag(2);
+    uleb(&mut boolean, 1);
+    let mut len = tag(7);
+    uleb(&mut len, 2);
+    let mut name = tag(8);
+    s(&mut name, "Box.method");
+    let long: Vec<u8> = (0..300).map(|i| b'a' + (i % 26) as u8).collect();
+    vec![
+        obj(1, 0, tag(0), &[2, 3]),               // #1 Root
+        obj(2, 0, tag(0), &[]),                   // #2 Read-Only Pages
+        obj(3, 0, tag(0), &[4]),                  // #3 Isolate: app = #4
+        obj(12, 24, tag(0), &[5, 6, 7, 0, 8]),    // #4 Box a=-7 b=mint c=double d=0 [4]=list
+        obj(4, 0, smi, &[]),                      // #5 Smi -7
+        obj(5, 16, mint, &[]),                    // #6 Mint
+        obj(8, 16, dbl, &[]),                     // #7 double -2.5
+        obj(11, 24, len, &[0, 5, 9, 10]),         // #8 _List of 2: UTF-16, cut Latin-1
+        obj(7, 32, utf16("Grüße 🌍!", 128), &[]), // #9 UTF-16 with a surrogate pair
+        obj(6, 320, latin1(&long, 128), &[]),     // #10 Latin-1, 300 long, 128 kept
+        obj(10, 0, boolean, &[]),                 // #11 true (unreachable)
+        obj(9, 0, tag(1), &[]),                   // #12 null (unreachable)
+        obj(13, 40, name, &[11, 12]),             // #13 Function (unreachable)
+        obj(7, 24, utf16("ĀĀĀĀĀĀĀĀĀĀ", 4), &[]),  // #14 UTF-16, 10 long, 4 kept
+    ]
+}
+
+#[test]
+fn hand_built_every_tag_negative_ints_and_cut_strings() {
+    use heaptui::format::Value;
+    let hashes: Vec<u64> = (0..14).map(|i| if i == 3 { 77 } else { 0 }).collect();
+    for (word, bits) in [(((1u64 << 32) - 7), "32-bit"), (u64::MAX - 6, "64-bit")] {
+        let b = stream(&edge_case_objects(word), Some(&hashes));
+        let snap = open_bytes(&b).unwrap();
+        assert!(snap.truncated.is_none(), "{:?}", snap.warnings);
+        assert!(snap.warnings.is_empty(), "{:?}", snap.warnings);
+        let wf = snap.facts.iter().find(|f| f.0 == "word size").unwrap();
+        assert!(wf.1.starts_with(bits), "{}", wf.1);
+        assert_eq!(snap.graph.len(), 14);
+        assert_eq!(snap.class_name(3), "package:t/t.dart::Box");
+        assert_eq!(snap.class_name(12), "Function");
+        let ins = snap.inspect(3);
+        let f = |n: &str| {
+            ins.fields
+                .iter()
+                .find(|f| f.name == n)
+                .unwrap()
+                .value
+                .clone()
+        };
+        assert_eq!(f("a"), Value::Int(-7), "{bits}");
+        assert_eq!(f("b"), Value::Int(-9_000_000_000));
+        assert_eq!(f("c"), Value::Float(-2.5));
+        assert!(
+            matches!(f("d"), Value::Missing(_)),
+            "reference 0: no object"
+        );
+        assert_eq!(f("[0]"), Value::Object(7));
+        assert_eq!(snap.label(4).as_deref(), Some("-7"));
+        // The list: length data, elements named [k] after its two fields.
+        assert_eq!(snap.inspect(7).length, Some(2));
+        assert_eq!(snap.edge_label(7, 8).as_deref(), Some("[0]"));
+        assert_eq!(snap.edge_label(7, 9).as_deref(), Some("[1]"));
+        assert_eq!(snap.edge_label(7, 4).as_deref(), Some("length_"));
+        assert_eq!(snap.edge_label(2, 3).as_deref(), Some("app"));
+        // Reference 0 is no edge: Box has four.
+        assert_eq!(snap.graph.edges(3).len(), 4);
+        // Strings: UTF-16 whole, Latin-1 cut at 128 of 300, UTF-16 cut at 4 of 10.
+        let u = snap.inspect(8);
+        assert_eq!(u.preview.as_deref(), Some("Grüße 🌍!"));
+        assert_eq!(u.length, Some(9));
+        let l = snap.inspect(9);
+        assert_eq!(l.length, Some(300));
+        assert_eq!(l.preview.as_ref().unwrap().chars().count(), 129);
+        assert!(snap.label(9).unwrap().ends_with("(300 chars)"));
+        let c = snap.inspect(13);
+        assert_eq!(c.preview.as_deref(), Some("ĀĀĀĀ…"));
+        assert_eq!(c.length, Some(10));
+        // bool, null, name.
+        assert_eq!(snap.label(10).as_deref(), Some("true"));
+        assert_eq!(snap.label(11).as_deref(), Some("null"));
+        assert_eq!(snap.label(12).as_deref(), Some("Box.method"));
+        // Unreachable: #11, #12, #13 (40 bytes), #14 (24 bytes).
+        let u = snap.facts.iter().find(|f| f.0 == "unreachable").unwrap();
+        assert!(u.1.starts_with("4 objects, 64 bytes"), "{}", u.1);
+        // External property on #4, hashes: only #4 has one.
+        assert!(snap.inspect(3).facts.iter().any(|f| f
+            == &(
+                "external size".to_string(),
+                "64 bytes (shallow 24 bytes)".to_string()
+            )));
+        let (_, ids) = snap.persistent_ids().unwrap();
+        assert_eq!(ids[3], 77);
+        assert_eq!(ids.iter().filter(|&&h| h != 0).count(), 1);
+        assert_eq!(snap.find_object("#4"), Some(3));
+        assert_eq!(snap.find_object("#15"), None);
+        assert_eq!(snap.find_object("#0"), None);
+    }
+    // Two streams whose hashed objects differ: nothing is kept, and objects without a
+    // hash do not count as matches, so diff says they are not of one process.
+    let a = scratch().join("hashes-a.dartheap");
+    let b2 = scratch().join("hashes-b.dartheap");
+    let other: Vec<u64> = (0..14).map(|i| if i == 3 { 78 } else { 0 }).collect();
+    std::fs::write(&a, stream(&edge_case_objects((1 << 32) - 7), Some(&hashes))).unwrap();
+    std::fs::write(&b2, stream(&edge_case_objects((1 << 32) - 7), Some(&other))).unwrap();
+    let v = json_of(&heaptui(&[
+        "diff",
+        a.to_str().unwrap(),
+        b2.to_str().unwrap(),
+        "--json",
+    ]));
+    assert!(v["objects"].is_null(), "{v}");
+    assert!(
+        v.to_string()
+            .contains("no identity hash is in both snapshots"),
+        "{v}"
+    );
+    // The same without the hash codes: whole, no persistent ids.
+    let b = stream(&edge_case_objects((1 << 32) - 7), None);
+    let snap = open_bytes(&b).unwrap();
+    assert!(snap.truncated.is_none());
+    assert!(snap.persistent_ids().is_none());
+}
+
+#[test]
+fn hostile_counts_are_refused_with_their_offset() {
+    // A reference count of 2^40 in object #4 of a stream of a few hundred bytes: the
+    // objects before it open, the rest is refused without sizing anything from it.
+    let mut objs = edge_case_objects((1 << 32) - 7);
+    objs[3].refs = vec![];
+    let clean = stream(&objs, None);
+    let mut b = clean.clone();
+    // Find object #4's reference count: it is the only "12, 24, 0, 0" run (Box, 24
+    // bytes, no data, zero references) after the class table.
+    let pat = [12u8, 24, 0, 0];
+    let at = b.windows(4).rposition(|w| w == pat).unwrap();
+    let mut big = Vec::new();
+    uleb(&mut big, 1 << 40);
+    b.splice(at + 3..at + 4, big);
+    let snap = open_bytes(&b).unwrap();
+    assert_eq!(snap.graph.len(), 3);
+    assert_eq!(snap.truncated, Some(at as u64));
+    let w = snap
+        .warnings
+        .iter()
+        .find(|w| w.contains("1099511627776"))
+        .unwrap();
+    assert!(w.contains(&format!("object #4 at byte offset {at}")), "{w}");
+
+    // A class count of 2^60 in the header: an error naming its offset.
+    let mut h = b"dartheap".to_vec();
+    uleb(&mut h, 0);
+    s(&mut h, "main");
+    uleb(&mut h, 1);
+    uleb(&mut h, 1);
+    uleb(&mut h, 1);
+    let count_at = h.len() as u64;
+    uleb(&mut h, 1 << 60);
+    h.extend_from_slice(&[0; 32]);
+    let Err(e) = open_bytes(&h) else {
+        panic!("opened")
+    };
+    assert_eq!(e.offset, count_at);
+    assert!(e.expected.contains("classes"), "{e}");
+    // An object count beyond 32-bit ids, and an eleven-byte LEB128.
+    let mut o = stream(&[], None);
+    let n_at = o.len() - 28; // the object count 0 before the external properties
+    assert_eq!(o[n_at], 0);
+    let mut huge = Vec::new();
+    uleb(&mut huge, 1 << 33);
+    o.splice(n_at..n_at + 1, huge);
+    let Err(e) = open_bytes(&o) else {
+        panic!("opened")
+    };
+    assert_eq!(e.offset, n_at as u64);
+    let mut l = b"dartheap".to_vec();
+    l.extend_from_slice(&[0xff; 11]);
+    assert!(open_bytes(&l).is_err());
+    // A header cut short (once refused as "not built yet"): exit 2, what was expected.
+    let p = scratch().join("a.dart");
+    std::fs::write(&p, b"dartheap\x01\x02").unwrap();
+    let out = heaptui(&["summary", p.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("byte offset 9") && err.contains("isolate name"),
+        "{err}"
+    );
+    // Through the binary: exit 2, the file and the offset named.
+    let p = scratch().join("hostile.dartheap");
+    std::fs::write(&p, &h).unwrap();
+    let out = heaptui(&["summary", p.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(&format!("byte offset {count_at}")), "{err}");
+}
