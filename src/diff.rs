@@ -391,9 +391,14 @@ impl OwnerDelta {
     }
 }
 
-/// An array class (Java's `T[]`, V8's `(array)` backing stores).
+/// An array class: the storage of a collection (Java's `T[]`, V8's `(array)` backing
+/// stores, Dart's fixed-length lists behind a growable one, MoarVM's `BOOTArray`).
 fn is_array_class(c: &str) -> bool {
-    c.ends_with("[]") || c == "(array)"
+    c.ends_with("[]")
+        || matches!(
+            c,
+            "(array)" | "dart:core::_List" | "dart:core::_ImmutableList" | "BOOTArray"
+        )
 }
 
 /// The `n` owners whose retained size grew most from `a` to `b`, each growth named

@@ -382,6 +382,51 @@ fn diff_matches_objects_by_identity_hash() {
 }
 
 #[test]
+fn the_grown_list_is_an_owner_with_its_entries() {
+    // Between the snapshots the program appended `grow` orders to its top-level list
+    // `orders` (1,234 → 1,555: expected.json). The owners are matched by their path from
+    // the roots, the list named by its field and its own length, not by its storage.
+    let e = expected();
+    let d = json_of(&heaptui(&[
+        "diff",
+        &snap_path("before"),
+        &snap_path("after"),
+        "--json",
+        "--owners",
+        "10",
+    ]));
+    let owner = d["owners"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| {
+            o["owner"]
+                .as_str()
+                .unwrap()
+                .ends_with("→ orders dart:core::_GrowableList")
+        })
+        .unwrap_or_else(|| panic!("{}", d["owners"]));
+    assert_eq!(
+        owner["base_entries"], e["program"]["ready"]["orders"],
+        "{owner}"
+    );
+    assert_eq!(
+        owner["target_entries"], e["program"]["grown"]["orders"],
+        "{owner}"
+    );
+    assert_eq!(owner["delta_entries"], e["program"]["grow"], "{owner}");
+    // Its storage is not listed again beside it.
+    assert!(
+        d["owners"].as_array().unwrap().iter().all(|o| !o["owner"]
+            .as_str()
+            .unwrap()
+            .contains("→ orders dart:core::_GrowableList →")),
+        "{}",
+        d["owners"]
+    );
+}
+
+#[test]
 fn group_by_package_groups_by_library() {
     let v = json_of(&heaptui(&[
         "histogram",
