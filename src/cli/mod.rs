@@ -38,7 +38,7 @@ use crate::progress::Progress;
 pub struct Cli {
     #[command(subcommand)]
     pub cmd: Option<Cmd>,
-    /// FILE opens the TUI on one snapshot (BASE TARGET: a diff, not built yet)
+    /// FILE opens the TUI on one snapshot; BASE TARGET on the diff of two
     pub files: Vec<PathBuf>,
 }
 
