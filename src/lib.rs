@@ -5,6 +5,8 @@
 //! - [`source`] maps a dump (decompressing gzip input once into the user's cache);
 //! - [`format`](mod@format) detects the format by its first bytes and builds the index;
 //! - [`heap`] is the format-neutral model and the analyses;
+//! - [`diff`] compares two snapshots (classes, owners by their path from the roots,
+//!   objects by ids that survive);
 //! - [`cli`] the batch commands of `../shared/CLI.md`, [`ui`] the terminal interface.
 
 pub mod cli;
