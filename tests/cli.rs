@@ -153,41 +153,8 @@ fn class_names_with_escape_sequences_are_cleaned_in_text_output() {
     // A hand-made HPROF whose only class name carries an OSC 52 clipboard write and a
     // colour change: the text table must not pass them to the terminal; JSON keeps the
     // exact name, escaped by JSON.
-    let mut b = b"JAVA PROFILE 1.0.2\0".to_vec();
-    b.extend_from_slice(&8u32.to_be_bytes());
-    b.extend_from_slice(&[0; 8]);
-    let rec = |b: &mut Vec<u8>, tag: u8, body: &[u8]| {
-        b.push(tag);
-        b.extend_from_slice(&[0; 4]);
-        b.extend_from_slice(&(body.len() as u32).to_be_bytes());
-        b.extend_from_slice(body);
-    };
-    let name = "evil\u{1b}]52;c;cHduZWQ=\u{7}\u{1b}[31mRed";
-    let mut utf8 = 0x50u64.to_be_bytes().to_vec();
-    utf8.extend_from_slice(name.as_bytes());
-    rec(&mut b, 0x01, &utf8);
-    let mut load = 1u32.to_be_bytes().to_vec();
-    load.extend_from_slice(&0x1000u64.to_be_bytes());
-    load.extend_from_slice(&1u32.to_be_bytes());
-    load.extend_from_slice(&0x50u64.to_be_bytes());
-    rec(&mut b, 0x02, &load);
-    let mut seg = vec![0x20];
-    seg.extend_from_slice(&0x1000u64.to_be_bytes());
-    seg.extend_from_slice(&[0; 4]);
-    seg.extend_from_slice(&[0; 48]); // super, loader, signers, domain, reserved x2
-    seg.extend_from_slice(&0u32.to_be_bytes());
-    seg.extend_from_slice(&[0; 6]); // no constants, statics, fields
-    seg.push(0x21);
-    seg.extend_from_slice(&0x2000u64.to_be_bytes());
-    seg.extend_from_slice(&[0; 4]);
-    seg.extend_from_slice(&0x1000u64.to_be_bytes());
-    seg.extend_from_slice(&0u32.to_be_bytes());
-    seg.push(0x05);
-    seg.extend_from_slice(&0x1000u64.to_be_bytes());
-    rec(&mut b, 0x1c, &seg);
-    rec(&mut b, 0x2c, &[]);
-    let p = scratch().join("evil.hprof");
-    std::fs::write(&p, &b).unwrap();
+    let p = evil_hprof();
+    let name = EVIL_CLASS;
     let out = heaptui(&["histogram", p.to_str().unwrap()]);
     assert!(
         out.status.success(),

@@ -382,3 +382,45 @@ fn a_moarvm_file_s_snapshots_are_listed_and_another_one_opens() {
     t.keys(&["q"]);
     t.wait_for("EXITED-0");
 }
+
+#[test]
+fn no_byte_of_an_escape_sequence_from_the_dump_reaches_the_terminal() {
+    // The class name carries an OSC 52 clipboard write and a colour change (EVIL_CLASS);
+    // every byte the program writes to the terminal is recorded (pipe-pane) while the
+    // histogram, the class's instances and the summary are drawn.
+    let p = evil_hprof();
+    let cmd = format!(
+        "{} {}; echo EXITED-$?; sleep 60",
+        env!("CARGO_BIN_EXE_heaptui"),
+        p.display()
+    );
+    let Some(t) = Tmux::start("evil", &cmd) else {
+        return;
+    };
+    let raw = scratch().join("evil-pane.raw");
+    let _ = std::fs::remove_file(&raw);
+    t.tmux(&["pipe-pane", "-o", &format!("cat >> {}", raw.display())]);
+    t.keys(&["/"]);
+    t.wait_for("filter:");
+    t.keys(&["Escape"]);
+    let s = t.wait_for("evilRed");
+    assert!(s.contains("Class histogram"), "{s}");
+    t.keys(&["Enter"]);
+    t.wait_for("Instances of evil");
+    t.keys(&["i"]);
+    t.wait_for("Summary");
+    t.keys(&["Escape", "q"]);
+    t.wait_for("EXITED-0");
+    let bytes = std::fs::read(&raw).unwrap();
+    assert!(bytes.len() > 1000, "the pane's output was recorded");
+    let text = String::from_utf8_lossy(&bytes);
+    assert!(text.contains("evilRed"), "the name is drawn, cleaned");
+    for needle in [
+        "52;c;cHduZWQ",
+        "cHduZWQ=",
+        "\u{1b}[31mRed",
+        "\u{7}\u{1b}[31m",
+    ] {
+        assert!(!text.contains(needle), "{needle:?} reached the terminal");
+    }
+}

@@ -129,3 +129,49 @@ pub fn field<'a>(obj: &'a serde_json::Value, name: &str) -> &'a serde_json::Valu
         .find(|f| f["name"] == name)
         .unwrap_or_else(|| panic!("no field {name} in {obj}"))
 }
+
+/// The class name of [`evil_hprof`]: an OSC 52 clipboard write and a colour change.
+#[allow(dead_code)]
+pub const EVIL_CLASS: &str = "evil\u{1b}]52;c;cHduZWQ=\u{7}\u{1b}[31mRed";
+
+/// A hand-made HPROF whose only class name carries escape sequences ([`EVIL_CLASS`]),
+/// written to the scratch folder.
+#[allow(dead_code)]
+pub fn evil_hprof() -> PathBuf {
+    let mut b = b"JAVA PROFILE 1.0.2\0".to_vec();
+    b.extend_from_slice(&8u32.to_be_bytes());
+    b.extend_from_slice(&[0; 8]);
+    let rec = |b: &mut Vec<u8>, tag: u8, body: &[u8]| {
+        b.push(tag);
+        b.extend_from_slice(&[0; 4]);
+        b.extend_from_slice(&(body.len() as u32).to_be_bytes());
+        b.extend_from_slice(body);
+    };
+    let name = EVIL_CLASS;
+    let mut utf8 = 0x50u64.to_be_bytes().to_vec();
+    utf8.extend_from_slice(name.as_bytes());
+    rec(&mut b, 0x01, &utf8);
+    let mut load = 1u32.to_be_bytes().to_vec();
+    load.extend_from_slice(&0x1000u64.to_be_bytes());
+    load.extend_from_slice(&1u32.to_be_bytes());
+    load.extend_from_slice(&0x50u64.to_be_bytes());
+    rec(&mut b, 0x02, &load);
+    let mut seg = vec![0x20];
+    seg.extend_from_slice(&0x1000u64.to_be_bytes());
+    seg.extend_from_slice(&[0; 4]);
+    seg.extend_from_slice(&[0; 48]); // super, loader, signers, domain, reserved x2
+    seg.extend_from_slice(&0u32.to_be_bytes());
+    seg.extend_from_slice(&[0; 6]); // no constants, statics, fields
+    seg.push(0x21);
+    seg.extend_from_slice(&0x2000u64.to_be_bytes());
+    seg.extend_from_slice(&[0; 4]);
+    seg.extend_from_slice(&0x1000u64.to_be_bytes());
+    seg.extend_from_slice(&0u32.to_be_bytes());
+    seg.push(0x05);
+    seg.extend_from_slice(&0x1000u64.to_be_bytes());
+    rec(&mut b, 0x1c, &seg);
+    rec(&mut b, 0x2c, &[]);
+    let p = scratch().join("evil.hprof");
+    std::fs::write(&p, &b).unwrap();
+    p
+}
