@@ -165,19 +165,30 @@ fn histogram_filter_and_quit_in_a_real_terminal() {
 }
 
 #[test]
-fn sigterm_restores_the_terminal() {
-    let Some(t) = Tmux::start("term", &command()) else {
-        return;
-    };
-    t.wait_for("Class histogram");
-    let pid = t.child_pid();
-    assert!(!pid.is_empty(), "no heaptui process under the pane's shell");
-    Command::new("kill").args(["-TERM", &pid]).status().unwrap();
-    t.wait_for("EXITED-");
-    assert_eq!(t.modes(), "0 1", "main screen back, cursor shown");
-    // Raw mode is off: the terminal is canonical again.
-    let s = t.wait_for("MODE");
-    assert!(s.contains("MODEicanon"), "{s}");
+fn every_signal_restores_the_terminal() {
+    // SIGTERM (kill), SIGINT (kill -INT: in raw mode Ctrl-C is a key, so only a signal
+    // sent from outside arrives as SIGINT) and SIGHUP: each ends the program with the
+    // terminal back to normal and the exit status 128 + the signal's number.
+    for (sig, code) in [("TERM", 143), ("INT", 130), ("HUP", 129)] {
+        let Some(t) = Tmux::start(&format!("sig{sig}"), &command()) else {
+            return;
+        };
+        t.wait_for("Class histogram");
+        let pid = t.child_pid();
+        assert!(!pid.is_empty(), "no heaptui process under the pane's shell");
+        Command::new("kill")
+            .args([&format!("-{sig}"), &pid])
+            .status()
+            .unwrap();
+        let s = t.wait_for("EXITED-");
+        assert!(s.contains(&format!("EXITED-{code}")), "SIG{sig}:\n{s}");
+        assert_eq!(t.modes(), "0 1", "SIG{sig}: main screen back, cursor shown");
+        // Raw mode is off: the terminal is canonical again.
+        let s = t.wait_until("stty's answer", |s| {
+            s.lines().any(|l| l.starts_with("MODE"))
+        });
+        assert!(s.lines().any(|l| l == "MODEicanon"), "SIG{sig}:\n{s}");
+    }
 }
 
 #[test]

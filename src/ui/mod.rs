@@ -77,7 +77,13 @@ fn run_app(paths: &[&Path]) -> Result<()> {
         },
         || guard.was_signalled(),
     );
+    let signal = guard.signal();
     drop(guard);
+    // Stopped by a signal: the exit status says which, as if it had killed the program
+    // (a supervisor or a shell script can tell a stop from a quit).
+    if let Some(sig) = signal {
+        std::process::exit(128 + sig);
+    }
     r.map_err(io_err)?;
     // A file that could not be opened ends with its error and exit code, as in the CLI.
     match app.screen {

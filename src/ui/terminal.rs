@@ -8,7 +8,7 @@
 //! [`TerminalGuard::suspend`] leaves, stops and comes back.
 
 use std::io::{self, Write};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::{Arc, Once};
 
 use crossterm::{cursor, execute, terminal};
@@ -27,8 +27,8 @@ pub fn restore() {
 }
 
 pub struct TerminalGuard {
-    /// Set by SIGTERM, SIGHUP or SIGINT.
-    pub signalled: Arc<AtomicBool>,
+    /// The number of the SIGTERM, SIGHUP or SIGINT that arrived; 0 before one does.
+    pub signalled: Arc<AtomicI32>,
 }
 
 static HOOK: Once = Once::new();
@@ -42,7 +42,7 @@ impl TerminalGuard {
                 prev(info);
             }));
         });
-        let signalled = Arc::new(AtomicBool::new(false));
+        let signalled = Arc::new(AtomicI32::new(0));
         use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
         let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGHUP, SIGINT])?;
         let flag = signalled.clone();
@@ -55,7 +55,7 @@ impl TerminalGuard {
             .name("signals".into())
             .spawn(move || {
                 if let Some(sig) = signals.forever().next() {
-                    flag.store(true, Ordering::Relaxed);
+                    flag.store(sig, Ordering::Relaxed);
                     if sig != SIGHUP {
                         std::thread::sleep(std::time::Duration::from_millis(500));
                     }
@@ -91,7 +91,15 @@ impl TerminalGuard {
     }
 
     pub fn was_signalled(&self) -> bool {
-        self.signalled.load(Ordering::Relaxed)
+        self.signal().is_some()
+    }
+
+    /// The signal that asked the program to stop, if one did.
+    pub fn signal(&self) -> Option<i32> {
+        match self.signalled.load(Ordering::Relaxed) {
+            0 => None,
+            s => Some(s),
+        }
     }
 }
 
