@@ -86,8 +86,9 @@ fn map_file(path: &Path) -> Result<Option<Mmap>> {
         return Ok(None);
     }
     // SAFETY: the map is read-only. Another process truncating the file while we read
-    // it would raise SIGBUS; that is the accepted risk of every mmap-based reader (MAT,
-    // hprof-slurp) and the reason we never map a file we are writing ourselves.
+    // it raises SIGBUS (the risk of every mmap-based reader: MAT, hprof-slurp); the CLI
+    // installs a handler that restores the terminal and says so
+    // (`ui::terminal::install_sigbus_handler`), and we never map a file we write.
     let m = unsafe { Mmap::map(&f) }.map_err(|e| Error::io(path, e))?;
     Ok(Some(m))
 }

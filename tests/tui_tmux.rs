@@ -435,3 +435,39 @@ fn no_byte_of_an_escape_sequence_from_the_dump_reaches_the_terminal() {
         assert!(!text.contains(needle), "{needle:?} reached the terminal");
     }
 }
+
+#[test]
+fn a_dump_cut_short_on_disk_while_open_ends_with_a_message_and_a_clean_terminal() {
+    // A copy of the fixture is opened, then truncated to nothing under the running TUI.
+    // The map's pages were released after indexing, so opening the inspector reads them
+    // back from the (now empty) file: SIGBUS. It must not kill the program silently in
+    // raw mode: the terminal comes back, a message says what happened, the status is 2.
+    let copy = scratch().join("shrinking.hprof");
+    std::fs::copy(gunzipped("java/coops/heap-live-jvmgz.hprof.gz"), &copy).unwrap();
+    let cmd = format!(
+        "{} {}; echo EXITED-$?; stty -a | grep -o -- '-\\?icanon' | sed 's/^/MODE/'; sleep 60",
+        env!("CARGO_BIN_EXE_heaptui"),
+        copy.display()
+    );
+    let Some(t) = Tmux::start("sigbus", &cmd) else {
+        return;
+    };
+    t.wait_for("Class histogram");
+    std::fs::File::options()
+        .write(true)
+        .open(&copy)
+        .unwrap()
+        .set_len(0)
+        .unwrap();
+    // The largest class's instances, then an instance's inspector: both read records.
+    t.keys(&["Enter"]);
+    t.keys(&["Enter"]);
+    let s = t.wait_for("EXITED-");
+    assert!(s.contains("EXITED-2"), "{s}");
+    assert!(s.contains("changed or shrank on disk"), "{s}");
+    assert_eq!(t.modes(), "0 1", "main screen back, cursor shown");
+    let s = t.wait_until("stty's answer", |s| {
+        s.lines().any(|l| l.starts_with("MODE"))
+    });
+    assert!(s.lines().any(|l| l == "MODEicanon"), "{s}");
+}

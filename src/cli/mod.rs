@@ -182,6 +182,7 @@ impl Target {
 
 /// Parses `std::env::args`, runs, prints errors, and returns the exit code.
 pub fn main() -> i32 {
+    crate::ui::terminal::install_sigbus_handler();
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {

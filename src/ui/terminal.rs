@@ -33,6 +33,46 @@ pub struct TerminalGuard {
 
 static HOOK: Once = Once::new();
 
+/// The terminal's settings before raw mode, for the SIGBUS handler, which cannot call
+/// crossterm; and whether the TUI has the terminal now.
+static mut SAVED_TERMIOS: Option<libc::termios> = None;
+static TUI_ACTIVE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// What a read of the mapped dump does when the file has shrunk (or changed) under the
+/// map: the kernel raises SIGBUS, which by default kills the process without a word and
+/// leaves the terminal in raw mode. This handler puts the terminal back (when the TUI
+/// has it), says what happened, and exits with status 2. It only calls functions that
+/// are async-signal-safe (`tcsetattr`, `write`, `_exit`).
+extern "C" fn on_sigbus(_: libc::c_int) {
+    const LEAVE: &[u8] = b"\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1049l\x1b[?25h";
+    const MSG: &[u8] =
+        b"\r\nheaptui: the dump file changed or shrank on disk while it was being read \
+(SIGBUS): its bytes are gone; open it again once it is complete\r\n";
+    // SAFETY: async-signal-safe calls only; SAVED_TERMIOS is written once, before the
+    // TUI starts, and only read here.
+    unsafe {
+        if TUI_ACTIVE.load(Ordering::Relaxed) {
+            if let Some(t) = (*std::ptr::addr_of!(SAVED_TERMIOS)).as_ref() {
+                libc::tcsetattr(0, libc::TCSANOW, t);
+            }
+            libc::write(1, LEAVE.as_ptr().cast(), LEAVE.len());
+        }
+        libc::write(2, MSG.as_ptr().cast(), MSG.len());
+        libc::_exit(2);
+    }
+}
+
+/// Installs the SIGBUS handler ([`on_sigbus`]); the CLI calls it first thing.
+pub fn install_sigbus_handler() {
+    // SAFETY: a plain C handler for one signal, installed before any thread reads the map.
+    unsafe {
+        let mut sa: libc::sigaction = std::mem::zeroed();
+        sa.sa_sigaction = on_sigbus as *const () as usize;
+        libc::sigemptyset(&mut sa.sa_mask);
+        libc::sigaction(libc::SIGBUS, &sa, std::ptr::null_mut());
+    }
+}
+
 impl TerminalGuard {
     pub fn enter() -> io::Result<Self> {
         HOOK.call_once(|| {
@@ -63,7 +103,16 @@ impl TerminalGuard {
                     std::process::exit(128 + sig);
                 }
             })?;
+        // SAFETY: tcgetattr fills the struct; the static is written before TUI_ACTIVE
+        // lets the SIGBUS handler read it.
+        unsafe {
+            let mut t: libc::termios = std::mem::zeroed();
+            if libc::tcgetattr(0, &mut t) == 0 {
+                *std::ptr::addr_of_mut!(SAVED_TERMIOS) = Some(t);
+            }
+        }
         terminal::enable_raw_mode()?;
+        TUI_ACTIVE.store(true, Ordering::Relaxed);
         let guard = TerminalGuard { signalled };
         // The mouse wheel scrolls (terminals still select text with Shift held).
         execute!(
@@ -105,6 +154,7 @@ impl TerminalGuard {
 
 impl Drop for TerminalGuard {
     fn drop(&mut self) {
+        TUI_ACTIVE.store(false, Ordering::Relaxed);
         restore();
     }
 }
