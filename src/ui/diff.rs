@@ -45,10 +45,12 @@ pub struct DiffView {
     /// marks.
     new_mask: Option<Arc<Vec<bool>>>,
     gone_mask: Option<Arc<Vec<bool>>>,
+    /// Every class's figures, computed when the view opens and again when the dominator
+    /// trees are ready (a walk of both snapshots: not for every key).
+    every: Vec<ClassDelta>,
+    /// The rows shown: the changed classes of `every` (all of them with `all`, which
+    /// `n` toggles), sorted by `sort`.
     rows: Vec<ClassDelta>,
-    /// How many classes there are in all; `rows` holds only the changed ones unless
-    /// `all` (`n` toggles).
-    classes: usize,
     all: bool,
     owners: Vec<OwnerDelta>,
     sort: DiffSort,
@@ -71,8 +73,8 @@ impl DiffView {
             ids,
             new_mask,
             gone_mask,
+            every: Vec::new(),
             rows: Vec::new(),
-            classes: 0,
             all: false,
             owners: Vec::new(),
             sort: DiffSort::DeltaShallow,
@@ -89,23 +91,31 @@ impl DiffView {
             (Some(a), Some(b)) => Some((a.as_ref(), b.as_ref())),
             _ => None,
         };
-        let selected = self.selected_row().map(|r| r.class.clone());
-        self.rows = crate::diff::class_deltas(
+        self.every = crate::diff::class_deltas(
             &self.base.snap,
             &self.target.snap,
             doms,
             self.ids.as_deref(),
         );
-        self.classes = self.rows.len();
-        if !self.all {
-            self.rows.retain(|r| {
-                r.delta_count() != 0
+        self.show();
+    }
+
+    /// Filters and sorts `every` into `rows`, keeping the selected class selected.
+    fn show(&mut self) {
+        let selected = self.selected_row().map(|r| r.class.clone());
+        self.rows = self
+            .every
+            .iter()
+            .filter(|r| {
+                self.all
+                    || r.delta_count() != 0
                     || r.delta_shallow() != 0
                     || r.delta_retained() != 0
                     || r.new != 0
                     || r.gone != 0
-            });
-        }
+            })
+            .cloned()
+            .collect();
         crate::diff::sort_deltas(&mut self.rows, self.sort);
         if let Some(c) = selected {
             if let Some(i) = self.rows.iter().position(|r| r.class == c) {
@@ -227,7 +237,7 @@ impl DiffView {
                 if self.sort == DiffSort::DeltaRetained && !self.dominators_ready() {
                     *message = Some("retained sizes are still being computed".into());
                 }
-                self.compute();
+                self.show();
                 true
             }
             Action::Open => {
@@ -236,7 +246,7 @@ impl DiffView {
             }
             Action::Changed => {
                 self.all = !self.all;
-                self.compute();
+                self.show();
                 true
             }
             _ => false,
@@ -274,7 +284,7 @@ impl DiffView {
         let title = format!(
             " Diff — {} of {} classes{}, sorted by {}{}{} ",
             thousands(self.rows.len() as u64),
-            thousands(self.classes as u64),
+            thousands(self.every.len() as u64),
             if self.all { "" } else { " changed" },
             self.sort.name(),
             match &self.ids {
