@@ -400,8 +400,12 @@ fn no_byte_of_an_escape_sequence_from_the_dump_reaches_the_terminal() {
     // every byte the program writes to the terminal is recorded (pipe-pane) while the
     // histogram, the class's instances and the summary are drawn.
     let p = evil_hprof();
+    // The program starts only once the recording is on, so every byte is recorded.
+    let go = scratch().join("evil-go");
+    let _ = std::fs::remove_file(&go);
     let cmd = format!(
-        "{} {}; echo EXITED-$?; sleep 60",
+        "while [ ! -e {} ]; do sleep 0.05; done; {} {}; echo EXITED-$?; sleep 60",
+        go.display(),
         env!("CARGO_BIN_EXE_heaptui"),
         p.display()
     );
@@ -411,16 +415,17 @@ fn no_byte_of_an_escape_sequence_from_the_dump_reaches_the_terminal() {
     let raw = scratch().join("evil-pane.raw");
     let _ = std::fs::remove_file(&raw);
     t.tmux(&["pipe-pane", "-o", &format!("cat >> {}", raw.display())]);
-    t.keys(&["/"]);
-    t.wait_for("filter:");
-    t.keys(&["Escape"]);
+    std::fs::write(&go, b"").unwrap();
     let s = t.wait_for("evilRed");
     assert!(s.contains("Class histogram"), "{s}");
     t.keys(&["Enter"]);
     t.wait_for("Instances of evil");
     t.keys(&["i"]);
     t.wait_for("Summary");
-    t.keys(&["Escape", "q"]);
+    // One key at a time: ESC and a byte at once read as Alt and that key.
+    t.keys(&["Escape"]);
+    t.wait_until("the summary closed", |s| !s.contains("Summary"));
+    t.keys(&["q"]);
     t.wait_for("EXITED-0");
     let bytes = std::fs::read(&raw).unwrap();
     assert!(bytes.len() > 1000, "the pane's output was recorded");

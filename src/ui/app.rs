@@ -208,9 +208,38 @@ pub enum Loaded {
     Two(
         Arc<Snapshot>,
         Arc<Snapshot>,
-        Option<crate::diff::Identity>,
+        Option<Arc<crate::diff::Identity>>,
         Option<String>,
     ),
+}
+
+/// What the loading thread hands over once the dominator trees are built; for a diff,
+/// also the figures that need them (a walk of both snapshots, kept off the UI thread).
+#[allow(clippy::large_enum_variant)] // sent once per load
+pub enum DomsReady {
+    One(Dominators),
+    Two {
+        base: Dominators,
+        target: Dominators,
+        classes: Vec<crate::diff::ClassDelta>,
+        owners: Vec<crate::diff::OwnerDelta>,
+    },
+}
+
+impl DomsReady {
+    /// Both trees of a diff and the figures of the diff view.
+    fn two(a: &Snapshot, b: &Snapshot, ids: Option<&crate::diff::Identity>, p: &Progress) -> Self {
+        let base = crate::heap::dominators::compute(&a.graph, p);
+        let target = crate::heap::dominators::compute(&b.graph, p);
+        let classes = crate::diff::class_deltas(a, b, Some((&base, &target)), ids);
+        let owners = crate::diff::owner_deltas(a, &base, b, &target, 8);
+        DomsReady::Two {
+            base,
+            target,
+            classes,
+            owners,
+        }
+    }
 }
 
 pub struct App {
@@ -219,7 +248,7 @@ pub struct App {
     pub progress: Progress,
     rx: Option<Receiver<Result<Loaded>>>,
     /// The dominator tree (two for a diff) being built after loading, and its progress.
-    dom_rx: Option<Receiver<Vec<Dominators>>>,
+    dom_rx: Option<Receiver<DomsReady>>,
     pub dom_progress: Progress,
     pub help: bool,
     /// The first row of the open overlay (help, summary) that is shown, and how many rows
@@ -256,7 +285,7 @@ impl App {
                 let snap = Arc::new(snap);
                 if tx.send(Ok(Loaded::One(snap.clone()))).is_ok() {
                     let d = crate::heap::dominators::compute(&snap.graph, &dp);
-                    let _ = dom_tx.send(vec![d]);
+                    let _ = dom_tx.send(DomsReady::One(d));
                 }
             }
             Err(e) => {
@@ -289,13 +318,12 @@ impl App {
                 }
             };
             let (ids, warning) = crate::diff::identity_checked(&a, &b);
+            let ids = ids.map(Arc::new);
             if tx
-                .send(Ok(Loaded::Two(a.clone(), b.clone(), ids, warning)))
+                .send(Ok(Loaded::Two(a.clone(), b.clone(), ids.clone(), warning)))
                 .is_ok()
             {
-                let da = crate::heap::dominators::compute(&a.graph, &dp);
-                let db = crate::heap::dominators::compute(&b.graph, &dp);
-                let _ = dom_tx.send(vec![da, db]);
+                let _ = dom_tx.send(DomsReady::two(&a, &b, ids.as_deref(), &dp));
             }
         });
         let name = |p: &PathBuf| {
@@ -313,7 +341,7 @@ impl App {
         path: PathBuf,
         progress: Progress,
         rx: Option<Receiver<Result<Loaded>>>,
-        dom_rx: Receiver<Vec<Dominators>>,
+        dom_rx: Receiver<DomsReady>,
         dom_progress: Progress,
     ) -> Self {
         App {
@@ -342,11 +370,8 @@ impl App {
         let (dom_tx, dom_rx) = std::sync::mpsc::channel();
         let p = Progress::new();
         let doms = match &loaded {
-            Loaded::One(s) => vec![crate::heap::dominators::compute(&s.graph, &p)],
-            Loaded::Two(a, b, ..) => vec![
-                crate::heap::dominators::compute(&a.graph, &p),
-                crate::heap::dominators::compute(&b.graph, &p),
-            ],
+            Loaded::One(s) => DomsReady::One(crate::heap::dominators::compute(&s.graph, &p)),
+            Loaded::Two(a, b, ids, _) => DomsReady::two(a, b, ids.as_deref(), &p),
         };
         let _ = dom_tx.send(doms);
         let mut app = Self::loading(path, Progress::new(), None, dom_rx, Progress::new());
@@ -367,7 +392,7 @@ impl App {
         let path = target.source.path.clone();
         Self::opened(
             path,
-            Loaded::Two(Arc::new(base), Arc::new(target), ids, warning),
+            Loaded::Two(Arc::new(base), Arc::new(target), ids.map(Arc::new), warning),
         )
     }
 
@@ -387,19 +412,27 @@ impl App {
     pub fn tick(&mut self) {
         if let Some(rx) = &self.dom_rx {
             if matches!(self.screen, Screen::Ready(_) | Screen::Diff(_)) {
-                if let Ok(mut d) = rx.try_recv() {
+                if let Ok(d) = rx.try_recv() {
                     self.dom_rx = None;
-                    match &mut self.screen {
-                        Screen::Ready(r) => {
-                            if let Some(d) = d.pop() {
-                                r.set_dominators(Arc::new(d), &self.theme);
-                            }
+                    match (&mut self.screen, d) {
+                        (Screen::Ready(r), DomsReady::One(d)) => {
+                            r.set_dominators(Arc::new(d), &self.theme)
                         }
-                        Screen::Diff(v) if d.len() == 2 => {
-                            let b = d.pop().expect("two");
-                            let a = d.pop().expect("two");
-                            v.set_dominators(Arc::new(a), Arc::new(b), &self.theme);
-                        }
+                        (
+                            Screen::Diff(v),
+                            DomsReady::Two {
+                                base,
+                                target,
+                                classes,
+                                owners,
+                            },
+                        ) => v.set_dominators(
+                            Arc::new(base),
+                            Arc::new(target),
+                            classes,
+                            owners,
+                            &self.theme,
+                        ),
                         _ => {}
                     }
                 }

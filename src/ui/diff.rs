@@ -63,8 +63,12 @@ pub struct DiffView {
 
 impl DiffView {
     /// The two sides, with the ids and the warning of [`crate::diff::identity_checked`].
-    pub fn new(base: Ready, target: Ready, ids: Option<Identity>, warning: Option<String>) -> Self {
-        let ids = ids.map(Arc::new);
+    pub fn new(
+        base: Ready,
+        target: Ready,
+        ids: Option<Arc<Identity>>,
+        warning: Option<String>,
+    ) -> Self {
         let new_mask = ids.as_ref().map(|i| Arc::new(i.new_in_target.clone()));
         let gone_mask = ids.as_ref().map(|i| Arc::new(i.gone_in_base.clone()));
         let mut v = DiffView {
@@ -125,12 +129,21 @@ impl DiffView {
         self.list.scroll(self.rows.len());
     }
 
-    /// Both dominator trees are ready: retained deltas and the owners that grew.
-    pub fn set_dominators(&mut self, a: Arc<Dominators>, b: Arc<Dominators>, theme: &Theme) {
-        self.owners = crate::diff::owner_deltas(&self.base.snap, &a, &self.target.snap, &b, 8);
+    /// Both dominator trees are ready, with the class figures and the owners that grew
+    /// that they give (computed beside them, off the UI thread).
+    pub fn set_dominators(
+        &mut self,
+        a: Arc<Dominators>,
+        b: Arc<Dominators>,
+        classes: Vec<ClassDelta>,
+        owners: Vec<OwnerDelta>,
+        theme: &Theme,
+    ) {
+        self.owners = owners;
+        self.every = classes;
         self.base.set_dominators(a, theme);
         self.target.set_dominators(b, theme);
-        self.compute();
+        self.show();
     }
 
     pub fn dominators_ready(&self) -> bool {
