@@ -40,7 +40,7 @@ failed=()
 for t in "${targets[@]}"; do
     case $t in
         gzip) max_len=65536 ;;  # every input is written, decompressed and read back
-        *) max_len=262144 ;;
+        *) max_len=131072 ;;
     esac
     mkdir -p "artifacts/$t"
     echo "== $t: ${secs}s"

@@ -334,7 +334,7 @@ def main():
         if data is not None:
             hprofs.append((os.path.basename(name).split(".")[0], data))
     for name, data in hprofs:
-        for budget, (names, heap) in (("s", (4000, 12000)), ("l", (40000, 150000))):
+        for budget, (names, heap) in (("s", (4000, 12000)), ("l", (20000, 80000))):
             for k, seed in enumerate(hprof_seeds(data, names, heap)):
                 write(os.path.join(out, "hprof"), "seed-%s-%s%d" % (name, budget, k), seed)
                 small.setdefault("hprof", seed)
@@ -345,10 +345,10 @@ def main():
     with open(os.path.join(ROOT, "tests", "data", "v8-edge-cases.heapsnapshot"), "rb") as f:
         write(os.path.join(out, "v8"), "seed-edge-cases", f.read())
     for name, data in v8s:
-        for n in (60, 600, 1500):
+        for n in (60, 300, 700):
             seed = v8_seed(data, n)
             write(os.path.join(out, "v8"), "seed-%s-%d" % (name, n), seed)
-            if n == 600:
+            if n == 300:
                 small.setdefault("v8", seed)
         write(os.path.join(out, "v8"), "seed-%s-cut" % name, data[:65536])
 
@@ -356,8 +356,8 @@ def main():
         data = gunzip("go/" + name)
         stem = name.split(".")[0]
         for budget, (others, objs, skip) in (("s", (6000, 6000, 0.0)),
-                                             ("l", (60000, 120000, 0.0)),
-                                             ("m", (30000, 60000, 0.5))):
+                                             ("l", (30000, 70000, 0.0)),
+                                             ("m", (20000, 50000, 0.5))):
             seed = go_seed(data, others, objs, skip)
             write(os.path.join(out, "go"), "seed-%s-%s" % (stem, budget), seed)
             if budget == "s":
