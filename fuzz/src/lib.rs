@@ -52,22 +52,15 @@ pub fn exercise(s: &Snapshot, len: usize) {
 
 /// The gzip path: writes `data` to a file in a private directory and opens it as a user
 /// would (`heaptui::open`: sniff gzip, decompress into the cache, detect, read), with
-/// `HEAPTUI_CACHE_DIR` pointing into that directory. Input and cache are removed after
-/// each run: the cache is keyed by path, size and modification time, and two inputs of
-/// one size written within a clock tick would otherwise share a stale copy.
+/// `HEAPTUI_CACHE_DIR` pointing into that directory. The directory (input and cache) is
+/// removed after each run: the cache is keyed by path, size and modification time, and
+/// two inputs of one size written within a clock tick would otherwise share a stale copy;
+/// and nothing is left behind when the process ends.
 pub fn run_gzip(data: &[u8]) {
-    use std::sync::OnceLock;
-    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
-    let dir = DIR
-        .get_or_init(|| {
-            let d = tempfile::Builder::new()
-                .prefix("heaptui-fuzz-gzip")
-                .tempdir_in(scratch_parent())
-                .expect("temp dir");
-            std::env::set_var("HEAPTUI_CACHE_DIR", d.path().join("cache"));
-            d
-        })
-        .path();
+    let dir = scratch_parent().join(format!("heaptui-fuzz-gzip-{}", std::process::id()));
+    static ENV: std::sync::Once = std::sync::Once::new();
+    ENV.call_once(|| std::env::set_var("HEAPTUI_CACHE_DIR", dir.join("cache")));
+    std::fs::create_dir_all(&dir).expect("scratch dir");
     let input = dir.join("input.gz");
     std::fs::write(&input, data).expect("write input");
     let r = heaptui::open(&input, &Progress::new());
@@ -83,8 +76,7 @@ pub fn run_gzip(data: &[u8]) {
         }
         Err(_) => {}
     }
-    let _ = std::fs::remove_dir_all(dir.join("cache"));
-    let _ = std::fs::remove_file(&input);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A RAM-backed directory when there is one: the gzip target writes every input and its
