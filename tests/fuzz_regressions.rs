@@ -4,10 +4,6 @@
 //! checks the index and walks every object. Each file's first line of explanation is in
 //! `tests/data/fuzz/README.md`: what it did before the fix.
 //!
-//! The HPROF fuzzer has found nothing yet, so there is no `hprof` test: one that could
-//! not fail (an empty directory) would only look like coverage. Add it with the first
-//! kept HPROF input.
-//!
 //! A new crash: minimise it (`cargo fuzz tmin TARGET ARTIFACT`), copy it to
 //! `tests/data/fuzz/TARGET/`, say in the README what it did, fix the reader.
 
@@ -36,6 +32,11 @@ fn replay(target: &str, run: impl Fn(&[u8])) {
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(&data)));
         assert!(r.is_ok(), "{} panicked", f.display());
     }
+}
+
+#[test]
+fn hprof_inputs() {
+    replay("hprof", |d| fuzz::run(fuzz::Reader::Hprof, d));
 }
 
 #[test]
