@@ -77,6 +77,19 @@ impl Source {
             warnings: Vec::new(),
         }
     }
+
+    /// Copies `bytes` into an anonymous map made read-only before any reader sees it
+    /// (tests, fuzzing, truncation sweeps): the readers get exactly `bytes.len()` bytes,
+    /// behind the same read-only guarantee as a mapped file. An empty input gets no map
+    /// at all, as an empty file does (a map cannot be empty).
+    pub fn from_bytes(path: &Path, bytes: &[u8]) -> std::io::Result<Self> {
+        if bytes.is_empty() {
+            return Ok(Source::from_map(path, None));
+        }
+        let mut m = memmap2::MmapMut::map_anon(bytes.len())?;
+        m.copy_from_slice(bytes);
+        Ok(Source::from_map(path, Some(m.make_read_only()?)))
+    }
 }
 
 fn map_file(path: &Path) -> Result<Option<Mmap>> {

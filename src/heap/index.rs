@@ -90,7 +90,9 @@ impl AddrIndex {
             return None;
         }
         let b = ((addr - self.min) >> self.shift) as usize;
-        if b + 1 >= self.table.len() {
+        // Not `b + 1 >= len`: an empty index has shift 0, so `u64::MAX` gives
+        // `b == usize::MAX` and `b + 1` wrapped to 0 (hprof fuzzer; fuzz/README.md).
+        if b >= self.table.len() - 1 {
             return None;
         }
         let lo = self.table[b] as usize;
@@ -114,7 +116,7 @@ impl AddrIndex {
             return None;
         }
         let b = ((addr - self.min) >> self.shift) as usize;
-        if b + 1 >= self.table.len() {
+        if b >= self.table.len() - 1 {
             return Some((self.addrs.len() - 1) as ObjId);
         }
         let lo = self.table[b] as usize;

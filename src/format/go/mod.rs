@@ -192,14 +192,18 @@ fn pass1(b: &[u8], start: usize, progress: &Progress) -> Result<Pass1, ParseErro
                 }
                 6 => {
                     p.big_endian = c.uleb128("big-endian flag")? != 0;
-                    p.ptr_size = c.uleb128("pointer size")?;
-                    if p.ptr_size != 4 && p.ptr_size != 8 {
+                    // Checked before it is kept: the records read before a bad params
+                    // record stay in the snapshot, and every later pass reads words of
+                    // `ptr_size` bytes (a size of 0 panicked in `word`; go fuzzer).
+                    let ptr_size = c.uleb128("pointer size")?;
+                    if ptr_size != 4 && ptr_size != 8 {
                         return Err(ParseError::new(
                             c.offset(),
                             "a pointer size of 4 or 8",
-                            p.ptr_size.to_string(),
+                            ptr_size.to_string(),
                         ));
                     }
+                    p.ptr_size = ptr_size;
                     p.heap_range = (c.uleb128("heap start")?, c.uleb128("heap end")?);
                     let arch = string(&mut c, "architecture")?;
                     let ver = string(&mut c, "GOEXPERIMENT")?;
@@ -300,7 +304,14 @@ fn pass1(b: &[u8], start: usize, progress: &Progress) -> Result<Pass1, ParseErro
             }
             Ok(false) => {}
             Err(e) => {
-                let cut = e.found.contains("before the end") || e.found.contains("bytes left");
+                // A read that ran out of bytes: the cursor says "end of file" when none
+                // are left (a cut right after a field), "only N bytes before the end"
+                // when some are, and a count check "only N bytes left". Missing the
+                // first made a cut right after a record's kind an unreadable record
+                // (and, before any object, a refusal): found by tests/truncation.rs.
+                let cut = e.found.contains("before the end")
+                    || e.found.contains("bytes left")
+                    || e.found == "end of file";
                 if p.objs.is_empty() && p.goroutines.is_empty() && !cut {
                     return Err(e);
                 }

@@ -836,7 +836,10 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
     // Every primitive array type gets its group up front, so that pass 2 can run in
     // parallel without creating groups; empty groups never show (the histogram lists
     // classes with objects).
-    let mut prim_groups = [u32::MAX; 12];
+    // Slots 0-3 take arrays whose element type is no primitive type: the record walk
+    // checks PRIMITIVE ARRAY NODATA (ART) for its fixed length only, and such an array
+    // had no group, class u32::MAX in the index (hprof fuzzer; fuzz/README.md).
+    let mut prim_groups = [group(&mut g, "unknown[]".to_string(), false); 12];
     for (t, slot) in prim_groups.iter_mut().enumerate().skip(4) {
         *slot = group(&mut g, format!("{}[]", type_name(t as u8)), false);
     }
@@ -1182,7 +1185,8 @@ impl Pass2<'_> {
                 PRIMITIVE_ARRAY_DUMP | PRIMITIVE_ARRAY_NODATA => {
                     let n = be_u32(&rec[1 + id + 4..]) as u64;
                     let t = rec[1 + id + 8];
-                    c.class_of.push(self.prim_groups[(t as usize).min(11)]);
+                    let slot = if (4..=11).contains(&t) { t as usize } else { 0 };
+                    c.class_of.push(self.prim_groups[slot]);
                     let es = type_size(t, id).unwrap_or(1) as u64;
                     c.shallow.push(layout.array(n, es));
                 }

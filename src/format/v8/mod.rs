@@ -220,7 +220,13 @@ fn scan(b: &[u8], progress: &Progress, release: &Release<'_>) -> Result<Sections
                 let start = pos + 1;
                 match key {
                     b"nodes" => s.nodes = Some(start),
-                    b"edges" => s.edges = Some(start),
+                    b"edges" => {
+                        s.edges = Some(start);
+                        // A repeated key's end is not the end of an earlier "edges": an
+                        // end before the start made the edges reader index backwards
+                        // (fuzz/README.md, v8 crash 2).
+                        s.edges_end = None;
+                    }
                     _ => s.locations = Some(start),
                 }
                 // Integers only: the first ']' closes the array. Without one the file

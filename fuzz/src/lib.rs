@@ -1,0 +1,91 @@
+//! Shared code of heaptui's fuzz targets: open bytes as one format, or through the gzip
+//! path, and walk the result (see [`walk`]).
+//!
+//! Each target is a thin `fuzz_target!` over one function here, so that the same
+//! function can be called on a crashing input outside libFuzzer (see `README.md`).
+
+pub mod walk;
+
+use std::path::Path;
+
+use heaptui::format::{self, Snapshot};
+use heaptui::progress::Progress;
+use heaptui::source::Source;
+
+/// Which reader a target feeds.
+#[derive(Clone, Copy, Debug)]
+pub enum Reader {
+    Hprof,
+    V8,
+    Go,
+}
+
+/// Opens `data` with one reader (no format detection: the reader itself must refuse
+/// what is not its format) and, when it opens, checks and walks the snapshot.
+pub fn run(reader: Reader, data: &[u8]) {
+    let src = Source::from_bytes(Path::new("fuzz-input"), data).expect("anonymous map");
+    let progress = Progress::new();
+    let r = match reader {
+        Reader::Hprof => format::hprof::open(src, &progress),
+        Reader::V8 => format::v8::open(src, &progress),
+        Reader::Go => format::go::open(src, &progress),
+    };
+    match r {
+        Ok(s) => exercise(&s, data.len()),
+        Err(e) => {
+            // A refusal must say where: never past the end of what was read.
+            assert!(
+                e.offset <= data.len() as u64,
+                "error offset {} past the input's {} bytes: {e}",
+                e.offset,
+                data.len()
+            );
+        }
+    }
+}
+
+/// Checks the index and walks it.
+pub fn exercise(s: &Snapshot, len: usize) {
+    walk::check_graph(s, len);
+    std::hint::black_box(walk::walk(s));
+}
+
+/// The gzip path: writes `data` to a file in a private directory and opens it as a user
+/// would (`heaptui::open`: sniff gzip, decompress into the cache, detect, read), with
+/// `HEAPTUI_CACHE_DIR` pointing into that directory. The directory (input and cache) is
+/// removed after each run: the cache is keyed by path, size and modification time, and
+/// two inputs of one size written within a clock tick would otherwise share a stale copy;
+/// and nothing is left behind when the process ends.
+pub fn run_gzip(data: &[u8]) {
+    let dir = scratch_parent().join(format!("heaptui-fuzz-gzip-{}", std::process::id()));
+    static ENV: std::sync::Once = std::sync::Once::new();
+    ENV.call_once(|| std::env::set_var("HEAPTUI_CACHE_DIR", dir.join("cache")));
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let input = dir.join("input.gz");
+    std::fs::write(&input, data).expect("write input");
+    let r = heaptui::open(&input, &Progress::new());
+    match r {
+        Ok(s) => {
+            let len = s.bytes().len();
+            exercise(&s, len);
+        }
+        Err(heaptui::Error::Parse { error, .. }) => {
+            // Offsets are in the decompressed bytes or the compressed ones; neither can
+            // be past what a 1032:1 stream could produce.
+            assert!(error.offset <= (data.len() as u64 + 1) * 1032 + (1 << 20));
+        }
+        Err(_) => {}
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A RAM-backed directory when there is one: the gzip target writes every input and its
+/// decompressed copy.
+fn scratch_parent() -> std::path::PathBuf {
+    let shm = Path::new("/dev/shm");
+    if shm.is_dir() {
+        shm.to_path_buf()
+    } else {
+        std::env::temp_dir()
+    }
+}
