@@ -4,7 +4,7 @@
 # limit or times out on an input; the input is left in fuzz/artifacts/TARGET/ and the
 # libFuzzer log in fuzz/logs/TARGET.log.
 #
-#   fuzz/run.sh [SECONDS] [TARGET...]       (targets: hprof v8 go gzip)
+#   fuzz/run.sh [SECONDS] [TARGET...]       (targets: hprof v8 go moarvm dart gzip)
 #
 # Toolchain: cargo-fuzz passes nightly-only rustc flags. With a nightly toolchain
 # installed it is used (`cargo +nightly fuzz`); otherwise the stable compiler is told to
@@ -24,7 +24,7 @@ cd "$(dirname "$0")"
 secs=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(hprof v8 go gzip)
+[ ${#targets[@]} -eq 0 ] && targets=(hprof v8 go moarvm dart gzip)
 
 if ! command -v cargo-fuzz >/dev/null; then
     echo "fuzz/run.sh: cargo-fuzz is not installed (cargo install cargo-fuzz)" >&2

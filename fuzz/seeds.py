@@ -3,7 +3,7 @@
 
     fuzz/seeds.py [OUT_DIR]        (default: fuzz/corpus)
 
-Writes OUT_DIR/{hprof,v8,go,gzip}/seed-*. The fixtures are megabytes; a fuzzer wants
+Writes OUT_DIR/{hprof,v8,go,moarvm,dart,gzip}/seed-*. The fixtures are megabytes; a fuzzer wants
 inputs of tens of kilobytes that are still *well-formed*, so that mutations start deep
 inside the readers rather than at their first length check. So each fixture is shrunk
 along its own record structure rather than merely cut:
@@ -363,6 +363,21 @@ def main():
             if budget == "s":
                 small.setdefault("go", seed)
         write(os.path.join(out, "go"), "seed-%s-cut" % stem, data[:65536])
+
+    # MoarVM: the hand-built hostile file, and the heads of the real v2 and v3 files (a
+    # v3 head holds no whole snapshot, so it exercises the refusals and the zstd path).
+    with open(os.path.join(ROOT, "fixtures", "moarvm", "zstd-bomb.mvmheap"), "rb") as f:
+        write(os.path.join(out, "moarvm"), "seed-zstd-bomb", f.read())
+    for v in ("v2", "v3"):
+        data = gunzip("moarvm/app-%s.mvmheap.gz" % v)
+        for n in (16384, 65536, 131072):
+            write(os.path.join(out, "moarvm"), "seed-%s-%d" % (v, n), data[:n])
+
+    # Dart: heads of the real snapshots (a cut among the objects opens as far as whole).
+    for name in ("before", "after"):
+        data = gunzip("dart/%s.dartheap.gz" % name)
+        for n in (8192, 32768, 131072):
+            write(os.path.join(out, "dart"), "seed-%s-%d" % (name, n), data[:n])
 
     gz = os.path.join(out, "gzip")
     for fmt, seed in sorted(small.items()):

@@ -18,6 +18,9 @@ pub enum Reader {
     Hprof,
     V8,
     Go,
+    /// MoarVM v2 and v3 (its zstd columns included); the last snapshot of the file.
+    MoarVm,
+    Dart,
 }
 
 /// Opens `data` with one reader (no format detection: the reader itself must refuse
@@ -29,6 +32,14 @@ pub fn run(reader: Reader, data: &[u8]) {
         Reader::Hprof => format::hprof::open(src, &progress),
         Reader::V8 => format::v8::open(src, &progress),
         Reader::Go => format::go::open(src, &progress),
+        Reader::Dart => format::dart::open(src, &progress),
+        // MoarVM's open answers the crate's error (it may name a snapshot that is not in
+        // the file); a refusal of the bytes is a parse error with its offset.
+        Reader::MoarVm => match format::moarvm::open(src, None, &progress) {
+            Ok(s) => Ok(s),
+            Err(heaptui::Error::Parse { error, .. }) => Err(error),
+            Err(e) => panic!("MoarVM refused bytes without an offset: {e}"),
+        },
     };
     match r {
         Ok(s) => exercise(&s, data.len()),
