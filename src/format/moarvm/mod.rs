@@ -139,17 +139,9 @@ impl Names {
 
     /// A static frame as `name (file:line)`.
     pub fn frame_name(&self, f: u32) -> String {
-        match self.frames.get(f as usize) {
-            Some(&[name, _, line, file]) => {
-                let name = self.string(name as u64);
-                let name = if name.is_empty() {
-                    "<anon>".into()
-                } else {
-                    name
-                };
-                format!("{name} ({}:{line})", self.string(file as u64))
-            }
-            None => format!("<static frame #{f} missing>"),
+        match self.frame_parts(f) {
+            (name, loc) if !loc.is_empty() => format!("{name} ({loc})"),
+            (missing, _) => missing,
         }
     }
 
