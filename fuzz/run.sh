@@ -1,14 +1,24 @@
 #!/usr/bin/env bash
 # Builds the fuzz targets and runs each, one after the other, for SECONDS (default 60)
 # from its seed corpus. Exits non-zero when any target crashes, leaks past the memory
-# limit or times out on an input; the input is left in fuzz/artifacts/TARGET/ and the
-# libFuzzer log in fuzz/logs/TARGET.log.
+# limit or times out on an input (1), or when the build or the seeds fail (2); the input
+# is left in fuzz/artifacts/TARGET/ and the libFuzzer log in fuzz/logs/TARGET.log.
 #
 #   fuzz/run.sh [SECONDS] [TARGET...]       (targets: hprof v8 go moarvm dart gzip)
 #
+# Prints one line per target that can be quoted (executions, exec/s, final cov/ft,
+# corpus size, peak RSS, result), again all together at the end, with the build and
+# seed times.
+#
 # Toolchain: cargo-fuzz passes nightly-only rustc flags. With a nightly toolchain
 # installed it is used (`cargo +nightly fuzz`); otherwise the stable compiler is told to
-# accept them (RUSTC_BOOTSTRAP=1).
+# accept them (RUSTC_BOOTSTRAP=1). FUZZ_TOOLCHAIN=stable forces the latter (CI does, so
+# that it runs the same way where only stable is installed), FUZZ_TOOLCHAIN=nightly the
+# former.
+#
+# Build: release (-O), one codegen unit (cargo-fuzz's default: the fastest fuzzer, the
+# slowest build). FUZZ_CODEGEN_UNITS=N builds with N instead (CI uses 16: a 60 s run
+# gains more from a shorter build than it loses in executions).
 #
 # Sanitizer: none by default. The readers hold no `unsafe` (only the mmap in source.rs),
 # so AddressSanitizer finds nothing that Rust's bounds checks would not already turn into
@@ -16,6 +26,10 @@
 # that fails), timeouts and the RSS limit are caught either way; only -malloc_limit_mb
 # (one allocation over the limit) needs a sanitizer's malloc hooks.
 # FUZZ_SANITIZER=address turns ASan on.
+#
+# Inputs: the seeds come from the repository's fixtures (seeds.py; plus ../shared/corpus
+# when it is beside the checkout, skipped when it is not) and whatever fuzz/corpus/
+# already holds from earlier runs here.
 #
 # One target at a time, one process each: the machine's cores are shared.
 set -u
@@ -27,42 +41,84 @@ targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(hprof v8 go moarvm dart gzip)
 
 if ! command -v cargo-fuzz >/dev/null; then
-    echo "fuzz/run.sh: cargo-fuzz is not installed (cargo install cargo-fuzz)" >&2
+    echo "fuzz/run.sh: cargo-fuzz is not installed (cargo install cargo-fuzz --locked)" >&2
     exit 2
 fi
-if rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
+toolchain=${FUZZ_TOOLCHAIN:-}
+if [ -z "$toolchain" ]; then
+    if rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
+        toolchain=nightly
+    else
+        toolchain=stable
+    fi
+fi
+if [ "$toolchain" = nightly ]; then
     fuzz=(cargo +nightly fuzz)
 else
     export RUSTC_BOOTSTRAP=1
     fuzz=(cargo fuzz)
 fi
-san=(--sanitizer "${FUZZ_SANITIZER:-none}")
+# The same options for build and run: any difference makes `run` build again.
+opts=(-O --sanitizer "${FUZZ_SANITIZER:-none}")
+[ -n "${FUZZ_CODEGEN_UNITS:-}" ] && opts+=(--codegen-units "$FUZZ_CODEGEN_UNITS")
 
-"${fuzz[@]}" build -O "${san[@]}" || exit 2
+t0=$SECONDS
+echo "== build (${fuzz[*]} build ${opts[*]})"
+"${fuzz[@]}" build "${opts[@]}" || exit 2
+build_s=$((SECONDS - t0))
+t0=$SECONDS
 python3 seeds.py corpus || exit 2
+seeds_s=$((SECONDS - t0))
+echo "fuzz/run.sh: build ${build_s} s, seeds ${seeds_s} s"
 mkdir -p logs
 
+# One line from a target's log: executions, rate, final coverage, corpus, peak RSS.
+summary() {
+    local t=$1 log=$2 result=$3 secs_run=$4
+    local execs rate rss cov ft corp
+    execs=$(grep -a '^stat::number_of_executed_units:' "$log" | awk '{print $2}')
+    rate=$(grep -a '^stat::average_exec_per_sec:' "$log" | awk '{print $2}')
+    rss=$(grep -a '^stat::peak_rss_mb:' "$log" | awk '{print $2}')
+    local last
+    last=$(grep -aE '^#[0-9]+[[:space:]]+(INITED|NEW|REDUCE|pulse|DONE)' "$log" | tail -1)
+    cov=$(sed -nE 's/.* cov: ([0-9]+).*/\1/p' <<<"$last")
+    ft=$(sed -nE 's/.* ft: ([0-9]+).*/\1/p' <<<"$last")
+    corp=$(sed -nE 's/.* corp: ([0-9]+)\/.*/\1/p' <<<"$last")
+    [ -z "$execs" ] && execs=$(sed -nE 's/^#([0-9]+).*/\1/p' <<<"$last")
+    [ -z "$rss" ] && rss=$(sed -nE 's/.* rss: ([0-9]+)Mb.*/\1/p' <<<"$last")
+    printf '%-6s %4ss  %9s execs  %6s/s  cov %5s  ft %6s  corpus %5s  peak RSS %4s MB  %s\n' \
+        "$t" "$secs_run" "${execs:-?}" "${rate:-?}" "${cov:-?}" "${ft:-?}" "${corp:-?}" \
+        "${rss:-?}" "$result"
+}
+
 failed=()
+lines=()
 for t in "${targets[@]}"; do
     case $t in
         gzip) max_len=65536 ;;  # every input is written, decompressed and read back
         *) max_len=131072 ;;
     esac
-    mkdir -p "artifacts/$t"
+    mkdir -p "artifacts/$t" "corpus/$t"
     echo "== $t: ${secs}s"
-    "${fuzz[@]}" run -O "${san[@]}" "$t" "corpus/$t" -- \
+    t0=$SECONDS
+    "${fuzz[@]}" run "${opts[@]}" "$t" "corpus/$t" -- \
         -max_total_time="$secs" -max_len="$max_len" -timeout=25 \
         -rss_limit_mb=2048 -malloc_limit_mb=1024 -print_final_stats=1 \
         >"logs/$t.log" 2>&1
     rc=$?
-    grep -E '^#[0-9]+ +(DONE|INITED)|stat::number_of_executed_units|stat::peak_rss_mb' "logs/$t.log" | tail -3
+    if [ $rc -eq 0 ]; then result=ok; else result="FAILED (exit $rc)"; fi
+    line=$(summary "$t" "logs/$t.log" "$result" $((SECONDS - t0)))
+    echo "$line"
+    lines+=("$line")
     if [ $rc -ne 0 ]; then
         echo "!! $t failed (exit $rc): see fuzz/logs/$t.log and fuzz/artifacts/$t/"
-        grep -E '^(==[0-9]+==ERROR|thread .* panicked|SUMMARY)' "logs/$t.log" | head -5
+        grep -aE '^(==[0-9]+==ERROR|thread .* panicked|SUMMARY|error)' "logs/$t.log" | head -5
         failed+=("$t")
     fi
 done
 
+echo "== fuzz/run.sh $secs: build ${build_s} s, seeds ${seeds_s} s"
+printf '%s\n' "${lines[@]}"
 if [ ${#failed[@]} -ne 0 ]; then
     echo "fuzz/run.sh: failed: ${failed[*]}" >&2
     exit 1
