@@ -40,7 +40,7 @@ use decode::V8Decoder;
 use json::{skip_string, skip_value, skip_ws, Cut, RecordsEnd};
 
 /// Field positions and type codes, from `snapshot.meta`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Cols {
     pub nf: usize,
     pub n_type: usize,
@@ -394,6 +394,7 @@ fn read_nodes(
     start: usize,
     cols: &Cols,
     declared: Option<u64>,
+    strings: usize,
     progress: &Progress,
     release: &Release<'_>,
 ) -> NodeCols {
@@ -411,6 +412,18 @@ fn read_nodes(
         out.detached.reserve_exact(hint);
     }
     let mut interned: IdMap<u32> = IdMap::default();
+    // The class of a node without a name in its key is found by its type alone, and of a
+    // named one (objects, native nodes) by a table indexed by the name's string index:
+    // no hashing and no comparison of type names per node. The tables are as long as
+    // `strings` (checked against the file when it was indexed) and go after this pass.
+    let types: Vec<(u32, bool)> = (0..cols.node_types.len())
+        .map(|t| {
+            let (ty, name, _) = class_key(cols, t as i64, 0, false);
+            (ty, name != u32::MAX)
+        })
+        .collect();
+    let mut by_type: Vec<[u32; 2]> = vec![[u32::MAX; 2]; types.len()];
+    let mut by_name: Vec<Option<Vec<u32>>> = vec![None; types.len() * 2];
     let mut edges_so_far = 0u64;
     let mut released = start;
     let end = json::records(b, start, nf, |rec, at| {
@@ -427,13 +440,34 @@ fn read_nodes(
             out.detached.push(rec[d].clamp(0, 3) as u8);
         }
         let detached = cols.n_detached.is_some_and(|d| rec[d] == 2);
-        let key = class_key(cols, rec[cols.n_type], rec[cols.n_name], detached);
-        let packed = (key.0 as u64) << 33 | (key.1 as u64) << 1 | key.2 as u64;
-        let next = out.keys.len() as u32;
-        let c = *interned.entry(packed).or_insert_with(|| {
-            out.keys.push(key);
-            next
-        });
+        let (ty, name) = (rec[cols.n_type], rec[cols.n_name]);
+        let mut intern = |key: (u32, u32, bool)| {
+            let packed = (key.0 as u64) << 33 | (key.1 as u64) << 1 | key.2 as u64;
+            let next = out.keys.len() as u32;
+            *interned.entry(packed).or_insert_with(|| {
+                out.keys.push(key);
+                next
+            })
+        };
+        let c = match types.get(ty as usize) {
+            Some(&(_, false)) if ty >= 0 => {
+                let slot = &mut by_type[ty as usize][detached as usize];
+                if *slot == u32::MAX {
+                    *slot = intern(class_key(cols, ty, name, detached));
+                }
+                *slot
+            }
+            Some(_) if ty >= 0 && name >= 0 && (name as usize) < strings => {
+                let table = by_name[ty as usize * 2 + detached as usize]
+                    .get_or_insert_with(|| vec![u32::MAX; strings]);
+                let slot = &mut table[name as usize];
+                if *slot == u32::MAX {
+                    *slot = intern(class_key(cols, ty, name, detached));
+                }
+                *slot
+            }
+            _ => intern(class_key(cols, ty, name, detached)),
+        };
         out.offset.push(at as u64);
         out.class_key.push(c);
         let size = rec[cols.n_size].max(0) as u64;
@@ -519,29 +553,44 @@ fn read_edges_parallel(
 ) -> EdgeCols {
     let ef = cols.ef;
     let stop = end.unwrap_or(b.len());
-    // Chunk starts: (byte position, file ordinal of the chunk's first edge).
-    let mut starts = vec![(start, 0u64)];
-    let mut counted_to = start;
-    let mut commas = 0u64;
+    use rayon::prelude::*;
+    let count_commas = |r: std::ops::Range<usize>| memchr::memchr_iter(b',', &b[r]).count() as u64;
+    // Cut points just after a comma near each 1/parts of the array, then the commas of
+    // every piece counted on the thread pool (the count says which integer comes next at
+    // each cut, and in all how many edges there are).
+    let mut cuts = vec![start];
     for j in 1..parts {
         let guess = start + (stop - start) * j / parts;
-        if guess <= counted_to {
+        if guess <= *cuts.last().unwrap_or(&start) {
             continue;
         }
-        let Some(k) = memchr::memchr(b',', &b[guess..stop]) else {
-            break;
-        };
-        let mut p = guess + k + 1;
-        commas += b[counted_to..p].iter().filter(|&&c| c == b',').count() as u64;
-        counted_to = p;
-        // Move to the next integer whose index is a multiple of the edge width.
-        let mut need = (ef as u64 - commas % ef as u64) % ef as u64;
+        match memchr::memchr(b',', &b[guess..stop]) {
+            Some(k) => cuts.push(guess + k + 1),
+            None => break,
+        }
+    }
+    cuts.push(stop);
+    let counts: Vec<u64> = (0..cuts.len() - 1)
+        .into_par_iter()
+        .map(|j| count_commas(cuts[j]..cuts[j + 1]))
+        .collect();
+    let commas: u64 = counts.iter().sum();
+    // Chunk starts: (byte position, file ordinal of the chunk's first edge), each cut
+    // moved on to the next integer whose index is a multiple of the edge width.
+    let mut starts = vec![(start, 0u64)];
+    let mut before = 0u64;
+    for j in 1..cuts.len() - 1 {
+        before += counts[j - 1];
+        let (mut p, mut c) = (cuts[j], before);
+        if p <= starts.last().map_or(start, |s| s.0) {
+            continue;
+        }
+        let mut need = (ef as u64 - c % ef as u64) % ef as u64;
         while need > 0 {
             match memchr::memchr(b',', &b[p..stop]) {
                 Some(k) => {
                     p += k + 1;
-                    commas += 1;
-                    counted_to = p;
+                    c += 1;
                     need -= 1;
                 }
                 None => break,
@@ -550,12 +599,10 @@ fn read_edges_parallel(
         if need > 0 {
             break;
         }
-        starts.push((p, commas / ef as u64));
+        if p > starts.last().map_or(start, |s| s.0) {
+            starts.push((p, c / ef as u64));
+        }
     }
-    // The rest of the commas give the number of edges, so that one array of the exact
-    // size is filled by all chunks in place (no per-chunk arrays to join: that copy
-    // would double the largest allocation at the peak).
-    commas += b[counted_to..stop].iter().filter(|&&c| c == b',').count() as u64;
     let numbers =
         commas + (end.is_some() && b[start..stop].iter().any(|c| c.is_ascii_digit())) as u64;
     // A file cut inside the array may end with a whole number and no comma after it.
@@ -579,7 +626,6 @@ fn read_edges_parallel(
             slices.push((j, t, y));
         }
     }
-    use rayon::prelude::*;
     let chunks: Vec<Chunk> = slices
         .into_par_iter()
         .map(|(j, t, y)| {
@@ -866,7 +912,7 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
         let _ = s;
         rayon::join(
             || match sec.nodes {
-                Some(start) => read_nodes(b, start, cols, dn, progress, release),
+                Some(start) => read_nodes(b, start, cols, dn, sec.strings.len(), progress, release),
                 None => NodeCols::default(),
             },
             || match sec.edges {
