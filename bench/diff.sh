@@ -10,6 +10,8 @@
 #   differ by SCALE, so the owners that grew are the fixture's collections
 #   (SessionStore.sessions, Main.ORDERS, the chain).
 set -euo pipefail
+# Times indexing, not reading the index back from the cache (src/cache.rs).
+export HEAPTUI_NO_CACHE=1
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BENCH_DIR=${BENCH_DIR:-/tmp/heaptui-bench}
 mkdir -p "$BENCH_DIR"

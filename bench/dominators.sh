@@ -21,6 +21,8 @@
 # - bytes per object the finished dominator tree keeps (idom, retained, children).
 # The page cache is warmed first. MB = 10^6 bytes.
 set -euo pipefail
+# Times indexing, not reading the index back from the cache (src/cache.rs).
+export HEAPTUI_NO_CACHE=1
 
 usage() { sed -n '2,24p' "$0" >&2; exit 2; }
 [[ $# -le 2 ]] || usage

@@ -8,6 +8,8 @@
 #   OUT default: $BENCH_DIR/dart-ORDERS.dartheap (BENCH_DIR default /tmp/heaptui-bench);
 #   an existing OUT is reused, not remade. Not committed: it is hundreds of MB.
 set -euo pipefail
+# Times indexing, not reading the index back from the cache (src/cache.rs).
+export HEAPTUI_NO_CACHE=1
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ORDERS=${2:-1500000}
 BENCH_DIR=${BENCH_DIR:-/tmp/heaptui-bench}

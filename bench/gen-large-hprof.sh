@@ -19,6 +19,8 @@
 #
 # The dump is written plain (not gzipped). Needs java, javac, jcmd.
 set -euo pipefail
+# Times indexing, not reading the index back from the cache (src/cache.rs).
+export HEAPTUI_NO_CACHE=1
 
 usage() { sed -n '2,21p' "$0" >&2; exit 2; }
 [[ $# -ge 1 && $# -le 2 ]] || usage

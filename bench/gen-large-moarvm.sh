@@ -8,6 +8,8 @@
 # Usage: bench/gen-large-moarvm.sh [OUT_DIR] ; env NODES, BUILD, RUNS (default 3).
 # The snapshots are not committed (about 55 MB in v2, 5 MB in v3).
 set -euo pipefail
+# Times indexing, not reading the index back from the cache (src/cache.rs).
+export HEAPTUI_NO_CACHE=1
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 OUT=$(realpath -m -- "${1:-/tmp/heaptui-bench}")
 NODES=${NODES:-2500}

@@ -7,6 +7,8 @@
 #   {"wall_seconds":..,"peak_rss_anon_kb":..,"peak_rss_file_kb":..,"vm_hwm_kb":..,"exit":..}
 # Usage: bench/peak-mem.sh CMD [ARGS...]
 set -uo pipefail
+# Times indexing, not reading the index back from the cache (src/cache.rs).
+export HEAPTUI_NO_CACHE=1
 [[ $# -ge 1 ]] || { sed -n '2,9p' "$0" >&2; exit 2; }
 start=$(date +%s.%N)
 "$@" &

@@ -9,6 +9,8 @@
 #   CLASS  the class the walk filters to and opens (default dev.heaptui.fixture.Session,
 #          2.35 M instances in the SCALE 1900 dump)
 set -euo pipefail
+# Times indexing, not reading the index back from the cache (src/cache.rs).
+export HEAPTUI_NO_CACHE=1
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BENCH_DIR=$(realpath -m -- "${BENCH_DIR:-/tmp/heaptui-bench}")
 DUMP=${1:-$BENCH_DIR/heap-scale1900.hprof}

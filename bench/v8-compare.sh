@@ -25,6 +25,8 @@
 # root of its dominator tree; see bench/v8-memlab-top.js. If either tool fails, the other
 # side is still printed and the failure is reported. Writes everything to OUT.
 set -euo pipefail
+# Times indexing, not reading the index back from the cache (src/cache.rs).
+export HEAPTUI_NO_CACHE=1
 
 usage() { sed -n '2,26p' "$0" >&2; exit 2; }
 [[ $# -le 1 ]] || usage

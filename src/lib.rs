@@ -4,11 +4,14 @@
 //! bytes up (see `../shared/DESIGN.md`):
 //! - [`source`] maps a dump (decompressing gzip input once into the user's cache);
 //! - [`format`](mod@format) detects the format by its first bytes and builds the index;
+//! - [`cache`] keeps built indexes in the user's cache directory and reads them back,
+//!   checked, on the next open;
 //! - [`heap`] is the format-neutral model and the analyses;
 //! - [`diff`] compares two snapshots (classes, owners by their path from the roots,
 //!   objects by ids that survive);
 //! - [`cli`] the batch commands of `../shared/CLI.md`, [`ui`] the terminal interface.
 
+pub mod cache;
 pub mod cli;
 pub mod diff;
 pub mod error;

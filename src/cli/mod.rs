@@ -40,6 +40,9 @@ pub struct Cli {
     pub cmd: Option<Cmd>,
     /// FILE opens the TUI on one snapshot; BASE TARGET on the diff of two
     pub files: Vec<PathBuf>,
+    /// Neither read nor write the index cache (in the user's cache directory)
+    #[arg(long = "no-cache", global = true)]
+    pub no_cache: bool,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
@@ -207,6 +210,9 @@ pub fn main() -> i32 {
 }
 
 pub fn run(cli: Cli) -> Result<()> {
+    if cli.no_cache {
+        crate::cache::disable();
+    }
     match cli.cmd {
         Some(Cmd::Summary { file, json }) => {
             let snap = open_for_cli(&file)?;

@@ -20,7 +20,7 @@ use crate::heap::{Graph, ObjId};
 use crate::progress::Progress;
 use crate::source::Source;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Format {
     Hprof,
     V8,
@@ -188,6 +188,11 @@ pub trait Decoder: Send + Sync {
     fn persistent_ids(&self, _bytes: &[u8], _g: &Graph) -> Option<(&'static str, Vec<u64>)> {
         None
     }
+    /// The decoder's own state in the index cache's encoding ([`crate::cache`]), or `None`
+    /// when it cannot be cached.
+    fn save_state(&self) -> Option<Vec<u8>> {
+        None
+    }
 }
 
 /// One opened snapshot: its bytes, its index, and the format's decoder.
@@ -215,7 +220,7 @@ pub struct Snapshot {
 }
 
 /// One snapshot of a file that may hold several, as `summary` lists them.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SnapshotInfo {
     pub index: usize,
     /// A few words that tell it from the others: time, GC sequence number, totals.
@@ -418,6 +423,23 @@ pub fn open(path: &Path, progress: &Progress) -> Result<Snapshot> {
     let path = file.as_path();
     let source = crate::source::open(path, progress)?;
     let format = detect(source.bytes()).map_err(|e| Error::parse(path, e))?;
+    let key = crate::cache::key(path, which, &source);
+    let mut rejected = None;
+    let source = match &key {
+        Some(k) => {
+            progress.phase("reading the index cache", 0);
+            match crate::cache::load(k, source) {
+                (crate::cache::Loaded::Hit(snap), _) => return Ok(*snap),
+                (crate::cache::Loaded::Rejected(why), Some(s)) => {
+                    rejected = Some(why);
+                    s
+                }
+                (_, Some(s)) => s,
+                (_, None) => unreachable!("the source comes back unless the entry was used"),
+            }
+        }
+        None => source,
+    };
     check_memory(path, format, source.bytes().len() as u64)?;
     let mut snap = match format {
         Format::Hprof => hprof::open(source, progress).map_err(|e| Error::parse(path, e))?,
@@ -446,6 +468,16 @@ pub fn open(path: &Path, progress: &Progress) -> Result<Snapshot> {
     let mut w = std::mem::take(&mut snap.source.warnings);
     w.append(&mut snap.warnings);
     snap.warnings = w;
+    if let Some(why) = rejected {
+        snap.warnings
+            .push(format!("index cache entry not used and rebuilt: {why}"));
+    }
+    if let Some(k) = &key {
+        progress.phase("writing the index cache", 0);
+        if let Err(e) = crate::cache::store(k, &snap) {
+            snap.warnings.push(format!("index cache not written: {e}"));
+        }
+    }
     // The index is built: the file's pages are only read again on demand.
     snap.source.release(0..snap.source.bytes().len());
     Ok(snap)

@@ -39,6 +39,7 @@ pub type IdMap<V> = HashMap<u64, V, BuildHasherDefault<IdHasher>>;
 
 /// Sorted addresses with a block table for fast lookup. Lives only while the index is
 /// being built.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct AddrIndex {
     addrs: Vec<u64>,
     min: u64,

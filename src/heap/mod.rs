@@ -26,7 +26,9 @@ pub type ObjId = u32;
 pub type ClassId = u32;
 
 /// The kind of a GC root, named as the runtimes' own tools name them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum RootKind {
     Unknown,
     JniGlobal,
@@ -103,7 +105,7 @@ impl RootKind {
 
 /// One GC root: the object, its kind, and for thread-bound roots the thread serial and
 /// frame number (`u32::MAX` where there is none).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Root {
     pub obj: ObjId,
     pub kind: RootKind,
@@ -112,7 +114,7 @@ pub struct Root {
 }
 
 /// A thread (Java thread, goroutine) with its stack, innermost frame first.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Thread {
     /// The name the runtime gave it (may hold untrusted text).
     pub name: String,
@@ -133,7 +135,7 @@ pub struct Thread {
 }
 
 /// One stack frame and the objects it holds (its locals).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Frame {
     /// `package.Class.method` (Java), `pkg.function` (Go).
     pub function: String,
@@ -143,7 +145,7 @@ pub struct Frame {
 }
 
 /// A histogram group.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct ClassInfo {
     /// The display name, already in the runtime's own tools' form (see CLI.md). May hold
     /// untrusted text: sanitise before it reaches a terminal.

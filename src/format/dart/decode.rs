@@ -23,7 +23,7 @@ const MAX_FIELDS: usize = 256;
 
 /// The identity hash codes' place in the file: the offset of every
 /// [`HASH_STRIDE`]-th hash, not the hashes themselves.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Hashes {
     /// Whether the file has the section at all.
     pub present: bool,
@@ -70,6 +70,7 @@ impl Hashes {
     }
 }
 
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct DartDecoder {
     /// Index = class id − 1 = the graph's class id.
     pub(super) classes: Vec<Class>,
@@ -188,6 +189,10 @@ fn name_text(b: &[u8], at: usize, len: usize, max: usize) -> Option<String> {
 }
 
 impl Decoder for DartDecoder {
+    fn save_state(&self) -> Option<Vec<u8>> {
+        crate::cache::encode(self)
+    }
+
     fn object_name(&self, _b: &[u8], _g: &Graph, o: ObjId) -> String {
         format!("#{}", o as u64 + 1)
     }

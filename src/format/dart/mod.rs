@@ -56,7 +56,7 @@ use decode::DartDecoder;
 pub const HASH_STRIDE: usize = 64;
 
 /// One class of the snapshot with its field list.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Class {
     pub name: String,
     /// `dart.core`

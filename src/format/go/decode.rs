@@ -11,6 +11,7 @@ use crate::heap::{Graph, ObjId};
 /// Words listed by an inspection; the rest are counted.
 const MAX_WORDS: usize = 128;
 
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct GoDecoder {
     pub(super) ptr_size: u64,
     pub(super) big_endian: bool,
@@ -68,6 +69,10 @@ impl GoDecoder {
 }
 
 impl Decoder for GoDecoder {
+    fn save_state(&self) -> Option<Vec<u8>> {
+        crate::cache::encode(self)
+    }
+
     fn object_name(&self, _b: &[u8], _g: &Graph, o: ObjId) -> String {
         match self.ranges.addrs().get(o as usize) {
             Some(a) => format!("0x{a:x}"),

@@ -339,6 +339,7 @@ fn pass1(b: &[u8], start: usize, progress: &Progress) -> Result<Pass1, ParseErro
 /// Objects sorted by address, for resolving a pointer by range: a block table over the
 /// addresses ([`crate::heap::AddrIndex`]) finds the greatest start at or below the
 /// pointer, and the object's size says whether the pointer falls inside it.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct Ranges {
     pub index: crate::heap::AddrIndex,
     pub sizes: Vec<u64>,

@@ -28,6 +28,7 @@ pub const PREVIEW_CHARS: usize = 1024;
 const PREVIEW_ELEMENTS: usize = 32;
 
 /// Answers questions about HPROF objects from the mapped bytes.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct HprofDecoder {
     pub(super) id_size: usize,
     pub(super) utf8: IdMap<(usize, usize)>,
@@ -384,6 +385,10 @@ const BOXES: &[&str] = &[
 ];
 
 impl Decoder for HprofDecoder {
+    fn save_state(&self) -> Option<Vec<u8>> {
+        crate::cache::encode(self)
+    }
+
     fn object_name(&self, bytes: &[u8], g: &Graph, o: ObjId) -> String {
         format!("0x{:x}", self.address(bytes, g, o))
     }

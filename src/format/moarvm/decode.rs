@@ -16,6 +16,7 @@ use crate::heap::{Graph, ObjId};
 /// References listed by an inspection; the rest are counted.
 const MAX_REFS: usize = 256;
 
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct MoarDecoder {
     pub(super) names: Names,
     pub(super) kind: Vec<u8>,
@@ -56,6 +57,10 @@ impl MoarDecoder {
 }
 
 impl Decoder for MoarDecoder {
+    fn save_state(&self) -> Option<Vec<u8>> {
+        crate::cache::encode(self)
+    }
+
     fn object_name(&self, _b: &[u8], _g: &Graph, o: ObjId) -> String {
         format!("#{o}")
     }

@@ -109,7 +109,7 @@ pub const MAX_EXPANSION: u64 = 64;
 
 /// Strings, types and static frames: each snapshot adds the ones new since the previous
 /// one, and indexes refer to the concatenation of all blocks so far, in file order.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Names {
     pub strings: Vec<Box<str>>,
     /// (REPR name, type name), string indexes.

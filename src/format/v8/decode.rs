@@ -19,6 +19,7 @@ const MAX_FIELDS: usize = 200;
 /// Characters of a string kept in a preview.
 const PREVIEW_CHARS: usize = 1024;
 
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct V8Decoder {
     pub(super) cols: Cols,
     pub(super) strings: Vec<u64>,
@@ -213,6 +214,10 @@ impl V8Decoder {
 }
 
 impl Decoder for V8Decoder {
+    fn save_state(&self) -> Option<Vec<u8>> {
+        crate::cache::encode(self)
+    }
+
     fn object_name(&self, b: &[u8], g: &Graph, o: ObjId) -> String {
         match self.node(b, g, o) {
             Some(r) => format!("@{}", r[self.cols.n_id]),

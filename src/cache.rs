@@ -1,0 +1,557 @@
+//! The persistent index: a dump's index written once into the user's cache directory and
+//! read back on the next open, so that reopening a multi-GB dump costs a read of the
+//! index instead of a parse of the dump.
+//!
+//! Owns the cache file's layout, the key it is checked against and the checks. Where:
+//! `$HEAPTUI_CACHE_DIR/index`, else the platform's user cache directory
+//! (`$XDG_CACHE_HOME/heaptui/index` on Linux, beside the decompressed gzip copies); one
+//! file per dump (and per snapshot of a file that holds several), named by a hash of its
+//! canonical path. The dump itself is never written.
+//!
+//! An entry is used only when all of these hold; otherwise the dump is indexed again and
+//! the entry replaced (never trusted):
+//! - the key matches: canonical path, snapshot number, the file's size and modification
+//!   time, a hash of the first and last 64 KiB of the bytes the readers see (after
+//!   gunzip), the cache layout version, and the build that wrote it (version and the
+//!   executable's size and modification time: a reader that changed may index
+//!   differently);
+//! - the whole entry hashes (xxh3-64) to the value in its trailer, so a file cut short
+//!   or damaged on disk is caught;
+//! - the index it holds is consistent: CSR starts ascending and ending at their arrays'
+//!   lengths, every target, source, class and root in range, every record offset inside
+//!   the file, bit vectors of the right length. Only then do views index with it.
+//!
+//! Layout (native byte order, refused on another): a 16-byte magic, a u32 version and a
+//! u32 byte-order mark; then length-prefixed sections: the key and the metadata
+//! (format, facts, warnings, roots, classes, threads and the format's decoder state), in
+//! bincode; the graph's columns as raw arrays (`class_of`, `shallow`, `offset`, both CSRs
+//! and their weak bits); then the xxh3-64 of everything before it.
+//!
+//! Only dumps of at least `HEAPTUI_CACHE_MIN_BYTES` (default 64 MiB) are written: a
+//! smaller one opens in well under a second anyway. `--no-cache` or `HEAPTUI_NO_CACHE=1`
+//! neither reads nor writes entries. At most [`KEEP`] entries are kept, the least
+//! recently written removed first.
+
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use serde::{Deserialize, Serialize};
+use xxhash_rust::xxh3::Xxh3;
+
+use crate::format::{Decoder, Format, Snapshot, SnapshotInfo};
+use crate::heap::{ClassInfo, Graph, ObjId, Root, Thread};
+use crate::source::Source;
+
+const MAGIC: &[u8; 16] = b"heaptui index\0\0\0";
+const VERSION: u32 = 1;
+const BYTE_ORDER: u32 = 0x0102_0304;
+/// Entries kept in the cache directory.
+pub const KEEP: usize = 8;
+const EDGE: usize = 64 << 10;
+
+static DISABLED: AtomicBool = AtomicBool::new(false);
+
+/// Turns the cache off for this process (`--no-cache`).
+pub fn disable() {
+    DISABLED.store(true, Ordering::Relaxed);
+}
+
+/// Whether entries are read and written: not after [`disable`] nor with
+/// `HEAPTUI_NO_CACHE` set (to anything but `0`).
+pub fn enabled() -> bool {
+    !DISABLED.load(Ordering::Relaxed)
+        && std::env::var_os("HEAPTUI_NO_CACHE").is_none_or(|v| v == "0")
+}
+
+/// The smallest dump whose index is written.
+fn min_bytes() -> u64 {
+    std::env::var("HEAPTUI_CACHE_MIN_BYTES")
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(64 << 20)
+}
+
+/// The directory of the index entries.
+pub fn dir() -> Option<PathBuf> {
+    crate::source::cache_dir().map(|d| d.join("index"))
+}
+
+/// What an entry is checked against before it is used.
+#[derive(Serialize, Deserialize, PartialEq, Eq, Debug, Clone)]
+pub struct Key {
+    path: String,
+    snapshot: Option<usize>,
+    size: u64,
+    mtime_ns: u128,
+    bytes: u64,
+    head_tail: u64,
+    build: String,
+}
+
+/// The build that writes and reads entries: its version and its executable's size and
+/// modification time.
+fn build_id() -> String {
+    let exe = std::env::current_exe()
+        .ok()
+        .and_then(|p| std::fs::metadata(p).ok())
+        .map(|m| format!("{} {}", m.len(), mtime_ns(&m)))
+        .unwrap_or_default();
+    format!("{} {exe}", env!("CARGO_PKG_VERSION"))
+}
+
+fn mtime_ns(m: &std::fs::Metadata) -> u128 {
+    m.modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos())
+}
+
+/// The key of `path` (snapshot `which`) as `source` holds it; `None` when the cache is
+/// off or the file cannot be looked at.
+pub fn key(path: &Path, which: Option<usize>, source: &Source) -> Option<Key> {
+    if !enabled() {
+        return None;
+    }
+    let meta = std::fs::metadata(path).ok()?;
+    let canon = path.canonicalize().ok()?;
+    let b = source.bytes();
+    let mut h = Xxh3::new();
+    h.update(&b[..b.len().min(EDGE)]);
+    h.update(&b[b.len().saturating_sub(EDGE)..]);
+    Some(Key {
+        path: canon.to_string_lossy().into_owned(),
+        snapshot: which,
+        size: meta.len(),
+        mtime_ns: mtime_ns(&meta),
+        bytes: b.len() as u64,
+        head_tail: h.digest(),
+        build: build_id(),
+    })
+}
+
+fn entry_path(key: &Key) -> Option<PathBuf> {
+    let mut h = Xxh3::new();
+    h.update(key.path.as_bytes());
+    h.update(format!("#{:?}", key.snapshot).as_bytes());
+    Some(dir()?.join(format!("{:016x}.idx", h.digest())))
+}
+
+/// Everything of a [`Snapshot`] but its bytes and its graph's columns.
+#[derive(Serialize, Deserialize)]
+struct Meta {
+    format: Format,
+    format_version: String,
+    id_size: Option<u32>,
+    threads: usize,
+    thread_list: Vec<Thread>,
+    truncated: Option<u64>,
+    warnings: Vec<String>,
+    facts: Vec<(String, String)>,
+    snapshots: Vec<SnapshotInfo>,
+    snapshot_index: usize,
+    roots: Vec<Root>,
+    classes: Vec<ClassInfo>,
+    big_sizes: Vec<(ObjId, u64)>,
+    orphans_are_roots: bool,
+    decoder: Vec<u8>,
+}
+
+/// A decoder's state in the cache's encoding.
+pub fn encode<T: Serialize>(v: &T) -> Option<Vec<u8>> {
+    use bincode::Options;
+    bincode::DefaultOptions::new().serialize(v).ok()
+}
+
+/// Reads back what [`encode`] wrote, allocating no more than the bytes could hold.
+fn decode<T: for<'de> Deserialize<'de>>(b: &[u8]) -> Option<T> {
+    use bincode::Options;
+    bincode::DefaultOptions::new()
+        .with_limit(b.len() as u64 * 64 + 4096)
+        .deserialize(b)
+        .ok()
+}
+
+fn decoder_of(format: Format, state: &[u8]) -> Option<Box<dyn Decoder>> {
+    use crate::format::{dart, go, hprof, moarvm, v8};
+    Some(match format {
+        Format::Hprof => Box::new(decode::<hprof::decode::HprofDecoder>(state)?),
+        Format::V8 => Box::new(decode::<v8::decode::V8Decoder>(state)?),
+        Format::Go => Box::new(decode::<go::decode::GoDecoder>(state)?),
+        Format::Dart => Box::new(decode::<dart::decode::DartDecoder>(state)?),
+        Format::MoarVm => Box::new(decode::<moarvm::decode::MoarDecoder>(state)?),
+    })
+}
+
+/// Plain integers whose bytes are written as they are in memory.
+trait Raw: Copy + Default {}
+impl Raw for u32 {}
+impl Raw for u64 {}
+
+fn bytes_of<T: Raw>(v: &[T]) -> &[u8] {
+    // SAFETY: u32 and u64 have no padding and every byte pattern is a valid value.
+    unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v)) }
+}
+
+fn bytes_of_mut<T: Raw>(v: &mut [T]) -> &mut [u8] {
+    // SAFETY: as above; the slice covers exactly the vector's initialised elements.
+    unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr() as *mut u8, std::mem::size_of_val(v)) }
+}
+
+struct Out<W: Write> {
+    w: W,
+    h: Xxh3,
+}
+
+impl<W: Write> Out<W> {
+    fn put(&mut self, b: &[u8]) -> std::io::Result<()> {
+        self.h.update(b);
+        self.w.write_all(b)
+    }
+    fn section(&mut self, b: &[u8]) -> std::io::Result<()> {
+        self.put(&(b.len() as u64).to_ne_bytes())?;
+        self.put(b)
+    }
+}
+
+struct In<R: Read> {
+    r: R,
+    h: Xxh3,
+    /// Bytes of the entry not read yet: no section may claim more.
+    left: u64,
+}
+
+impl<R: Read> In<R> {
+    fn fill(&mut self, b: &mut [u8]) -> Option<()> {
+        if b.len() as u64 > self.left {
+            return None;
+        }
+        self.r.read_exact(b).ok()?;
+        self.left -= b.len() as u64;
+        self.h.update(b);
+        Some(())
+    }
+    fn u64(&mut self) -> Option<u64> {
+        let mut b = [0u8; 8];
+        self.fill(&mut b)?;
+        Some(u64::from_ne_bytes(b))
+    }
+    fn section(&mut self) -> Option<Vec<u8>> {
+        let n = self.u64()?;
+        if n > self.left {
+            return None;
+        }
+        let mut v = vec![0u8; n as usize];
+        self.fill(&mut v)?;
+        Some(v)
+    }
+    fn column<T: Raw>(&mut self) -> Option<Vec<T>> {
+        let n = self.u64()?;
+        let size = std::mem::size_of::<T>() as u64;
+        if n > self.left || n % size != 0 {
+            return None;
+        }
+        let mut v = vec![T::default(); (n / size) as usize];
+        self.fill(bytes_of_mut(&mut v))?;
+        Some(v)
+    }
+}
+
+/// Writes `snap`'s index under `key`. Does nothing for a dump below the size threshold
+/// or a format whose decoder keeps no state for the cache; an error says why the entry
+/// could not be written (the caller carries on without it).
+pub fn store(key: &Key, snap: &Snapshot) -> Result<Option<PathBuf>, String> {
+    if key.bytes < min_bytes() {
+        return Ok(None);
+    }
+    let Some(decoder) = snap.decoder.save_state() else {
+        return Ok(None);
+    };
+    let path = entry_path(key).ok_or("no cache directory")?;
+    let dir = path.parent().ok_or("no cache directory")?.to_path_buf();
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let tmp = dir.join(format!(".{}.tmp", std::process::id()));
+    let g = &snap.graph;
+    let meta = Meta {
+        format: snap.format,
+        format_version: snap.format_version.clone(),
+        id_size: snap.id_size,
+        threads: snap.threads,
+        thread_list: snap.thread_list.clone(),
+        truncated: snap.truncated,
+        warnings: snap.warnings.clone(),
+        facts: snap.facts.clone(),
+        snapshots: snap.snapshots.clone(),
+        snapshot_index: snap.snapshot_index,
+        roots: g.roots.clone(),
+        classes: g.classes.clone(),
+        big_sizes: g.big_sizes.clone(),
+        orphans_are_roots: g.orphans_are_roots,
+        decoder,
+    };
+    let write = || -> std::io::Result<()> {
+        let f = File::create(&tmp)?;
+        let mut o = Out {
+            w: BufWriter::with_capacity(1 << 20, f),
+            h: Xxh3::new(),
+        };
+        o.put(MAGIC)?;
+        o.put(&VERSION.to_ne_bytes())?;
+        o.put(&BYTE_ORDER.to_ne_bytes())?;
+        o.section(&encode(key).unwrap_or_default())?;
+        o.section(&encode(&meta).unwrap_or_default())?;
+        o.section(bytes_of(&g.class_of))?;
+        o.section(bytes_of(&g.shallow))?;
+        o.section(bytes_of(&g.offset))?;
+        o.section(bytes_of(&g.out_start))?;
+        o.section(bytes_of(&g.out_targets))?;
+        o.section(bytes_of(&g.weak))?;
+        o.section(bytes_of(&g.in_start))?;
+        o.section(bytes_of(&g.in_sources))?;
+        o.section(bytes_of(&g.in_weak))?;
+        let digest = o.h.digest();
+        o.w.write_all(&digest.to_ne_bytes())?;
+        o.w.flush()
+    };
+    if let Err(e) = write() {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(format!("{}: {e}", tmp.display()));
+    }
+    std::fs::rename(&tmp, &path).map_err(|e| format!("{}: {e}", path.display()))?;
+    prune(&dir);
+    Ok(Some(path))
+}
+
+/// Keeps the [`KEEP`] most recently written entries.
+fn prune(dir: &Path) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<(u128, PathBuf)> = rd
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".idx"))
+        .filter_map(|e| Some((mtime_ns(&e.metadata().ok()?), e.path())))
+        .collect();
+    entries.sort_by_key(|e| std::cmp::Reverse(e.0));
+    for (_, p) in entries.into_iter().skip(KEEP) {
+        let _ = std::fs::remove_file(p);
+    }
+}
+
+/// What [`load`] found.
+pub enum Loaded {
+    /// No entry for this dump.
+    Missing,
+    /// An entry that failed a check, and which one; it is rebuilt.
+    Rejected(String),
+    Hit(Box<Snapshot>),
+}
+
+/// Reads the entry of `key`, checks it and builds the snapshot over `source`; gives the
+/// source back when there is no usable entry.
+pub fn load(key: &Key, source: Source) -> (Loaded, Option<Source>) {
+    let Some(path) = entry_path(key) else {
+        return (Loaded::Missing, Some(source));
+    };
+    let Ok(f) = File::open(&path) else {
+        return (Loaded::Missing, Some(source));
+    };
+    match read_entry(key, f, source.bytes().len() as u64) {
+        Ok((meta, g, decoder)) => {
+            let mut facts = meta.facts;
+            facts.push((
+                "index cache".to_string(),
+                format!("read from {}", path.display()),
+            ));
+            let snap = Snapshot {
+                source,
+                format: meta.format,
+                format_version: meta.format_version,
+                id_size: meta.id_size,
+                graph: g,
+                threads: meta.threads,
+                thread_list: meta.thread_list,
+                truncated: meta.truncated,
+                warnings: meta.warnings,
+                facts,
+                decoder,
+                snapshots: meta.snapshots,
+                snapshot_index: meta.snapshot_index,
+            };
+            (Loaded::Hit(Box::new(snap)), None)
+        }
+        Err(why) => (
+            Loaded::Rejected(format!("{}: {why}", path.display())),
+            Some(source),
+        ),
+    }
+}
+
+type Parts = (Meta, Graph, Box<dyn Decoder>);
+
+fn read_entry(key: &Key, f: File, file_bytes: u64) -> Result<Parts, &'static str> {
+    let len = f.metadata().map_err(|_| "unreadable")?.len();
+    if len < 8 {
+        return Err("too short");
+    }
+    let mut r = In {
+        r: BufReader::with_capacity(1 << 20, f),
+        h: Xxh3::new(),
+        left: len - 8,
+    };
+    let mut head = [0u8; 24];
+    r.fill(&mut head).ok_or("too short")?;
+    if &head[..16] != MAGIC {
+        return Err("not an index entry");
+    }
+    if head[16..20] != VERSION.to_ne_bytes() || head[20..24] != BYTE_ORDER.to_ne_bytes() {
+        return Err("another layout version or byte order");
+    }
+    let k: Key = decode(&r.section().ok_or("cut short")?).ok_or("unreadable key")?;
+    if &k != key {
+        return Err("stale (the dump or the build changed)");
+    }
+    let meta: Meta = decode(&r.section().ok_or("cut short")?).ok_or("unreadable metadata")?;
+    let cut = "cut short";
+    let mut g = Graph {
+        class_of: r.column().ok_or(cut)?,
+        shallow: r.column().ok_or(cut)?,
+        offset: r.column().ok_or(cut)?,
+        out_start: r.column().ok_or(cut)?,
+        out_targets: r.column().ok_or(cut)?,
+        weak: r.column().ok_or(cut)?,
+        in_start: r.column().ok_or(cut)?,
+        in_sources: r.column().ok_or(cut)?,
+        in_weak: r.column().ok_or(cut)?,
+        ..Graph::default()
+    };
+    if r.left != 0 {
+        return Err("longer than its sections");
+    }
+    let digest = r.h.digest();
+    let mut tail = [0u8; 8];
+    r.r.read_exact(&mut tail).map_err(|_| cut)?;
+    if u64::from_ne_bytes(tail) != digest {
+        return Err("damaged (checksum)");
+    }
+    g.roots = meta.roots.clone();
+    g.classes = meta.classes.clone();
+    g.big_sizes = meta.big_sizes.clone();
+    g.orphans_are_roots = meta.orphans_are_roots;
+    check(&g, file_bytes)?;
+    let decoder = decoder_of(meta.format, &meta.decoder).ok_or("unreadable decoder state")?;
+    Ok((meta, g, decoder))
+}
+
+/// The invariants every view relies on.
+fn check(g: &Graph, file_bytes: u64) -> Result<(), &'static str> {
+    use rayon::prelude::*;
+    let n = g.class_of.len();
+    // (MoarVM keeps no record offsets: its decoder holds what it needs.)
+    let offsets = g.offset.len() == n || g.offset.is_empty();
+    if g.shallow.len() != n || !offsets || n >= u32::MAX as usize - 1 {
+        return Err("columns of different lengths");
+    }
+    let csr = |start: &[u32], items: &[u32], what: &'static str| -> Result<(), &'static str> {
+        if start.len() != n + 1
+            || start[0] != 0
+            || start[n] as usize != items.len()
+            || !start.par_windows(2).all(|w| w[0] <= w[1])
+            || !items.par_iter().all(|&t| (t as usize) < n)
+        {
+            return Err(what);
+        }
+        Ok(())
+    };
+    csr(&g.out_start, &g.out_targets, "inconsistent references")?;
+    csr(&g.in_start, &g.in_sources, "inconsistent referrers")?;
+    let bits = |b: &[u64], len: usize| b.len() == len.div_ceil(64);
+    if !bits(&g.weak, g.out_targets.len())
+        || !(g.in_weak.is_empty() || bits(&g.in_weak, g.in_sources.len()))
+    {
+        return Err("weak bits of the wrong length");
+    }
+    let classes = g.classes.len();
+    if !g.class_of.par_iter().all(|&c| (c as usize) < classes) {
+        return Err("a class out of range");
+    }
+    if !g.offset.par_iter().all(|&o| o <= file_bytes) {
+        return Err("a record offset past the end of the dump");
+    }
+    if g.roots.iter().any(|r| r.obj as usize >= n) || g.big_sizes.iter().any(|b| b.0 as usize >= n)
+    {
+        return Err("a root or size of no object");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Three objects, 0 → 1 → 2, one class.
+    fn graph() -> Graph {
+        Graph {
+            class_of: vec![0, 0, 0],
+            shallow: vec![8, 8, 8],
+            offset: vec![0, 10, 20],
+            out_start: vec![0, 1, 2, 2],
+            out_targets: vec![1, 2],
+            weak: vec![0],
+            in_start: vec![0, 0, 1, 2],
+            in_sources: vec![0, 1],
+            in_weak: Vec::new(),
+            classes: vec![ClassInfo { name: "A".into() }],
+            ..Graph::default()
+        }
+    }
+
+    #[test]
+    fn a_consistent_index_passes_and_each_broken_invariant_is_caught() {
+        assert_eq!(check(&graph(), 30), Ok(()));
+        type Break = Box<dyn Fn(&mut Graph)>;
+        let cases: Vec<(&str, Break)> = vec![
+            (
+                "inconsistent references",
+                Box::new(|g| g.out_targets[1] = 3),
+            ),
+            ("inconsistent references", Box::new(|g| g.out_start[1] = 3)),
+            ("inconsistent references", Box::new(|g| g.out_start[3] = 1)),
+            ("inconsistent referrers", Box::new(|g| g.in_sources[0] = 7)),
+            (
+                "inconsistent referrers",
+                Box::new(|g| g.in_start.pop().map(drop).unwrap()),
+            ),
+            (
+                "weak bits of the wrong length",
+                Box::new(|g| g.weak.clear()),
+            ),
+            ("a class out of range", Box::new(|g| g.class_of[2] = 1)),
+            (
+                "a record offset past the end of the dump",
+                Box::new(|g| g.offset[1] = 31),
+            ),
+            (
+                "columns of different lengths",
+                Box::new(|g| g.shallow.pop().map(drop).unwrap()),
+            ),
+            (
+                "a root or size of no object",
+                Box::new(|g| {
+                    g.roots.push(Root {
+                        obj: 3,
+                        kind: crate::heap::RootKind::Unknown,
+                        thread: u32::MAX,
+                        frame: u32::MAX,
+                    })
+                }),
+            ),
+        ];
+        for (want, break_it) in cases {
+            let mut g = graph();
+            break_it(&mut g);
+            assert_eq!(check(&g, 30), Err(want));
+        }
+    }
+}

@@ -1,0 +1,231 @@
+//! The persistent index (`src/cache.rs`): a second open reads the index from the user's
+//! cache directory and answers exactly as the first did; an entry that is stale, damaged
+//! or cut short is never used but rebuilt; `--no-cache` neither reads nor writes.
+//!
+//! Each test has its own cache directory (`HEAPTUI_CACHE_DIR`) and writes entries for
+//! the small fixtures (`HEAPTUI_CACHE_MIN_BYTES=0`; by default only dumps of 64 MiB or
+//! more are cached).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn run(cache: &Path, args: &[&str]) -> Output {
+    let out = Command::new(env!("CARGO_BIN_EXE_heaptui"))
+        .args(args)
+        .env("HEAPTUI_CACHE_DIR", cache)
+        .env("HEAPTUI_CACHE_MIN_BYTES", "0")
+        .env_remove("HEAPTUI_NO_CACHE")
+        .output()
+        .expect("run heaptui");
+    assert!(
+        out.status.success(),
+        "heaptui {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn json(cache: &Path, args: &[&str]) -> Value {
+    serde_json::from_slice(&run(cache, args).stdout).expect("JSON")
+}
+
+fn entries(cache: &Path) -> Vec<PathBuf> {
+    match std::fs::read_dir(cache.join("index")) {
+        Ok(rd) => rd
+            .filter_map(|e| e.ok())
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "idx"))
+            .collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// Where the index came from, as `summary` says.
+fn from_cache(summary: &Value) -> bool {
+    summary["details"]["index cache"]
+        .as_str()
+        .is_some_and(|s| s.starts_with("read from "))
+}
+
+/// The answers that depend on the whole index: counts, the histogram, the dominator tree
+/// (computed again from the graph read back), an object's fields and its path to a root.
+fn answers(cache: &Path, file: &str, no_cache: bool) -> Vec<Value> {
+    let q = |args: &[&str]| {
+        let mut a = args.to_vec();
+        if no_cache {
+            a.push("--no-cache");
+        }
+        json(cache, &a)
+    };
+    let s = q(&["summary", file, "--json"]);
+    let mut v = vec![
+        s["objects"].clone(),
+        s["edges"].clone(),
+        s["classes"].clone(),
+        s["roots"].clone(),
+        s["shallow_bytes"].clone(),
+        s["reachable_objects"].clone(),
+        s["truncated"].clone(),
+        s["threads"].clone(),
+        s["warnings"].clone(),
+        q(&["histogram", file, "--json", "--top", "15"]),
+    ];
+    let d = q(&["dominators", file, "--json", "--flat", "--top", "10"]);
+    v.push(d.clone());
+    let top = d["objects"][2]["object"]
+        .as_str()
+        .expect("an object")
+        .to_string();
+    v.push(q(&["inspect", file, &top, "--json"]));
+    v.push(q(&["path", file, &top, "--json"]));
+    v
+}
+
+#[test]
+fn every_format_reopens_from_the_cache_with_the_same_answers() {
+    let files = [
+        "java/nocoops/heap-live.hprof.gz",
+        "node/baseline.heapsnapshot.gz",
+        "chromium/detached.heapsnapshot.gz",
+        "go/heap.dump.gz",
+        "dart/before.dartheap.gz",
+        "moarvm/app-v2.mvmheap.gz",
+    ];
+    for rel in files {
+        let cache = tempfile::tempdir().unwrap();
+        let file = common::fixture(rel);
+        let file = file.to_str().unwrap();
+        let reference = answers(cache.path(), file, true);
+        assert!(
+            entries(cache.path()).is_empty(),
+            "{rel}: --no-cache wrote an entry"
+        );
+        let first = json(cache.path(), &["summary", file, "--json"]);
+        assert!(!from_cache(&first), "{rel}");
+        assert_eq!(entries(cache.path()).len(), 1, "{rel}: one entry");
+        let second = json(cache.path(), &["summary", file, "--json"]);
+        assert!(
+            from_cache(&second),
+            "{rel}: not read from the cache: {second}"
+        );
+        let again = answers(cache.path(), file, false);
+        assert_eq!(
+            reference, again,
+            "{rel}: answers differ when read from the cache"
+        );
+        assert_eq!(entries(cache.path()).len(), 1, "{rel}: still one entry");
+    }
+}
+
+#[test]
+fn a_moarvm_file_keeps_one_entry_per_snapshot() {
+    let cache = tempfile::tempdir().unwrap();
+    let file = common::fixture("moarvm/app-v3.mvmheap.gz");
+    let f0 = format!("{}#0", file.display());
+    let last = json(cache.path(), &["summary", file.to_str().unwrap(), "--json"]);
+    let first = json(cache.path(), &["summary", &f0, "--json"]);
+    assert_eq!(entries(cache.path()).len(), 2);
+    assert_ne!(last["objects"], first["objects"]);
+    let first2 = json(cache.path(), &["summary", &f0, "--json"]);
+    assert!(from_cache(&first2));
+    assert_eq!(first2["objects"], first["objects"]);
+    assert_eq!(first2["snapshot"], first["snapshot"]);
+}
+
+/// A copy of a fixture in its own directory, so that its time and bytes can change.
+fn copy_of(rel: &str, dir: &Path) -> PathBuf {
+    let to = dir.join(Path::new(rel).file_name().unwrap());
+    std::fs::copy(common::fixture(rel), &to).unwrap();
+    to
+}
+
+fn warnings(s: &Value) -> String {
+    s["warnings"].to_string()
+}
+
+#[test]
+fn a_stale_damaged_or_cut_entry_is_rebuilt_never_used() {
+    let work = tempfile::tempdir().unwrap();
+    let cache = work.path().join("cache");
+    let dump = copy_of("java/nocoops/heap-live.hprof.gz", work.path());
+    let file = dump.to_str().unwrap();
+    let reference = json(&cache, &["histogram", file, "--json", "--top", "10"]);
+    let all = entries(&cache);
+    assert_eq!(all.len(), 1, "one entry expected");
+    let entry = all[0].clone();
+
+    // Stale: the dump's modification time changed.
+    let f = std::fs::File::options().write(true).open(&dump).unwrap();
+    f.set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(5))
+        .unwrap();
+    drop(f);
+    let s = json(&cache, &["summary", file, "--json"]);
+    assert!(!from_cache(&s));
+    assert!(warnings(&s).contains("stale"), "{}", warnings(&s));
+    assert!(from_cache(&json(&cache, &["summary", file, "--json"])));
+
+    // Damaged: one byte of a column flipped.
+    let mut b = std::fs::read(&entry).unwrap();
+    let mid = b.len() * 2 / 3;
+    b[mid] ^= 0x40;
+    std::fs::write(&entry, &b).unwrap();
+    let s = json(&cache, &["summary", file, "--json"]);
+    assert!(!from_cache(&s));
+    assert!(
+        warnings(&s).contains("damaged (checksum)"),
+        "{}",
+        warnings(&s)
+    );
+    assert_eq!(
+        json(&cache, &["histogram", file, "--json", "--top", "10"]),
+        reference
+    );
+
+    // Cut short, at several places.
+    let whole = std::fs::read(&entry).unwrap();
+    for cut in [10, 40, whole.len() / 2, whole.len() - 1] {
+        std::fs::write(&entry, &whole[..cut]).unwrap();
+        let s = json(&cache, &["summary", file, "--json"]);
+        assert!(!from_cache(&s), "cut at {cut} was used");
+        assert!(
+            warnings(&s).contains("index cache entry not used"),
+            "cut at {cut}: {}",
+            warnings(&s)
+        );
+        assert_eq!(
+            json(&cache, &["histogram", file, "--json", "--top", "10"]),
+            reference
+        );
+    }
+
+    // Not an entry at all.
+    std::fs::write(&entry, b"hello").unwrap();
+    let s = json(&cache, &["summary", file, "--json"]);
+    assert!(!from_cache(&s));
+    assert!(from_cache(&json(&cache, &["summary", file, "--json"])));
+}
+
+#[test]
+fn no_cache_neither_reads_nor_writes_and_the_dump_is_never_written() {
+    let work = tempfile::tempdir().unwrap();
+    let cache = work.path().join("cache");
+    let dump = copy_of("node/baseline.heapsnapshot.gz", work.path());
+    let before = std::fs::read(&dump).unwrap();
+    let mtime = std::fs::metadata(&dump).unwrap().modified().unwrap();
+    let file = dump.to_str().unwrap();
+    let s = json(&cache, &["summary", file, "--json", "--no-cache"]);
+    assert!(!from_cache(&s));
+    assert!(entries(&cache).is_empty());
+    json(&cache, &["summary", file, "--json"]);
+    assert_eq!(entries(&cache).len(), 1);
+    let s = json(&cache, &["summary", "--no-cache", file, "--json"]);
+    assert!(!from_cache(&s), "--no-cache before the file read the entry");
+    let s = json(&cache, &["summary", file, "--json"]);
+    assert!(from_cache(&s));
+    assert_eq!(std::fs::read(&dump).unwrap(), before);
+    assert_eq!(std::fs::metadata(&dump).unwrap().modified().unwrap(), mtime);
+}
