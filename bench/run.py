@@ -1,0 +1,246 @@
+#!/usr/bin/env python3
+"""One benchmark table: heaptui and its peers on the same files, in the same run.
+
+Usage: bench/run.sh [SET...]        (sets: hprof-5m hprof-50m v8-1m v8-6m go-5m moarvm dart;
+                                     default: all of them)
+
+Environment: BENCH_DIR (default /tmp/heaptui-bench), RUNS (default 1; the best wall time
+of RUNS is kept), PEERS=0 to skip the peers, HEAPTUI (a binary; default
+target/release/heaptui, built if missing), MEMLAB_DIR (as bench/v8-compare.sh).
+
+Inputs are made by the generators beside this script when missing (see bench/README.md:
+real JDK 17, Node 20, Go 1.19, Raku/MoarVM and Dart VM programs) and kept in BENCH_DIR.
+Every file is read once (`cat > /dev/null`) before it is timed: warm page cache.
+
+Per file and tool, each command runs under a sampler of /proc/PID/status every 10 ms:
+wall seconds, peak RssAnon (the process's own memory) and peak RssFile (pages of mapped
+files: heaptui's map of the dump, which stay page cache), and VmHWM. Commands:
+  heaptui   histogram FILE --no-retained --json --top 1 --no-cache   -> time to histogram
+            dominators FILE --json --top 1 --no-cache                -> time to dominator tree
+            summary FILE --json (twice, cache on, private cache dir) -> reopen from the cache
+  hprof-slurp FILE               (HPROF: one streaming pass, the class histogram)
+  hprof-analyzer FILE OUT.json   (HPROF: the whole graph, dominators, MAT-like report)
+  memlab (bench/v8-memlab-top.js: memlab's loader and dominator tree)  (V8)
+Prints the table and writes every figure to BENCH_DIR/run-result.json.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BENCH = os.path.realpath(os.environ.get("BENCH_DIR", "/tmp/heaptui-bench"))
+RUNS = int(os.environ.get("RUNS", "1"))
+PEERS = os.environ.get("PEERS", "1") != "0"
+HEAPTUI = os.environ.get("HEAPTUI", os.path.join(ROOT, "target/release/heaptui"))
+MEMLAB_DIR = os.environ.get("MEMLAB_DIR", os.path.join(BENCH, "memlab"))
+
+SETS = {
+    # name: (format, file, generator command)
+    "hprof-5m": ("hprof", "heap-scale450.hprof", ["bench/gen-large-hprof.sh", "{out}", "450"]),
+    "hprof-50m": ("hprof", "heap-scale4500.hprof", ["bench/gen-large-hprof.sh", "{out}", "4500"]),
+    "v8-1m": ("v8", "v8-1m.heapsnapshot", ["bench/gen-large-v8.sh", "{out}", "1"]),
+    "v8-6m": ("v8", "v8-6m.heapsnapshot", ["bench/gen-large-v8.sh", "{out}", "6"]),
+    "go-5m": ("go", "go-5m.dump", ["bench/gen-large-go.sh", "{out}", "5"]),
+    "moarvm": ("moarvm", "raku-v3.mvmheap", ["bench/gen-large-moarvm.sh", BENCH]),
+    "dart": ("dart", "dart-6000000.dartheap", ["bench/gen-large-dart.sh", "{out}", "6000000"]),
+}
+
+
+def log(*a):
+    print("bench/run:", *a, file=sys.stderr, flush=True)
+
+
+def measure(cmd, env=None, stdout=subprocess.DEVNULL):
+    """Runs cmd; returns wall seconds, peaks of RssAnon/RssFile/VmHWM (bytes), exit code."""
+    peaks = {"RssAnon:": 0, "RssFile:": 0, "VmHWM:": 0}
+    start = time.monotonic()
+    p = subprocess.Popen(cmd, stdout=stdout, stderr=subprocess.PIPE, env=env)
+    done = threading.Event()
+
+    def sample():
+        path = f"/proc/{p.pid}/status"
+        while not done.is_set():
+            try:
+                with open(path) as f:
+                    for line in f:
+                        k = line.split(":", 1)[0] + ":"
+                        if k in peaks:
+                            peaks[k] = max(peaks[k], int(line.split()[1]) * 1024)
+            except (OSError, ValueError, IndexError):
+                pass
+            done.wait(0.01)
+
+    t = threading.Thread(target=sample)
+    t.start()
+    _, err = p.communicate()
+    wall = time.monotonic() - start
+    done.set()
+    t.join()
+    return {
+        "wall_seconds": round(wall, 3),
+        "rss_anon_bytes": peaks["RssAnon:"],
+        "rss_file_bytes": peaks["RssFile:"],
+        "vm_hwm_bytes": peaks["VmHWM:"],
+        "exit": p.returncode,
+        "stderr": err.decode(errors="replace")[-2000:],
+    }
+
+
+def best(cmd, env=None):
+    runs = [measure(cmd, env) for _ in range(RUNS)]
+    ok = [r for r in runs if r["exit"] == 0] or runs
+    b = min(ok, key=lambda r: r["wall_seconds"])
+    b["runs"] = [r["wall_seconds"] for r in runs]
+    return b
+
+
+def heaptui_env(**extra):
+    env = dict(os.environ)
+    env.pop("HEAPTUI_NO_CACHE", None)
+    env.update(extra)
+    return env
+
+
+def run_set(name):
+    fmt, fname, gen = SETS[name]
+    path = os.path.join(BENCH, fname)
+    if not os.path.exists(path):
+        log(f"{name}: making {path}")
+        cmd = [os.path.join(ROOT, gen[0])] + [a.replace("{out}", path) for a in gen[1:]]
+        subprocess.run(cmd, check=True, cwd=ROOT)
+    size = os.path.getsize(path)
+    log(f"{name}: {path} ({size / 1e6:.0f} MB), warming the page cache")
+    with open(path, "rb") as f:
+        while f.read(1 << 24):
+            pass
+    out = {"set": name, "format": fmt, "file": path, "bytes": size, "tools": {}}
+    env = heaptui_env(HEAPTUI_NO_CACHE="1")
+    s = subprocess.run([HEAPTUI, "summary", path, "--json", "--no-cache"], capture_output=True, env=env)
+    summary = json.loads(s.stdout) if s.returncode == 0 else {}
+    out["objects"] = summary.get("objects")
+    out["edges"] = summary.get("edges")
+    out["index_bytes"] = summary.get("index_bytes")
+    log(f"{name}: heaptui histogram")
+    h = best([HEAPTUI, "histogram", path, "--no-retained", "--json", "--top", "1", "--no-cache"], env)
+    log(f"{name}: heaptui dominators")
+    d = best([HEAPTUI, "dominators", path, "--json", "--top", "1", "--no-cache"], env)
+    cache = tempfile.mkdtemp(prefix="heaptui-run-cache-")
+    try:
+        cenv = heaptui_env(HEAPTUI_CACHE_DIR=cache, HEAPTUI_CACHE_MIN_BYTES="0")
+        log(f"{name}: heaptui with the index cache (write, then reopen)")
+        w = measure([HEAPTUI, "summary", path, "--json"], cenv)
+        r = best([HEAPTUI, "histogram", path, "--no-retained", "--json", "--top", "1"], cenv)
+        cache_bytes = sum(os.path.getsize(os.path.join(cache, "index", f)) for f in os.listdir(os.path.join(cache, "index")))
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+    out["tools"]["heaptui"] = {"histogram": h, "dominators": d, "cache_write": w, "reopen": r, "cache_bytes": cache_bytes}
+    if PEERS and fmt == "hprof":
+        if shutil.which("hprof-slurp"):
+            log(f"{name}: hprof-slurp")
+            out["tools"]["hprof-slurp"] = {"histogram": best(["hprof-slurp", path])}
+        else:
+            log("hprof-slurp not installed (cargo install hprof-slurp): skipped")
+        if shutil.which("hprof-analyzer"):
+            log(f"{name}: hprof-analyzer")
+            rep = tempfile.mkdtemp(prefix="hprof-analyzer-")
+            try:
+                out["tools"]["hprof-analyzer"] = {
+                    "dominators": best(["hprof-analyzer", path, os.path.join(rep, "report.json")])
+                }
+            finally:
+                shutil.rmtree(rep, ignore_errors=True)
+        else:
+            log("hprof-analyzer not installed (cargo install --locked hprof-analyzer): skipped")
+    if PEERS and fmt == "v8":
+        top = os.path.join(ROOT, "bench/v8-memlab-top.js")
+        if os.path.isdir(os.path.join(MEMLAB_DIR, "node_modules", "@memlab", "core")):
+            log(f"{name}: memlab")
+            menv = dict(os.environ, MEMLAB_DIR=MEMLAB_DIR)
+            out["tools"]["memlab"] = {
+                "dominators": best(["node", "--max-old-space-size=16384", top, path, "1"], menv)
+            }
+        else:
+            log(f"memlab is not in {MEMLAB_DIR} (bench/v8-compare.sh installs it): skipped")
+    return out
+
+
+def fmt_row(r):
+    mb = lambda b: f"{b / 1e6:,.0f}" if b else "-"
+    n = r.get("objects") or 0
+    e = r.get("edges") or 0
+    t = r["tools"]
+    ht = t["heaptui"]
+    rows = []
+    peer_hist = t.get("hprof-slurp", {}).get("histogram")
+    peer_dom = (t.get("hprof-analyzer") or t.get("memlab") or {}).get("dominators")
+    peer_name = "hprof-analyzer" if "hprof-analyzer" in t else ("memlab" if "memlab" in t else None)
+    for tool, res in t.items():
+        h = res.get("histogram")
+        d = res.get("dominators")
+        peak = d or h
+        anon = peak["rss_anon_bytes"] if peak else 0
+        ratio = []
+        if tool == "heaptui":
+            if peer_hist and h and peer_hist["exit"] == 0:
+                ratio.append(f"hist {h['wall_seconds'] / peer_hist['wall_seconds']:.2f}x slurp's time")
+            if peer_dom and d and peer_dom["exit"] == 0:
+                ratio.append(
+                    f"dom {peer_dom['wall_seconds'] / d['wall_seconds']:.1f}x faster, "
+                    f"{d['vm_hwm_bytes'] / max(peer_dom['vm_hwm_bytes'], 1):.2f} of {peer_name}'s peak RSS"
+                )
+        failed = [k for k, v in res.items() if isinstance(v, dict) and v.get("exit", 0) != 0]
+        rows.append([
+            r["set"], mb(r["bytes"]), f"{n:,}" if n else "-", tool,
+            f"{h['wall_seconds']:.2f}" if h else "-",
+            f"{d['wall_seconds']:.2f}" if d else "-",
+            f"{r['bytes'] / 1e6 / d['wall_seconds']:.0f}" if d else (f"{r['bytes'] / 1e6 / h['wall_seconds']:.0f}" if h else "-"),
+            mb(anon), mb(peak["rss_file_bytes"]) if peak else "-", mb(peak["vm_hwm_bytes"]) if peak else "-",
+            f"{anon / n:.1f}" if n and anon else "-",
+            f"{res['reopen']['wall_seconds']:.2f}" if "reopen" in res else "-",
+            "; ".join(ratio) + (f" FAILED: {failed}" if failed else ""),
+        ])
+    if n and ht.get("dominators"):
+        idx = r.get("index_bytes") or 0
+        rows.append(["", "", "", "  index", "", "", "", mb(idx), "", "", f"{idx / n:.1f}", "",
+                     f"{e:,} edges; 24 B/object + 8 B/edge would be {(24 * n + 8 * e) / 1e6:,.0f} MB"])
+    return rows
+
+
+def main():
+    sets = sys.argv[1:] or list(SETS)
+    for s in sets:
+        if s not in SETS:
+            sys.exit(f"bench/run: unknown set {s} (known: {' '.join(SETS)})")
+    if not os.path.exists(HEAPTUI):
+        subprocess.run(["cargo", "build", "--release"], cwd=ROOT, check=True)
+    results = []
+    for s in sets:
+        try:
+            results.append(run_set(s))
+        except subprocess.CalledProcessError as e:
+            log(f"{s}: could not make the input ({e}); skipped")
+    head = ["set", "MB", "objects", "tool", "hist s", "dom s", "MB/s", "anon MB", "file MB",
+            "HWM MB", "anon B/obj", "reopen s", "ratios (heaptui against the peers)"]
+    rows = [head] + [row for r in results for row in fmt_row(r)]
+    widths = [max(len(str(row[i])) for row in rows) for i in range(len(head) - 1)]
+    for row in rows:
+        print("  ".join(str(c).ljust(w) for c, w in zip(row, widths)) + "  " + row[-1])
+    meta = {
+        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "load_average_at_end": os.getloadavg(),
+        "cpus": os.cpu_count(),
+        "runs": RUNS,
+    }
+    with open(os.path.join(BENCH, "run-result.json"), "w") as f:
+        json.dump({"meta": meta, "results": results}, f, indent=1)
+    log(f"figures in {os.path.join(BENCH, 'run-result.json')}")
+
+
+if __name__ == "__main__":
+    main()
