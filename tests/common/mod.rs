@@ -1,6 +1,8 @@
 //! Shared test helpers: fixture paths, decompressed copies, the corpus in `../shared`.
 #![allow(dead_code)]
 
+pub mod hostile;
+
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

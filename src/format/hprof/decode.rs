@@ -91,7 +91,7 @@ impl HprofDecoder {
         self.utf8
             .get(&name_id)
             .and_then(|&(off, len)| bytes.get(off..off.checked_add(len)?))
-            .map(String::from_utf8_lossy)
+            .map(super::modified_utf8)
             .unwrap_or_else(|| Cow::Owned(format!("<name 0x{name_id:x}>")))
     }
 
@@ -193,7 +193,8 @@ impl HprofDecoder {
         let mut chain = Vec::new();
         let mut cur = cid;
         while cur != 0 {
-            if chain.len() > 512 {
+            // Stop at the first class met twice: a loop's fields are listed once.
+            if chain.len() > 512 || chain.iter().any(|d: &ClassDump| d.id == cur) {
                 return (chain, Some("the superclass chain loops".into()));
             }
             let Some(o) = self.find_addr(bytes, g, cur) else {

@@ -555,7 +555,64 @@ fn utf8_text<'a>(
 ) -> Option<std::borrow::Cow<'a, str>> {
     let &(off, len) = utf8.get(&id)?;
     let bytes = b.get(off..off.checked_add(len)?)?;
-    Some(String::from_utf8_lossy(bytes))
+    Some(modified_utf8(bytes))
+}
+
+/// Text of a UTF8 record, which is the JVM's modified UTF-8 (`specs/hprof.md` §1): NUL as
+/// `C0 80` and characters above U+FFFF as two 3-byte surrogate halves (CESU-8), decoded
+/// as the characters they stand for (plain lossy UTF-8 showed each as two to six U+FFFD:
+/// tests/hostile.rs). Anything else invalid becomes U+FFFD, as `from_utf8_lossy` does.
+pub(crate) fn modified_utf8(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    if let Ok(s) = std::str::from_utf8(bytes) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    // A 3-byte surrogate half ED A0..BF xx: its UTF-16 unit.
+    let half = |b: &[u8]| -> Option<u32> {
+        match b {
+            [0xED, hi @ 0xA0..=0xBF, lo @ 0x80..=0xBF, ..] => {
+                Some(0xD000 | (*hi as u32 & 0x3F) << 6 | (*lo as u32 & 0x3F))
+            }
+            _ => None,
+        }
+    };
+    let mut out = String::with_capacity(bytes.len());
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        let e = match std::str::from_utf8(rest) {
+            Ok(s) => {
+                out.push_str(s);
+                break;
+            }
+            Err(e) => e,
+        };
+        let (good, bad) = rest.split_at(e.valid_up_to());
+        out.push_str(std::str::from_utf8(good).unwrap_or_default());
+        if bad.starts_with(&[0xC0, 0x80]) {
+            out.push('\0');
+            rest = &bad[2..];
+        } else if let Some(hi) = half(bad) {
+            let pair = (0xD800..0xDC00)
+                .contains(&hi)
+                .then(|| half(&bad[3..]))
+                .flatten()
+                .filter(|lo| (0xDC00..0xE000).contains(lo));
+            match pair {
+                Some(lo) => {
+                    let c = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
+                    out.push(char::from_u32(c).unwrap_or('\u{FFFD}'));
+                    rest = &bad[6..];
+                }
+                None => {
+                    out.push('\u{FFFD}');
+                    rest = &bad[3..];
+                }
+            }
+        } else {
+            out.push('\u{FFFD}');
+            rest = &bad[e.error_len().unwrap_or(bad.len())..];
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// Infers compressed oops / class pointers from the address gaps after arrays.
@@ -762,7 +819,9 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
         let mut chain: Vec<&ClassDump> = Vec::new();
         while let Some(cd) = cur {
             depth += 1;
-            if depth > 512 {
+            // A class met again closes a loop: each class counts once (looping to the
+            // depth limit counted the loop's fields 512 times: tests/hostile.rs).
+            if depth > 512 || chain.iter().any(|c| c.id == cd.id) {
                 p.warnings
                     .push(format!("class 0x{cid:x}: superclass chain loops"));
                 break;

@@ -1,0 +1,338 @@
+//! Hand-built byte streams for `tests/hostile.rs`: small writers for each format's
+//! records, so that a hostile input is a few readable lines. None of them checks what it
+//! writes: lying is the point.
+#![allow(dead_code)]
+
+/// An HPROF file under construction: header, top-level records, and one HEAP DUMP
+/// SEGMENT collected from the sub-record helpers.
+pub struct Hprof {
+    pub id: usize,
+    pub bytes: Vec<u8>,
+    pub heap: Vec<u8>,
+}
+
+impl Hprof {
+    /// `JAVA PROFILE 1.0.2` with identifiers of `id` bytes (only 4 and 8 make sense).
+    pub fn new(id: usize) -> Self {
+        let mut bytes = b"JAVA PROFILE 1.0.2\0".to_vec();
+        bytes.extend_from_slice(&(id as u32).to_be_bytes());
+        bytes.extend_from_slice(&[0; 8]);
+        Hprof {
+            id,
+            bytes,
+            heap: Vec::new(),
+        }
+    }
+
+    /// An identifier in the file's width (big-endian, cut to `id` bytes).
+    pub fn idb(&self, v: u64) -> Vec<u8> {
+        v.to_be_bytes()[8 - self.id..].to_vec()
+    }
+
+    /// A top-level record: tag, time 0, length, body.
+    pub fn record(&mut self, tag: u8, body: &[u8]) {
+        self.record_len(tag, body.len() as u32, body);
+    }
+
+    /// A top-level record whose length field says `len`, whatever the body is.
+    pub fn record_len(&mut self, tag: u8, len: u32, body: &[u8]) {
+        self.bytes.push(tag);
+        self.bytes.extend_from_slice(&0u32.to_be_bytes());
+        self.bytes.extend_from_slice(&len.to_be_bytes());
+        self.bytes.extend_from_slice(body);
+    }
+
+    /// A UTF8 record with raw (possibly invalid) bytes.
+    pub fn utf8(&mut self, id: u64, text: &[u8]) {
+        let mut b = self.idb(id);
+        b.extend_from_slice(text);
+        self.record(0x01, &b);
+    }
+
+    /// LOAD CLASS: serial, class id, name id.
+    pub fn load_class(&mut self, serial: u32, class: u64, name: u64) {
+        let mut b = serial.to_be_bytes().to_vec();
+        b.extend(self.idb(class));
+        b.extend_from_slice(&0u32.to_be_bytes());
+        b.extend(self.idb(name));
+        self.record(0x02, &b);
+    }
+
+    /// UTF8 `name` under `name_id` and LOAD CLASS of `class` with it.
+    pub fn named_class(&mut self, serial: u32, class: u64, name_id: u64, name: &[u8]) {
+        self.utf8(name_id, name);
+        self.load_class(serial, class, name_id);
+    }
+
+    /// CLASS DUMP with no constants or statics; `fields` are (name id, type code).
+    pub fn class_dump(&mut self, class: u64, super_id: u64, fields: &[(u64, u8)]) {
+        let mut r = vec![0x20];
+        r.extend(self.idb(class));
+        r.extend_from_slice(&0u32.to_be_bytes());
+        r.extend(self.idb(super_id));
+        r.extend(vec![0; self.id * 5]); // loader, signers, domain, reserved x2
+        r.extend_from_slice(&0u32.to_be_bytes()); // instance size
+        r.extend_from_slice(&0u16.to_be_bytes()); // constant pool
+        r.extend_from_slice(&0u16.to_be_bytes()); // statics
+        r.extend_from_slice(&(fields.len() as u16).to_be_bytes());
+        for &(name, t) in fields {
+            r.extend(self.idb(name));
+            r.push(t);
+        }
+        self.heap.extend(r);
+    }
+
+    /// INSTANCE DUMP with the given field bytes.
+    pub fn instance(&mut self, obj: u64, class: u64, data: &[u8]) {
+        let mut r = vec![0x21];
+        r.extend(self.idb(obj));
+        r.extend_from_slice(&0u32.to_be_bytes());
+        r.extend(self.idb(class));
+        r.extend_from_slice(&(data.len() as u32).to_be_bytes());
+        r.extend_from_slice(data);
+        self.heap.extend(r);
+    }
+
+    /// INSTANCE DUMP whose field bytes are the given references, in the id width.
+    pub fn instance_refs(&mut self, obj: u64, class: u64, refs: &[u64]) {
+        let data: Vec<u8> = refs.iter().flat_map(|&r| self.idb(r)).collect();
+        self.instance(obj, class, &data);
+    }
+
+    /// PRIMITIVE ARRAY DUMP of bytes (type 8).
+    pub fn byte_array(&mut self, obj: u64, data: &[u8]) {
+        let mut r = vec![0x23];
+        r.extend(self.idb(obj));
+        r.extend_from_slice(&0u32.to_be_bytes());
+        r.extend_from_slice(&(data.len() as u32).to_be_bytes());
+        r.push(8);
+        r.extend_from_slice(data);
+        self.heap.extend(r);
+    }
+
+    /// ROOT JNI GLOBAL.
+    pub fn jni_global(&mut self, obj: u64) {
+        let mut r = vec![0x01];
+        r.extend(self.idb(obj));
+        r.extend(self.idb(0x9999));
+        self.heap.extend(r);
+    }
+
+    /// ROOT STICKY CLASS.
+    pub fn sticky(&mut self, class: u64) {
+        let mut r = vec![0x05];
+        r.extend(self.idb(class));
+        self.heap.extend(r);
+    }
+
+    /// The file: the records so far, the heap as one HEAP DUMP SEGMENT, HEAP DUMP END.
+    pub fn finish(mut self) -> Vec<u8> {
+        let heap = std::mem::take(&mut self.heap);
+        if !heap.is_empty() {
+            self.record(0x1c, &heap);
+        }
+        self.record(0x2c, &[]);
+        self.bytes
+    }
+}
+
+/// A V8 `.heapsnapshot` with the given node fields (names; types follow from the name),
+/// flat `nodes` and `edges` arrays, strings, and the counts the header claims.
+pub fn v8_snapshot(
+    node_fields: &[&str],
+    nodes: &[i64],
+    edges: &[i64],
+    strings: &[&str],
+    node_count: usize,
+    edge_count: usize,
+) -> Vec<u8> {
+    let types: Vec<String> = node_fields
+        .iter()
+        .map(|f| match *f {
+            "type" => r#"["hidden","array","string","object","code","closure","regexp","number","native","synthetic","concatenated string","sliced string","symbol","bigint","object shape"]"#.to_string(),
+            "name" => "\"string\"".to_string(),
+            _ => "\"number\"".to_string(),
+        })
+        .collect();
+    let fields: Vec<String> = node_fields.iter().map(|f| format!("\"{f}\"")).collect();
+    let join = |v: &[i64]| {
+        v.iter()
+            .map(|x| x.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let strs: Vec<String> = strings
+        .iter()
+        .map(|s| serde_json::to_string(s).unwrap())
+        .collect();
+    format!(
+        concat!(
+            r#"{{"snapshot":{{"meta":{{"node_fields":[{}],"node_types":[{}],"#,
+            r#""edge_fields":["type","name_or_index","to_node"],"#,
+            r#""edge_types":[["context","element","property","internal","hidden","shortcut","weak"],"string_or_number","node"]}},"#,
+            r#""node_count":{},"edge_count":{}}},"#,
+            "\n\"nodes\":[{}],\n\"edges\":[{}],\n\"strings\":[{}]}}"
+        ),
+        fields.join(","),
+        types.join(","),
+        node_count,
+        edge_count,
+        join(nodes),
+        join(edges),
+        strs.join(",")
+    )
+    .into_bytes()
+}
+
+/// Unsigned LEB128 (Dart, Go's uvarint).
+pub fn uleb(mut v: u64) -> Vec<u8> {
+    let mut out = Vec::new();
+    loop {
+        let b = (v & 0x7f) as u8;
+        v >>= 7;
+        if v == 0 {
+            out.push(b);
+            return out;
+        }
+        out.push(b | 0x80);
+    }
+}
+
+/// A LEB128 length and the bytes.
+pub fn leb_str(s: &[u8]) -> Vec<u8> {
+    let mut v = uleb(s.len() as u64);
+    v.extend_from_slice(s);
+    v
+}
+
+/// A Dart `dartheap` header up to (not including) the class count: magic, flags,
+/// isolate name, shallow size, capacity, external size.
+pub fn dart_head() -> Vec<u8> {
+    let mut b = b"dartheap".to_vec();
+    b.extend(uleb(0));
+    b.extend(leb_str(b"main"));
+    b.extend(uleb(100));
+    b.extend(uleb(200));
+    b.extend(uleb(0));
+    b
+}
+
+/// One Dart class with no fields: flags, name, library name, URI, reserved, 0 fields.
+pub fn dart_class(name: &str, uri: &str) -> Vec<u8> {
+    let mut b = uleb(0);
+    b.extend(leb_str(name.as_bytes()));
+    b.extend(leb_str(b""));
+    b.extend(leb_str(uri.as_bytes()));
+    b.extend(leb_str(b""));
+    b.extend(uleb(0));
+    b
+}
+
+/// The eight-byte, NUL-padded block name of MoarVM v3.
+pub fn name8(n: &str) -> Vec<u8> {
+    let mut v = n.as_bytes().to_vec();
+    v.resize(8, 0);
+    v
+}
+
+/// A zstd frame without a content size, as MoarVM writes them.
+pub fn zstd_frame(data: &[u8]) -> Vec<u8> {
+    let mut e = zstd::stream::write::Encoder::new(Vec::new(), 3).unwrap();
+    e.include_contentsize(false).unwrap();
+    e.window_log(20).unwrap();
+    std::io::Write::write_all(&mut e, data).unwrap();
+    e.finish().unwrap()
+}
+
+/// A MoarVM v3 metadata block (`filemeta`, `snapmeta`).
+pub fn moar_meta(name: &str, json: &str) -> Vec<u8> {
+    let mut b = name8(name);
+    b.extend((json.len() as u64 + 1).to_le_bytes());
+    b.extend(json.as_bytes());
+    b.push(0);
+    b
+}
+
+/// A MoarVM v3 column of `size`-byte little-endian entries.
+pub fn moar_column(name: &str, size: usize, values: &[u64]) -> Vec<u8> {
+    let data: Vec<u8> = values
+        .iter()
+        .flat_map(|v| v.to_le_bytes()[..size].to_vec())
+        .collect();
+    let mut b = name8(name);
+    b.extend((size as u16).to_le_bytes());
+    b.extend(0u64.to_le_bytes());
+    b.extend(zstd_frame(&data));
+    b
+}
+
+/// A MoarVM v3 `strings` block.
+pub fn moar_strings(list: &[&str]) -> Vec<u8> {
+    let heap: Vec<u8> = list
+        .iter()
+        .flat_map(|s| {
+            let mut v = (s.len() as u32).to_le_bytes().to_vec();
+            v.extend(s.as_bytes());
+            v
+        })
+        .collect();
+    let mut b = name8("strings");
+    b.extend(0u64.to_le_bytes());
+    b.extend(zstd_frame(&heap));
+    b
+}
+
+/// A MoarVM v3 table of contents: (block name, start, end) entries, then its own start.
+pub fn moar_toc(at: u64, entries: &[(&str, u64, u64)]) -> Vec<u8> {
+    let mut b = name8("toc");
+    b.extend((entries.len() as u64).to_le_bytes());
+    for (n, s, e) in entries {
+        b.extend(name8(n));
+        b.extend(s.to_le_bytes());
+        b.extend(e.to_le_bytes());
+    }
+    b.extend(at.to_le_bytes());
+    b
+}
+
+/// A whole MoarVM v3 file with one snapshot of two collectables (a frame `#0` that
+/// refers to a `Foo` `#1` by the name "x"), whose final TOC pointer (the last 8 bytes)
+/// is `final_ptr(actual)`: pass `|a| a` for an honest file.
+pub fn moar_v3_file(final_ptr: impl Fn(u64) -> u64) -> Vec<u8> {
+    let mut b = b"MoarHeapDumpv003".to_vec();
+    let fm = b.len() as u64;
+    b.extend(moar_meta(
+        "filemeta",
+        r#"{"subversion": 1, "start_time": 1000}"#,
+    ));
+    let mut outer = vec![("filemeta", fm, b.len() as u64)];
+    let at = b.len() as u64;
+    b.extend(moar_meta(
+        "snapmeta",
+        r#"{"snap_time": 2000, "gc_seq_num": 0, "total_heap_size": 48, "total_refs": 1}"#,
+    ));
+    for (name, size, v) in [
+        ("colkind", 2, &[9u64, 1][..]),
+        ("colsize", 2, &[0, 48]),
+        ("coltofi", 4, &[0, 0]),
+        ("colrfcnt", 4, &[1, 0]),
+        ("colrfstr", 8, &[0, 0]),
+        ("colusize", 8, &[0, 0]),
+        ("refdescr", 8, &[2]),
+        ("reftrget", 8, &[1]),
+    ] {
+        b.extend(moar_column(name, size, v));
+    }
+    b.extend(moar_strings(&["x", "P6opaque", "Foo"]));
+    b.extend(moar_column("reprname", 4, &[1]));
+    b.extend(moar_column("typename", 4, &[2]));
+    let inner_at = b.len() as u64;
+    b.extend(moar_toc(inner_at, &[("snapmeta", at, at + 1)]));
+    outer.push(("toc", inner_at, b.len() as u64 - 8));
+    let end_at = b.len() as u64;
+    b.extend(moar_toc(end_at, &[]));
+    outer.push(("toc", end_at, b.len() as u64 - 8));
+    let final_at = b.len() as u64;
+    b.extend(moar_toc(final_ptr(final_at), &outer));
+    b
+}
