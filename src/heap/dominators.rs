@@ -33,12 +33,13 @@
 //! recursion, so a chain of ten million objects needs no deep call stack); no allocation
 //! per object. The working state of a node (DFS parent, semidominator, path-compression
 //! label and ancestor) sits in one 16-byte record, so the pass that touches all four pays
-//! one cache miss, not four. Peak extra memory is about 28 bytes per object (the working
+//! one cache miss, not four. Peak extra memory is about 32 bytes per object (the working
 //! state is freed before the result arrays are allocated); what stays is 4 (idom) + 8
-//! (retained) + 1/8 (weakly reachable bit) bytes per object, and 8 more for the
-//! children lists once a view walks the tree from the top.
+//! (retained) + 4 (retained count) + 1/8 (weakly reachable bit) bytes per object, and 8 more for the
+//! children lists once a view walks the tree from the top. The large arrays ask for
+//! transparent huge pages ([`super::huge`]): the passes load from them at random.
 
-use super::{Graph, ObjId};
+use super::{huge, Graph, ObjId};
 use crate::progress::Progress;
 
 /// The virtual root above all GC roots, as an `idom` value and a `children` key.
@@ -261,9 +262,9 @@ pub fn compute(g: &Graph, progress: &Progress) -> Dominators {
 
     // 1. Iterative depth-first search from the virtual root (preorder number 0).
     progress.phase("dominators: depth-first search", n as u64);
-    let mut pre = vec![NONE; n];
-    let mut vertex: Vec<ObjId> = Vec::with_capacity(n + 1);
-    let mut work: Vec<Work> = Vec::with_capacity(n + 1);
+    let mut pre = huge::filled(n, NONE);
+    let mut vertex: Vec<ObjId> = huge::with_capacity(n + 1);
+    let mut work: Vec<Work> = huge::with_capacity(n + 1);
     let mut entry = vec![0u64; n.div_ceil(64)];
     vertex.push(NONE);
     work.push(Work {
@@ -388,9 +389,11 @@ pub fn compute(g: &Graph, progress: &Progress) -> Dominators {
     //    each node's immediate dominator or a node that has the same one.
     progress.phase("dominators: semidominators", k as u64);
     let mut path: Vec<u32> = Vec::new();
-    let mut idom_pre = vec![0u32; k as usize];
-    let mut bucket_head = vec![NONE; k as usize];
-    let mut bucket_next = vec![NONE; k as usize];
+    // `idom_pre[w]` links `w` into its semidominator's bucket until the bucket is emptied
+    // and `w` gets its (stand-in) dominator: every node sits in exactly one bucket, and
+    // nothing reads its `idom_pre` before then, so the links need no array of their own.
+    let mut idom_pre = huge::filled(k as usize, 0u32);
+    let mut bucket_head = huge::filled(k as usize, NONE);
     for w in (1..k).rev() {
         if w & 0xffff == 0 {
             progress.set((k - w) as u64);
@@ -428,23 +431,23 @@ pub fn compute(g: &Graph, progress: &Progress) -> Dominators {
         let ww = &mut work[w as usize];
         ww.semi = s;
         ww.ancestor = parent;
-        bucket_next[w as usize] = bucket_head[s as usize];
+        idom_pre[w as usize] = bucket_head[s as usize];
         bucket_head[s as usize] = w;
         // Everything whose semidominator is the parent now has its path in the forest.
         let mut v = std::mem::replace(&mut bucket_head[parent as usize], NONE);
         while v != NONE {
+            let next = idom_pre[v as usize];
             let u = eval(&mut work, v, &mut path);
             idom_pre[v as usize] = if work[u as usize].semi < work[v as usize].semi {
                 u
             } else {
                 parent
             };
-            v = bucket_next[v as usize];
+            v = next;
         }
     }
     drop(path);
     drop(bucket_head);
-    drop(bucket_next);
 
     // 3. Immediate dominators: where the bucket step named a stand-in, take the stand-in's
     //    (already final, it comes earlier in preorder).
@@ -462,22 +465,22 @@ pub fn compute(g: &Graph, progress: &Progress) -> Dominators {
 
     // 4. Retained sizes, children before parents (reverse preorder).
     progress.phase("dominators: retained sizes", k as u64);
-    let mut r = vec![0u64; k as usize];
+    let mut r = huge::filled(k as usize, 0u64);
     for w in 1..k as usize {
         r[w] = g.shallow_size(vertex[w]);
     }
     let strong_bytes: u64 = r[1..strong_end as usize].iter().sum();
     let weak_bytes: u64 = r[strong_end as usize..weak_end as usize].iter().sum();
     let orphan_bytes: u64 = r[weak_end as usize..].iter().sum();
-    let mut rc = vec![1u32; k as usize];
+    let mut rc = huge::filled(k as usize, 1u32);
     for w in (1..k as usize).rev() {
         let p = idom_pre[w] as usize;
         r[p] += r[w];
         rc[p] = rc[p].saturating_add(rc[w]);
     }
-    let mut idom = vec![NONE; n];
-    let mut retained = vec![0u64; n];
-    let mut retained_count = vec![0u32; n];
+    let mut idom = huge::filled(n, NONE);
+    let mut retained = huge::filled(n, 0u64);
+    let mut retained_count = huge::filled(n, 0u32);
     let mut weak_only = vec![0u64; n.div_ceil(64)];
     for &o in &vertex[strong_end as usize..weak_end as usize] {
         weak_only[o as usize / 64] |= 1 << (o % 64);

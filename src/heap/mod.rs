@@ -14,6 +14,7 @@
 
 pub mod dominators;
 pub mod histogram;
+pub mod huge;
 pub mod index;
 pub mod paths;
 pub mod reach;
