@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 use crate::format::{Snapshot, Value};
 use crate::heap::dominators::{Dominators, VIRTUAL_ROOT};
 use crate::heap::ObjId;
-use crate::ui::text::sanitize;
+use crate::ui::text::{json_line, sanitize};
 
 /// Referrers listed by `inspect`; the rest are counted.
 const MAX_REFERRERS: usize = 100;
@@ -156,8 +156,8 @@ pub fn dominators(snap: &Snapshot, d: &Dominators, as_json: bool, top: usize, de
             .collect();
         println!(
             "{}",
-            json!({"objects": objects, "total_retained_bytes": total,
-                   "reachable_objects": d.reachable, "weakly_reachable_objects": d.weakly_reachable})
+            json_line(&json!({"objects": objects, "total_retained_bytes": total,
+                   "reachable_objects": d.reachable, "weakly_reachable_objects": d.weakly_reachable}))
         );
         return;
     }
@@ -251,7 +251,7 @@ pub fn largest(snap: &Snapshot, d: &Dominators, as_json: bool, top: usize) {
             .collect();
         println!(
             "{}",
-            json!({"objects": objects, "total_retained_bytes": total})
+            json_line(&json!({"objects": objects, "total_retained_bytes": total}))
         );
         return;
     }
@@ -301,7 +301,10 @@ pub fn path(snap: &Snapshot, o: ObjId, as_json: bool, max: usize, include_weak: 
     };
     if as_json {
         let all: Vec<Json> = paths.iter().map(|p| Json::Array(steps(p))).collect();
-        println!("{}", json!({"object": snap.object_name(o), "paths": all}));
+        println!(
+            "{}",
+            json_line(&json!({"object": snap.object_name(o), "paths": all}))
+        );
         return;
     }
     if paths.is_empty() {
@@ -397,7 +400,7 @@ pub fn inspect(snap: &Snapshot, d: &Dominators, o: ObjId, as_json: bool) {
         if let Some(l) = snap.label(o) {
             v["label"] = json!(l);
         }
-        println!("{v}");
+        println!("{}", json_line(&v));
         return;
     }
     let line = |k: &str, v: String| println!("{k:<14}{}", sanitize(&v));
@@ -499,7 +502,7 @@ pub fn threads(snap: &Snapshot, as_json: bool) {
                 })
             })
             .collect();
-        println!("{}", json!({"threads": list}));
+        println!("{}", json_line(&json!({"threads": list})));
         return;
     }
     if snap.thread_list.is_empty() {
@@ -630,7 +633,7 @@ pub fn diff(
                     .collect(),
             );
         }
-        println!("{doc}");
+        println!("{}", json_line(&doc));
         return;
     }
     if !owner_rows.is_empty() {
@@ -801,7 +804,7 @@ pub fn leaks(
             .collect();
         println!(
             "{}",
-            json!({"leaks": list, "matched_by": kind, "objects": leaked.len()})
+            json_line(&json!({"leaks": list, "matched_by": kind, "objects": leaked.len()}))
         );
         return Ok(());
     }
@@ -868,7 +871,7 @@ pub fn owner_leaks(s: [&Snapshot; 3], d: [&Dominators; 3], as_json: bool) -> Res
             .collect();
         println!(
             "{}",
-            json!({"leaks": list, "matched_by": "owner path from the GC roots"})
+            json_line(&json!({"leaks": list, "matched_by": "owner path from the GC roots"}))
         );
         return Ok(());
     }

@@ -7,7 +7,7 @@ use crate::error::{Error, Result};
 use crate::format::Snapshot;
 use crate::heap::dominators::Dominators;
 use crate::heap::histogram::{self, Row, SortKey};
-use crate::ui::text::sanitize;
+use crate::ui::text::{json_line, sanitize};
 
 /// Reads `RssAnon` and `RssFile` (bytes) from `/proc/self/status`: our own memory apart
 /// from the mapped file's pages.
@@ -73,7 +73,7 @@ pub fn summary(snap: &Snapshot, as_json: bool) -> Result<()> {
         eprintln!("timing: summary computed");
     }
     if as_json {
-        println!("{v}");
+        println!("{}", json_line(&v));
         return Ok(());
     }
     for (label, value) in summary_lines(&v) {
@@ -218,7 +218,9 @@ pub fn histogram(
             .collect();
         println!(
             "{}",
-            json!({"classes": classes, "total": {"count": total_count, "shallow_bytes": total_shallow}})
+            json_line(
+                &json!({"classes": classes, "total": {"count": total_count, "shallow_bytes": total_shallow}})
+            )
         );
         return Ok(());
     }

@@ -90,3 +90,37 @@ mod tests {
         assert_eq!(sanitize("trailing\u{1b}"), "trailing");
     }
 }
+
+/// A JSON value as one line, with the characters that a terminal may act on escaped as
+/// `\uXXXX` even where JSON allows them raw: C1 controls (U+0080..U+009F, which some
+/// terminals take as CSI, OSC, ...), bidirectional overrides and isolates, and the line
+/// and paragraph separators. serde_json already escapes the C0 controls. The text
+/// decodes to the same string: `--json` output stays exact and is safe to print.
+pub fn json_line(v: &serde_json::Value) -> String {
+    use serde::Serialize;
+    struct Safe;
+    impl serde_json::ser::Formatter for Safe {
+        fn write_string_fragment<W: ?Sized + std::io::Write>(
+            &mut self,
+            w: &mut W,
+            fragment: &str,
+        ) -> std::io::Result<()> {
+            let mut start = 0;
+            for (i, c) in fragment.char_indices() {
+                if matches!(c, '\u{80}'..='\u{9f}' | '\u{2028}' | '\u{2029}') || is_bidi_control(c)
+                {
+                    w.write_all(&fragment.as_bytes()[start..i])?;
+                    write!(w, "\\u{:04x}", c as u32)?;
+                    start = i + c.len_utf8();
+                }
+            }
+            w.write_all(&fragment.as_bytes()[start..])
+        }
+    }
+    let mut out = Vec::new();
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, Safe);
+    if v.serialize(&mut ser).is_err() {
+        return v.to_string();
+    }
+    String::from_utf8(out).unwrap_or_else(|_| v.to_string())
+}
