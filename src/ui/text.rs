@@ -71,26 +71,6 @@ pub fn sanitize(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn strips_escape_sequences_and_controls() {
-        assert_eq!(sanitize("java.lang.String"), "java.lang.String");
-        assert!(matches!(sanitize("plain"), Cow::Borrowed(_)));
-        assert_eq!(sanitize("a\u{1b}[31mred\u{1b}[0m"), "ared");
-        assert_eq!(sanitize("x\u{1b}]52;c;ZXZpbA==\u{7}y"), "xy");
-        assert_eq!(sanitize("x\u{1b}]0;title\u{1b}\\y"), "xy");
-        assert_eq!(sanitize("bell\u{7}\u{0}nul"), "bellnul");
-        assert_eq!(sanitize("a\tb\nc"), "a b c");
-        assert_eq!(sanitize("\u{9b}2Jz"), "z");
-        assert_eq!(sanitize("abc\u{202E}fed"), "abcfed");
-        assert_eq!(sanitize("日本€"), "日本€");
-        assert_eq!(sanitize("trailing\u{1b}"), "trailing");
-    }
-}
-
 /// A JSON value as one line, with the characters that a terminal may act on escaped as
 /// `\uXXXX` even where JSON allows them raw: C1 controls (U+0080..U+009F, which some
 /// terminals take as CSI, OSC, ...), bidirectional overrides and isolates, and the line
@@ -123,4 +103,36 @@ pub fn json_line(v: &serde_json::Value) -> String {
         return v.to_string();
     }
     String::from_utf8(out).unwrap_or_else(|_| v.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strips_escape_sequences_and_controls() {
+        assert_eq!(sanitize("java.lang.String"), "java.lang.String");
+        assert!(matches!(sanitize("plain"), Cow::Borrowed(_)));
+        assert_eq!(sanitize("a\u{1b}[31mred\u{1b}[0m"), "ared");
+        assert_eq!(sanitize("x\u{1b}]52;c;ZXZpbA==\u{7}y"), "xy");
+        assert_eq!(sanitize("x\u{1b}]0;title\u{1b}\\y"), "xy");
+        assert_eq!(sanitize("bell\u{7}\u{0}nul"), "bellnul");
+        assert_eq!(sanitize("a\tb\nc"), "a b c");
+        assert_eq!(sanitize("\u{9b}2Jz"), "z");
+        assert_eq!(sanitize("abc\u{202E}fed"), "abcfed");
+        assert_eq!(sanitize("日本€"), "日本€");
+        assert_eq!(sanitize("trailing\u{1b}"), "trailing");
+    }
+
+    #[test]
+    fn json_line_escapes_what_a_terminal_acts_on_and_decodes_to_the_same_text() {
+        let text = "a\u{1b}[31m\u{9b}2J\u{85}\u{202e}b\u{2066}c\u{2028}d é😀";
+        let line = json_line(&serde_json::json!({ "k": text }));
+        assert_eq!(
+            line,
+            r#"{"k":"a\u001b[31m\u009b2J\u0085\u202eb\u2066c\u2028d é😀"}"#
+        );
+        let back: serde_json::Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(back["k"], text);
+    }
 }
