@@ -202,34 +202,87 @@ impl EdgeBuilder {
     }
 
     /// Moves the edges into `g` and builds the referrer CSR by a counting sort.
+    ///
+    /// On up to four threads: the sources are cut into parts of about equal edge counts;
+    /// each part counts its targets, and fills its own slots of every target's referrer
+    /// list, after the slots of the parts before it. The lists come out in source order,
+    /// exactly as one thread would write them. Costs 4 bytes per object per part while it
+    /// runs.
     pub fn install(mut self, g: &mut Graph) {
+        use rayon::prelude::*;
+        use std::sync::atomic::{AtomicU64, Ordering};
         let n = self.start.len() - 1;
-        self.weak.resize(self.targets.len().div_ceil(64), 0);
+        let m = self.targets.len();
+        self.weak.resize(m.div_ceil(64), 0);
         self.targets.shrink_to_fit();
-        let mut in_start = vec![0u32; n + 1];
-        for &t in &self.targets {
-            in_start[t as usize + 1] += 1;
+        let parts = if m < (1 << 20) {
+            1
+        } else {
+            rayon::current_num_threads().clamp(1, 4)
+        };
+        // Source ranges of about m / parts edges each.
+        let mut cut = vec![0usize];
+        for p in 1..parts {
+            let want = (m * p / parts) as u32;
+            let s = self.start.partition_point(|&x| x < want).min(n);
+            cut.push(s.max(*cut.last().unwrap_or(&0)));
         }
-        for i in 0..n {
-            in_start[i + 1] += in_start[i];
-        }
-        let mut fill = in_start.clone();
-        let mut in_sources = vec![0 as ObjId; self.targets.len()];
-        let any_weak = self.weak.iter().any(|&w| w != 0);
-        let mut in_weak = vec![0u64; if any_weak { self.weak.len() } else { 0 }];
-        for src in 0..n {
-            let r = self.start[src] as usize..self.start[src + 1] as usize;
-            for e in r {
-                let t = self.targets[e];
-                let slot = &mut fill[t as usize];
-                let at = *slot as usize;
-                in_sources[at] = src as ObjId;
-                if any_weak && self.weak[e / 64] >> (e % 64) & 1 == 1 {
-                    in_weak[at / 64] |= 1 << (at % 64);
+        cut.push(n);
+        let (start, targets, weak) = (&self.start, &self.targets, &self.weak);
+        let edges_of = |p: usize| start[cut[p]] as usize..start[cut[p + 1]] as usize;
+        let mut counts: Vec<Vec<u32>> = (0..parts)
+            .into_par_iter()
+            .map(|p| {
+                let mut c = super::huge::filled(n + 1, 0u32);
+                for &t in &targets[edges_of(p)] {
+                    c[t as usize] += 1;
                 }
-                *slot += 1;
+                c
+            })
+            .collect();
+        // in_start, and each part's first slot per target in place of its count.
+        let mut in_start = super::huge::filled(n + 1, 0u32);
+        let mut sum = 0u32;
+        for t in 0..n {
+            in_start[t] = sum;
+            for c in counts.iter_mut() {
+                let k = c[t];
+                c[t] = sum;
+                sum += k;
             }
         }
+        in_start[n] = sum;
+        let mut in_sources = super::huge::filled(m, 0 as ObjId);
+        let any_weak = weak.iter().any(|&w| w != 0);
+        let mut in_weak = vec![0u64; if any_weak { weak.len() } else { 0 }];
+        {
+            struct Slots(*mut ObjId);
+            // SAFETY (Send/Sync): the parts write disjoint slots (each target's list is
+            // cut into one range per part by the counts above).
+            unsafe impl Send for Slots {}
+            unsafe impl Sync for Slots {}
+            let slots = Slots(in_sources.as_mut_ptr());
+            // SAFETY: AtomicU64 has the size and alignment of u64.
+            let bits: &[AtomicU64] =
+                unsafe { &*(in_weak.as_mut_slice() as *mut [u64] as *const [AtomicU64]) };
+            counts.par_iter_mut().enumerate().for_each(|(p, fill)| {
+                let slots = &slots;
+                for src in cut[p]..cut[p + 1] {
+                    for e in start[src] as usize..start[src + 1] as usize {
+                        let t = targets[e] as usize;
+                        let at = fill[t] as usize;
+                        fill[t] += 1;
+                        // SAFETY: `at` is in this part's range of target t's list, inside
+                        // `in_sources` (the counts sum to m).
+                        unsafe { *slots.0.add(at) = src as ObjId };
+                        if any_weak && weak[e / 64] >> (e % 64) & 1 == 1 {
+                            bits[at / 64].fetch_or(1 << (at % 64), Ordering::Relaxed);
+                        }
+                    }
+                }
+            });
+        }
+        drop(counts);
         g.out_start = self.start;
         g.out_targets = self.targets;
         g.weak = self.weak;
