@@ -918,7 +918,10 @@ fn escape_sequences_in_names_and_strings() {
     assert!(!out.stdout.iter().any(|&c| c < 0x20 && c != b'\n'));
     let text = std::str::from_utf8(&out.stdout).unwrap();
     assert_inert("histogram --json", &out.stdout);
-    assert!(text.contains("\\u009b") && text.contains("\\u202e"), "{text}");
+    assert!(
+        text.contains("\\u009b") && text.contains("\\u202e"),
+        "{text}"
+    );
     let v = json_of(&out);
     assert!(
         v["classes"]
