@@ -16,9 +16,11 @@
 # that it runs the same way where only stable is installed), FUZZ_TOOLCHAIN=nightly the
 # former.
 #
-# Build: release (-O), one codegen unit (cargo-fuzz's default: the fastest fuzzer, the
-# slowest build). FUZZ_CODEGEN_UNITS=N builds with N instead (CI uses 16: a 60 s run
-# gains more from a shorter build than it loses in executions).
+# Build: release (-O), opt-level 3, one codegen unit (cargo-fuzz's default: the fastest
+# fuzzer, the slowest build), no debug assertions (cargo-fuzz leaves them off with -O).
+# FUZZ_CODEGEN_UNITS=N and FUZZ_OPT_LEVEL=N build with N instead (CI uses 16 and 1: a
+# 60 s run gains more from a shorter build than it loses in executions);
+# FUZZ_DEBUG_ASSERTIONS=1 turns debug assertions and overflow checks on (-a).
 #
 # Sanitizer: none by default. The readers hold no `unsafe` (only the mmap in source.rs),
 # so AddressSanitizer finds nothing that Rust's bounds checks would not already turn into
@@ -61,9 +63,11 @@ fi
 # The same options for build and run: any difference makes `run` build again.
 opts=(-O --sanitizer "${FUZZ_SANITIZER:-none}")
 [ -n "${FUZZ_CODEGEN_UNITS:-}" ] && opts+=(--codegen-units "$FUZZ_CODEGEN_UNITS")
+[ "${FUZZ_DEBUG_ASSERTIONS:-0}" = 1 ] && opts+=(--debug-assertions)
+[ -n "${FUZZ_OPT_LEVEL:-}" ] && export CARGO_PROFILE_RELEASE_OPT_LEVEL=$FUZZ_OPT_LEVEL
 
 t0=$SECONDS
-echo "== build (${fuzz[*]} build ${opts[*]})"
+echo "== build (${fuzz[*]} build ${opts[*]}, opt-level ${FUZZ_OPT_LEVEL:-3})"
 "${fuzz[@]}" build "${opts[@]}" || exit 2
 build_s=$((SECONDS - t0))
 t0=$SECONDS
