@@ -243,19 +243,12 @@ pub fn records(
             }
             let s = i;
             let mut v: u64 = 0;
-            if i + 8 <= len {
-                // Up to eight digits at once (SWAR): find the first byte that is not a
-                // digit, then combine the digits in three multiplications.
-                let chunk = u64::from_le_bytes([
-                    b[i],
-                    b[i + 1],
-                    b[i + 2],
-                    b[i + 3],
-                    b[i + 4],
-                    b[i + 5],
-                    b[i + 6],
-                    b[i + 7],
-                ]);
+            // Up to eight digits at once (SWAR): find the first byte that is not a digit,
+            // then combine the digits in three multiplications. Fewer than eight means the
+            // byte after them is already known not to be a digit: no byte loop.
+            let mut more = true;
+            if let Some(bytes) = b.get(i..i + 8) {
+                let chunk = u64::from_le_bytes(bytes.try_into().unwrap_or([0; 8]));
                 let sub = chunk.wrapping_sub(0x3030_3030_3030_3030);
                 let mask = (sub | sub.wrapping_add(0x7676_7676_7676_7676)) & 0x8080_8080_8080_8080;
                 let n = if mask == 0 {
@@ -267,8 +260,9 @@ pub fn records(
                     v = eight_digits(sub << (8 * (8 - n)));
                     i += n;
                 }
+                more = n == 8;
             }
-            while i < len {
+            while more && i < len {
                 let d = b[i].wrapping_sub(b'0');
                 if d > 9 {
                     break;
