@@ -322,6 +322,113 @@ def write(d, name, data):
         f.write(data)
 
 
+def zstd_raw(data):
+    """A zstd frame of raw (stored) blocks, no content size, 1 MiB window: what MoarVM's
+    frames look like to a reader, without needing a compressor here."""
+    out = bytearray(b"\x28\xb5\x2f\xfd")
+    out += bytes([0x00, (20 - 10) << 3])
+    chunks = [data[i:i + 65536] for i in range(0, len(data), 65536)] or [b""]
+    for k, c in enumerate(chunks):
+        last = 1 if k == len(chunks) - 1 else 0
+        out += ((len(c) << 3) | last).to_bytes(3, "little")
+        out += c
+    return bytes(out)
+
+
+def moar_v3(snapshots, seed):
+    """A synthetic MoarVM v3 (MoarHeapDumpv003) file: SNAPSHOTS snapshots of a small heap
+    with every kind of collectable (root, the root sets, objects, type objects, STables,
+    frames) and references described by string and by index, laid out block by block as
+    src/format/moarvm/v3.rs reads real files (tests/common/hostile.rs has the two-object
+    version). The real fixtures are too big for a fuzzer's input."""
+    import json
+    import random
+    rnd = random.Random(seed)
+    name8 = lambda n: n.encode().ljust(8, b"\0")
+
+    def meta(name, obj):
+        t = json.dumps(obj).encode()
+        return name8(name) + (len(t) + 1).to_bytes(8, "little") + t + b"\0"
+
+    def column(name, size, values):
+        data = b"".join((v & ((1 << (8 * size)) - 1)).to_bytes(size, "little") for v in values)
+        return name8(name) + size.to_bytes(2, "little") + (0).to_bytes(8, "little") + zstd_raw(data)
+
+    def toc(at, entries):
+        b = name8("toc") + len(entries).to_bytes(8, "little")
+        for n, a, e in entries:
+            b += name8(n) + a.to_bytes(8, "little") + e.to_bytes(8, "little")
+        return b + at.to_bytes(8, "little")
+
+    strings = ["x", "P6opaque", "Foo", "Bar", "VMArray", "BOOTArray", "VMHash", "Hash",
+               "name", "value", "main", "app.nqp", "<unit>", "helper", "cuid-1", "cuid-2",
+               "Permanent roots", "\u00e9t\u00e9 \u2603"]
+    sidx = {x: i for i, x in enumerate(strings)}
+    types = [("P6opaque", "Foo"), ("P6opaque", "Bar"), ("VMArray", "BOOTArray"), ("VMHash", "Hash")]
+    frames = [("main", "cuid-1", 3, "app.nqp"), ("helper", "cuid-2", 17, "app.nqp")]
+    b = bytearray(b"MoarHeapDumpv003")
+    fm = len(b)
+    b += meta("filemeta", {"subversion": 1, "start_time": 1000})
+    outer = [("filemeta", fm, len(b))]
+    for snap in range(snapshots):
+        # Collectables: 0 the root, 1-7 the root sets (kinds 5-11), then the heap.
+        kinds = [9] + list(range(5, 12))
+        tofi = [0] * 8
+        n_heap = 12 + rnd.randrange(20) + 10 * snap
+        for _ in range(n_heap):
+            k = rnd.choice([1, 1, 1, 1, 2, 3, 4])
+            kinds.append(k)
+            tofi.append(rnd.randrange(len(frames)) if k == 4 else rnd.randrange(len(types)))
+        n = len(kinds)
+        sizes = [0] * 8 + [rnd.choice([16, 24, 48, 96, 200]) for _ in range(n_heap)]
+        usizes = [0] * 8 + [rnd.choice([0, 0, 0, 64, 4096]) for _ in range(n_heap)]
+        refs = []  # per collectable: [(desc, target)]
+        for i in range(n):
+            r = []
+            if i == 0:
+                r = [(1 | (k << 2), k) for k in range(1, 8)]
+            elif i < 8:
+                r = [(1 | (j << 2), rnd.randrange(8, n)) for j in range(rnd.randrange(1, 4))]
+            else:
+                for j in range(rnd.randrange(0, 4)):
+                    desc = rnd.choice([2 | (sidx["name"] << 2), 2 | (sidx["value"] << 2),
+                                       1 | (j << 2), 0])
+                    r.append((desc, rnd.randrange(8, n)))
+            refs.append(r)
+        first, counts, descs, targets = [], [], [], []
+        for r in refs:
+            first.append(len(descs))
+            counts.append(len(r))
+            descs += [d for d, _ in r]
+            targets += [t for _, t in r]
+        at = len(b)
+        b += meta("snapmeta", {"snap_time": 2000 + snap, "gc_seq_num": snap,
+                               "total_heap_size": sum(sizes), "total_refs": len(descs)})
+        for name, size, v in [("colkind", 2, kinds), ("colsize", 2, sizes), ("coltofi", 4, tofi),
+                              ("colrfcnt", 4, counts), ("colrfstr", 8, first),
+                              ("colusize", 8, usizes), ("refdescr", 8, descs),
+                              ("reftrget", 8, targets)]:
+            b += column(name, size, v)
+        if snap == 0:
+            heap = b"".join(len(x.encode()).to_bytes(4, "little") + x.encode() for x in strings)
+            b += name8("strings") + (0).to_bytes(8, "little") + zstd_raw(heap)
+            b += column("reprname", 4, [sidx[r] for r, _ in types])
+            b += column("typename", 4, [sidx[t] for _, t in types])
+            b += column("sfname", 4, [sidx[f[0]] for f in frames])
+            b += column("sfcuid", 4, [sidx[f[1]] for f in frames])
+            b += column("sfline", 4, [f[2] for f in frames])
+            b += column("sffile", 4, [sidx[f[3]] for f in frames])
+        inner = len(b)
+        b += toc(inner, [("snapmeta", at, at + 1)])
+        outer.append(("toc", inner, len(b) - 8))
+    end_at = len(b)
+    b += toc(end_at, [])
+    outer.append(("toc", end_at, len(b) - 8))
+    final_at = len(b)
+    b += toc(final_at, outer)
+    return bytes(b)
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "fuzz", "corpus")
     small = {}  # one small seed per format, for the gzip corpus
@@ -368,6 +475,11 @@ def main():
     # v3 head holds no whole snapshot, so it exercises the refusals and the zstd path).
     with open(os.path.join(ROOT, "fixtures", "moarvm", "zstd-bomb.mvmheap"), "rb") as f:
         write(os.path.join(out, "moarvm"), "seed-zstd-bomb", f.read())
+    # Whole synthetic v3 files (one and three snapshots), which open: without them no
+    # input reached the snapshot decoder, the graph or the walk.
+    for snaps, seed in ((1, 1), (1, 2), (3, 3)):
+        write(os.path.join(out, "moarvm"), "seed-synthetic-v3-%d-%d" % (snaps, seed),
+              moar_v3(snaps, seed))
     for v in ("v2", "v3"):
         data = gunzip("moarvm/app-%s.mvmheap.gz" % v)
         for n in (16384, 65536, 131072):
