@@ -95,15 +95,15 @@ summary() {
         "${rss:-?}" "$result"
 }
 
-failed=()
-lines=()
-for t in "${targets[@]}"; do
+# One target: its log in logs/T.log, its summary line in logs/T.line, its exit in
+# logs/T.rc.
+run_one() {
+    local t=$1 max_len t0 rc result
     case $t in
         gzip) max_len=65536 ;;  # every input is written, decompressed and read back
         *) max_len=131072 ;;
     esac
     mkdir -p "artifacts/$t" "corpus/$t"
-    echo "== $t: ${secs}s"
     t0=$SECONDS
     "${fuzz[@]}" run "${opts[@]}" "$t" "corpus/$t" -- \
         -max_total_time="$secs" -max_len="$max_len" -timeout=25 \
@@ -111,14 +111,29 @@ for t in "${targets[@]}"; do
         >"logs/$t.log" 2>&1
     rc=$?
     if [ $rc -eq 0 ]; then result=ok; else result="FAILED (exit $rc)"; fi
-    line=$(summary "$t" "logs/$t.log" "$result" $((SECONDS - t0)))
-    echo "$line"
-    lines+=("$line")
-    if [ $rc -ne 0 ]; then
-        echo "!! $t failed (exit $rc): see fuzz/logs/$t.log and fuzz/artifacts/$t/"
-        grep -aE '^(==[0-9]+==ERROR|thread .* panicked|SUMMARY|error)' "logs/$t.log" | head -5
-        failed+=("$t")
-    fi
+    summary "$t" "logs/$t.log" "$result" $((SECONDS - t0)) >"logs/$t.line"
+    echo $rc >"logs/$t.rc"
+}
+
+# FUZZ_JOBS targets at a time (default 1: one core each; CI runs two on its two cores).
+jobs=${FUZZ_JOBS:-1}
+failed=()
+lines=()
+for ((i = 0; i < ${#targets[@]}; i += jobs)); do
+    batch=("${targets[@]:i:jobs}")
+    echo "== ${batch[*]}: ${secs}s"
+    for t in "${batch[@]}"; do run_one "$t" & done
+    wait
+    for t in "${batch[@]}"; do
+        line=$(cat "logs/$t.line")
+        echo "$line"
+        lines+=("$line")
+        if [ "$(cat "logs/$t.rc")" != 0 ]; then
+            echo "!! $t failed: see fuzz/logs/$t.log and fuzz/artifacts/$t/"
+            grep -aE '^(==[0-9]+==ERROR|thread .* panicked|SUMMARY|error)' "logs/$t.log" | head -5
+            failed+=("$t")
+        fi
+    done
 done
 
 echo "== fuzz/run.sh $secs: build ${build_s} s, seeds ${seeds_s} s"
