@@ -252,7 +252,7 @@ impl<R: Read> In<R> {
         if n > self.left || n % size != 0 {
             return None;
         }
-        let mut v = vec![T::default(); (n / size) as usize];
+        let mut v = crate::heap::huge::filled((n / size) as usize, T::default());
         self.fill(bytes_of_mut(&mut v))?;
         Some(v)
     }
