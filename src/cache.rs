@@ -25,7 +25,9 @@
 //! u32 byte-order mark; then length-prefixed sections: the key and the metadata
 //! (format, facts, warnings, roots, classes, threads and the format's decoder state), in
 //! bincode; the graph's columns as raw arrays (`class_of`, `shallow`, `offset`, both CSRs
-//! and their weak bits); then the xxh3-64 of everything before it.
+//! and their weak bits), each with its length; then the trailer: the xxh3-64 of the
+//! xxh3-64s of the part before the columns and of each column (so that the columns can
+//! be read and hashed in parallel).
 //!
 //! Only dumps of at least `HEAPTUI_CACHE_MIN_BYTES` (default 64 MiB) are written: a
 //! smaller one opens in well under a second anyway. `--no-cache` or `HEAPTUI_NO_CACHE=1`
@@ -34,6 +36,7 @@
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -45,7 +48,7 @@ use crate::heap::{ClassInfo, Graph, ObjId, Root, Thread};
 use crate::source::Source;
 
 const MAGIC: &[u8; 16] = b"heaptui index\0\0\0";
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 const BYTE_ORDER: u32 = 0x0102_0304;
 /// Entries kept in the cache directory.
 pub const KEEP: usize = 8;
@@ -184,6 +187,26 @@ fn decoder_of(format: Format, state: &[u8]) -> Option<Box<dyn Decoder>> {
     })
 }
 
+/// The graph's columns in an entry.
+const COLUMNS: usize = 9;
+
+/// A column's digest: its length field and its bytes.
+fn column_digest(len: &[u8], bytes: &[u8]) -> u64 {
+    let mut h = Xxh3::new();
+    h.update(len);
+    h.update(bytes);
+    h.digest()
+}
+
+/// The trailer: the digest of the prefix's and the columns' digests, in order.
+fn trailer(digests: &[u64]) -> u64 {
+    let mut h = Xxh3::new();
+    for d in digests {
+        h.update(&d.to_ne_bytes());
+    }
+    h.digest()
+}
+
 /// Plain integers whose bytes are written as they are in memory.
 trait Raw: Copy + Default {}
 impl Raw for u32 {}
@@ -246,16 +269,6 @@ impl<R: Read> In<R> {
         self.fill(&mut v)?;
         Some(v)
     }
-    fn column<T: Raw>(&mut self) -> Option<Vec<T>> {
-        let n = self.u64()?;
-        let size = std::mem::size_of::<T>() as u64;
-        if n > self.left || n % size != 0 {
-            return None;
-        }
-        let mut v = crate::heap::huge::filled((n / size) as usize, T::default());
-        self.fill(bytes_of_mut(&mut v))?;
-        Some(v)
-    }
 }
 
 /// Writes `snap`'s index under `key`. Does nothing for a dump below the size threshold
@@ -301,17 +314,26 @@ pub fn store(key: &Key, snap: &Snapshot) -> Result<Option<PathBuf>, String> {
         o.put(&BYTE_ORDER.to_ne_bytes())?;
         o.section(&encode(key).unwrap_or_default())?;
         o.section(&encode(&meta).unwrap_or_default())?;
-        o.section(bytes_of(&g.class_of))?;
-        o.section(bytes_of(&g.shallow))?;
-        o.section(bytes_of(&g.offset))?;
-        o.section(bytes_of(&g.out_start))?;
-        o.section(bytes_of(&g.out_targets))?;
-        o.section(bytes_of(&g.weak))?;
-        o.section(bytes_of(&g.in_start))?;
-        o.section(bytes_of(&g.in_sources))?;
-        o.section(bytes_of(&g.in_weak))?;
-        let digest = o.h.digest();
-        o.w.write_all(&digest.to_ne_bytes())?;
+        // Each column is hashed on its own (so that a reader can read and hash them in
+        // parallel); the trailer hashes the prefix's digest and the columns' digests.
+        let mut digests = vec![o.h.digest()];
+        for col in [
+            bytes_of(&g.class_of),
+            bytes_of(&g.shallow),
+            bytes_of(&g.offset),
+            bytes_of(&g.out_start),
+            bytes_of(&g.out_targets),
+            bytes_of(&g.weak),
+            bytes_of(&g.in_start),
+            bytes_of(&g.in_sources),
+            bytes_of(&g.in_weak),
+        ] {
+            let len = (col.len() as u64).to_ne_bytes();
+            o.w.write_all(&len)?;
+            o.w.write_all(col)?;
+            digests.push(column_digest(&len, col));
+        }
+        o.w.write_all(&trailer(&digests).to_ne_bytes())?;
         o.w.flush()
     };
     if let Err(e) = write() {
@@ -414,27 +436,86 @@ fn read_entry(key: &Key, f: File, file_bytes: u64) -> Result<Parts, &'static str
     }
     let meta: Meta = decode(&r.section().ok_or("cut short")?).ok_or("unreadable metadata")?;
     let cut = "cut short";
-    let mut g = Graph {
-        class_of: r.column().ok_or(cut)?,
-        shallow: r.column().ok_or(cut)?,
-        offset: r.column().ok_or(cut)?,
-        out_start: r.column().ok_or(cut)?,
-        out_targets: r.column().ok_or(cut)?,
-        weak: r.column().ok_or(cut)?,
-        in_start: r.column().ok_or(cut)?,
-        in_sources: r.column().ok_or(cut)?,
-        in_weak: r.column().ok_or(cut)?,
-        ..Graph::default()
-    };
-    if r.left != 0 {
+    // The columns: their places first (each length, checked against what is left), then
+    // read and hashed in parallel, straight into their own arrays.
+    let prefix = r.h.digest();
+    let mut pos = (len - 8) - r.left;
+    let f = r.r.into_inner();
+    let mut places = Vec::with_capacity(COLUMNS);
+    for _ in 0..COLUMNS {
+        let mut b = [0u8; 8];
+        f.read_exact_at(&mut b, pos).map_err(|_| cut)?;
+        let n = u64::from_ne_bytes(b);
+        let room = (len - 8).checked_sub(pos + 8).ok_or(cut)?;
+        if n > room {
+            return Err(cut);
+        }
+        places.push((pos + 8, n));
+        pos += 8 + n;
+    }
+    if pos != len - 8 {
         return Err("longer than its sections");
     }
-    let digest = r.h.digest();
     let mut tail = [0u8; 8];
-    r.r.read_exact(&mut tail).map_err(|_| cut)?;
-    if u64::from_ne_bytes(tail) != digest {
+    f.read_exact_at(&mut tail, pos).map_err(|_| cut)?;
+    enum Col {
+        U32(Vec<u32>),
+        U64(Vec<u64>),
+    }
+    // class_of, shallow: u32; offset: u64; out_start, out_targets: u32; weak: u64;
+    // in_start, in_sources: u32; in_weak: u64.
+    const WIDE: [bool; COLUMNS] = [false, false, true, false, false, true, false, false, true];
+    use rayon::prelude::*;
+    let cols: Vec<Option<(Col, u64)>> = (0..COLUMNS)
+        .into_par_iter()
+        .map(|i| {
+            let (at, n) = places[i];
+            let len = n.to_ne_bytes();
+            fn read<T: Raw>(f: &File, at: u64, n: u64, len: &[u8]) -> Option<(Vec<T>, u64)> {
+                let size = std::mem::size_of::<T>() as u64;
+                if n % size != 0 {
+                    return None;
+                }
+                let mut v = crate::heap::huge::filled((n / size) as usize, T::default());
+                f.read_exact_at(bytes_of_mut(&mut v), at).ok()?;
+                let d = column_digest(len, bytes_of(&v));
+                Some((v, d))
+            }
+            if WIDE[i] {
+                read::<u64>(&f, at, n, &len).map(|(v, d)| (Col::U64(v), d))
+            } else {
+                read::<u32>(&f, at, n, &len).map(|(v, d)| (Col::U32(v), d))
+            }
+        })
+        .collect();
+    let mut digests = vec![prefix];
+    let mut u32s = Vec::new();
+    let mut u64s = Vec::new();
+    for c in cols {
+        let (c, d) = c.ok_or(cut)?;
+        digests.push(d);
+        match c {
+            Col::U32(v) => u32s.push(v),
+            Col::U64(v) => u64s.push(v),
+        }
+    }
+    if u64::from_ne_bytes(tail) != trailer(&digests) {
         return Err("damaged (checksum)");
     }
+    let mut u32s = u32s.into_iter();
+    let mut u64s = u64s.into_iter();
+    let mut g = Graph {
+        class_of: u32s.next().unwrap_or_default(),
+        shallow: u32s.next().unwrap_or_default(),
+        offset: u64s.next().unwrap_or_default(),
+        out_start: u32s.next().unwrap_or_default(),
+        out_targets: u32s.next().unwrap_or_default(),
+        weak: u64s.next().unwrap_or_default(),
+        in_start: u32s.next().unwrap_or_default(),
+        in_sources: u32s.next().unwrap_or_default(),
+        in_weak: u64s.next().unwrap_or_default(),
+        ..Graph::default()
+    };
     g.roots = meta.roots.clone();
     g.classes = meta.classes.clone();
     g.big_sizes = meta.big_sizes.clone();
