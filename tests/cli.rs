@@ -49,12 +49,7 @@ fn histogram_json_shape_sort_top_filter() {
         "--filter",
         "HEAPTUI.FIXTURE",
     ]));
-    let names: Vec<&str> = f["classes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["class"].as_str().unwrap())
-        .collect();
+    let names = common::histogram_classes(&f);
     assert!(names.contains(&"dev.heaptui.fixture.Session"));
     assert!(
         names.iter().all(|n| n.starts_with("dev.heaptui.fixture.")),
@@ -165,12 +160,7 @@ fn class_names_with_escape_sequences_are_cleaned_in_text_output() {
     assert!(text.contains("evilRed"), "{text}");
     assert!(!text.contains('\u{1b}') && !text.contains('\u{7}'));
     let v = json_of(&heaptui(&["histogram", p.to_str().unwrap(), "--json"]));
-    let names: Vec<&str> = v["classes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["class"].as_str().unwrap())
-        .collect();
+    let names = common::histogram_classes(&v);
     assert!(names.contains(&name), "{names:?}");
     let s = json_of(&heaptui(&["summary", p.to_str().unwrap(), "--json"]));
     assert_eq!(s["objects"], 2);

@@ -812,12 +812,7 @@ fn hprof_modified_utf8() {
         "{text}"
     );
     let v = json_of(&heaptui(&["histogram", &f, "--json"]));
-    let names: Vec<&str> = v["classes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["class"].as_str().unwrap())
-        .collect();
+    let names = common::histogram_classes(&v);
     for w in want {
         assert!(names.contains(&w), "{w:?} in {names:?}");
     }

@@ -72,6 +72,16 @@ pub fn json_of(out: &Output) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).expect("one JSON document on stdout")
 }
 
+/// The class names of a `histogram --json` document, in its order.
+pub fn histogram_classes(v: &serde_json::Value) -> Vec<&str> {
+    v["classes"]
+        .as_array()
+        .expect("a \"classes\" array")
+        .iter()
+        .map(|c| c["class"].as_str().expect("a class name"))
+        .collect()
+}
+
 /// One line of `jcmd GC.class_histogram`: (class in MAT's form, instances, bytes).
 pub fn parse_jcmd_histogram(text: &str) -> Vec<(String, u64, u64)> {
     let mut out = Vec::new();
