@@ -24,8 +24,8 @@
 //! Layout (native byte order, refused on another): a 16-byte magic, a u32 version and a
 //! u32 byte-order mark; then length-prefixed sections: the key and the metadata
 //! (format, facts, warnings, roots, classes, threads and the format's decoder state), in
-//! bincode; the graph's columns as raw arrays (`class_of`, `shallow`, `offset`, both CSRs
-//! and their weak bits), each with its length; then the trailer: the xxh3-64 of the
+//! bincode; the graph's columns as raw arrays (`class_of`, `shallow`, the record
+//! offsets' bases and distances, both CSRs and their weak bits), each with its length; then the trailer: the xxh3-64 of the
 //! xxh3-64s of the part before the columns and of each column (so that the columns can
 //! be read and hashed in parallel).
 //!
@@ -44,11 +44,11 @@ use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::Xxh3;
 
 use crate::format::{Decoder, Format, Snapshot, SnapshotInfo};
-use crate::heap::{ClassInfo, Graph, ObjId, Root, Thread};
+use crate::heap::{ClassInfo, Graph, ObjId, Offsets, Root, Thread};
 use crate::source::Source;
 
 const MAGIC: &[u8; 16] = b"heaptui index\0\0\0";
-const VERSION: u32 = 2;
+const VERSION: u32 = 3;
 const BYTE_ORDER: u32 = 0x0102_0304;
 /// Entries kept in the cache directory.
 pub const KEEP: usize = 8;
@@ -157,6 +157,8 @@ struct Meta {
     roots: Vec<Root>,
     classes: Vec<ClassInfo>,
     big_sizes: Vec<(ObjId, u64)>,
+    /// The record offsets kept whole ([`crate::heap::offsets`]).
+    wide_offsets: Vec<(ObjId, u64)>,
     orphans_are_roots: bool,
     decoder: Vec<u8>,
 }
@@ -188,7 +190,7 @@ fn decoder_of(format: Format, state: &[u8]) -> Option<Box<dyn Decoder>> {
 }
 
 /// The graph's columns in an entry.
-const COLUMNS: usize = 9;
+const COLUMNS: usize = 10;
 
 /// A column's digest: its length field and its bytes.
 fn column_digest(len: &[u8], bytes: &[u8]) -> u64 {
@@ -300,6 +302,7 @@ pub fn store(key: &Key, snap: &Snapshot) -> Result<Option<PathBuf>, String> {
         roots: g.roots.clone(),
         classes: g.classes.clone(),
         big_sizes: g.big_sizes.clone(),
+        wide_offsets: g.offset.wide.clone(),
         orphans_are_roots: g.orphans_are_roots,
         decoder,
     };
@@ -320,7 +323,8 @@ pub fn store(key: &Key, snap: &Snapshot) -> Result<Option<PathBuf>, String> {
         for col in [
             bytes_of(&g.class_of),
             bytes_of(&g.shallow),
-            bytes_of(&g.offset),
+            bytes_of(&g.offset.base),
+            bytes_of(&g.offset.rel),
             bytes_of(&g.out_start),
             bytes_of(&g.out_targets),
             bytes_of(&g.weak),
@@ -462,9 +466,11 @@ fn read_entry(key: &Key, f: File, file_bytes: u64) -> Result<Parts, &'static str
         U32(Vec<u32>),
         U64(Vec<u64>),
     }
-    // class_of, shallow: u32; offset: u64; out_start, out_targets: u32; weak: u64;
-    // in_start, in_sources: u32; in_weak: u64.
-    const WIDE: [bool; COLUMNS] = [false, false, true, false, false, true, false, false, true];
+    // class_of, shallow: u32; offset bases: u64; offset distances, out_start,
+    // out_targets: u32; weak: u64; in_start, in_sources: u32; in_weak: u64.
+    const WIDE: [bool; COLUMNS] = [
+        false, false, true, false, false, false, true, false, false, true,
+    ];
     use rayon::prelude::*;
     let cols: Vec<Option<(Col, u64)>> = (0..COLUMNS)
         .into_par_iter()
@@ -507,7 +513,11 @@ fn read_entry(key: &Key, f: File, file_bytes: u64) -> Result<Parts, &'static str
     let mut g = Graph {
         class_of: u32s.next().unwrap_or_default(),
         shallow: u32s.next().unwrap_or_default(),
-        offset: u64s.next().unwrap_or_default(),
+        offset: Offsets {
+            base: u64s.next().unwrap_or_default(),
+            rel: u32s.next().unwrap_or_default(),
+            wide: meta.wide_offsets.clone(),
+        },
         out_start: u32s.next().unwrap_or_default(),
         out_targets: u32s.next().unwrap_or_default(),
         weak: u64s.next().unwrap_or_default(),
@@ -570,11 +580,7 @@ fn check(g: &Graph, file_bytes: u64) -> Result<(), &'static str> {
     if n > 0 && !below(&g.class_of, classes) {
         return Err("a class out of range");
     }
-    if !g
-        .offset
-        .par_chunks(BLOCK)
-        .all(|c| c.iter().fold(0u64, |m, &x| m.max(x)) <= file_bytes)
-    {
+    if !g.offset.consistent(file_bytes) {
         return Err("a record offset past the end of the dump");
     }
     if g.roots.iter().any(|r| r.obj as usize >= n) || g.big_sizes.iter().any(|b| b.0 as usize >= n)
@@ -593,7 +599,7 @@ mod tests {
         Graph {
             class_of: vec![0, 0, 0],
             shallow: vec![8, 8, 8],
-            offset: vec![0, 10, 20],
+            offset: vec![0, 10, 20].into(),
             out_start: vec![0, 1, 2, 2],
             out_targets: vec![1, 2],
             weak: vec![0],
@@ -628,7 +634,7 @@ mod tests {
             ("a class out of range", Box::new(|g| g.class_of[2] = 1)),
             (
                 "a record offset past the end of the dump",
-                Box::new(|g| g.offset[1] = 31),
+                Box::new(|g| g.offset = vec![0, 31, 20].into()),
             ),
             (
                 "columns of different lengths",

@@ -241,7 +241,7 @@ fn catch<T>(f: impl FnOnce() -> T) -> Result<T, String> {
 /// it runs.
 fn check_graph(s: &mut Snapshot, len: usize) {
     if s.format == format::Format::MoarVm && s.graph.offset.is_empty() {
-        s.graph.offset = vec![0; s.graph.len()];
+        s.graph.offset = vec![0; s.graph.len()].into();
     }
     walk::check_graph(s, len);
 }
@@ -408,7 +408,7 @@ fn sweep(
     check_graph(&mut whole, full.len());
     let n = counts(&whole);
 
-    let mut starts: Vec<usize> = whole.graph.offset.iter().map(|&o| o as usize).collect();
+    let mut starts: Vec<usize> = whole.graph.offset.iter().map(|o| o as usize).collect();
     drop(whole);
     match fmt {
         Fmt::Hprof => starts.extend(hprof_records(&full)),
@@ -625,7 +625,7 @@ fn sweep_full_gzip() {
 fn a_go_dump_cut_right_after_a_record_kind_is_a_cut() {
     let full = bytes_of("go/heap.dump.gz");
     let whole = open(Fmt::Go, &full).unwrap();
-    let mut offsets: Vec<usize> = whole.graph.offset.iter().map(|&o| o as usize).collect();
+    let mut offsets: Vec<usize> = whole.graph.offset.iter().map(|o| o as usize).collect();
     offsets.sort_unstable();
     // The first object (before it, no object: the cut was refused) and 49 more.
     for &at in spread(&offsets, 50).iter() {

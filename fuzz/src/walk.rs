@@ -45,7 +45,7 @@ pub fn check_graph(s: &Snapshot, len: usize) {
     for &(o, _) in &g.big_sizes {
         assert!((o as usize) < n && g.shallow[o as usize] == u32::MAX);
     }
-    for (o, &off) in g.offset.iter().enumerate() {
+    for (o, off) in g.offset.iter().enumerate() {
         assert!(off <= len as u64, "object {o}: record offset {off} > {len}");
     }
     for (o, &c) in g.class_of.iter().enumerate() {

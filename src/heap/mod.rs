@@ -16,10 +16,12 @@ pub mod dominators;
 pub mod histogram;
 pub mod huge;
 pub mod index;
+pub mod offsets;
 pub mod paths;
 pub mod reach;
 
 pub use index::{AddrIndex, EdgeBuilder};
+pub use offsets::Offsets;
 
 /// A dense object id, `0..objects`.
 pub type ObjId = u32;
@@ -162,8 +164,8 @@ pub struct Graph {
     pub shallow: Vec<u32>,
     /// Sizes of the rare objects of 4 GiB or more.
     pub big_sizes: Vec<(ObjId, u64)>,
-    /// File offset of every object's record.
-    pub offset: Vec<u64>,
+    /// File offset of every object's record (4.125 bytes per object: [`offsets`]).
+    pub offset: Offsets,
     /// CSR of outgoing references: `out_targets[out_start[i]..out_start[i+1]]`.
     pub out_start: Vec<u32>,
     pub out_targets: Vec<ObjId>,
@@ -282,7 +284,7 @@ impl Graph {
         v(&self.class_of)
             + v(&self.shallow)
             + v(&self.big_sizes)
-            + v(&self.offset)
+            + self.offset.bytes()
             + v(&self.out_start)
             + v(&self.out_targets)
             + v(&self.weak)

@@ -91,7 +91,7 @@ struct Record {
 
 impl DartDecoder {
     fn record(&self, b: &[u8], g: &Graph, o: ObjId) -> Option<Record> {
-        let off = *g.offset.get(o as usize)? as usize;
+        let off = g.offset.get(o as usize)? as usize;
         let mut c = Cursor::new(b.get(off..)?, off as u64);
         let class = c.uleb128("class id").ok()?.checked_sub(1)? as u32;
         c.uleb128("shallow size").ok()?;
@@ -110,7 +110,7 @@ impl DartDecoder {
 
     /// Just the data of `o`.
     fn data_of(&self, b: &[u8], g: &Graph, o: ObjId) -> Option<Data> {
-        let off = *g.offset.get(o as usize)? as usize;
+        let off = g.offset.get(o as usize)? as usize;
         let mut c = Cursor::new(b.get(off..)?, off as u64);
         c.uleb128("class id").ok()?;
         c.uleb128("shallow size").ok()?;

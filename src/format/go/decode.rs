@@ -25,7 +25,7 @@ pub struct GoDecoder {
 impl GoDecoder {
     /// The object's contents and its pointer slots, from its record.
     fn record<'a>(&self, b: &'a [u8], g: &Graph, o: ObjId) -> Option<(&'a [u8], Vec<u64>)> {
-        let off = *g.offset.get(o as usize)?;
+        let off = g.offset.get(o as usize)?;
         let mut c = Cursor::new(b.get(off as usize..)?, off);
         c.uleb128("kind").ok()?;
         c.uleb128("address").ok()?;

@@ -61,7 +61,7 @@ enum Record<'a> {
 
 impl HprofDecoder {
     fn address(&self, bytes: &[u8], g: &Graph, o: ObjId) -> u64 {
-        let Some(&off) = g.offset.get(o as usize) else {
+        let Some(off) = g.offset.get(o as usize) else {
             return 0;
         };
         let off = off as usize;
@@ -131,7 +131,7 @@ impl HprofDecoder {
     /// The object's record, split into its parts. `Err` says in words what is wrong.
     fn record<'a>(&self, bytes: &'a [u8], g: &Graph, o: ObjId) -> Result<Record<'a>, String> {
         let id = self.id_size;
-        let off = *g.offset.get(o as usize).ok_or("no such object")? as usize;
+        let off = g.offset.get(o as usize).ok_or("no such object")? as usize;
         let tail = bytes.get(off..).unwrap_or(&[]);
         let whole = Cursor::new(tail, off as u64);
         let len = sub_record_len(&whole, tail, id)
@@ -205,7 +205,7 @@ impl HprofDecoder {
                     )),
                 );
             };
-            let off = g.offset[o as usize] as usize;
+            let off = g.offset.at(o as usize) as usize;
             match parse_class_dump(bytes, off, self.id_size) {
                 Ok(d) if d.id == cur => {
                     cur = d.super_id;

@@ -32,7 +32,9 @@ use crate::error::ParseError;
 use crate::format::read::{be_id, Cursor, ReadResult};
 use crate::format::{Format, Snapshot};
 use crate::heap::index::IdMap;
-use crate::heap::{AddrIndex, ClassId, ClassInfo, EdgeBuilder, Graph, ObjId, Root, RootKind};
+use crate::heap::{
+    AddrIndex, ClassId, ClassInfo, EdgeBuilder, Graph, ObjId, Offsets, Root, RootKind,
+};
 use crate::progress::Progress;
 use crate::source::Source;
 use spec::*;
@@ -1122,7 +1124,7 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
 struct Pass2<'a> {
     b: &'a [u8],
     id: usize,
-    offsets: &'a [u64],
+    offsets: &'a Offsets,
     addrs: &'a AddrIndex,
     recs: &'a IdMap<ClassRec>,
     dumps: &'a IdMap<ClassDump>,
@@ -1175,7 +1177,7 @@ impl Pass2<'_> {
             .partition_point(|l| (l.0 as usize) < range.start);
         for (k, i) in range.clone().enumerate() {
             // Pass 1 checked every record it listed against the bytes.
-            let rec = &self.b[self.offsets[i] as usize..];
+            let rec = &self.b[self.offsets.at(i) as usize..];
             let tag = rec[0];
             let push = |target: u64, weak: bool, c: &mut Chunk| {
                 if target == 0 {
@@ -1258,7 +1260,7 @@ impl Pass2<'_> {
                         size = align8(size + d.static_bytes + d.static_refs * layout.ref_size);
                         // Superclass, loader, signers, protection domain, then constant
                         // pool and static values, in record order.
-                        let mut cur = Cursor::new(rec, self.offsets[i]);
+                        let mut cur = Cursor::new(rec, self.offsets.at(i));
                         let _ = class_refs(&mut cur, id, &mut |t| push(t, false, &mut c));
                     }
                     c.shallow.push(size);
@@ -1273,10 +1275,8 @@ impl Pass2<'_> {
             c.ends.push(c.targets.len() as u32);
         }
         // The chunk's records (heap order is file order for HotSpot) are done with.
-        if let (Some(&lo), Some(&hi)) = (
-            self.offsets[range.clone()].iter().min(),
-            self.offsets[range.clone()].iter().max(),
-        ) {
+        let offs = || range.clone().map(|i| self.offsets.at(i));
+        if let (Some(lo), Some(hi)) = (offs().min(), offs().max()) {
             (self.release)(lo as usize..hi as usize);
         }
         let done = self

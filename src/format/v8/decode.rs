@@ -41,7 +41,7 @@ pub struct RawEdge {
 impl V8Decoder {
     /// The node's fields as the file has them.
     fn node(&self, b: &[u8], g: &Graph, o: ObjId) -> Option<[i64; 64]> {
-        let off = *g.offset.get(o as usize)? as usize;
+        let off = g.offset.get(o as usize)? as usize;
         let mut ints = Ints::new(b, off);
         let mut rec = [0i64; 64];
         for slot in rec.iter_mut().take(self.cols.nf) {

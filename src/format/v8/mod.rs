@@ -1036,7 +1036,7 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
         ));
     }
     drop(std::mem::take(&mut edges.ty));
-    g.offset = nodes.offset;
+    g.offset = nodes.offset.into();
     g.offset.shrink_to_fit();
     g.class_of = nodes.class_key;
     g.class_of.shrink_to_fit();
