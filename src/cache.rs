@@ -44,7 +44,8 @@ use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::Xxh3;
 
 use crate::format::{Decoder, Format, Snapshot, SnapshotInfo};
-use crate::heap::{ClassInfo, Graph, ObjId, Offsets, Root, Thread};
+use crate::heap::packed::{Packed, Starts};
+use crate::heap::{ClassInfo, Graph, ObjId, Root, Thread};
 use crate::source::Source;
 
 const MAGIC: &[u8; 16] = b"heaptui index\0\0\0";
@@ -157,8 +158,11 @@ struct Meta {
     roots: Vec<Root>,
     classes: Vec<ClassInfo>,
     big_sizes: Vec<(ObjId, u64)>,
-    /// The record offsets kept whole ([`crate::heap::offsets`]).
-    wide_offsets: Vec<(ObjId, u64)>,
+    /// The values of the packed columns kept whole ([`crate::heap::packed`]): record
+    /// offsets, reference starts, referrer starts.
+    wide_offsets: Vec<(u32, u64)>,
+    wide_out_start: Vec<(u32, u32)>,
+    wide_in_start: Vec<(u32, u32)>,
     orphans_are_roots: bool,
     decoder: Vec<u8>,
 }
@@ -190,7 +194,7 @@ fn decoder_of(format: Format, state: &[u8]) -> Option<Box<dyn Decoder>> {
 }
 
 /// The graph's columns in an entry.
-const COLUMNS: usize = 10;
+const COLUMNS: usize = 12;
 
 /// A column's digest: its length field and its bytes.
 fn column_digest(len: &[u8], bytes: &[u8]) -> u64 {
@@ -211,11 +215,12 @@ fn trailer(digests: &[u64]) -> u64 {
 
 /// Plain integers whose bytes are written as they are in memory.
 trait Raw: Copy + Default {}
+impl Raw for u16 {}
 impl Raw for u32 {}
 impl Raw for u64 {}
 
 fn bytes_of<T: Raw>(v: &[T]) -> &[u8] {
-    // SAFETY: u32 and u64 have no padding and every byte pattern is a valid value.
+    // SAFETY: u16, u32 and u64 have no padding and every byte pattern is a valid value.
     unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v)) }
 }
 
@@ -303,6 +308,8 @@ pub fn store(key: &Key, snap: &Snapshot) -> Result<Option<PathBuf>, String> {
         classes: g.classes.clone(),
         big_sizes: g.big_sizes.clone(),
         wide_offsets: g.offset.wide.clone(),
+        wide_out_start: g.out_start.wide.clone(),
+        wide_in_start: g.in_start.wide.clone(),
         orphans_are_roots: g.orphans_are_roots,
         decoder,
     };
@@ -325,10 +332,12 @@ pub fn store(key: &Key, snap: &Snapshot) -> Result<Option<PathBuf>, String> {
             bytes_of(&g.shallow),
             bytes_of(&g.offset.base),
             bytes_of(&g.offset.rel),
-            bytes_of(&g.out_start),
+            bytes_of(&g.out_start.base),
+            bytes_of(&g.out_start.rel),
             bytes_of(&g.out_targets),
             bytes_of(&g.weak),
-            bytes_of(&g.in_start),
+            bytes_of(&g.in_start.base),
+            bytes_of(&g.in_start.rel),
             bytes_of(&g.in_sources),
             bytes_of(&g.in_weak),
         ] {
@@ -463,14 +472,14 @@ fn read_entry(key: &Key, f: File, file_bytes: u64) -> Result<Parts, &'static str
     let mut tail = [0u8; 8];
     f.read_exact_at(&mut tail, pos).map_err(|_| cut)?;
     enum Col {
+        U16(Vec<u16>),
         U32(Vec<u32>),
         U64(Vec<u64>),
     }
-    // class_of, shallow: u32; offset bases: u64; offset distances, out_start,
-    // out_targets: u32; weak: u64; in_start, in_sources: u32; in_weak: u64.
-    const WIDE: [bool; COLUMNS] = [
-        false, false, true, false, false, false, true, false, false, true,
-    ];
+    // Bytes per element: class_of, shallow: u32; offsets: u64 bases, u32 distances;
+    // references: u32 bases, u16 distances, u32 targets, u64 weak bits; referrers: the
+    // same.
+    const WIDTH: [u8; COLUMNS] = [4, 4, 8, 4, 4, 2, 4, 8, 4, 2, 4, 8];
     use rayon::prelude::*;
     let cols: Vec<Option<(Col, u64)>> = (0..COLUMNS)
         .into_par_iter()
@@ -487,20 +496,22 @@ fn read_entry(key: &Key, f: File, file_bytes: u64) -> Result<Parts, &'static str
                 let d = column_digest(len, bytes_of(&v));
                 Some((v, d))
             }
-            if WIDE[i] {
-                read::<u64>(&f, at, n, &len).map(|(v, d)| (Col::U64(v), d))
-            } else {
-                read::<u32>(&f, at, n, &len).map(|(v, d)| (Col::U32(v), d))
+            match WIDTH[i] {
+                2 => read::<u16>(&f, at, n, &len).map(|(v, d)| (Col::U16(v), d)),
+                4 => read::<u32>(&f, at, n, &len).map(|(v, d)| (Col::U32(v), d)),
+                _ => read::<u64>(&f, at, n, &len).map(|(v, d)| (Col::U64(v), d)),
             }
         })
         .collect();
     let mut digests = vec![prefix];
+    let mut u16s = Vec::new();
     let mut u32s = Vec::new();
     let mut u64s = Vec::new();
     for c in cols {
         let (c, d) = c.ok_or(cut)?;
         digests.push(d);
         match c {
+            Col::U16(v) => u16s.push(v),
             Col::U32(v) => u32s.push(v),
             Col::U64(v) => u64s.push(v),
         }
@@ -508,20 +519,29 @@ fn read_entry(key: &Key, f: File, file_bytes: u64) -> Result<Parts, &'static str
     if u64::from_ne_bytes(tail) != trailer(&digests) {
         return Err("damaged (checksum)");
     }
+    let mut u16s = u16s.into_iter();
     let mut u32s = u32s.into_iter();
     let mut u64s = u64s.into_iter();
     let mut g = Graph {
         class_of: u32s.next().unwrap_or_default(),
         shallow: u32s.next().unwrap_or_default(),
-        offset: Offsets {
+        offset: Packed {
             base: u64s.next().unwrap_or_default(),
             rel: u32s.next().unwrap_or_default(),
             wide: meta.wide_offsets.clone(),
         },
-        out_start: u32s.next().unwrap_or_default(),
+        out_start: Packed {
+            base: u32s.next().unwrap_or_default(),
+            rel: u16s.next().unwrap_or_default(),
+            wide: meta.wide_out_start.clone(),
+        },
         out_targets: u32s.next().unwrap_or_default(),
         weak: u64s.next().unwrap_or_default(),
-        in_start: u32s.next().unwrap_or_default(),
+        in_start: Packed {
+            base: u32s.next().unwrap_or_default(),
+            rel: u16s.next().unwrap_or_default(),
+            wide: meta.wide_in_start.clone(),
+        },
         in_sources: u32s.next().unwrap_or_default(),
         in_weak: u64s.next().unwrap_or_default(),
         ..Graph::default()
@@ -550,18 +570,11 @@ fn check(g: &Graph, file_bytes: u64) -> Result<(), &'static str> {
         v.par_chunks(BLOCK)
             .all(|c| (c.iter().fold(0u32, |m, &x| m.max(x)) as usize) < limit)
     };
-    let ascending = |v: &[u32]| {
-        v.par_chunks(BLOCK).enumerate().all(|(i, c)| {
-            let carry = if i == 0 { c[0] } else { v[i * BLOCK - 1] };
-            let first = carry <= c[0];
-            first & c.iter().zip(&c[1..]).fold(true, |ok, (a, b)| ok & (a <= b))
-        })
-    };
-    let csr = |start: &[u32], items: &[u32], what: &'static str| -> Result<(), &'static str> {
+    let csr = |start: &Starts, items: &[u32], what: &'static str| -> Result<(), &'static str> {
         if start.len() != n + 1
-            || start[0] != 0
-            || start[n] as usize != items.len()
-            || !ascending(start)
+            || start.get(0) != Some(0)
+            || start.get(n).map(|s| s as usize) != Some(items.len())
+            || !start.consistent(items.len() as u64, true)
             || (!items.is_empty() && !below(items, n))
         {
             return Err(what);
@@ -580,7 +593,7 @@ fn check(g: &Graph, file_bytes: u64) -> Result<(), &'static str> {
     if n > 0 && !below(&g.class_of, classes) {
         return Err("a class out of range");
     }
-    if !g.offset.consistent(file_bytes) {
+    if !g.offset.consistent(file_bytes, false) {
         return Err("a record offset past the end of the dump");
     }
     if g.roots.iter().any(|r| r.obj as usize >= n) || g.big_sizes.iter().any(|b| b.0 as usize >= n)
@@ -600,10 +613,10 @@ mod tests {
             class_of: vec![0, 0, 0],
             shallow: vec![8, 8, 8],
             offset: vec![0, 10, 20].into(),
-            out_start: vec![0, 1, 2, 2],
+            out_start: vec![0, 1, 2, 2].into(),
             out_targets: vec![1, 2],
             weak: vec![0],
-            in_start: vec![0, 0, 1, 2],
+            in_start: vec![0, 0, 1, 2].into(),
             in_sources: vec![0, 1],
             in_weak: Vec::new(),
             classes: vec![ClassInfo { name: "A".into() }],
@@ -620,12 +633,18 @@ mod tests {
                 "inconsistent references",
                 Box::new(|g| g.out_targets[1] = 3),
             ),
-            ("inconsistent references", Box::new(|g| g.out_start[1] = 3)),
-            ("inconsistent references", Box::new(|g| g.out_start[3] = 1)),
+            (
+                "inconsistent references",
+                Box::new(|g| g.out_start = vec![0, 3, 2, 2].into()),
+            ),
+            (
+                "inconsistent references",
+                Box::new(|g| g.out_start = vec![0, 1, 2, 1].into()),
+            ),
             ("inconsistent referrers", Box::new(|g| g.in_sources[0] = 7)),
             (
                 "inconsistent referrers",
-                Box::new(|g| g.in_start.pop().map(drop).unwrap()),
+                Box::new(|g| g.in_start = vec![0, 0, 1].into()),
             ),
             (
                 "weak bits of the wrong length",

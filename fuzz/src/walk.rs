@@ -55,8 +55,10 @@ pub fn check_graph(s: &Snapshot, len: usize) {
             g.classes.len()
         );
     }
-    check_csr("out", &g.out_start, &g.out_targets, n);
-    check_csr("in", &g.in_start, &g.in_sources, n);
+    let out_start: Vec<u32> = g.out_start.iter().collect();
+    let in_start: Vec<u32> = g.in_start.iter().collect();
+    check_csr("out", &out_start, &g.out_targets, n);
+    check_csr("in", &in_start, &g.in_sources, n);
     assert_eq!(
         g.out_targets.len(),
         g.in_sources.len(),

@@ -294,11 +294,11 @@ pub fn compute(g: &Graph, progress: &Progress) -> Dominators {
                 label: p,
                 ancestor: NONE,
             });
-            stack.push((o, g.out_start[o as usize]));
+            stack.push((o, g.out_start.at(o as usize)));
         };
         visit(start, 0, pre, vertex, work, stack);
         while let Some(&mut (o, ref mut next)) = stack.last_mut() {
-            let end = g.out_start[o as usize + 1];
+            let end = g.out_start.at(o as usize + 1);
             let mut found = None;
             while *next < end {
                 let e = *next as usize;

@@ -283,10 +283,10 @@ impl EdgeBuilder {
             });
         }
         drop(counts);
-        g.out_start = self.start;
+        g.out_start = self.start.into();
         g.out_targets = self.targets;
         g.weak = self.weak;
-        g.in_start = in_start;
+        g.in_start = in_start.into();
         g.in_sources = in_sources;
         g.in_weak = in_weak;
     }

@@ -16,12 +16,12 @@ pub mod dominators;
 pub mod histogram;
 pub mod huge;
 pub mod index;
-pub mod offsets;
+pub mod packed;
 pub mod paths;
 pub mod reach;
 
 pub use index::{AddrIndex, EdgeBuilder};
-pub use offsets::Offsets;
+pub use packed::{Offsets, Starts};
 
 /// A dense object id, `0..objects`.
 pub type ObjId = u32;
@@ -164,16 +164,17 @@ pub struct Graph {
     pub shallow: Vec<u32>,
     /// Sizes of the rare objects of 4 GiB or more.
     pub big_sizes: Vec<(ObjId, u64)>,
-    /// File offset of every object's record (4.125 bytes per object: [`offsets`]).
+    /// File offset of every object's record (4.125 bytes per object: [`packed`]).
     pub offset: Offsets,
     /// CSR of outgoing references: `out_targets[out_start[i]..out_start[i+1]]`.
-    pub out_start: Vec<u32>,
+    /// (`out_start` and `in_start` take 2.0625 bytes per object: [`packed`].)
+    pub out_start: Starts,
     pub out_targets: Vec<ObjId>,
     /// One bit per edge in `out_targets`: set when the edge is weak (ignored by
     /// reachability, dominators and paths unless asked).
     pub weak: Vec<u64>,
     /// Transposed CSR: who refers to each object.
-    pub in_start: Vec<u32>,
+    pub in_start: Starts,
     pub in_sources: Vec<ObjId>,
     /// One bit per entry of `in_sources`: set when that reference is weak. Empty when
     /// the snapshot has no weak edge at all.
@@ -224,19 +225,18 @@ impl Graph {
 
     #[inline]
     pub fn edges(&self, o: ObjId) -> std::ops::Range<usize> {
-        self.out_start[o as usize] as usize..self.out_start[o as usize + 1] as usize
+        self.out_start.at(o as usize) as usize..self.out_start.at(o as usize + 1) as usize
     }
 
     #[inline]
     pub fn referrers(&self, o: ObjId) -> &[ObjId] {
-        let r = self.in_start[o as usize] as usize..self.in_start[o as usize + 1] as usize;
-        &self.in_sources[r]
+        &self.in_sources[self.referrer_range(o)]
     }
 
     /// The positions in `in_sources` of the referrers of `o` (for [`Graph::is_weak_referrer`]).
     #[inline]
     pub fn referrer_range(&self, o: ObjId) -> std::ops::Range<usize> {
-        self.in_start[o as usize] as usize..self.in_start[o as usize + 1] as usize
+        self.in_start.at(o as usize) as usize..self.in_start.at(o as usize + 1) as usize
     }
 
     /// Whether the reference at position `i` of `in_sources` is weak.
@@ -285,10 +285,10 @@ impl Graph {
             + v(&self.shallow)
             + v(&self.big_sizes)
             + self.offset.bytes()
-            + v(&self.out_start)
+            + self.out_start.bytes()
             + v(&self.out_targets)
             + v(&self.weak)
-            + v(&self.in_start)
+            + self.in_start.bytes()
             + v(&self.in_sources)
             + v(&self.in_weak)
             + v(&self.roots)
