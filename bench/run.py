@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """One benchmark table: heaptui and its peers on the same files, in the same run.
 
-Usage: bench/run.sh [SET...]        (sets: hprof-5m hprof-50m v8-1m v8-6m go-5m moarvm dart;
-                                     default: all of them)
+Usage: bench/run.sh [SET...]        (sets: hprof-5m hprof-50m hprof-3g v8-1m v8-6m go-5m moarvm
+                                     dart; default: all of them)
 
 Environment: BENCH_DIR (default /tmp/heaptui-bench), RUNS (default 1; the best wall time
 of RUNS is kept), PEERS=0 to skip the peers, HEAPTUI (a binary; default
@@ -17,7 +17,8 @@ wall seconds, peak RssAnon (the process's own memory) and peak RssFile (pages of
 files: heaptui's map of the dump, which stay page cache), and VmHWM. Commands:
   heaptui   histogram FILE --no-retained --json --top 1 --no-cache   -> time to histogram
             dominators FILE --json --top 1 --no-cache                -> time to dominator tree
-            summary FILE --json (twice, cache on, private cache dir) -> reopen from the cache
+            summary FILE --json (cache on, private cache dir: writes the index), then
+            histogram FILE --no-retained --json --top 1 (reads it back)  -> reopen from the cache
   hprof-slurp FILE               (HPROF: one streaming pass, the class histogram)
   hprof-analyzer FILE OUT.json   (HPROF: the whole graph, dominators, MAT-like report)
   memlab (bench/v8-memlab-top.js: memlab's loader and dominator tree)  (V8)
@@ -44,6 +45,8 @@ SETS = {
     # name: (format, file, generator command)
     "hprof-5m": ("hprof", "heap-scale450.hprof", ["bench/gen-large-hprof.sh", "{out}", "450"]),
     "hprof-50m": ("hprof", "heap-scale4500.hprof", ["bench/gen-large-hprof.sh", "{out}", "4500"]),
+    # The ~3 GB dump of issue 11's reopen line (64 M objects).
+    "hprof-3g": ("hprof", "heap-scale5700.hprof", ["bench/gen-large-hprof.sh", "{out}", "5700"]),
     "v8-1m": ("v8", "v8-1m.heapsnapshot", ["bench/gen-large-v8.sh", "{out}", "1"]),
     "v8-6m": ("v8", "v8-6m.heapsnapshot", ["bench/gen-large-v8.sh", "{out}", "6"]),
     "go-5m": ("go", "go-5m.dump", ["bench/gen-large-go.sh", "{out}", "5"]),
