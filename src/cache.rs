@@ -24,8 +24,9 @@
 //! Layout (native byte order, refused on another): a 16-byte magic, a u32 version and a
 //! u32 byte-order mark; then length-prefixed sections: the key and the metadata
 //! (format, facts, warnings, roots, classes, threads and the format's decoder state), in
-//! bincode; the graph's columns as raw arrays (`class_of`, `shallow`, the record
-//! offsets' bases and distances, both CSRs and their weak bits), each with its length; then the trailer: the xxh3-64 of the
+//! bincode; the graph's columns as raw arrays (`class_of`, `shallow`, the bases and
+//! distances of the packed record offsets and CSR starts, the CSRs' targets and sources,
+//! their weak bits), each with its length; then the trailer: the xxh3-64 of the
 //! xxh3-64s of the part before the columns and of each column (so that the columns can
 //! be read and hashed in parallel).
 //!
@@ -571,10 +572,11 @@ fn check(g: &Graph, file_bytes: u64) -> Result<(), &'static str> {
             .all(|c| (c.iter().fold(0u32, |m, &x| m.max(x)) as usize) < limit)
     };
     let csr = |start: &Starts, items: &[u32], what: &'static str| -> Result<(), &'static str> {
+        // `consistent` first: it checks the parts' lengths, which lookups rely on.
         if start.len() != n + 1
+            || !start.consistent(items.len() as u64, true)
             || start.get(0) != Some(0)
             || start.get(n).map(|s| s as usize) != Some(items.len())
-            || !start.consistent(items.len() as u64, true)
             || (!items.is_empty() && !below(items, n))
         {
             return Err(what);
@@ -645,6 +647,15 @@ mod tests {
             (
                 "inconsistent referrers",
                 Box::new(|g| g.in_start = vec![0, 0, 1].into()),
+            ),
+            // A base column cut short (the parts are read back as separate columns).
+            (
+                "inconsistent references",
+                Box::new(|g| g.out_start.base.clear()),
+            ),
+            (
+                "a record offset past the end of the dump",
+                Box::new(|g| g.offset.base.clear()),
             ),
             (
                 "weak bits of the wrong length",

@@ -13,8 +13,9 @@
 //! edge). A value below its block's base or too far above it for the narrow width (objects
 //! out of file order, a block spanning a 4 GiB array, a block whose objects hold 65 535
 //! references or more) is kept whole in `wide`, sorted by position, and its narrow slot
-//! holds the narrow type's maximum: exact for any sequence, and for one that never fits,
-//! no worse than 1.5 times the plain column plus a binary search.
+//! holds the narrow type's maximum: exact for any sequence. One that never fits costs a
+//! narrow slot plus a 16-byte (`Offsets`) or 8-byte (`Starts`) entry per value, 2.5 times
+//! the plain column, and a binary search per lookup; no reader numbers its objects so.
 //!
 //! The road not taken: a delta from the previous value (often one byte would do) makes a
 //! lookup sum up to 63 deltas, and the graph passes look values up at random.
@@ -47,6 +48,17 @@ macro_rules! part {
     )*};
 }
 part!(u16, u32, u64);
+
+/// `v`'s distance from the block base `b` as an `R`, or `R::MAX` when it does not fit
+/// (`v` below `b`, or `R::MAX` or more above it): the one rule of [`Packed::push`] and
+/// [`Packed::from_slice`].
+#[inline]
+fn distance<B: Part, R: Part>(b: B, v: B) -> R {
+    match v.to_u64().checked_sub(b.to_u64()) {
+        Some(d) if d < R::MAX.to_u64() => R::from_u64(d),
+        _ => R::MAX,
+    }
+}
 
 /// A column of `B` values packed as `B` bases and `R` distances (see the module doc).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -100,13 +112,10 @@ impl<B: Part, R: Part> Packed<B, R> {
         if i % BLOCK == 0 {
             self.base.push(v);
         }
-        let b = self.base[i / BLOCK];
-        match v.to_u64().checked_sub(b.to_u64()) {
-            Some(d) if d < R::MAX.to_u64() => self.rel.push(R::from_u64(d)),
-            _ => {
-                self.rel.push(R::MAX);
-                self.wide.push((i as u32, v));
-            }
+        let r = distance(self.base[i / BLOCK], v);
+        self.rel.push(r);
+        if r == R::MAX {
+            self.wide.push((i as u32, v));
         }
     }
 
@@ -227,12 +236,9 @@ impl<B: Part, R: Part> Packed<B, R> {
                     let b = v[0];
                     base[k] = b;
                     for (j, (r, &x)) in rel.iter_mut().zip(v).enumerate() {
-                        match x.to_u64().checked_sub(b.to_u64()) {
-                            Some(d) if d < R::MAX.to_u64() => *r = R::from_u64(d),
-                            _ => {
-                                *r = R::MAX;
-                                wide.push(((c * CHUNK + k * BLOCK + j) as u32, x));
-                            }
+                        *r = distance(b, x);
+                        if *r == R::MAX {
+                            wide.push(((c * CHUNK + k * BLOCK + j) as u32, x));
                         }
                     }
                 }
