@@ -110,8 +110,6 @@ struct Pass1 {
     saw_end: bool,
     stack_frames: usize,
     stack_traces: usize,
-    /// How far the file's pages have been released behind the scan.
-    released: usize,
 }
 
 /// Total length (tag byte included) of the sub-record starting at `c`, or an error when
@@ -199,148 +197,211 @@ fn sub_record_len(c: &Cursor, body: &[u8], id: usize) -> ReadResult<usize> {
     }
 }
 
-impl Pass1 {
-    /// Walks the sub-records of one HEAP DUMP (SEGMENT) body. `cut` says that the record
-    /// runs past the end of the file, so an incomplete sub-record marks the truncation
-    /// point rather than a corrupt record.
-    fn heap_body(
-        &mut self,
-        body: &[u8],
-        base: u64,
-        id: usize,
-        cut: bool,
-        release: &dyn Fn(std::ops::Range<usize>),
-    ) {
-        let mut c = Cursor::new(body, base);
-        while !c.is_empty() {
-            // Done with what lies behind: out of the resident set (pass 2 reads it again).
-            let at = c.offset() as usize;
-            if at.saturating_sub(self.released) > (64 << 20) {
-                release(self.released..at);
-                self.released = at;
+/// One HEAP DUMP (SEGMENT) record's body: its bytes in the file, and whether the file
+/// ends inside it.
+#[derive(Clone, Copy, Debug)]
+struct Body {
+    start: usize,
+    end: usize,
+    cut: bool,
+}
+
+/// How the walk of a body ended.
+enum BodyEnd {
+    Whole,
+    /// The file ends inside the sub-record at this offset.
+    Cut(u64),
+    /// A sub-record could not be read: the rest of the body is skipped, with this warning.
+    Unreadable(String),
+    /// The visitor asked to stop.
+    Stopped,
+}
+
+/// Walks the sub-records of one body in file order, calling `visit(tag, record, offset)`
+/// with each whole record until it returns false. Pages already walked are released
+/// every 64 MiB (a body can be the whole heap), and the body's when it is done.
+fn walk_body(
+    b: &[u8],
+    body: Body,
+    id: usize,
+    release: &(dyn Fn(std::ops::Range<usize>) + Sync),
+    mut visit: impl FnMut(u8, &[u8], u64) -> bool,
+) -> BodyEnd {
+    let bytes = &b[body.start..body.end];
+    let base = body.start as u64;
+    let mut c = Cursor::new(bytes, base);
+    let mut released = body.start;
+    let end = loop {
+        if c.is_empty() {
+            break BodyEnd::Whole;
+        }
+        let at = c.offset() as usize;
+        if at - released > (64 << 20) {
+            release(released..at);
+            released = at;
+        }
+        let pos = c.pos();
+        let len = match sub_record_len(&c, bytes, id) {
+            Ok(l) => l,
+            Err(e) => {
+                let unknown = e.found.starts_with("unknown tag");
+                break if body.cut && !unknown {
+                    BodyEnd::Cut(c.offset())
+                } else {
+                    BodyEnd::Unreadable(format!(
+                        "heap dump record at byte offset {} is unreadable from byte offset {}: expected {}, found {}; the rest of that record is skipped",
+                        base.saturating_sub(9),
+                        e.offset,
+                        e.expected,
+                        e.found
+                    ))
+                };
             }
-            let pos = c.pos();
-            let tag = body[pos];
-            let len = match sub_record_len(&c, body, id) {
-                Ok(l) => l,
-                Err(e) => {
-                    let unknown = e.found.starts_with("unknown tag");
-                    if cut && !unknown {
-                        self.truncated = Some(c.offset());
-                    } else {
-                        self.warnings.push(format!(
-                            "heap dump record at byte offset {} is unreadable from byte offset {}: expected {}, found {}; the rest of that record is skipped",
-                            base.saturating_sub(9),
-                            e.offset,
-                            e.expected,
-                            e.found
-                        ));
-                    }
+        };
+        if !visit(bytes[pos], &bytes[pos..pos + len], base + pos as u64) {
+            break BodyEnd::Stopped;
+        }
+        // `len` was checked against the body by `sub_record_len`.
+        let _ = c.skip(len, "sub-record");
+    };
+    release(released..body.end);
+    end
+}
+
+/// Walks `bodies` on the thread pool, a batch of about 64 MiB at a time, and hands each
+/// body's result to `merge` in file order.
+fn for_bodies<P: Send>(
+    bodies: &[Body],
+    progress: &Progress,
+    work: impl Fn(Body) -> P + Sync,
+    mut merge: impl FnMut(Body, P),
+) {
+    use rayon::prelude::*;
+    let mut i = 0;
+    while i < bodies.len() {
+        let mut j = i;
+        let mut bytes = 0;
+        while j < bodies.len() && (j == i || bytes < (64 << 20)) {
+            bytes += bodies[j].end - bodies[j].start;
+            j += 1;
+        }
+        let parts: Vec<P> = bodies[i..j].par_iter().map(|&body| work(body)).collect();
+        for (k, part) in parts.into_iter().enumerate() {
+            merge(bodies[i + k], part);
+        }
+        progress.set(bodies[j - 1].end as u64);
+        i = j;
+    }
+}
+
+/// What pass 1 learns from one body.
+#[derive(Default)]
+struct Part {
+    objs: Vec<(u64, u64)>,
+    class_dumps: Vec<(u64, usize)>,
+    roots: Vec<RawRoot>,
+    heap_names: Vec<u64>,
+    thread_serials: Vec<u32>,
+    thread_objects: Vec<(u64, u32, u32)>,
+}
+
+impl Part {
+    /// Notes one sub-record: an object, a class dump, a root or a heap's name.
+    fn visit(&mut self, tag: u8, rec: &[u8], off: u64, id: usize) {
+        match tag {
+            INSTANCE_DUMP | OBJECT_ARRAY_DUMP | PRIMITIVE_ARRAY_DUMP | PRIMITIVE_ARRAY_NODATA => {
+                self.objs.push((be_id(&rec[1..], id), off));
+            }
+            CLASS_DUMP => {
+                let cid = be_id(&rec[1..], id);
+                self.objs.push((cid, off));
+                self.class_dumps.push((cid, off as usize));
+            }
+            HEAP_DUMP_INFO => {
+                let name = be_id(&rec[5..], id);
+                if !self.heap_names.contains(&name) {
+                    self.heap_names.push(name);
+                }
+            }
+            t => {
+                let Some((kind, extra)) = root_kind(t) else {
                     return;
-                }
-            };
-            let rec = &body[pos..pos + len];
-            let off = base + pos as u64;
-            match tag {
-                INSTANCE_DUMP
-                | OBJECT_ARRAY_DUMP
-                | PRIMITIVE_ARRAY_DUMP
-                | PRIMITIVE_ARRAY_NODATA => {
-                    self.objs.push((be_id(&rec[1..], id), off));
-                }
-                CLASS_DUMP => {
-                    let cid = be_id(&rec[1..], id);
-                    self.objs.push((cid, off));
-                    self.class_dumps.push((cid, pos + base as usize));
-                }
-                HEAP_DUMP_INFO => {
-                    let name = be_id(&rec[5..], id);
-                    if !self.heap_names.contains(&name) {
-                        self.heap_names.push(name);
-                    }
-                }
-                t => {
-                    if let Some((kind, extra)) = root_kind(t) {
-                        let addr = be_id(&rec[1..], id);
-                        let (thread, frame) = match extra {
-                            8 => (
-                                u32::from_be_bytes([
-                                    rec[1 + id],
-                                    rec[2 + id],
-                                    rec[3 + id],
-                                    rec[4 + id],
-                                ]),
-                                u32::from_be_bytes([
-                                    rec[5 + id],
-                                    rec[6 + id],
-                                    rec[7 + id],
-                                    rec[8 + id],
-                                ]),
-                            ),
-                            4 => (
-                                u32::from_be_bytes([
-                                    rec[1 + id],
-                                    rec[2 + id],
-                                    rec[3 + id],
-                                    rec[4 + id],
-                                ]),
-                                u32::MAX,
-                            ),
-                            _ => (u32::MAX, u32::MAX),
-                        };
-                        if t == ROOT_THREAD_OBJECT {
-                            self.thread_serials.push(thread);
-                            self.thread_objects.push((addr, thread, frame));
-                            // The third field is a stack trace serial, not a frame.
-                            self.roots.push(RawRoot {
-                                addr,
-                                kind,
-                                thread,
-                                frame: u32::MAX,
-                            });
-                        } else if addr != 0 {
-                            self.roots.push(RawRoot {
-                                addr,
-                                kind,
-                                thread,
-                                frame,
-                            });
-                        }
-                    }
+                };
+                let addr = be_id(&rec[1..], id);
+                let (thread, frame) = match extra {
+                    8 => (be_u32(&rec[1 + id..]), be_u32(&rec[5 + id..])),
+                    4 => (be_u32(&rec[1 + id..]), u32::MAX),
+                    _ => (u32::MAX, u32::MAX),
+                };
+                if t == ROOT_THREAD_OBJECT {
+                    self.thread_serials.push(thread);
+                    self.thread_objects.push((addr, thread, frame));
+                    // The third field is a stack trace serial, not a frame.
+                    self.roots.push(RawRoot {
+                        addr,
+                        kind,
+                        thread,
+                        frame: u32::MAX,
+                    });
+                } else if addr != 0 {
+                    self.roots.push(RawRoot {
+                        addr,
+                        kind,
+                        thread,
+                        frame,
+                    });
                 }
             }
-            // `len` was checked against the body by `sub_record_len`.
-            let _ = c.skip(len, "sub-record");
         }
     }
 }
 
-fn pass1(
-    b: &[u8],
-    h: &Header,
-    progress: &Progress,
-    release: &dyn Fn(std::ops::Range<usize>),
-) -> Pass1 {
+impl Pass1 {
+    /// Takes in how a body's walk ended: a cut marks the truncation point, an unreadable
+    /// record is a warning.
+    fn body_end(&mut self, body: Body, end: BodyEnd) {
+        match end {
+            BodyEnd::Cut(off) => self.truncated = Some(off),
+            BodyEnd::Unreadable(w) => self.warnings.push(w),
+            BodyEnd::Whole | BodyEnd::Stopped => {}
+        }
+        if body.cut && self.truncated.is_none() {
+            self.truncated = Some(body.end as u64);
+        }
+    }
+
+    /// After every body: a dump with no heap, or with segments never closed, was cut.
+    fn finish(&mut self, len: usize) {
+        if self.truncated.is_none() && !self.saw_heap {
+            // A dump whose records stop before any heap dump was cut short (the heap
+            // comes last in every writer's output).
+            self.truncated = Some(len as u64);
+            self.warnings
+                .push("the file holds no heap dump record".into());
+        }
+        if self.truncated.is_none() && self.saw_segments && !self.saw_end {
+            self.truncated = Some(len as u64);
+            self.warnings
+                .push("the heap dump segments are not closed by a HEAP DUMP END record".into());
+        }
+    }
+}
+
+/// Walks the top-level records: strings, classes, frames and traces are noted, the heap
+/// dump bodies returned for [`walk_body`] (a HotSpot dump holds thousands of 1 MiB
+/// segments, which are walked in parallel).
+fn top_level(b: &[u8], h: &Header, p: &mut Pass1) -> Vec<Body> {
     let id = h.id_size;
-    let mut p = Pass1::default();
-    // The smallest object record is about 25 bytes and a typical one 40-50: reserving
-    // for one object per 48 bytes avoids most regrowth (each regrowth copies the whole
-    // vector) and never exceeds what the file's size justifies.
-    p.objs.reserve(b.len() / 48);
+    let mut bodies = Vec::new();
     let mut pos = h.data_start;
     let len = b.len();
-    let mut last_report = 0usize;
     while pos < len {
         if len - pos < 9 {
             p.truncated = Some(pos as u64);
             break;
         }
-        if pos - last_report > (4 << 20) {
-            progress.set(pos as u64);
-            last_report = pos;
-        }
         let tag = b[pos];
-        let rlen = u32::from_be_bytes([b[pos + 5], b[pos + 6], b[pos + 7], b[pos + 8]]) as usize;
+        let rlen = be_u32(&b[pos + 5..]) as usize;
         let body_start = pos + 9;
         let claimed_end = body_start.saturating_add(rlen);
         let cut = claimed_end > len;
@@ -351,7 +412,7 @@ fn pass1(
                 p.utf8.insert(be_id(body, id), (body_start + id, rlen - id));
             }
             LOAD_CLASS if !cut && rlen >= 8 + 2 * id => {
-                let serial = u32::from_be_bytes([body[0], body[1], body[2], body[3]]);
+                let serial = be_u32(body);
                 let class_id = be_id(&body[4..], id);
                 let name_id = be_id(&body[8 + id..], id);
                 p.class_names.insert(class_id, name_id);
@@ -364,24 +425,16 @@ fn pass1(
                     let method = be_id(&body[id..], id);
                     let source = be_id(&body[3 * id..], id);
                     let at = 4 * id;
-                    let class =
-                        u32::from_be_bytes([body[at], body[at + 1], body[at + 2], body[at + 3]]);
-                    let line = i32::from_be_bytes([
-                        body[at + 4],
-                        body[at + 5],
-                        body[at + 6],
-                        body[at + 7],
-                    ]);
+                    let class = be_u32(&body[at..]);
+                    let line = be_u32(&body[at + 4..]) as i32;
                     p.frames.insert(fid, (method, source, class, line));
                 }
             }
             STACK_TRACE => {
                 p.stack_traces += 1;
                 if !cut && rlen >= 12 {
-                    let u = |k: usize| {
-                        u32::from_be_bytes([body[k], body[k + 1], body[k + 2], body[k + 3]])
-                    };
-                    let (serial, thread, n) = (u(0), u(4), u(8) as usize);
+                    let (serial, thread, n) =
+                        (be_u32(body), be_u32(&body[4..]), be_u32(&body[8..]) as usize);
                     // The frame count is checked against the record's bytes.
                     let n = n.min((rlen - 12) / id);
                     let frames = (0..n).map(|k| be_id(&body[12 + k * id..], id)).collect();
@@ -393,9 +446,14 @@ fn pass1(
                     p.saw_segments = true;
                 }
                 p.saw_heap = true;
-                p.heap_body(body, body_start as u64, id, cut, release);
-                if cut && p.truncated.is_none() {
-                    p.truncated = Some(body_end as u64);
+                bodies.push(Body {
+                    start: body_start,
+                    end: body_end,
+                    cut,
+                });
+                // A cut body says where the file ends once it is walked.
+                if cut {
+                    break;
                 }
             }
             HEAP_DUMP_END => p.saw_end = true,
@@ -409,18 +467,49 @@ fn pass1(
         }
         pos = claimed_end;
     }
-    if p.truncated.is_none() && !p.saw_heap {
-        // A dump whose records stop before any heap dump was cut short (the heap
-        // comes last in every writer's output).
-        p.truncated = Some(len as u64);
-        p.warnings.push("the file holds no heap dump record".into());
-    }
-    if p.truncated.is_none() && p.saw_segments && !p.saw_end {
-        p.truncated = Some(len as u64);
-        p.warnings
-            .push("the heap dump segments are not closed by a HEAP DUMP END record".into());
-    }
-    progress.set(len as u64);
+    bodies
+}
+
+fn pass1(
+    b: &[u8],
+    h: &Header,
+    progress: &Progress,
+    release: &(dyn Fn(std::ops::Range<usize>) + Sync),
+) -> Pass1 {
+    let id = h.id_size;
+    let mut p = Pass1::default();
+    let bodies = top_level(b, h, &mut p);
+    // The smallest object record is about 25 bytes and a typical one 40-50: reserving
+    // for one object per 48 bytes avoids most regrowth (each regrowth copies the whole
+    // vector) and never exceeds what the file's size justifies.
+    p.objs.reserve(bodies.iter().map(|x| x.end - x.start).sum::<usize>() / 48);
+    for_bodies(
+        &bodies,
+        progress,
+        |body| {
+            let mut part = Part::default();
+            let end = walk_body(b, body, id, release, |tag, rec, off| {
+                part.visit(tag, rec, off, id);
+                true
+            });
+            (part, end)
+        },
+        |body, (mut part, end)| {
+            p.objs.append(&mut part.objs);
+            p.class_dumps.append(&mut part.class_dumps);
+            p.roots.append(&mut part.roots);
+            for name in part.heap_names {
+                if !p.heap_names.contains(&name) {
+                    p.heap_names.push(name);
+                }
+            }
+            p.thread_serials.append(&mut part.thread_serials);
+            p.thread_objects.append(&mut part.thread_objects);
+            p.body_end(body, end);
+        },
+    );
+    p.finish(b.len());
+    progress.set(b.len() as u64);
     p
 }
 
@@ -724,6 +813,179 @@ fn infer_layout(b: &[u8], h: &Header, objs: &[(u64, u64)], art: bool) -> (Layout
     (l, what)
 }
 
+/// Every class dump parsed, and each class's histogram group, reference slots and
+/// modelled instance size: what the index and the quick histogram both group by.
+struct Classes {
+    /// The histogram groups, by [`ClassId`].
+    infos: Vec<ClassInfo>,
+    groups: HashMap<String, ClassId>,
+    dumps: IdMap<ClassDump>,
+    /// Class ids in file order.
+    class_ids: Vec<u64>,
+    recs: IdMap<ClassRec>,
+    class_group: ClassId,
+    class_instance_size: u64,
+    prim_groups: [ClassId; 12],
+    warnings: Vec<String>,
+}
+
+impl Classes {
+    /// The group named `name`: a new one when `unique` (each dumped class is its own
+    /// row even when two loaders define the same name), else the first of that name.
+    fn group(&mut self, name: String, unique: bool) -> ClassId {
+        if !unique {
+            if let Some(&c) = self.groups.get(&name) {
+                return c;
+            }
+        }
+        let c = self.infos.len() as ClassId;
+        self.groups.insert(name.clone(), c);
+        self.infos.push(ClassInfo { name });
+        c
+    }
+
+    fn build<'b>(
+        b: &'b [u8],
+        id: usize,
+        layout: Layout,
+        class_dumps: &[(u64, usize)],
+        class_name: &dyn Fn(u64) -> String,
+        field_name: &dyn Fn(u64) -> Option<std::borrow::Cow<'b, str>>,
+    ) -> Classes {
+        let mut c = Classes {
+            infos: Vec::new(),
+            groups: HashMap::new(),
+            dumps: IdMap::default(),
+            class_ids: Vec::new(),
+            recs: IdMap::default(),
+            class_group: 0,
+            class_instance_size: 0,
+            prim_groups: [0; 12],
+            warnings: Vec::new(),
+        };
+        let mut dumps: IdMap<ClassDump> = IdMap::default();
+        for &(cid, off) in class_dumps {
+            match parse_class_dump(b, off, id) {
+                Ok(d) => {
+                    dumps.insert(cid, d);
+                }
+                Err(e) => c.warnings.push(format!("class dump unreadable: {e}")),
+            }
+        }
+        // Class ids in file order, so group numbering is deterministic.
+        let mut class_ids: Vec<u64> = class_dumps.iter().map(|c| c.0).collect();
+        class_ids.dedup();
+        let reference_class = class_ids
+            .iter()
+            .copied()
+            .find(|&c| class_name(c) == "java.lang.ref.Reference");
+        let mut recs: IdMap<ClassRec> = IdMap::default();
+        for &cid in &class_ids {
+            let Some(d) = dumps.get(&cid) else { continue };
+            // Walk the superclass chain: own fields first, then the superclass's.
+            let mut refs = Vec::new();
+            let mut data = 0u32;
+            let mut heap_fields = 0u64;
+            let mut cur = Some(d);
+            let mut depth = 0;
+            let mut weak_chain = false;
+            let mut chain: Vec<&ClassDump> = Vec::new();
+            while let Some(cd) = cur {
+                depth += 1;
+                // A class met again closes a loop: each class counts once (looping to the
+                // depth limit counted the loop's fields 512 times: tests/hostile.rs).
+                if depth > 512 || chain.iter().any(|c| c.id == cd.id) {
+                    c.warnings
+                        .push(format!("class 0x{cid:x}: superclass chain loops"));
+                    break;
+                }
+                chain.push(cd);
+                if Some(cd.id) == reference_class {
+                    weak_chain = true;
+                }
+                cur = if cd.super_id == 0 {
+                    None
+                } else {
+                    dumps.get(&cd.super_id)
+                };
+            }
+            // Heap size, superclass first: a class with a `@Contended` group ends aligned,
+            // and its subclasses' fields start after that.
+            for cd in chain.iter().rev() {
+                if !layout.art {
+                    let (extra, aligned_end) = hidden_bytes(&class_name(cd.id), &layout);
+                    heap_fields += extra;
+                    for &(_, t) in &cd.fields {
+                        heap_fields += if t == T_OBJECT {
+                            layout.ref_size
+                        } else {
+                            type_size(t, id).unwrap_or(0) as u64
+                        };
+                    }
+                    if aligned_end {
+                        heap_fields = align8(layout.obj_header + heap_fields) - layout.obj_header;
+                    }
+                }
+            }
+            for cd in &chain {
+                let is_ref_class = Some(cd.id) == reference_class;
+                for &(nid, t) in &cd.fields {
+                    let s = type_size(t, id).unwrap_or(0) as u32;
+                    if t == T_OBJECT {
+                        let weak = weak_chain
+                            && is_ref_class
+                            && field_name(nid).is_some_and(|n| n == "referent");
+                        refs.push((data, weak));
+                    }
+                    data = data.saturating_add(s);
+                }
+            }
+            let instance_size = if layout.art {
+                align8(d.reported_size as u64)
+            } else {
+                align8(layout.obj_header + heap_fields)
+            };
+            let g_id = c.group(class_name(cid), true);
+            recs.insert(
+                cid,
+                ClassRec {
+                    group: g_id,
+                    refs,
+                    instance_size,
+                },
+            );
+        }
+        let class_group = recs
+            .iter()
+            .find(|(_, r)| c.infos[r.group as usize].name == "java.lang.Class")
+            .map(|(_, r)| r.group)
+            .unwrap_or_else(|| c.group("java.lang.Class".to_string(), false));
+        let class_instance_size = recs
+            .values()
+            .find(|r| r.group == class_group)
+            .map(|r| r.instance_size)
+            .unwrap_or(layout.obj_header);
+        // Every primitive array type gets its group up front, so that pass 2 can run in
+        // parallel without creating groups; empty groups never show (the histogram lists
+        // classes with objects).
+        // Slots 0-3 take arrays whose element type is no primitive type: the record walk
+        // checks PRIMITIVE ARRAY NODATA (ART) for its fixed length only, and such an array
+        // had no group, class u32::MAX in the index (hprof fuzzer; fuzz/README.md).
+        let mut prim_groups = [c.group("unknown[]".to_string(), false); 12];
+        for (t, slot) in prim_groups.iter_mut().enumerate().skip(4) {
+            *slot = c.group(format!("{}[]", type_name(t as u8)), false);
+        }
+
+        c.dumps = dumps;
+        c.class_ids = class_ids;
+        c.recs = recs;
+        c.class_group = class_group;
+        c.class_instance_size = class_instance_size;
+        c.prim_groups = prim_groups;
+        c
+    }
+}
+
 /// Opens an HPROF file whose bytes `source` holds.
 pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError> {
     let b = source.bytes();
@@ -771,28 +1033,6 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
     let addrs = AddrIndex::new(p.objs.iter().map(|o| o.0).collect());
     drop(std::mem::take(&mut p.objs));
 
-    // Classes: parse every class dump, then give each a histogram group.
-    let mut groups: HashMap<String, ClassId> = HashMap::new();
-    let mut group = |g: &mut Graph, name: String, unique: bool| -> ClassId {
-        if !unique {
-            if let Some(&c) = groups.get(&name) {
-                return c;
-            }
-        }
-        let c = g.classes.len() as ClassId;
-        groups.insert(name.clone(), c);
-        g.classes.push(ClassInfo { name });
-        c
-    };
-    let mut dumps: IdMap<ClassDump> = IdMap::default();
-    for &(cid, off) in &p.class_dumps {
-        match parse_class_dump(b, off, id) {
-            Ok(d) => {
-                dumps.insert(cid, d);
-            }
-            Err(e) => p.warnings.push(format!("class dump unreadable: {e}")),
-        }
-    }
     let class_name = |cid: u64| -> String {
         p.class_names
             .get(&cid)
@@ -800,111 +1040,10 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
             .map(|s| java_name(&s))
             .unwrap_or_else(|| format!("<class 0x{cid:x}>"))
     };
-    let field_name = |nid: u64| -> Option<std::borrow::Cow<'_, str>> { utf8_text(b, &p.utf8, nid) };
-    // Class ids in file order, so group numbering is deterministic.
-    let mut class_ids: Vec<u64> = p.class_dumps.iter().map(|c| c.0).collect();
-    class_ids.dedup();
-    let reference_class = class_ids
-        .iter()
-        .copied()
-        .find(|&c| class_name(c) == "java.lang.ref.Reference");
-    let mut recs: IdMap<ClassRec> = IdMap::default();
-    for &cid in &class_ids {
-        let Some(d) = dumps.get(&cid) else { continue };
-        // Walk the superclass chain: own fields first, then the superclass's.
-        let mut refs = Vec::new();
-        let mut data = 0u32;
-        let mut heap_fields = 0u64;
-        let mut cur = Some(d);
-        let mut depth = 0;
-        let mut weak_chain = false;
-        let mut chain: Vec<&ClassDump> = Vec::new();
-        while let Some(cd) = cur {
-            depth += 1;
-            // A class met again closes a loop: each class counts once (looping to the
-            // depth limit counted the loop's fields 512 times: tests/hostile.rs).
-            if depth > 512 || chain.iter().any(|c| c.id == cd.id) {
-                p.warnings
-                    .push(format!("class 0x{cid:x}: superclass chain loops"));
-                break;
-            }
-            chain.push(cd);
-            if Some(cd.id) == reference_class {
-                weak_chain = true;
-            }
-            cur = if cd.super_id == 0 {
-                None
-            } else {
-                dumps.get(&cd.super_id)
-            };
-        }
-        // Heap size, superclass first: a class with a `@Contended` group ends aligned,
-        // and its subclasses' fields start after that.
-        for cd in chain.iter().rev() {
-            if !layout.art {
-                let (extra, aligned_end) = hidden_bytes(&class_name(cd.id), &layout);
-                heap_fields += extra;
-                for &(_, t) in &cd.fields {
-                    heap_fields += if t == T_OBJECT {
-                        layout.ref_size
-                    } else {
-                        type_size(t, id).unwrap_or(0) as u64
-                    };
-                }
-                if aligned_end {
-                    heap_fields = align8(layout.obj_header + heap_fields) - layout.obj_header;
-                }
-            }
-        }
-        for cd in &chain {
-            let is_ref_class = Some(cd.id) == reference_class;
-            for &(nid, t) in &cd.fields {
-                let s = type_size(t, id).unwrap_or(0) as u32;
-                if t == T_OBJECT {
-                    let weak = weak_chain
-                        && is_ref_class
-                        && field_name(nid).is_some_and(|n| n == "referent");
-                    refs.push((data, weak));
-                }
-                data = data.saturating_add(s);
-            }
-        }
-        let instance_size = if layout.art {
-            align8(d.reported_size as u64)
-        } else {
-            align8(layout.obj_header + heap_fields)
-        };
-        let g_id = group(&mut g, class_name(cid), true);
-        recs.insert(
-            cid,
-            ClassRec {
-                group: g_id,
-                refs,
-                instance_size,
-            },
-        );
-    }
-    let class_group = recs
-        .iter()
-        .find(|(_, r)| g.classes[r.group as usize].name == "java.lang.Class")
-        .map(|(_, r)| r.group)
-        .unwrap_or_else(|| group(&mut g, "java.lang.Class".to_string(), false));
-    let class_instance_size = recs
-        .values()
-        .find(|r| r.group == class_group)
-        .map(|r| r.instance_size)
-        .unwrap_or(layout.obj_header);
-    // Every primitive array type gets its group up front, so that pass 2 can run in
-    // parallel without creating groups; empty groups never show (the histogram lists
-    // classes with objects).
-    // Slots 0-3 take arrays whose element type is no primitive type: the record walk
-    // checks PRIMITIVE ARRAY NODATA (ART) for its fixed length only, and such an array
-    // had no group, class u32::MAX in the index (hprof fuzzer; fuzz/README.md).
-    let mut prim_groups = [group(&mut g, "unknown[]".to_string(), false); 12];
-    for (t, slot) in prim_groups.iter_mut().enumerate().skip(4) {
-        *slot = group(&mut g, format!("{}[]", type_name(t as u8)), false);
-    }
-
+    let field_name = |nid: u64| utf8_text(b, &p.utf8, nid);
+    let mut cls = Classes::build(b, id, layout, &p.class_dumps, &class_name, &field_name);
+    let warnings = std::mem::take(&mut cls.warnings);
+    p.warnings.extend(warnings);
     // A class lives as long as its defining loader (the VM's ClassLoaderData holds it),
     // but no field in the heap says so: give each loader object a reference to every
     // class it defined ("<defined class>"), so that application classes and their static
@@ -913,8 +1052,8 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
     let mut loader_classes: Vec<(ObjId, Vec<ObjId>)> = Vec::new();
     {
         let mut by_loader: IdMap<Vec<ObjId>> = IdMap::default();
-        for &cid in &class_ids {
-            if let Some(d) = dumps.get(&cid) {
+        for &cid in &cls.class_ids {
+            if let Some(d) = cls.dumps.get(&cid) {
                 if d.loader_id != 0 {
                     if let Some(c) = addrs.get(cid) {
                         by_loader.entry(d.loader_id).or_default().push(c);
@@ -941,12 +1080,12 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
             id,
             offsets: &offsets,
             addrs: &addrs,
-            recs: &recs,
-            dumps: &dumps,
+            recs: &cls.recs,
+            dumps: &cls.dumps,
             layout,
-            class_group,
-            class_instance_size,
-            prim_groups,
+            class_group: cls.class_group,
+            class_instance_size: cls.class_instance_size,
+            prim_groups: cls.prim_groups,
             loader_classes: &loader_classes,
             progress,
             release: &release,
@@ -996,37 +1135,38 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
     for (i, cid) in fixups {
         let gid = *unknown_groups
             .entry(cid)
-            .or_insert_with(|| group(&mut g, class_name(cid), false));
+            .or_insert_with(|| cls.group(class_name(cid), false));
         g.class_of[i] = gid;
     }
+    g.classes = std::mem::take(&mut cls.infos);
     // Classes that are java.lang.Thread or extend it: their instances are threads even
     // when the dump gives them no ROOT THREAD OBJECT (HotSpot leaves out threads hidden
     // from external view, such as the compiler threads).
-    let thread_class = class_ids
+    let thread_class = cls.class_ids
         .iter()
         .copied()
         .find(|&c| class_name(c) == "java.lang.Thread");
     let mut thread_groups: Vec<ClassId> = Vec::new();
     if let Some(tc) = thread_class {
-        for &cid in &class_ids {
+        for &cid in &cls.class_ids {
             let mut cur = Some(cid);
             let mut depth = 0;
             while let Some(c) = cur {
                 if c == tc {
-                    if let Some(r) = recs.get(&cid) {
+                    if let Some(r) = cls.recs.get(&cid) {
                         thread_groups.push(r.group);
                     }
                     break;
                 }
                 depth += 1;
-                cur = dumps
+                cur = cls.dumps
                     .get(&c)
                     .map(|d| d.super_id)
                     .filter(|&x| x != 0 && depth < 512);
             }
         }
     }
-    drop(dumps);
+    drop(std::mem::take(&mut cls.dumps));
     progress.phase("building referrers", 0);
     e.install(&mut g);
 
@@ -1064,7 +1204,7 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
     }
     let mut facts = vec![
         ("object layout".to_string(), layout_text),
-        ("class dumps".to_string(), class_ids.len().to_string()),
+        ("class dumps".to_string(), cls.class_ids.len().to_string()),
         ("dangling references".to_string(), dangling.to_string()),
         (
             "stack traces / frames".to_string(),
