@@ -426,16 +426,8 @@ pub fn load(key: &Key, source: Source) -> (Loaded, Option<Source>) {
 
 type Parts = (Meta, Graph, Box<dyn Decoder>);
 
-fn read_entry(key: &Key, f: File, file_bytes: u64) -> Result<Parts, &'static str> {
-    let len = f.metadata().map_err(|_| "unreadable")?.len();
-    if len < 8 {
-        return Err("too short");
-    }
-    let mut r = In {
-        r: BufReader::with_capacity(1 << 20, f),
-        h: Xxh3::new(),
-        left: len - 8,
-    };
+/// Reads an entry's magic, layout version, byte order and key, and checks them.
+fn check_head<R: Read>(r: &mut In<R>, key: &Key) -> Result<(), &'static str> {
     let mut head = [0u8; 24];
     r.fill(&mut head).ok_or("too short")?;
     if &head[..16] != MAGIC {
@@ -448,6 +440,41 @@ fn read_entry(key: &Key, f: File, file_bytes: u64) -> Result<Parts, &'static str
     if &k != key {
         return Err("stale (the dump or the build changed)");
     }
+    Ok(())
+}
+
+/// Whether the cache holds an entry for `key`'s dump, written by this build: its head
+/// and key match (the rest is checked when it is read). Callers that would otherwise
+/// walk the dump read the entry instead.
+pub fn has_entry(key: &Key) -> bool {
+    let Some(f) = entry_path(key).and_then(|p| File::open(p).ok()) else {
+        return false;
+    };
+    let Ok(len) = f.metadata().map(|m| m.len()) else {
+        return false;
+    };
+    if len < 8 {
+        return false;
+    }
+    let mut r = In {
+        r: BufReader::with_capacity(1 << 16, f),
+        h: Xxh3::new(),
+        left: len - 8,
+    };
+    check_head(&mut r, key).is_ok()
+}
+
+fn read_entry(key: &Key, f: File, file_bytes: u64) -> Result<Parts, &'static str> {
+    let len = f.metadata().map_err(|_| "unreadable")?.len();
+    if len < 8 {
+        return Err("too short");
+    }
+    let mut r = In {
+        r: BufReader::with_capacity(1 << 20, f),
+        h: Xxh3::new(),
+        left: len - 8,
+    };
+    check_head(&mut r, key)?;
     let meta: Meta = decode(&r.section().ok_or("cut short")?).ok_or("unreadable metadata")?;
     let cut = "cut short";
     // The columns: their places first (each length, checked against what is left), then

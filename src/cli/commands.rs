@@ -170,13 +170,38 @@ pub fn histogram_rows(
             }
         }
     }
+    arrange(rows, dom.is_some(), sort, filter)
+}
+
+/// The rows of a histogram made without the index (no retained sizes), grouped,
+/// filtered and sorted as [`histogram_rows`] does.
+pub fn quick_histogram_rows(
+    rows: Vec<Row>,
+    sort: SortArg,
+    filter: Option<&str>,
+    group_by: GroupBy,
+) -> Result<Vec<Row>> {
+    let rows = match group_by {
+        GroupBy::Package => histogram::group_by_package(&rows),
+        _ => rows,
+    };
+    arrange(rows, false, sort, filter)
+}
+
+/// Filters and sorts histogram rows; sorting by retained size needs them.
+fn arrange(
+    mut rows: Vec<Row>,
+    retained: bool,
+    sort: SortArg,
+    filter: Option<&str>,
+) -> Result<Vec<Row>> {
     if let Some(f) = filter {
         rows.retain(|r| histogram::matches_filter(&r.name, f));
     }
     let key = match sort {
         SortArg::Count => SortKey::Count,
         SortArg::Shallow => SortKey::Shallow,
-        SortArg::Retained if dom.is_none() => {
+        SortArg::Retained if !retained => {
             return Err(Error::Usage(
                 "--sort retained needs the retained sizes that --no-retained skips".into(),
             ))
@@ -187,16 +212,14 @@ pub fn histogram_rows(
     Ok(rows)
 }
 
-pub fn histogram(
-    snap: &Snapshot,
-    dom: Option<&Dominators>,
+/// `histogram`: the table or the JSON document of `rows` (already sorted), with totals
+/// over all of them and the first `top` shown.
+pub fn print_histogram(
+    mut rows: Vec<Row>,
     as_json: bool,
-    sort: SortArg,
     top: Option<usize>,
-    filter: Option<&str>,
     group_by: GroupBy,
 ) -> Result<()> {
-    let mut rows = histogram_rows(snap, dom, sort, filter, group_by)?;
     let total_count: u64 = rows.iter().map(|r| r.count).sum();
     let total_shallow: u64 = rows.iter().map(|r| r.shallow).sum();
     if let Some(n) = top {

@@ -227,17 +227,26 @@ pub fn run(cli: Cli) -> Result<()> {
             group_by,
             no_retained,
         }) => {
+            if no_retained {
+                if sort == SortArg::Retained {
+                    return Err(Error::Usage(
+                        "--sort retained needs the retained sizes that --no-retained skips"
+                            .into(),
+                    ));
+                }
+                // No retained sizes: no index needed, where a quick pass can count.
+                if let Some(q) = with_bar(|p| crate::format::quick_histogram(&file, p))? {
+                    report_open(&file, q.truncated, &q.warnings);
+                    let rows =
+                        commands::quick_histogram_rows(q.rows, sort, filter.as_deref(), group_by)?;
+                    return commands::print_histogram(rows, json, top, group_by);
+                }
+            }
             let snap = open_for_cli(&file)?;
             let dom = (!no_retained).then(|| dominators_for_cli(&snap));
-            commands::histogram(
-                &snap,
-                dom.as_ref(),
-                json,
-                sort,
-                top,
-                filter.as_deref(),
-                group_by,
-            )
+            let rows =
+                commands::histogram_rows(&snap, dom.as_ref(), sort, filter.as_deref(), group_by)?;
+            commands::print_histogram(rows, json, top, group_by)
         }
         Some(Cmd::Dominators {
             file,
@@ -375,18 +384,22 @@ pub fn dominators_for_cli(snap: &Snapshot) -> crate::heap::dominators::Dominator
 /// Opens a snapshot for a batch command: a progress bar on stderr when it is a terminal,
 /// and the truncation notice on stderr always.
 pub fn open_for_cli(file: &std::path::Path) -> Result<Snapshot> {
-    let tty = std::io::stderr().is_terminal();
     let snap = with_bar(|p| crate::format::open(file, p))?;
-    if let Some(off) = snap.truncated {
+    report_open(file, snap.truncated, &snap.warnings);
+    Ok(snap)
+}
+
+/// The truncation notice on stderr always, and the warnings when stderr is a terminal.
+fn report_open(file: &std::path::Path, truncated: Option<u64>, warnings: &[String]) {
+    if let Some(off) = truncated {
         eprintln!(
             "heaptui: {}: truncated at byte offset {off}; showing what is whole",
             crate::ui::text::sanitize(&file.display().to_string())
         );
     }
-    if tty {
-        for w in snap.warnings.iter().filter(|w| !w.starts_with("truncated")) {
+    if std::io::stderr().is_terminal() {
+        for w in warnings.iter().filter(|w| !w.starts_with("truncated")) {
             eprintln!("heaptui: warning: {}", crate::ui::text::sanitize(w));
         }
     }
-    Ok(snap)
 }

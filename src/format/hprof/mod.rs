@@ -22,9 +22,11 @@
 
 pub mod decode;
 pub mod spec;
+mod quick;
 mod threads;
 
 pub use decode::HprofDecoder;
+pub use quick::{histogram as quick_histogram, QuickHistogram};
 
 use std::collections::HashMap;
 
@@ -986,9 +988,8 @@ impl Classes {
     }
 }
 
-/// Opens an HPROF file whose bytes `source` holds.
-pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError> {
-    let b = source.bytes();
+/// The header of a Java heap dump ("JAVA PROFILE 1.0.x"), or what was found instead.
+fn java_header(b: &[u8]) -> ReadResult<Header> {
     let h = parse_header(b)?;
     if !h.version.starts_with("JAVA PROFILE 1.0.") {
         return Err(ParseError::new(
@@ -997,11 +998,31 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
             format!("{:?}", h.version),
         ));
     }
+    Ok(h)
+}
+
+/// Object records the layout is inferred from: the first [`LAYOUT_SAMPLE`] in file
+/// order, sorted by address (HotSpot writes objects in address order, so neighbours in
+/// the file are neighbours in memory). The index and the quick histogram take the same
+/// sample, so they size objects alike.
+const LAYOUT_SAMPLE: usize = 2_000_000;
+
+fn layout_sample(objs_in_file_order: &[(u64, u64)]) -> Vec<(u64, u64)> {
+    let mut s = objs_in_file_order[..objs_in_file_order.len().min(LAYOUT_SAMPLE)].to_vec();
+    s.sort_by_key(|o| o.0);
+    s
+}
+
+/// Opens an HPROF file whose bytes `source` holds.
+pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError> {
+    let b = source.bytes();
+    let h = java_header(b)?;
     let id = h.id_size;
     progress.phase("reading records", b.len() as u64);
     let release = |r: std::ops::Range<usize>| source.release(r);
     let mut p = pass1(b, &h, progress, &release);
     let art = h.version.ends_with("1.0.3");
+    let (layout, layout_text) = infer_layout(b, &h, &layout_sample(&p.objs), art);
 
     // Dense ids: rank by address.
     progress.phase("sorting objects", 0);
@@ -1025,7 +1046,6 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
             format!("{}", p.objs.len()),
         ));
     }
-    let (layout, layout_text) = infer_layout(b, &h, &p.objs, art);
 
     let mut g = Graph::default();
     let n = p.objs.len();
