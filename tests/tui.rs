@@ -503,3 +503,50 @@ fn the_help_scrolls_to_its_last_key_at_80x24() {
     let s = run(&mut app, &mut t, "x");
     assert!(!s.contains("Keys ("), "{s}");
 }
+
+#[test]
+fn the_quick_histogram_is_browsed_while_the_index_is_built_and_handed_over() {
+    let p = gunzipped("java/coops/heap-live-jvmgz.hprof.gz");
+    let bytes = std::fs::read(&p).unwrap();
+    let q = heaptui::format::hprof::quick_histogram(&bytes, &heaptui::progress::Progress::new())
+        .unwrap();
+    let strings = q
+        .rows
+        .iter()
+        .find(|r| r.name == "java.lang.String")
+        .map(|r| r.count)
+        .unwrap();
+    let (mut app, tx) = App::with_quick_histogram(p.clone(), q);
+    let mut t = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    let s = run(&mut app, &mut t, "");
+    assert!(s.contains("Class histogram"), "{s}");
+    assert!(s.contains("Building the index"), "{s}");
+    assert!(s.contains("indexing"), "{s}");
+    // Filter to the strings, as on the real histogram.
+    let s = run(&mut app, &mut t, "/java.lang.String\n");
+    let line = s
+        .lines()
+        .find(|l| l.trim_start().starts_with("java.lang.String "))
+        .unwrap_or_else(|| panic!("{s}"));
+    let title = s.lines().next().unwrap().to_string();
+    assert!(title.contains("Class histogram — "), "{title}");
+    let shown = line.split_whitespace().nth(1).unwrap().replace(',', "");
+    assert_eq!(shown.parse::<u64>().unwrap(), strings, "{line}");
+    // What needs the index says so rather than doing nothing.
+    let s = run(&mut app, &mut t, "\n");
+    assert!(s.contains("the index is being built"), "{s}");
+    // The index arrives: the same filter and selection, now on the real histogram.
+    let snap = heaptui::open(&p, &heaptui::progress::Progress::new()).unwrap();
+    tx.send(Ok(heaptui::ui::app::Loaded::One(std::sync::Arc::new(snap))))
+        .unwrap();
+    app.tick();
+    let s = run(&mut app, &mut t, "");
+    assert!(!s.contains("Building the index"), "{s}");
+    // Same classes, sort and filter: the index agrees with the quick pass.
+    assert_eq!(s.lines().next().unwrap(), title, "{s}");
+    assert!(s.contains(line), "{s}");
+    assert!(s.contains("objects"), "{s}");
+    // And Enter now opens the instances.
+    let s = run(&mut app, &mut t, "\n");
+    assert!(s.contains("Instances"), "{s}");
+}

@@ -55,10 +55,20 @@ pub struct Ready {
 impl Ready {
     /// A snapshot on its class histogram.
     pub fn new(snap: Arc<Snapshot>) -> Self {
+        Self::after(snap, None)
+    }
+
+    /// A snapshot on its class histogram, keeping the sort, filter and selection of the
+    /// histogram the user was already looking at while the index was built.
+    pub fn after(snap: Arc<Snapshot>, early: Option<&HistogramPane>) -> Self {
         let rows = crate::heap::histogram::by_class(&snap.graph);
         let summary = crate::cli::summary_lines_for(&snap);
+        let mut histogram = HistogramPane::new(rows);
+        if let Some(e) = early {
+            histogram.carry_from(e);
+        }
         Ready {
-            stack: vec![Box::new(HistogramPane::new(rows))],
+            stack: vec![Box::new(histogram)],
             forward: Vec::new(),
             snap,
             summary,
@@ -247,6 +257,12 @@ pub struct App {
     pub screen: Screen,
     pub progress: Progress,
     rx: Option<Receiver<Result<Loaded>>>,
+    /// The class histogram of a quick first pass (HPROF), browsed while the index is
+    /// built, and where it comes from.
+    pub early: Option<HistogramPane>,
+    early_rx: Option<Receiver<crate::format::hprof::QuickHistogram>>,
+    /// The quick pass found the file cut short.
+    early_truncated: bool,
     /// The dominator tree (two for a diff) being built after loading, and its progress.
     dom_rx: Option<Receiver<DomsReady>>,
     pub dom_progress: Progress,
@@ -278,21 +294,32 @@ impl App {
         let p = progress.clone();
         let dp = dom_progress.clone();
         let file = path.clone();
-        // One background thread: index the dump, hand it to the UI, then build the
-        // dominator tree while the user already browses the histogram.
-        std::thread::spawn(move || match crate::format::open(&file, &p) {
-            Ok(snap) => {
-                let snap = Arc::new(snap);
-                if tx.send(Ok(Loaded::One(snap.clone()))).is_ok() {
-                    let d = crate::heap::dominators::compute(&snap.graph, &dp);
-                    let _ = dom_tx.send(DomsReady::One(d));
+        let (early_tx, early_rx) = std::sync::mpsc::channel();
+        // One background thread: where a quick pass can count the classes (HPROF with no
+        // index cache entry), the class histogram first, in about a tenth of the index's
+        // time; then the index, handed to the UI; then the dominator tree, built while
+        // the user already browses the histogram.
+        std::thread::spawn(move || {
+            if let Ok(Some(q)) = crate::format::quick_histogram(&file, &p) {
+                let _ = early_tx.send(q);
+            }
+            drop(early_tx);
+            match crate::format::open(&file, &p) {
+                Ok(snap) => {
+                    let snap = Arc::new(snap);
+                    if tx.send(Ok(Loaded::One(snap.clone()))).is_ok() {
+                        let d = crate::heap::dominators::compute(&snap.graph, &dp);
+                        let _ = dom_tx.send(DomsReady::One(d));
+                    }
+                }
+                Err(e) => {
+                    let _ = tx.send(Err(e));
                 }
             }
-            Err(e) => {
-                let _ = tx.send(Err(e));
-            }
         });
-        Self::loading(path, progress, Some(rx), dom_rx, dom_progress)
+        let mut app = Self::loading(path, progress, Some(rx), dom_rx, dom_progress);
+        app.early_rx = Some(early_rx);
+        app
     }
 
     /// Starts loading the two snapshots of `heaptui BASE TARGET`, then both dominator
@@ -350,6 +377,9 @@ impl App {
             screen: Screen::Loading,
             progress,
             rx,
+            early: None,
+            early_rx: None,
+            early_truncated: false,
             dom_rx: Some(dom_rx),
             dom_progress,
             help: false,
@@ -381,6 +411,23 @@ impl App {
         app
     }
 
+    /// An app still building an index, on the quick histogram `q` (tests): the sender
+    /// hands it what the loading thread would.
+    pub fn with_quick_histogram(
+        path: PathBuf,
+        q: crate::format::hprof::QuickHistogram,
+    ) -> (Self, std::sync::mpsc::Sender<Result<Loaded>>) {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let (_, dom_rx) = std::sync::mpsc::channel();
+        let (early_tx, early_rx) = std::sync::mpsc::channel();
+        let _ = early_tx.send(q);
+        let mut app = Self::loading(path, Progress::new(), Some(rx), dom_rx, Progress::new());
+        app.theme = Theme { color: false };
+        app.early_rx = Some(early_rx);
+        app.tick();
+        (app, tx)
+    }
+
     /// An app on an already opened snapshot (tests).
     pub fn with_snapshot(path: PathBuf, snap: Snapshot) -> Self {
         Self::opened(path, Loaded::One(Arc::new(snap)))
@@ -397,8 +444,14 @@ impl App {
     }
 
     fn set_ready(&mut self, loaded: Loaded) {
+        let early = self.early.take();
+        self.early_rx = None;
+        if early.is_some() {
+            // "The index is being built" no longer holds.
+            self.message = None;
+        }
         self.screen = match loaded {
-            Loaded::One(snap) => Screen::Ready(Box::new(Ready::new(snap))),
+            Loaded::One(snap) => Screen::Ready(Box::new(Ready::after(snap, early.as_ref()))),
             Loaded::Two(a, b, ids, warning) => Screen::Diff(Box::new(DiffView::new(
                 Ready::new(a),
                 Ready::new(b),
@@ -436,6 +489,17 @@ impl App {
                         _ => {}
                     }
                 }
+            }
+        }
+        if let Some(rx) = &self.early_rx {
+            match rx.try_recv() {
+                Ok(q) => {
+                    self.early_rx = None;
+                    self.early_truncated = q.truncated.is_some();
+                    self.early = Some(HistogramPane::new(q.rows));
+                }
+                Err(TryRecvError::Disconnected) => self.early_rx = None,
+                Err(TryRecvError::Empty) => {}
             }
         }
         let Some(rx) = &self.rx else { return };
@@ -514,6 +578,19 @@ impl App {
                 used
             }
             Screen::Diff(d) => d.on_key(key, theme, clip, msg),
+            Screen::Loading => match &mut self.early {
+                // The quick histogram moves, sorts and filters as the real one does;
+                // what needs the index waits for it.
+                Some(h) => match h.handle(key) {
+                    Outcome::Ignored if action_for(key).is_some_and(|a| a != Action::Quit && a != Action::Help) => {
+                        *msg = Some("the index is being built: instances, references and retained sizes follow".into());
+                        true
+                    }
+                    Outcome::Ignored => false,
+                    _ => true,
+                },
+                None => false,
+            },
             _ => false,
         };
         if used {
@@ -539,6 +616,42 @@ impl App {
         .areas(area);
         let file = sanitize(&self.path.display().to_string()).into_owned();
         match &self.screen {
+            Screen::Loading if self.early.is_some() => {
+                let Some(h) = &self.early else { return };
+                let [table, g] =
+                    Layout::vertical([Constraint::Min(3), Constraint::Length(3)]).areas(main);
+                h.draw(f, table, &self.theme);
+                let (phase, _, _) = self.progress.get();
+                let gauge = Gauge::default()
+                    .block(
+                        Block::default()
+                            .borders(Borders::ALL)
+                            .title(" Building the index: references, instances, then retained sizes "),
+                    )
+                    .ratio(self.progress.fraction())
+                    .label(phase);
+                f.render_widget(gauge, g);
+                let count: u64 = h.rows().iter().map(|r| r.count).sum();
+                let trunc = if self.early_truncated {
+                    " · TRUNCATED"
+                } else {
+                    ""
+                };
+                let name = self
+                    .path
+                    .file_name()
+                    .map(|n| sanitize(&n.to_string_lossy()).into_owned())
+                    .unwrap_or_else(|| file.clone());
+                let line = match &self.message {
+                    Some(m) => format!(" {}", sanitize(m)),
+                    None => format!(
+                        " HPROF · {} objects{trunc} · indexing {:.0}% · {name}",
+                        thousands(count),
+                        self.progress.fraction() * 100.0
+                    ),
+                };
+                f.render_widget(Paragraph::new(line).style(self.theme.status()), status);
+            }
             Screen::Loading => {
                 let (phase, _, _) = self.progress.get();
                 let [_, g, _] = Layout::vertical([
@@ -647,6 +760,19 @@ impl App {
             Screen::Ready(r) if r.top().is_editing() => r.top().editing_hint().unwrap_or_default(),
             Screen::Ready(r) => hint_line_for(r.top().hints()),
             Screen::Diff(v) => v.editing_hint().unwrap_or_else(|| hint_line_for(v.hints())),
+            Screen::Loading => match &self.early {
+                Some(h) if h.is_editing() => {
+                    super::panes::Pane::editing_hint(h).unwrap_or_default()
+                }
+                Some(_) => hint_line_for(&[
+                    Action::Down,
+                    Action::Sort,
+                    Action::Filter,
+                    Action::Help,
+                    Action::Quit,
+                ]),
+                None => hint_line(),
+            },
             _ => hint_line(),
         };
         f.render_widget(Paragraph::new(Span::styled(hint, self.theme.dim())), hints);

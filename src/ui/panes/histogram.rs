@@ -91,6 +91,28 @@ impl HistogramPane {
         self.rows.len()
     }
 
+    /// Every row, filtered or not.
+    pub fn rows(&self) -> &[Row] {
+        &self.rows
+    }
+
+    /// Takes the sort, the filter and the selected class (by name) of `other`: the
+    /// quick histogram the user browsed while the index was built.
+    pub fn carry_from(&mut self, other: &HistogramPane) {
+        self.sort = other.sort;
+        self.filter = other.filter.clone();
+        self.editing = other.editing;
+        self.rebuild();
+        if let Some(name) = other.selected_row().map(|r| r.name.clone()) {
+            if let Some(p) = self.view.iter().position(|&i| self.rows[i].name == name) {
+                self.selected = p;
+            }
+        }
+        self.height.set(other.height.get());
+        self.offset = other.offset;
+        self.scroll();
+    }
+
     pub fn selected_row(&self) -> Option<&Row> {
         self.view.get(self.selected).map(|&i| &self.rows[i])
     }
