@@ -12,6 +12,8 @@ use heaptui::heap::histogram;
 use heaptui::progress::Progress;
 
 type Rows = Vec<(String, u64, u64)>;
+/// A histogram and where the file was found cut, or `None` when it could not be read.
+type Result = Option<(Rows, Option<u64>)>;
 
 fn sorted(rows: Vec<histogram::Row>) -> Rows {
     let mut v: Rows = rows
@@ -23,7 +25,7 @@ fn sorted(rows: Vec<histogram::Row>) -> Rows {
 }
 
 /// (rows, truncation offset) by the quick pass and by the index, for the file at `p`.
-fn both(p: &std::path::Path) -> (Option<(Rows, Option<u64>)>, Option<(Rows, Option<u64>)>) {
+fn both(p: &std::path::Path) -> (Result, Result) {
     let bytes = std::fs::read(p).unwrap();
     let quick = heaptui::format::hprof::quick_histogram(&bytes, &Progress::new())
         .ok()
@@ -59,7 +61,12 @@ fn quick_histogram_equals_the_index_on_every_real_file() {
     for p in files() {
         let (quick, index) = both(&p);
         let (quick, index) = (quick.unwrap(), index.unwrap());
-        assert!(quick.0.len() > 50, "{}: {} rows", p.display(), quick.0.len());
+        assert!(
+            quick.0.len() > 50,
+            "{}: {} rows",
+            p.display(),
+            quick.0.len()
+        );
         assert_eq!(quick, index, "{}", p.display());
     }
 }
@@ -80,7 +87,11 @@ fn quick_histogram_equals_the_index_on_cut_files() {
             let (quick, index) = both(&cut);
             assert_eq!(quick, index, "{} cut at {at}", p.display());
             if let Some((_, t)) = index {
-                assert!(t.is_some(), "{} cut at {at}: no truncation reported", p.display());
+                assert!(
+                    t.is_some(),
+                    "{} cut at {at}: no truncation reported",
+                    p.display()
+                );
             }
             cuts += 1;
         }

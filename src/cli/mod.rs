@@ -230,8 +230,7 @@ pub fn run(cli: Cli) -> Result<()> {
             if no_retained {
                 if sort == SortArg::Retained {
                     return Err(Error::Usage(
-                        "--sort retained needs the retained sizes that --no-retained skips"
-                            .into(),
+                        "--sort retained needs the retained sizes that --no-retained skips".into(),
                     ));
                 }
                 // No retained sizes: no index needed, where a quick pass can count.

@@ -417,10 +417,7 @@ fn check_memory(path: &Path, format: Format, file_bytes: u64) -> Result<()> {
 /// The class histogram of `path` without building the index, where that is quicker:
 /// an HPROF file (one parallel pass, [`hprof::quick_histogram`]) with no index cache
 /// entry to read instead. `None` for every other case, where [`open`] is the way.
-pub fn quick_histogram(
-    path: &Path,
-    progress: &Progress,
-) -> Result<Option<hprof::QuickHistogram>> {
+pub fn quick_histogram(path: &Path, progress: &Progress) -> Result<Option<hprof::QuickHistogram>> {
     let (file, which) = split_snapshot_suffix(path);
     if which.is_some() {
         return Ok(None);
@@ -433,8 +430,8 @@ pub fn quick_histogram(
     if crate::cache::key(path, None, &source).is_some_and(|k| crate::cache::has_entry(&k)) {
         return Ok(None);
     }
-    let mut q = hprof::quick_histogram(source.bytes(), progress)
-        .map_err(|e| Error::parse(path, e))?;
+    let mut q =
+        hprof::quick_histogram(source.bytes(), progress).map_err(|e| Error::parse(path, e))?;
     let mut w = source.warnings.clone();
     w.append(&mut q.warnings);
     q.warnings = w;

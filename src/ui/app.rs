@@ -582,7 +582,10 @@ impl App {
                 // The quick histogram moves, sorts and filters as the real one does;
                 // what needs the index waits for it.
                 Some(h) => match h.handle(key) {
-                    Outcome::Ignored if action_for(key).is_some_and(|a| a != Action::Quit && a != Action::Help) => {
+                    Outcome::Ignored
+                        if action_for(key)
+                            .is_some_and(|a| a != Action::Quit && a != Action::Help) =>
+                    {
                         *msg = Some("the index is being built: instances, references and retained sizes follow".into());
                         true
                     }
@@ -622,14 +625,13 @@ impl App {
                     Layout::vertical([Constraint::Min(3), Constraint::Length(3)]).areas(main);
                 h.draw(f, table, &self.theme);
                 let (phase, _, _) = self.progress.get();
-                let gauge = Gauge::default()
-                    .block(
-                        Block::default()
-                            .borders(Borders::ALL)
-                            .title(" Building the index: references, instances, then retained sizes "),
-                    )
-                    .ratio(self.progress.fraction())
-                    .label(phase);
+                let gauge =
+                    Gauge::default()
+                        .block(Block::default().borders(Borders::ALL).title(
+                            " Building the index: references, instances, then retained sizes ",
+                        ))
+                        .ratio(self.progress.fraction())
+                        .label(phase);
                 f.render_widget(gauge, g);
                 let count: u64 = h.rows().iter().map(|r| r.count).sum();
                 let trunc = if self.early_truncated {

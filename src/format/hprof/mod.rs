@@ -21,8 +21,8 @@
 //! ART's class dumps carry the real instance size, which is used as is.
 
 pub mod decode;
-pub mod spec;
 mod quick;
+pub mod spec;
 mod threads;
 
 pub use decode::HprofDecoder;
@@ -435,8 +435,11 @@ fn top_level(b: &[u8], h: &Header, p: &mut Pass1) -> Vec<Body> {
             STACK_TRACE => {
                 p.stack_traces += 1;
                 if !cut && rlen >= 12 {
-                    let (serial, thread, n) =
-                        (be_u32(body), be_u32(&body[4..]), be_u32(&body[8..]) as usize);
+                    let (serial, thread, n) = (
+                        be_u32(body),
+                        be_u32(&body[4..]),
+                        be_u32(&body[8..]) as usize,
+                    );
                     // The frame count is checked against the record's bytes.
                     let n = n.min((rlen - 12) / id);
                     let frames = (0..n).map(|k| be_id(&body[12 + k * id..], id)).collect();
@@ -484,7 +487,8 @@ fn pass1(
     // The smallest object record is about 25 bytes and a typical one 40-50: reserving
     // for one object per 48 bytes avoids most regrowth (each regrowth copies the whole
     // vector) and never exceeds what the file's size justifies.
-    p.objs.reserve(bodies.iter().map(|x| x.end - x.start).sum::<usize>() / 48);
+    p.objs
+        .reserve(bodies.iter().map(|x| x.end - x.start).sum::<usize>() / 48);
     for_bodies(
         &bodies,
         progress,
@@ -1162,7 +1166,8 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
     // Classes that are java.lang.Thread or extend it: their instances are threads even
     // when the dump gives them no ROOT THREAD OBJECT (HotSpot leaves out threads hidden
     // from external view, such as the compiler threads).
-    let thread_class = cls.class_ids
+    let thread_class = cls
+        .class_ids
         .iter()
         .copied()
         .find(|&c| class_name(c) == "java.lang.Thread");
@@ -1179,7 +1184,8 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
                     break;
                 }
                 depth += 1;
-                cur = cls.dumps
+                cur = cls
+                    .dumps
                     .get(&c)
                     .map(|d| d.super_id)
                     .filter(|&x| x != 0 && depth < 512);

@@ -92,7 +92,11 @@ fn tally(b: &[u8], body: Body, id: usize, layout: &Layout) -> (Tally, BodyEnd) {
             PRIMITIVE_ARRAY_DUMP | PRIMITIVE_ARRAY_NODATA => {
                 let n = be_u32(&rec[1 + id + 4..]) as u64;
                 let ty = rec[1 + id + 8];
-                let slot = if (4..=11).contains(&ty) { ty as usize } else { 0 };
+                let slot = if (4..=11).contains(&ty) {
+                    ty as usize
+                } else {
+                    0
+                };
                 let es = type_size(ty, id).unwrap_or(1) as u64;
                 t.primitive_arrays[slot].0 += 1;
                 t.primitive_arrays[slot].1 += layout.array(n, es);
