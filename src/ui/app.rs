@@ -41,7 +41,10 @@ use crate::progress::Progress;
 
 pub struct Ready {
     pub snap: Arc<Snapshot>,
-    pub summary: Vec<(String, String)>,
+    /// The summary overlay's lines: a walk of the whole graph (reachability), so the
+    /// loading thread fills them in after handing the index over, or the overlay does on
+    /// first use.
+    pub summary: Arc<std::sync::OnceLock<Vec<(String, String)>>>,
     /// The dominator tree, once the background thread has built it.
     pub dom: Option<Arc<Dominators>>,
     /// The navigation history: the class histogram at the bottom, the pane on screen on
@@ -62,7 +65,6 @@ impl Ready {
     /// histogram the user was already looking at while the index was built.
     pub fn after(snap: Arc<Snapshot>, early: Option<&HistogramPane>) -> Self {
         let rows = crate::heap::histogram::by_class(&snap.graph);
-        let summary = crate::cli::summary_lines_for(&snap);
         let mut histogram = HistogramPane::new(rows);
         if let Some(e) = early {
             histogram.carry_from(e);
@@ -71,10 +73,16 @@ impl Ready {
             stack: vec![Box::new(histogram)],
             forward: Vec::new(),
             snap,
-            summary,
+            summary: Default::default(),
             dom: None,
             reopen: None,
         }
+    }
+
+    /// The summary overlay's lines, computed here if the loading thread has not yet.
+    pub fn summary_lines(&self) -> &[(String, String)] {
+        self.summary
+            .get_or_init(|| crate::cli::summary_lines_for(&self.snap))
     }
 
     pub fn ctx<'a>(&'a self, theme: &'a Theme) -> Ctx<'a> {
@@ -261,6 +269,8 @@ pub struct App {
     /// built, and where it comes from.
     pub early: Option<HistogramPane>,
     early_rx: Option<Receiver<crate::format::hprof::QuickHistogram>>,
+    /// The summary lines of the snapshot being loaded, filled in by the loading thread.
+    summary_cell: Arc<std::sync::OnceLock<Vec<(String, String)>>>,
     /// The quick pass found the file cut short.
     early_truncated: bool,
     /// The dominator tree (two for a diff) being built after loading, and its progress.
@@ -295,6 +305,8 @@ impl App {
         let dp = dom_progress.clone();
         let file = path.clone();
         let (early_tx, early_rx) = std::sync::mpsc::channel();
+        let summary: Arc<std::sync::OnceLock<Vec<(String, String)>>> = Default::default();
+        let cell = summary.clone();
         // One background thread: where a quick pass can count the classes (HPROF with no
         // index cache entry), the class histogram first, in about a tenth of the index's
         // time; then the index, handed to the UI; then the dominator tree, built while
@@ -308,6 +320,8 @@ impl App {
                 Ok(snap) => {
                     let snap = Arc::new(snap);
                     if tx.send(Ok(Loaded::One(snap.clone()))).is_ok() {
+                        // Off the UI thread: a walk of every object (1 s for 64 M).
+                        let _ = cell.set(crate::cli::summary_lines_for(&snap));
                         let d = crate::heap::dominators::compute(&snap.graph, &dp);
                         let _ = dom_tx.send(DomsReady::One(d));
                     }
@@ -319,6 +333,7 @@ impl App {
         });
         let mut app = Self::loading(path, progress, Some(rx), dom_rx, dom_progress);
         app.early_rx = Some(early_rx);
+        app.summary_cell = summary;
         app
     }
 
@@ -379,6 +394,7 @@ impl App {
             rx,
             early: None,
             early_rx: None,
+            summary_cell: Default::default(),
             early_truncated: false,
             dom_rx: Some(dom_rx),
             dom_progress,
@@ -451,7 +467,11 @@ impl App {
             self.message = None;
         }
         self.screen = match loaded {
-            Loaded::One(snap) => Screen::Ready(Box::new(Ready::after(snap, early.as_ref()))),
+            Loaded::One(snap) => {
+                let mut r = Ready::after(snap, early.as_ref());
+                r.summary = self.summary_cell.clone();
+                Screen::Ready(Box::new(r))
+            }
             Loaded::Two(a, b, ids, warning) => Screen::Diff(Box::new(DiffView::new(
                 Ready::new(a),
                 Ready::new(b),
@@ -631,7 +651,7 @@ impl App {
                             " Building the index: references, instances, then retained sizes ",
                         ))
                         .ratio(self.progress.fraction())
-                        .label(phase);
+                        .label(phase.clone());
                 f.render_widget(gauge, g);
                 let count: u64 = h.rows().iter().map(|r| r.count).sum();
                 let trunc = if self.early_truncated {
@@ -647,7 +667,7 @@ impl App {
                 let line = match &self.message {
                     Some(m) => format!(" {}", sanitize(m)),
                     None => format!(
-                        " HPROF · {} objects{trunc} · indexing {:.0}% · {name}",
+                        " HPROF · {} objects{trunc} · indexing: {phase} {:.0}% · {name}",
                         thousands(count),
                         self.progress.fraction() * 100.0
                     ),
@@ -792,7 +812,7 @@ impl App {
                     f,
                     area,
                     " Summary ",
-                    r.summary
+                    r.summary_lines()
                         .iter()
                         .map(|(k, v)| Line::from(format!("{k:<22}{}", sanitize(v))))
                         .collect(),
