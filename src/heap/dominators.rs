@@ -240,14 +240,18 @@ impl Dominators {
 }
 
 /// Per-node working state of the semidominator pass, kept together for locality.
+///
+/// The nodes are processed in reverse preorder, and each is linked into the forest as
+/// soon as it is processed; so a node is linked exactly when its number is at least the
+/// current bound (see [`eval`]), and `ancestor` can hold the DFS parent until then: the
+/// parent is read only while the node is processed, before anything compresses its link.
+/// (12 bytes per node where a separate `parent` took 16.)
 #[derive(Clone, Copy)]
 struct Work {
-    /// DFS parent (preorder number).
-    parent: u32,
     semi: u32,
     /// The node with the smallest semidominator on the compressed path above this one.
     label: u32,
-    /// Path-compression link; `NONE` until the node is processed.
+    /// The DFS parent (preorder number), then the path-compression link.
     ancestor: u32,
 }
 
@@ -268,10 +272,9 @@ pub fn compute(g: &Graph, progress: &Progress) -> Dominators {
     let mut entry = vec![0u64; n.div_ceil(64)];
     vertex.push(NONE);
     work.push(Work {
-        parent: 0,
         semi: 0,
         label: 0,
-        ancestor: NONE,
+        ancestor: 0,
     });
     let mut stack: Vec<(ObjId, u32)> = Vec::new();
     let dfs = |start: ObjId,
@@ -289,10 +292,9 @@ pub fn compute(g: &Graph, progress: &Progress) -> Dominators {
             pre[o as usize] = p;
             vertex.push(o);
             work.push(Work {
-                parent,
                 semi: p,
                 label: p,
-                ancestor: NONE,
+                ancestor: parent,
             });
             stack.push((o, g.out_start.at(o as usize)));
         };
@@ -371,10 +373,9 @@ pub fn compute(g: &Graph, progress: &Progress) -> Dominators {
                 pre[o as usize] = p;
                 vertex.push(o);
                 work.push(Work {
-                    parent: 0,
                     semi: p,
                     label: p,
-                    ancestor: NONE,
+                    ancestor: 0,
                 });
             }
         }
@@ -399,7 +400,9 @@ pub fn compute(g: &Graph, progress: &Progress) -> Dominators {
             progress.set((k - w) as u64);
         }
         let node = vertex[w as usize];
-        let mut s = work[w as usize].parent;
+        // Not linked yet: `ancestor` is still the parent.
+        let parent = work[w as usize].ancestor;
+        let mut s = parent;
         if entry[node as usize / 64] >> (node % 64) & 1 == 1 {
             s = 0;
         }
@@ -416,7 +419,8 @@ pub fn compute(g: &Graph, progress: &Progress) -> Dominators {
                 let cand = if pv <= w {
                     pv
                 } else {
-                    let u = eval(&mut work, pv, &mut path);
+                    // Nodes after `w` are linked.
+                    let u = eval(&mut work, pv, w + 1, &mut path);
                     work[u as usize].semi
                 };
                 if cand < s {
@@ -427,17 +431,16 @@ pub fn compute(g: &Graph, progress: &Progress) -> Dominators {
                 }
             }
         }
-        let parent = work[w as usize].parent;
-        let ww = &mut work[w as usize];
-        ww.semi = s;
-        ww.ancestor = parent;
+        // Linking `w` below its parent: `ancestor` already says so, and from here on
+        // nodes from `w` are linked.
+        work[w as usize].semi = s;
         idom_pre[w as usize] = bucket_head[s as usize];
         bucket_head[s as usize] = w;
         // Everything whose semidominator is the parent now has its path in the forest.
         let mut v = std::mem::replace(&mut bucket_head[parent as usize], NONE);
         while v != NONE {
             let next = idom_pre[v as usize];
-            let u = eval(&mut work, v, &mut path);
+            let u = eval(&mut work, v, w, &mut path);
             idom_pre[v as usize] = if work[u as usize].semi < work[v as usize].semi {
                 u
             } else {
@@ -463,7 +466,10 @@ pub fn compute(g: &Graph, progress: &Progress) -> Dominators {
     drop(pre);
     drop(entry);
 
-    // 4. Retained sizes, children before parents (reverse preorder).
+    // 4. Retained sizes, children before parents (reverse preorder), summed in preorder
+    //    arrays (sequential) and then scattered into the per-object arrays that are kept,
+    //    one at a time, each preorder array freed as soon as it is copied: 28 bytes per
+    //    node at most, where keeping them all to the end took 36.
     progress.phase("dominators: retained sizes", k as u64);
     let mut r = huge::filled(k as usize, 0u64);
     for w in 1..k as usize {
@@ -479,24 +485,29 @@ pub fn compute(g: &Graph, progress: &Progress) -> Dominators {
         rc[p] = rc[p].saturating_add(rc[w]);
     }
     let mut idom = huge::filled(n, NONE);
-    let mut retained = huge::filled(n, 0u64);
-    let mut retained_count = huge::filled(n, 0u32);
-    let mut weak_only = vec![0u64; n.div_ceil(64)];
-    for &o in &vertex[strong_end as usize..weak_end as usize] {
-        weak_only[o as usize / 64] |= 1 << (o % 64);
-    }
     for w in 1..k as usize {
-        let o = vertex[w] as usize;
         let d = idom_pre[w];
-        idom[o] = if d == 0 {
+        idom[vertex[w] as usize] = if d == 0 {
             VIRTUAL_ROOT
         } else {
             vertex[d as usize]
         };
-        retained[o] = r[w];
-        retained_count[o] = rc[w];
     }
-    drop((idom_pre, r));
+    drop(idom_pre);
+    let mut retained = huge::filled(n, 0u64);
+    for w in 1..k as usize {
+        retained[vertex[w] as usize] = r[w];
+    }
+    drop(r);
+    let mut retained_count = huge::filled(n, 0u32);
+    for w in 1..k as usize {
+        retained_count[vertex[w] as usize] = rc[w];
+    }
+    drop(rc);
+    let mut weak_only = vec![0u64; n.div_ceil(64)];
+    for &o in &vertex[strong_end as usize..weak_end as usize] {
+        weak_only[o as usize / 64] |= 1 << (o % 64);
+    }
 
     drop(vertex);
     Dominators {
@@ -516,19 +527,19 @@ pub fn compute(g: &Graph, progress: &Progress) -> Dominators {
 
 /// Lengauer–Tarjan's EVAL with simple path compression, iteratively: the node with the
 /// smallest semidominator on the path from `v` up to (not including) the root of its
-/// tree in the forest of processed nodes (`v` itself when it is such a root).
+/// tree in the forest of processed nodes (`v` itself when it is such a root). The
+/// processed (linked) nodes are those numbered `linked` or more.
 #[inline]
-fn eval(work: &mut [Work], v: u32, path: &mut Vec<u32>) -> u32 {
-    let a = work[v as usize].ancestor;
-    if a == NONE {
+fn eval(work: &mut [Work], v: u32, linked: u32, path: &mut Vec<u32>) -> u32 {
+    if v < linked {
         return v;
     }
-    if work[a as usize].ancestor == NONE {
+    if work[v as usize].ancestor < linked {
         return work[v as usize].label;
     }
     path.clear();
     let mut x = v;
-    while work[work[x as usize].ancestor as usize].ancestor != NONE {
+    while work[x as usize].ancestor >= linked {
         path.push(x);
         x = work[x as usize].ancestor;
     }
