@@ -29,7 +29,12 @@ pub fn run(reader: Reader, data: &[u8]) {
     let src = Source::from_bytes(Path::new("fuzz-input"), data).expect("anonymous map");
     let progress = Progress::new();
     let r = match reader {
-        Reader::Hprof => format::hprof::open(src, &progress),
+        Reader::Hprof => {
+            let quick = format::hprof::quick_histogram(data, &progress);
+            let r = format::hprof::open(src, &progress);
+            quick_agrees(quick, &r);
+            r
+        }
         Reader::V8 => format::v8::open(src, &progress),
         Reader::Go => format::go::open(src, &progress),
         Reader::Dart => format::dart::open(src, &progress),
@@ -53,6 +58,41 @@ pub fn run(reader: Reader, data: &[u8]) {
             );
         }
     }
+}
+
+/// The quick histogram (one pass, no index) refuses what the index refuses, finds the
+/// file cut where the index does, and counts and sizes every class as the index does,
+/// unless records repeat an object id (the index keeps the first and warns).
+fn quick_agrees(
+    quick: Result<format::hprof::QuickHistogram, heaptui::error::ParseError>,
+    index: &Result<Snapshot, heaptui::error::ParseError>,
+) {
+    let (q, s) = match (quick, index) {
+        (Ok(q), Ok(s)) => (q, s),
+        (Err(_), Err(_)) => return,
+        (q, s) => panic!(
+            "the quick histogram and the index disagree on the bytes: {:?} / {:?}",
+            q.err(),
+            s.as_ref().err()
+        ),
+    };
+    assert_eq!(q.truncated, s.truncated, "truncation point");
+    if s.warnings.iter().any(|w| w.contains("repeat an address")) {
+        return;
+    }
+    let rows = |r: Vec<heaptui::heap::histogram::Row>| {
+        let mut v: Vec<(String, u64, u64)> = r
+            .into_iter()
+            .map(|r| (r.name, r.count, r.shallow))
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(
+        rows(q.rows),
+        rows(heaptui::heap::histogram::by_class(&s.graph)),
+        "quick histogram against the index"
+    );
 }
 
 /// Checks the index and walks it.

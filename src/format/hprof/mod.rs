@@ -5,13 +5,19 @@
 //! what the index does not keep. It does not own any analysis.
 //!
 //! Two passes. Pass 1 walks the top-level records once: it notes where each UTF8 record
-//! and class dump is, maps class ids to names (LOAD CLASS), and collects every object's
-//! address and record offset and every GC root. Sorting the addresses gives dense ids in
-//! heap order. Pass 2 visits the objects in id order, reading each record where pass 1
-//! found it, and emits its class, modelled shallow size and outgoing references. Two passes
-//! are needed because ART writes a class dump wherever the class object sits in the heap,
-//! possibly after its instances (`specs/NOTES.md` §2), and because addresses must be
-//! ranked before references can be resolved.
+//! is, maps class ids to names (LOAD CLASS), and lists the heap dump bodies; then it
+//! walks the bodies' sub-records, in parallel where there are several (HotSpot writes
+//! thousands of 1 MiB segments), collecting every object's address and record offset,
+//! every class dump and every GC root, merged in file order. Sorting the addresses gives
+//! dense ids in heap order. Pass 2 visits the objects in id order, reading each record
+//! where pass 1 found it, and emits its class, modelled shallow size and outgoing
+//! references. Two passes are needed because ART writes a class dump wherever the class
+//! object sits in the heap, possibly after its instances (`specs/NOTES.md` §2), and
+//! because addresses must be ranked before references can be resolved.
+//!
+//! [`quick`] counts the class histogram in one walk of the bodies, without the index,
+//! grouping and sizing objects with the same [`Classes`] and [`Layout`] as pass 2: the
+//! TUI shows it while the index is built, and `histogram --no-retained` prints it.
 //!
 //! Shallow sizes are a model: the file records field bytes, not heap sizes. HotSpot
 //! objects are an object header plus their fields, aligned to 8; arrays an array header
