@@ -103,6 +103,21 @@ def best(cmd, env=None):
     return b
 
 
+def cache_resident(d):
+    """The fraction of the files in d held in the page cache (fincore), or None."""
+    files = [os.path.join(d, f) for f in os.listdir(d)] if os.path.isdir(d) else []
+    if not files or not shutil.which("fincore"):
+        return None
+    r = subprocess.run(["fincore", "--bytes", "--noheadings", "--raw", "-o", "RES,SIZE"] + files, capture_output=True, text=True)
+    res = size = 0
+    for line in r.stdout.split("\n"):
+        parts = line.split()
+        if len(parts) == 2:
+            res += int(parts[0])
+            size += int(parts[1])
+    return round(res / size, 3) if size else None
+
+
 def heaptui_env(**extra):
     env = dict(os.environ)
     env.pop("HEAPTUI_NO_CACHE", None)
@@ -138,7 +153,12 @@ def run_set(name):
         cenv = heaptui_env(HEAPTUI_CACHE_DIR=cache, HEAPTUI_CACHE_MIN_BYTES="0")
         log(f"{name}: heaptui with the index cache (write, then reopen)")
         w = measure([HEAPTUI, "summary", path, "--json"], cenv)
+        # How much of the entry is still in the page cache when it is read back: this
+        # machine's kernel runs DAMON's proactive reclaim (action "pageout"), which can
+        # evict it within seconds; a reopen then reads part of it from disk.
+        resident = cache_resident(os.path.join(cache, "index"))
         r = best([HEAPTUI, "histogram", path, "--no-retained", "--json", "--top", "1"], cenv)
+        r["cache_resident_before"] = resident
         cache_bytes = sum(os.path.getsize(os.path.join(cache, "index", f)) for f in os.listdir(os.path.join(cache, "index")))
     finally:
         shutil.rmtree(cache, ignore_errors=True)
