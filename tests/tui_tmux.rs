@@ -476,3 +476,34 @@ fn a_dump_cut_short_on_disk_while_open_ends_with_a_message_and_a_clean_terminal(
     });
     assert!(s.lines().any(|l| l == "MODEicanon"), "{s}");
 }
+
+#[test]
+fn the_tui_writes_the_index_cache_entry_after_handing_over_the_index() {
+    let cache = scratch().join("tui-cache");
+    let file = fixture("java/coops/heap-live-jvmgz.hprof.gz");
+    let cmd = format!(
+        "env HEAPTUI_CACHE_MIN_BYTES=0 HEAPTUI_CACHE_DIR={} {} {}; echo EXITED-$?; sleep 60",
+        cache.display(),
+        env!("CARGO_BIN_EXE_heaptui"),
+        file.display()
+    );
+    let Some(t) = Tmux::start("cache", &cmd) else {
+        return;
+    };
+    // The entry is written after the index is on screen and before the dominator tree:
+    // once retained sizes are in, it is there.
+    t.wait_until("the dominator tree", |s| {
+        s.contains(" objects · ") && !s.contains("retained sizes: computing")
+    });
+    t.keys(&["q"]);
+    t.wait_for("EXITED-0");
+    let out = Command::new(env!("CARGO_BIN_EXE_heaptui"))
+        .args(["summary", "--json", file.to_str().unwrap()])
+        .env("HEAPTUI_CACHE_MIN_BYTES", "0")
+        .env("HEAPTUI_CACHE_DIR", &cache)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let read = v["details"]["index cache"].as_str().unwrap_or_default();
+    assert!(read.starts_with("read from "), "{v}");
+}

@@ -309,19 +309,24 @@ impl App {
         let cell = summary.clone();
         // One background thread: where a quick pass can count the classes (HPROF with no
         // index cache entry), the class histogram first, in about a tenth of the index's
-        // time; then the index, handed to the UI; then the dominator tree, built while
-        // the user already browses the histogram.
+        // time; then the index, handed to the UI; then the summary, the index cache entry
+        // and the dominator tree, while the user already browses.
         std::thread::spawn(move || {
             if let Ok(Some(q)) = crate::format::quick_histogram(&file, &p) {
                 let _ = early_tx.send(q);
             }
             drop(early_tx);
-            match crate::format::open(&file, &p) {
-                Ok(snap) => {
+            match crate::format::open_deferring_cache(&file, &p) {
+                Ok((snap, pending)) => {
                     let snap = Arc::new(snap);
                     if tx.send(Ok(Loaded::One(snap.clone()))).is_ok() {
                         // Off the UI thread: a walk of every object (1 s for 64 M).
                         let _ = cell.set(crate::cli::summary_lines_for(&snap));
+                        // The user browses meanwhile; an entry that cannot be written
+                        // only means the next open indexes again.
+                        if let Some(entry) = pending {
+                            let _ = entry.store(&snap, &dp);
+                        }
                         let d = crate::heap::dominators::compute(&snap.graph, &dp);
                         let _ = dom_tx.send(DomsReady::One(d));
                     }
