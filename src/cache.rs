@@ -26,9 +26,14 @@
 //! (format, facts, warnings, roots, classes, threads and the format's decoder state), in
 //! bincode; the graph's columns as raw arrays (`class_of`, `shallow`, the bases and
 //! distances of the packed record offsets and CSR starts, the CSRs' targets and sources,
-//! their weak bits), each with its length; then the trailer: the xxh3-64 of the
-//! xxh3-64s of the part before the columns and of each column (so that the columns can
-//! be read and hashed in parallel).
+//! their weak bits), each with its length, the length on an 8-byte boundary (zero
+//! padding before it); then the trailer: the xxh3-64 of the xxh3-64s of the part before
+//! the columns and of each column (so that the columns can be hashed in parallel).
+//!
+//! A reopen maps the entry and uses its columns in place ([`crate::heap::Column`]):
+//! nothing is copied, and the index's pages are the entry's page cache rather than the
+//! process's own memory. Every byte is still read once, for the checksum and the checks,
+//! before any view sees the index.
 //!
 //! Only dumps of at least `HEAPTUI_CACHE_MIN_BYTES` (default 64 MiB) are written: a
 //! smaller one opens in well under a second anyway. `--no-cache` or `HEAPTUI_NO_CACHE=1`
@@ -37,7 +42,6 @@
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -46,11 +50,12 @@ use xxhash_rust::xxh3::Xxh3;
 
 use crate::format::{Decoder, Format, Snapshot, SnapshotInfo};
 use crate::heap::packed::{Packed, Starts};
+use crate::heap::Column;
 use crate::heap::{ClassInfo, Graph, ObjId, Root, Thread};
 use crate::source::Source;
 
 const MAGIC: &[u8; 16] = b"heaptui index\0\0\0";
-const VERSION: u32 = 3;
+const VERSION: u32 = 4;
 const BYTE_ORDER: u32 = 0x0102_0304;
 /// Entries kept in the cache directory.
 pub const KEEP: usize = 8;
@@ -214,30 +219,23 @@ fn trailer(digests: &[u64]) -> u64 {
     h.digest()
 }
 
-/// Plain integers whose bytes are written as they are in memory.
-trait Raw: Copy + Default {}
-impl Raw for u16 {}
-impl Raw for u32 {}
-impl Raw for u64 {}
-
-fn bytes_of<T: Raw>(v: &[T]) -> &[u8] {
+/// The bytes of plain integers, as they are in memory.
+fn bytes_of<T: crate::heap::column::Plain>(v: &[T]) -> &[u8] {
     // SAFETY: u16, u32 and u64 have no padding and every byte pattern is a valid value.
     unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v)) }
-}
-
-fn bytes_of_mut<T: Raw>(v: &mut [T]) -> &mut [u8] {
-    // SAFETY: as above; the slice covers exactly the vector's initialised elements.
-    unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr() as *mut u8, std::mem::size_of_val(v)) }
 }
 
 struct Out<W: Write> {
     w: W,
     h: Xxh3,
+    /// Bytes written so far.
+    pos: u64,
 }
 
 impl<W: Write> Out<W> {
     fn put(&mut self, b: &[u8]) -> std::io::Result<()> {
         self.h.update(b);
+        self.pos += b.len() as u64;
         self.w.write_all(b)
     }
     fn section(&mut self, b: &[u8]) -> std::io::Result<()> {
@@ -319,6 +317,7 @@ pub fn store(key: &Key, snap: &Snapshot) -> Result<Option<PathBuf>, String> {
         let mut o = Out {
             w: BufWriter::with_capacity(1 << 20, f),
             h: Xxh3::new(),
+            pos: 0,
         };
         o.put(MAGIC)?;
         o.put(&VERSION.to_ne_bytes())?;
@@ -328,6 +327,7 @@ pub fn store(key: &Key, snap: &Snapshot) -> Result<Option<PathBuf>, String> {
         // Each column is hashed on its own (so that a reader can read and hash them in
         // parallel); the trailer hashes the prefix's digest and the columns' digests.
         let mut digests = vec![o.h.digest()];
+        let mut pos = o.pos;
         for col in [
             bytes_of(&g.class_of),
             bytes_of(&g.shallow),
@@ -342,9 +342,14 @@ pub fn store(key: &Key, snap: &Snapshot) -> Result<Option<PathBuf>, String> {
             bytes_of(&g.in_sources),
             bytes_of(&g.in_weak),
         ] {
+            // Each length on an 8-byte boundary, so that the column's bytes are aligned
+            // in a map of the entry and can be used in place.
+            let pad = pos.div_ceil(8) * 8 - pos;
+            o.w.write_all(&[0u8; 8][..pad as usize])?;
             let len = (col.len() as u64).to_ne_bytes();
             o.w.write_all(&len)?;
             o.w.write_all(col)?;
+            pos += pad + 8 + col.len() as u64;
             digests.push(column_digest(&len, col));
         }
         o.w.write_all(&trailer(&digests).to_ne_bytes())?;
@@ -469,24 +474,27 @@ fn read_entry(key: &Key, f: File, file_bytes: u64) -> Result<Parts, &'static str
     if len < 8 {
         return Err("too short");
     }
+    // SAFETY: a read-only map of an entry file. Entries are written to a temporary file
+    // and renamed into place, and pruned by unlinking, so the file mapped here is never
+    // changed; the columns below borrow from this map for as long as the snapshot lives.
+    let map = std::sync::Arc::new(unsafe { memmap2::Mmap::map(&f) }.map_err(|_| "unmappable")?);
     let mut r = In {
-        r: BufReader::with_capacity(1 << 20, f),
+        r: &map[..],
         h: Xxh3::new(),
         left: len - 8,
     };
     check_head(&mut r, key)?;
     let meta: Meta = decode(&r.section().ok_or("cut short")?).ok_or("unreadable metadata")?;
     let cut = "cut short";
-    // The columns: their places first (each length, checked against what is left), then
-    // read and hashed in parallel, straight into their own arrays.
     let prefix = r.h.digest();
+    // The columns: each length on an 8-byte boundary, its bytes right after (so they are
+    // aligned in the map and used in place).
     let mut pos = (len - 8) - r.left;
-    let f = r.r.into_inner();
     let mut places = Vec::with_capacity(COLUMNS);
     for _ in 0..COLUMNS {
-        let mut b = [0u8; 8];
-        f.read_exact_at(&mut b, pos).map_err(|_| cut)?;
-        let n = u64::from_ne_bytes(b);
+        pos = pos.div_ceil(8) * 8;
+        let b = map.get(pos as usize..pos as usize + 8).ok_or(cut)?;
+        let n = u64::from_ne_bytes(b.try_into().map_err(|_| cut)?);
         let room = (len - 8).checked_sub(pos + 8).ok_or(cut)?;
         if n > room {
             return Err(cut);
@@ -497,81 +505,65 @@ fn read_entry(key: &Key, f: File, file_bytes: u64) -> Result<Parts, &'static str
     if pos != len - 8 {
         return Err("longer than its sections");
     }
-    let mut tail = [0u8; 8];
-    f.read_exact_at(&mut tail, pos).map_err(|_| cut)?;
-    enum Col {
-        U16(Vec<u16>),
-        U32(Vec<u32>),
-        U64(Vec<u64>),
-    }
+    let tail = u64::from_ne_bytes(map[pos as usize..].try_into().map_err(|_| cut)?);
     // Bytes per element: class_of, shallow: u32; offsets: u64 bases, u32 distances;
     // references: u32 bases, u16 distances, u32 targets, u64 weak bits; referrers: the
     // same.
-    const WIDTH: [u8; COLUMNS] = [4, 4, 8, 4, 4, 2, 4, 8, 4, 2, 4, 8];
-    use rayon::prelude::*;
-    let cols: Vec<Option<(Col, u64)>> = (0..COLUMNS)
-        .into_par_iter()
-        .map(|i| {
-            let (at, n) = places[i];
-            let len = n.to_ne_bytes();
-            fn read<T: Raw>(f: &File, at: u64, n: u64, len: &[u8]) -> Option<(Vec<T>, u64)> {
-                let size = std::mem::size_of::<T>() as u64;
-                if n % size != 0 {
-                    return None;
-                }
-                let mut v = crate::heap::huge::filled((n / size) as usize, T::default());
-                f.read_exact_at(bytes_of_mut(&mut v), at).ok()?;
-                let d = column_digest(len, bytes_of(&v));
-                Some((v, d))
-            }
-            match WIDTH[i] {
-                2 => read::<u16>(&f, at, n, &len).map(|(v, d)| (Col::U16(v), d)),
-                4 => read::<u32>(&f, at, n, &len).map(|(v, d)| (Col::U32(v), d)),
-                _ => read::<u64>(&f, at, n, &len).map(|(v, d)| (Col::U64(v), d)),
-            }
-        })
-        .collect();
-    let mut digests = vec![prefix];
-    let mut u16s = Vec::new();
-    let mut u32s = Vec::new();
-    let mut u64s = Vec::new();
-    for c in cols {
-        let (c, d) = c.ok_or(cut)?;
-        digests.push(d);
-        match c {
-            Col::U16(v) => u16s.push(v),
-            Col::U32(v) => u32s.push(v),
-            Col::U64(v) => u64s.push(v),
-        }
+    const WIDTH: [u64; COLUMNS] = [4, 4, 8, 4, 4, 2, 4, 8, 4, 2, 4, 8];
+    if places.iter().zip(WIDTH).any(|(&(_, n), w)| n % w != 0) {
+        return Err("a column of a partial element");
     }
-    if u64::from_ne_bytes(tail) != trailer(&digests) {
+    // Every byte is read once here, on the thread pool: the checksum.
+    use rayon::prelude::*;
+    let mut digests = vec![prefix];
+    digests.extend(
+        places
+            .par_iter()
+            .map(|&(at, n)| column_digest(&n.to_ne_bytes(), &map[at as usize..(at + n) as usize]))
+            .collect::<Vec<u64>>(),
+    );
+    if tail != trailer(&digests) {
         return Err("damaged (checksum)");
     }
-    let mut u16s = u16s.into_iter();
-    let mut u32s = u32s.into_iter();
-    let mut u64s = u64s.into_iter();
+    let col = |i: usize| -> (usize, usize) {
+        let (at, n) = places[i];
+        (at as usize, (n / WIDTH[i]) as usize)
+    };
+    let bad = "misaligned";
+    let u16c = |i: usize| {
+        let (at, n) = col(i);
+        Column::<u16>::mapped(&map, at, n).ok_or(bad)
+    };
+    let u32c = |i: usize| {
+        let (at, n) = col(i);
+        Column::<u32>::mapped(&map, at, n).ok_or(bad)
+    };
+    let u64c = |i: usize| {
+        let (at, n) = col(i);
+        Column::<u64>::mapped(&map, at, n).ok_or(bad)
+    };
     let mut g = Graph {
-        class_of: u32s.next().unwrap_or_default(),
-        shallow: u32s.next().unwrap_or_default(),
+        class_of: u32c(0)?,
+        shallow: u32c(1)?,
         offset: Packed {
-            base: u64s.next().unwrap_or_default(),
-            rel: u32s.next().unwrap_or_default(),
+            base: u64c(2)?,
+            rel: u32c(3)?,
             wide: meta.wide_offsets.clone(),
         },
         out_start: Packed {
-            base: u32s.next().unwrap_or_default(),
-            rel: u16s.next().unwrap_or_default(),
+            base: u32c(4)?,
+            rel: u16c(5)?,
             wide: meta.wide_out_start.clone(),
         },
-        out_targets: u32s.next().unwrap_or_default(),
-        weak: u64s.next().unwrap_or_default(),
+        out_targets: u32c(6)?,
+        weak: u64c(7)?,
         in_start: Packed {
-            base: u32s.next().unwrap_or_default(),
-            rel: u16s.next().unwrap_or_default(),
+            base: u32c(8)?,
+            rel: u16c(9)?,
             wide: meta.wide_in_start.clone(),
         },
-        in_sources: u32s.next().unwrap_or_default(),
-        in_weak: u64s.next().unwrap_or_default(),
+        in_sources: u32c(10)?,
+        in_weak: u64c(11)?,
         ..Graph::default()
     };
     g.roots = meta.roots.clone();
@@ -639,15 +631,15 @@ mod tests {
     /// Three objects, 0 → 1 → 2, one class.
     fn graph() -> Graph {
         Graph {
-            class_of: vec![0, 0, 0],
-            shallow: vec![8, 8, 8],
+            class_of: vec![0, 0, 0].into(),
+            shallow: vec![8, 8, 8].into(),
             offset: vec![0, 10, 20].into(),
             out_start: vec![0, 1, 2, 2].into(),
-            out_targets: vec![1, 2],
-            weak: vec![0],
+            out_targets: vec![1, 2].into(),
+            weak: vec![0].into(),
             in_start: vec![0, 0, 1, 2].into(),
-            in_sources: vec![0, 1],
-            in_weak: Vec::new(),
+            in_sources: vec![0, 1].into(),
+            in_weak: Default::default(),
             classes: vec![ClassInfo { name: "A".into() }],
             ..Graph::default()
         }

@@ -229,3 +229,41 @@ fn no_cache_neither_reads_nor_writes_and_the_dump_is_never_written() {
     assert_eq!(std::fs::read(&dump).unwrap(), before);
     assert_eq!(std::fs::metadata(&dump).unwrap().modified().unwrap(), mtime);
 }
+
+#[test]
+fn a_reopened_index_is_used_in_place_from_the_mapped_entry() {
+    // In-process (the other tests run the binary): this process's cache settings.
+    std::env::set_var("HEAPTUI_CACHE_DIR", common::scratch().join("in-place"));
+    std::env::set_var("HEAPTUI_CACHE_MIN_BYTES", "0");
+    let p = common::gunzipped("java/coops/heap-live-jvmgz.hprof.gz");
+    let progress = heaptui::progress::Progress::new();
+    let built = heaptui::format::open(&p, &progress).unwrap();
+    let read = heaptui::format::open(&p, &progress).unwrap();
+    assert!(
+        read.facts
+            .iter()
+            .any(|(k, v)| k == "index cache" && v.starts_with("read from")),
+        "{:?}",
+        read.facts
+    );
+    let (a, b) = (&built.graph, &read.graph);
+    assert!(!a.class_of.is_mapped() && !a.out_targets.is_mapped());
+    for mapped in [
+        b.class_of.is_mapped(),
+        b.shallow.is_mapped(),
+        b.out_targets.is_mapped(),
+        b.in_sources.is_mapped(),
+        b.weak.is_mapped(),
+    ] {
+        assert!(mapped);
+    }
+    assert!(a.len() > 30_000);
+    assert_eq!(&*a.class_of, &*b.class_of);
+    assert_eq!(&*a.shallow, &*b.shallow);
+    assert_eq!(&*a.out_targets, &*b.out_targets);
+    assert_eq!(&*a.in_sources, &*b.in_sources);
+    assert!(a.offset.iter().eq(b.offset.iter()));
+    assert!((0..=a.len()).all(|i| a.out_start.get(i) == b.out_start.get(i)));
+    assert!((0..=a.len()).all(|i| a.in_start.get(i) == b.in_start.get(i)));
+    assert_eq!(a.index_bytes() > 0, b.index_bytes() > 0);
+}

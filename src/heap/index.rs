@@ -284,11 +284,11 @@ impl EdgeBuilder {
         }
         drop(counts);
         g.out_start = self.start.into();
-        g.out_targets = self.targets;
-        g.weak = self.weak;
+        g.out_targets = self.targets.into();
+        g.weak = self.weak.into();
         g.in_start = in_start.into();
-        g.in_sources = in_sources;
-        g.in_weak = in_weak;
+        g.in_sources = in_sources.into();
+        g.in_weak = in_weak.into();
     }
 }
 

@@ -12,6 +12,7 @@
 //! from a format's decoder, so it lives above, in [`crate::diff`], on top of
 //! [`crate::format::Snapshot`].
 
+pub mod column;
 pub mod dominators;
 pub mod histogram;
 pub mod huge;
@@ -20,6 +21,7 @@ pub mod packed;
 pub mod paths;
 pub mod reach;
 
+pub use column::Column;
 pub use index::{AddrIndex, EdgeBuilder};
 pub use packed::{Offsets, Starts};
 
@@ -159,9 +161,9 @@ pub struct ClassInfo {
 #[derive(Debug, Default)]
 pub struct Graph {
     /// Class of every object.
-    pub class_of: Vec<ClassId>,
+    pub class_of: Column<ClassId>,
     /// Shallow size of every object; `u32::MAX` means "look in `big_sizes`".
-    pub shallow: Vec<u32>,
+    pub shallow: Column<u32>,
     /// Sizes of the rare objects of 4 GiB or more.
     pub big_sizes: Vec<(ObjId, u64)>,
     /// File offset of every object's record (4.125 bytes per object: [`packed`]).
@@ -169,16 +171,16 @@ pub struct Graph {
     /// CSR of outgoing references: `out_targets[out_start[i]..out_start[i+1]]`.
     /// (`out_start` and `in_start` take 2.0625 bytes per object: [`packed`].)
     pub out_start: Starts,
-    pub out_targets: Vec<ObjId>,
+    pub out_targets: Column<ObjId>,
     /// One bit per edge in `out_targets`: set when the edge is weak (ignored by
     /// reachability, dominators and paths unless asked).
-    pub weak: Vec<u64>,
+    pub weak: Column<u64>,
     /// Transposed CSR: who refers to each object.
     pub in_start: Starts,
-    pub in_sources: Vec<ObjId>,
+    pub in_sources: Column<ObjId>,
     /// One bit per entry of `in_sources`: set when that reference is weak. Empty when
     /// the snapshot has no weak edge at all.
-    pub in_weak: Vec<u64>,
+    pub in_weak: Column<u64>,
     /// GC roots, sorted by object (see [`Graph::sort_roots`]); an object may be rooted
     /// several times, by different kinds.
     pub roots: Vec<Root>,
@@ -281,16 +283,19 @@ impl Graph {
         fn v<T>(x: &Vec<T>) -> u64 {
             (x.capacity() * std::mem::size_of::<T>()) as u64
         }
-        v(&self.class_of)
-            + v(&self.shallow)
+        fn c<T: column::Plain>(x: &Column<T>) -> u64 {
+            x.bytes() as u64
+        }
+        c(&self.class_of)
+            + c(&self.shallow)
             + v(&self.big_sizes)
             + self.offset.bytes()
             + self.out_start.bytes()
-            + v(&self.out_targets)
-            + v(&self.weak)
+            + c(&self.out_targets)
+            + c(&self.weak)
             + self.in_start.bytes()
-            + v(&self.in_sources)
-            + v(&self.in_weak)
+            + c(&self.in_sources)
+            + c(&self.in_weak)
             + v(&self.roots)
             + self
                 .classes

@@ -24,7 +24,9 @@
 pub const BLOCK: usize = 64;
 
 /// An unsigned integer type that can be a base or a distance.
-pub trait Part: Copy + Default + Eq + Ord + Send + Sync + std::fmt::Debug + 'static {
+use super::column::{Column, Plain};
+
+pub trait Part: Plain + Eq + Ord + std::fmt::Debug {
     /// The largest value; as a distance, the mark of a value kept in `wide`.
     const MAX: Self;
     fn to_u64(self) -> u64;
@@ -64,9 +66,9 @@ fn distance<B: Part, R: Part>(b: B, v: B) -> R {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Packed<B: Part, R: Part> {
     /// The first value of each block of [`BLOCK`].
-    pub(crate) base: Vec<B>,
+    pub(crate) base: Column<B>,
     /// Each value's distance from its block's base, or `R::MAX`.
-    pub(crate) rel: Vec<R>,
+    pub(crate) rel: Column<R>,
     /// The values that do not fit an `R` from their base, by position.
     pub(crate) wide: Vec<(u32, B)>,
 }
@@ -160,8 +162,8 @@ impl<B: Part, R: Part> Packed<B, R> {
 
     /// Bytes held (capacity, as the index counts its columns).
     pub fn bytes(&self) -> u64 {
-        (self.base.capacity() * std::mem::size_of::<B>()
-            + self.rel.capacity() * std::mem::size_of::<R>()
+        (self.base.bytes()
+            + self.rel.bytes()
             + self.wide.capacity() * std::mem::size_of::<(u32, B)>()) as u64
     }
 
@@ -246,8 +248,8 @@ impl<B: Part, R: Part> Packed<B, R> {
             })
             .collect();
         Packed {
-            base,
-            rel,
+            base: base.into(),
+            rel: rel.into(),
             wide: wide.concat(),
         }
     }

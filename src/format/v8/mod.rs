@@ -1038,9 +1038,9 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
     drop(std::mem::take(&mut edges.ty));
     g.offset = nodes.offset.into();
     g.offset.shrink_to_fit();
-    g.class_of = nodes.class_key;
+    g.class_of = nodes.class_key.into();
     g.class_of.shrink_to_fit();
-    g.shallow = nodes.shallow;
+    g.shallow = nodes.shallow.into();
     g.shallow.shrink_to_fit();
     g.big_sizes = nodes.big_sizes;
     drop(nodes.edge_count);
