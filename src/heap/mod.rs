@@ -7,6 +7,9 @@
 //! contents or edge names: a format's [`crate::format::Decoder`] decodes those from the
 //! memory map when a view asks.
 //!
+//! The columns are [`Column`]s: vectors when a reader builds them, stretches of the
+//! memory-mapped index cache entry when a dump is reopened ([`crate::cache`]).
+//!
 //! The analyses in this module's children (`histogram`, `dominators`, `paths`) look only
 //! at this model, never at a format. The diff's growth by owner needs reference names
 //! from a format's decoder, so it lives above, in [`crate::diff`], on top of
@@ -278,7 +281,8 @@ impl Graph {
         self.out_targets.len()
     }
 
-    /// Bytes held by the index itself (the columns and CSRs, not the mapped file).
+    /// Bytes of the index itself (the columns and CSRs, not the dump's map): in memory
+    /// when built, in the cache entry's map when reopened (counted the same).
     pub fn index_bytes(&self) -> u64 {
         fn v<T>(x: &Vec<T>) -> u64 {
             (x.capacity() * std::mem::size_of::<T>()) as u64

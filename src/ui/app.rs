@@ -634,6 +634,14 @@ impl App {
         }
     }
 
+    /// The file's name for the status line (`path`, cleaned, when it has none).
+    fn file_name(&self, path: &str) -> String {
+        self.path
+            .file_name()
+            .map(|n| sanitize(&n.to_string_lossy()).into_owned())
+            .unwrap_or_else(|| path.to_string())
+    }
+
     pub fn draw(&self, f: &mut Frame) {
         let area = f.area();
         let [main, status, hints] = Layout::vertical([
@@ -659,16 +667,8 @@ impl App {
                         .label(phase.clone());
                 f.render_widget(gauge, g);
                 let count: u64 = h.rows().iter().map(|r| r.count).sum();
-                let trunc = if self.early_truncated {
-                    " · TRUNCATED"
-                } else {
-                    ""
-                };
-                let name = self
-                    .path
-                    .file_name()
-                    .map(|n| sanitize(&n.to_string_lossy()).into_owned())
-                    .unwrap_or_else(|| file.clone());
+                let trunc = truncated_mark(self.early_truncated);
+                let name = self.file_name(&file);
                 let line = match &self.message {
                     Some(m) => format!(" {}", sanitize(m)),
                     None => format!(
@@ -729,17 +729,9 @@ impl App {
                     .selected_text(&ctx)
                     .map(|t| format!(" · {}", sanitize(&t)))
                     .unwrap_or_default();
-                let trunc = if r.snap.truncated.is_some() {
-                    " · TRUNCATED"
-                } else {
-                    ""
-                };
+                let trunc = truncated_mark(r.snap.truncated.is_some());
                 // Most useful first: a long path must not push the counts off screen.
-                let name = self
-                    .path
-                    .file_name()
-                    .map(|n| sanitize(&n.to_string_lossy()).into_owned())
-                    .unwrap_or_else(|| file.clone());
+                let name = self.file_name(&file);
                 let retained = if r.dom.is_some() {
                     String::new()
                 } else {
@@ -939,5 +931,14 @@ mod tests {
         assert_eq!(super::osc52("@123"), "\x1b]52;c;QDEyMw==\x07");
         assert_eq!(super::osc52("0xfc3935b0"), "\x1b]52;c;MHhmYzM5MzViMA==\x07");
         assert_eq!(super::osc52("abc"), "\x1b]52;c;YWJj\x07");
+    }
+}
+
+/// The status line's mark of a file read only as far as it is whole.
+fn truncated_mark(truncated: bool) -> &'static str {
+    if truncated {
+        " · TRUNCATED"
+    } else {
+        ""
     }
 }

@@ -364,6 +364,21 @@ impl Part {
     }
 }
 
+/// A class's Java name from LOAD CLASS and its UTF8 record, or its id when the dump has
+/// no name for it.
+fn class_name_of(
+    b: &[u8],
+    class_names: &IdMap<u64>,
+    utf8: &IdMap<(usize, usize)>,
+    cid: u64,
+) -> String {
+    class_names
+        .get(&cid)
+        .and_then(|&nid| utf8_text(b, utf8, nid))
+        .map(|s| java_name(&s))
+        .unwrap_or_else(|| format!("<class 0x{cid:x}>"))
+}
+
 impl Pass1 {
     /// Takes in how a body's walk ended: a cut marks the truncation point, an unreadable
     /// record is a warning.
@@ -1063,13 +1078,7 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
     let addrs = AddrIndex::new(p.objs.iter().map(|o| o.0).collect());
     drop(std::mem::take(&mut p.objs));
 
-    let class_name = |cid: u64| -> String {
-        p.class_names
-            .get(&cid)
-            .and_then(|&nid| utf8_text(b, &p.utf8, nid))
-            .map(|s| java_name(&s))
-            .unwrap_or_else(|| format!("<class 0x{cid:x}>"))
-    };
+    let class_name = |cid: u64| class_name_of(b, &p.class_names, &p.utf8, cid);
     let field_name = |nid: u64| utf8_text(b, &p.utf8, nid);
     let mut cls = Classes::build(b, id, layout, &p.class_dumps, &class_name, &field_name);
     let warnings = std::mem::take(&mut cls.warnings);

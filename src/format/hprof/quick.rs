@@ -160,13 +160,7 @@ pub fn histogram(b: &[u8], progress: &Progress) -> Result<QuickHistogram, ParseE
     );
     p.finish(b.len());
 
-    let class_name = |cid: u64| -> String {
-        p.class_names
-            .get(&cid)
-            .and_then(|&nid| utf8_text(b, &p.utf8, nid))
-            .map(|s| java_name(&s))
-            .unwrap_or_else(|| format!("<class 0x{cid:x}>"))
-    };
+    let class_name = |cid: u64| class_name_of(b, &p.class_names, &p.utf8, cid);
     let field_name = |nid: u64| utf8_text(b, &p.utf8, nid);
     let mut cls = Classes::build(b, id, layout, &all.class_dumps, &class_name, &field_name);
 
