@@ -924,6 +924,15 @@ pub fn osc52(text: &str) -> String {
     out
 }
 
+/// The status line's mark of a file read only as far as it is whole.
+fn truncated_mark(truncated: bool) -> &'static str {
+    if truncated {
+        " · TRUNCATED"
+    } else {
+        ""
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -931,14 +940,5 @@ mod tests {
         assert_eq!(super::osc52("@123"), "\x1b]52;c;QDEyMw==\x07");
         assert_eq!(super::osc52("0xfc3935b0"), "\x1b]52;c;MHhmYzM5MzViMA==\x07");
         assert_eq!(super::osc52("abc"), "\x1b]52;c;YWJj\x07");
-    }
-}
-
-/// The status line's mark of a file read only as far as it is whole.
-fn truncated_mark(truncated: bool) -> &'static str {
-    if truncated {
-        " · TRUNCATED"
-    } else {
-        ""
     }
 }
