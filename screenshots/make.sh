@@ -55,6 +55,10 @@ shot() {
 }
 key() { t send-keys "$@"; sleep 0.2; }
 wait_for "Class histogram"
+# The index is ready (an HPROF file shows the quick histogram first, its status line
+# saying "indexing"), then the dominator tree.
+wait_for " objects · "
+wait_gone "indexing"
 wait_gone "retained sizes: computing"
 shot histogram
 key / f i x t u r e
