@@ -162,11 +162,11 @@ pub struct EdgeBuilder {
 
 impl EdgeBuilder {
     pub fn with_capacity(objects: usize, edges: usize) -> Self {
-        let mut start = Vec::with_capacity(objects + 1);
+        let mut start = super::huge::with_capacity(objects + 1);
         start.push(0);
         EdgeBuilder {
             start,
-            targets: Vec::with_capacity(edges),
+            targets: super::huge::with_capacity(edges),
             weak: Vec::new(),
         }
     }

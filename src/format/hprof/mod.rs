@@ -508,8 +508,9 @@ fn pass1(
     // The smallest object record is about 25 bytes and a typical one 40-50: reserving
     // for one object per 48 bytes avoids most regrowth (each regrowth copies the whole
     // vector) and never exceeds what the file's size justifies.
-    p.objs
-        .reserve(bodies.iter().map(|x| x.end - x.start).sum::<usize>() / 48);
+    p.objs = crate::heap::huge::with_capacity(
+        bodies.iter().map(|x| x.end - x.start).sum::<usize>() / 48,
+    );
     for_bodies(
         &bodies,
         progress,
@@ -1119,8 +1120,8 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
     // regrow (capacity that is never written costs no memory).
     let edge_bound = (b.len() / id + cls.class_ids.len()).min(u32::MAX as usize);
     let mut e = EdgeBuilder::with_capacity(n, edge_bound);
-    g.class_of.reserve_exact(n);
-    g.shallow.reserve_exact(n);
+    g.class_of = crate::heap::huge::with_capacity(n).into();
+    g.shallow = crate::heap::huge::with_capacity(n).into();
     let mut dangling = 0u64;
     let mut fixups = Vec::new();
     let offsets = std::mem::take(&mut g.offset);
