@@ -491,9 +491,12 @@ fn the_tui_writes_the_index_cache_entry_after_handing_over_the_index() {
         return;
     };
     // The entry is written after the index is on screen and before the dominator tree:
-    // once retained sizes are in, it is there.
+    // once retained sizes are in, it is there. (The quick histogram's status line also
+    // counts objects, but says "indexing".)
     t.wait_until("the dominator tree", |s| {
-        s.contains(" objects · ") && !s.contains("retained sizes: computing")
+        s.contains(" objects · ")
+            && !s.contains("indexing")
+            && !s.contains("retained sizes: computing")
     });
     t.keys(&["q"]);
     t.wait_for("EXITED-0");
