@@ -87,6 +87,15 @@ impl Tmux {
         }
     }
 
+    /// Waits for the histogram of the built index: an HPROF file shows the quick pass's
+    /// first, whose status line says "indexing" and whose `Enter` does not open yet.
+    fn wait_for_index(&self) -> String {
+        self.wait_for("Class histogram");
+        self.wait_until("the index", |s| {
+            s.contains(" objects") && !s.contains("indexing")
+        })
+    }
+
     fn keys(&self, keys: &[&str]) {
         let mut args = vec!["send-keys"];
         args.extend_from_slice(keys);
@@ -134,7 +143,7 @@ fn histogram_filter_and_quit_in_a_real_terminal() {
     let Some(t) = Tmux::start("quit", &command()) else {
         return;
     };
-    t.wait_for("Class histogram");
+    t.wait_for_index();
     // The status line is drawn in the same frame, but a capture may catch the terminal
     // between the two: wait for it too.
     let s = t.wait_until("the status line", |s| {
@@ -173,7 +182,7 @@ fn every_signal_restores_the_terminal() {
         let Some(t) = Tmux::start(&format!("sig{sig}"), &command()) else {
             return;
         };
-        t.wait_for("Class histogram");
+        t.wait_for_index();
         let pid = t.child_pid();
         assert!(!pid.is_empty(), "no heaptui process under the pane's shell");
         Command::new("kill")
@@ -198,7 +207,7 @@ fn a_vanished_terminal_ends_the_program() {
     let Some(t) = Tmux::start("hup", &command()) else {
         return;
     };
-    t.wait_for("Class histogram");
+    t.wait_for_index();
     let pid = t.child_pid();
     assert!(!pid.is_empty());
     t.tmux(&["kill-server"]);
@@ -223,7 +232,7 @@ fn the_leak_hunt_in_a_real_terminal_with_a_resize_and_ctrl_c() {
     let Some(t) = Tmux::start("walk", &command()) else {
         return;
     };
-    t.wait_for("Class histogram");
+    t.wait_for_index();
     // The retained column fills in once the dominator tree is built.
     let s = t.wait_for("3,514,200");
     assert!(!s.contains("computing"), "{s}");
@@ -330,7 +339,7 @@ fn ctrl_z_suspends_to_the_shell_and_fg_comes_back() {
         ),
         "Enter",
     ]);
-    t.wait_for("Class histogram");
+    t.wait_for_index();
     t.keys(&["C-z"]);
     let s = t.wait_for("Stopped");
     assert!(!s.contains("Class histogram"), "{s}");
@@ -370,7 +379,7 @@ fn a_moarvm_file_s_snapshots_are_listed_and_another_one_opens() {
     let Some(t) = Tmux::start("snapshots", &cmd) else {
         return;
     };
-    t.wait_for("Class histogram");
+    t.wait_for_index();
     t.keys(&["#"]);
     let s = t.wait_for("Snapshots in this file — 5");
     assert!(s.contains("▶ #4"), "the open one is marked:\n{s}");
@@ -416,8 +425,12 @@ fn no_byte_of_an_escape_sequence_from_the_dump_reaches_the_terminal() {
     let _ = std::fs::remove_file(&raw);
     t.tmux(&["pipe-pane", "-o", &format!("cat >> {}", raw.display())]);
     std::fs::write(&go, b"").unwrap();
-    let s = t.wait_for("evilRed");
-    assert!(s.contains("Class histogram"), "{s}");
+    t.wait_for("evilRed");
+    let s = t.wait_for_index();
+    assert!(
+        s.contains("Class histogram") && s.contains("evilRed"),
+        "{s}"
+    );
     t.keys(&["Enter"]);
     t.wait_for("Instances of evil");
     t.keys(&["i"]);
@@ -457,7 +470,7 @@ fn a_dump_cut_short_on_disk_while_open_ends_with_a_message_and_a_clean_terminal(
     let Some(t) = Tmux::start("sigbus", &cmd) else {
         return;
     };
-    t.wait_for("Class histogram");
+    t.wait_for_index();
     std::fs::File::options()
         .write(true)
         .open(&copy)
