@@ -97,13 +97,8 @@ struct RawRoot {
 struct Pass1 {
     utf8: IdMap<(usize, usize)>,
     class_names: IdMap<u64>,
-    class_dumps: Vec<(u64, usize)>,
-    objs: Vec<(u64, u64)>,
-    roots: Vec<RawRoot>,
-    heap_names: Vec<u64>,
-    thread_serials: Vec<u32>,
-    /// ROOT THREAD OBJECT: (thread object id, thread serial, stack trace serial).
-    thread_objects: Vec<(u64, u32, u32)>,
+    /// What the heap dump bodies hold, merged in file order.
+    heap: Part,
     /// STACK FRAME records: frame id → (method name id, source file id, class serial,
     /// line).
     frames: IdMap<(u64, u64, u32, i32)>,
@@ -302,7 +297,8 @@ fn for_bodies<P: Send>(
     }
 }
 
-/// What pass 1 learns from one body.
+/// What pass 1 learns from heap dump bodies: object ids and record offsets, class
+/// dumps, GC roots, heap names and thread objects, in file order.
 #[derive(Default)]
 struct Part {
     objs: Vec<(u64, u64)>,
@@ -310,10 +306,29 @@ struct Part {
     roots: Vec<RawRoot>,
     heap_names: Vec<u64>,
     thread_serials: Vec<u32>,
+    /// ROOT THREAD OBJECT: (thread object id, thread serial, stack trace serial).
     thread_objects: Vec<(u64, u32, u32)>,
 }
 
 impl Part {
+    fn add_heap_name(&mut self, name: u64) {
+        if !self.heap_names.contains(&name) {
+            self.heap_names.push(name);
+        }
+    }
+
+    /// Appends what a later body held.
+    fn append(&mut self, mut later: Part) {
+        self.objs.append(&mut later.objs);
+        self.class_dumps.append(&mut later.class_dumps);
+        self.roots.append(&mut later.roots);
+        for name in later.heap_names {
+            self.add_heap_name(name);
+        }
+        self.thread_serials.append(&mut later.thread_serials);
+        self.thread_objects.append(&mut later.thread_objects);
+    }
+
     /// Notes one sub-record: an object, a class dump, a root or a heap's name.
     fn visit(&mut self, tag: u8, rec: &[u8], off: u64, id: usize) {
         match tag {
@@ -325,12 +340,7 @@ impl Part {
                 self.objs.push((cid, off));
                 self.class_dumps.push((cid, off as usize));
             }
-            HEAP_DUMP_INFO => {
-                let name = be_id(&rec[5..], id);
-                if !self.heap_names.contains(&name) {
-                    self.heap_names.push(name);
-                }
-            }
+            HEAP_DUMP_INFO => self.add_heap_name(be_id(&rec[5..], id)),
             t => {
                 let Some((kind, extra)) = root_kind(t) else {
                     return;
@@ -508,7 +518,7 @@ fn pass1(
     // The smallest object record is about 25 bytes and a typical one 40-50: reserving
     // for one object per 48 bytes avoids most regrowth (each regrowth copies the whole
     // vector) and never exceeds what the file's size justifies.
-    p.objs = crate::heap::huge::with_capacity(
+    p.heap.objs = crate::heap::huge::with_capacity(
         bodies.iter().map(|x| x.end - x.start).sum::<usize>() / 48,
     );
     for_bodies(
@@ -522,17 +532,8 @@ fn pass1(
             });
             (part, end)
         },
-        |body, (mut part, end)| {
-            p.objs.append(&mut part.objs);
-            p.class_dumps.append(&mut part.class_dumps);
-            p.roots.append(&mut part.roots);
-            for name in part.heap_names {
-                if !p.heap_names.contains(&name) {
-                    p.heap_names.push(name);
-                }
-            }
-            p.thread_serials.append(&mut part.thread_serials);
-            p.thread_objects.append(&mut part.thread_objects);
+        |body, (part, end)| {
+            p.heap.append(part);
             p.body_end(body, end);
         },
     );
@@ -734,9 +735,15 @@ pub(crate) fn modified_utf8(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// Whether the layout is inferred from a sample of records (64-bit HotSpot), rather than
+/// fixed by the id size or the writer (32-bit VMs, ART).
+fn layout_is_inferred(h: &Header, art: bool) -> bool {
+    h.id_size == 8 && !art
+}
+
 /// Infers compressed oops / class pointers from the address gaps after arrays.
 fn infer_layout(b: &[u8], h: &Header, objs: &[(u64, u64)], art: bool) -> (Layout, String) {
-    if h.id_size == 4 || art {
+    if !layout_is_inferred(h, art) {
         let l = Layout {
             obj_header: 8,
             ref_size: 4,
@@ -1048,40 +1055,40 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
     let release = |r: std::ops::Range<usize>| source.release(r);
     let mut p = pass1(b, &h, progress, &release);
     let art = h.version.ends_with("1.0.3");
-    let (layout, layout_text) = infer_layout(b, &h, &layout_sample(&p.objs), art);
+    let (layout, layout_text) = infer_layout(b, &h, &layout_sample(&p.heap.objs), art);
 
     // Dense ids: rank by address.
     progress.phase("sorting objects", 0);
     // Stable sort on purpose: HotSpot writes the class dumps first and then every other
     // object in address order, so the input is a handful of sorted runs, which the
     // standard library's merge sort detects and merges in near-linear time.
-    p.objs.sort_by_key(|o| o.0);
+    p.heap.objs.sort_by_key(|o| o.0);
     progress.phase("laying out classes", 0);
-    let before = p.objs.len();
-    p.objs.dedup_by_key(|o| o.0);
-    if p.objs.len() < before {
+    let before = p.heap.objs.len();
+    p.heap.objs.dedup_by_key(|o| o.0);
+    if p.heap.objs.len() < before {
         p.warnings.push(format!(
             "{} object records repeat an address already seen; the first of each is used",
-            before - p.objs.len()
+            before - p.heap.objs.len()
         ));
     }
-    if p.objs.len() >= u32::MAX as usize {
+    if p.heap.objs.len() >= u32::MAX as usize {
         return Err(ParseError::new(
             0,
             "fewer than 2^32 objects",
-            format!("{}", p.objs.len()),
+            format!("{}", p.heap.objs.len()),
         ));
     }
 
     let mut g = Graph::default();
-    let n = p.objs.len();
-    g.offset = p.objs.iter().map(|o| o.1).collect();
-    let addrs = AddrIndex::new(p.objs.iter().map(|o| o.0).collect());
-    drop(std::mem::take(&mut p.objs));
+    let n = p.heap.objs.len();
+    g.offset = p.heap.objs.iter().map(|o| o.1).collect();
+    let addrs = AddrIndex::new(p.heap.objs.iter().map(|o| o.0).collect());
+    drop(std::mem::take(&mut p.heap.objs));
 
     let class_name = |cid: u64| class_name_of(b, &p.class_names, &p.utf8, cid);
     let field_name = |nid: u64| utf8_text(b, &p.utf8, nid);
-    let mut cls = Classes::build(b, id, layout, &p.class_dumps, &class_name, &field_name);
+    let mut cls = Classes::build(b, id, layout, &p.heap.class_dumps, &class_name, &field_name);
     let warnings = std::mem::take(&mut cls.warnings);
     p.warnings.extend(warnings);
     // A class lives as long as its defining loader (the VM's ClassLoaderData holds it),
@@ -1226,7 +1233,7 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
 
     // Roots.
     let mut unresolved_roots = 0u64;
-    for r in &p.roots {
+    for r in &p.heap.roots {
         match addrs.get(r.addr) {
             Some(o) => g.roots.push(Root {
                 obj: o,
@@ -1265,8 +1272,9 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
             format!("{} / {}", p.stack_traces, p.stack_frames),
         ),
     ];
-    if !p.heap_names.is_empty() {
+    if !p.heap.heap_names.is_empty() {
         let names: Vec<String> = p
+            .heap
             .heap_names
             .iter()
             .map(|&nid| {
@@ -1277,7 +1285,7 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
             .collect();
         facts.push(("heaps".to_string(), names.join(", ")));
     }
-    let mut serials = p.thread_serials.clone();
+    let mut serials = p.heap.thread_serials.clone();
     serials.sort_unstable();
     serials.dedup();
     let trace_frames = {
@@ -1286,6 +1294,7 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
         threads::trace_frames(&p.traces, &p.frames, &p.class_serials, &text, &cname)
     };
     let thread_objects: Vec<(Option<ObjId>, u32, u32)> = p
+        .heap
         .thread_objects
         .iter()
         .map(|&(addr, serial, trace)| (addrs.get(addr), serial, trace))

@@ -125,7 +125,7 @@ pub fn histogram(b: &[u8], progress: &Progress) -> Result<QuickHistogram, ParseE
 
     // The layout, from the index's sample: the first object records in file order.
     let mut sample = Vec::new();
-    if id == 8 && !art {
+    if layout_is_inferred(&h, art) {
         'bodies: for &body in &bodies {
             walk_body(b, body, id, &|_| {}, |tag, rec, off| {
                 if matches!(
