@@ -11,6 +11,7 @@
 //!   objects by ids that survive);
 //! - [`cli`] the batch commands of `../shared/CLI.md`, [`ui`] the terminal interface.
 
+pub mod alloc;
 pub mod cache;
 pub mod cli;
 pub mod diff;

@@ -1,5 +1,9 @@
 //! The `heaptui` binary: everything lives in the library; this only sets the exit code.
 
+/// Large blocks' pages are reused between the index build's phases (see `alloc`).
+#[global_allocator]
+static GLOBAL: heaptui::alloc::Global = heaptui::alloc::Global;
+
 fn main() {
     // `heaptui histogram big.hprof | head` should end quietly when `head` does, as `cat`
     // and `grep` do, rather than panic on a write to a closed pipe: restore the default

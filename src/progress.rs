@@ -7,7 +7,8 @@ use std::sync::{Arc, Mutex};
 #[derive(Clone, Default)]
 pub struct Progress(Arc<Inner>);
 
-/// ", RssAnon N MB, peak N MB" from `/proc/self/status`, for the timing lines.
+/// " (RssAnon N MB …, peak RSS N MB)" from `/proc/self/status` and the allocator's pool,
+/// for the timing lines.
 fn rss_now() -> String {
     let Ok(s) = std::fs::read_to_string("/proc/self/status") else {
         return String::new();
@@ -20,8 +21,9 @@ fn rss_now() -> String {
             .unwrap_or(0)
     };
     format!(
-        " (RssAnon {} MB, peak RSS {} MB)",
+        " (RssAnon {} MB of which {} MB freed and kept for reuse, peak RSS {} MB)",
         kb("RssAnon:") / 1024,
+        crate::alloc::pooled_resident() >> 20,
         kb("VmHWM:") / 1024
     )
 }

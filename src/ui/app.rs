@@ -329,6 +329,8 @@ impl App {
                         }
                         let d = crate::heap::dominators::compute(&snap.graph, &dp);
                         let _ = dom_tx.send(DomsReady::One(d));
+                        // The build's freed pages were kept for the dominator pass.
+                        crate::alloc::release();
                     }
                 }
                 Err(e) => {
@@ -372,6 +374,7 @@ impl App {
             {
                 let _ = dom_tx.send(DomsReady::two(&a, &b, ids.as_deref(), &dp));
             }
+            crate::alloc::release();
         });
         let name = |p: &PathBuf| {
             p.file_name()

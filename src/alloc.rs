@@ -1,0 +1,449 @@
+//! The memory allocator of the binary: the system allocator, except that the pages of
+//! large blocks are kept when freed and moved (not copied) into the next large blocks.
+//!
+//! Why. The index is built in phases, each of which allocates arrays of hundreds of MB
+//! and frees others: the record list, the address index, the edge arrays, then the
+//! dominator pass's working state and its results. Handed back to the kernel and asked
+//! for again, every such page is faulted and zeroed anew; on this project's benchmark
+//! machine (a VM) a fresh page costs about 1 s per GB, the same order as the whole
+//! computation (`bench/README.md`). Moving pages between blocks with `mremap` costs
+//! a page-table update, so a freed block's pages serve the next block, whatever its size.
+//!
+//! How. A block of [`MIN`] bytes or more gets its own mapping, aligned to and rounded up
+//! to [`UNIT`] (2 MiB, so that transparent huge pages survive the moves). When freed, its
+//! pages go to a pool of spans instead of back to the kernel. A new large block reserves
+//! fresh address space, then moves spans from the pool into it until it is full or the
+//! pool is empty; the rest is ordinary fresh memory. Growing a block moves its own pages
+//! first; shrinking one pools its tail. Memory held by the process therefore never
+//! exceeds its peak of live memory, and [`release`] gives the pool back to the kernel
+//! (the TUI calls it once the index and the dominator tree are built). Smaller blocks and
+//! other systems go to the system allocator unchanged.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::Mutex;
+
+/// Blocks at least this large are handled here.
+pub const MIN: usize = 8 << 20;
+/// Alignment and granularity of those blocks.
+pub const UNIT: usize = 2 << 20;
+/// Spans the pool holds at most (beyond, freed spans go back to the kernel).
+const SLOTS: usize = 1024;
+
+struct Pool {
+    spans: [(usize, usize); SLOTS],
+    len: usize,
+    bytes: usize,
+}
+
+/// A pool of freed pages and the allocator that uses it. The binary's allocator is
+/// [`Global`], over one static `Recycler`; tests make their own.
+pub struct Recycler {
+    pool: Mutex<Pool>,
+}
+
+impl Default for Recycler {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Recycler {
+    pub const fn new() -> Self {
+        Recycler {
+            pool: Mutex::new(Pool {
+                spans: [(0, 0); SLOTS],
+                len: 0,
+                bytes: 0,
+            }),
+        }
+    }
+
+    /// Bytes of freed pages the pool holds.
+    pub fn pooled(&self) -> usize {
+        self.lock().bytes
+    }
+
+    /// Bytes of the pool's spans that are resident (touched before they were freed;
+    /// the rest is address space that was never used). One `mincore` call per span.
+    pub fn pooled_resident(&self) -> usize {
+        let p = self.lock();
+        let mut resident = 0;
+        for &(a, l) in &p.spans[..p.len] {
+            resident += resident_bytes(a, l);
+        }
+        resident
+    }
+
+    /// Gives every pooled page back to the kernel.
+    pub fn release(&self) {
+        let mut p = self.lock();
+        for i in 0..p.len {
+            let (a, l) = p.spans[i];
+            unmap(a, l);
+        }
+        p.len = 0;
+        p.bytes = 0;
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Pool> {
+        // A panic cannot happen while the lock is held (no allocation, no indexing out of
+        // bounds); if one did, the pool is still consistent span by span.
+        self.pool.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn give(&self, addr: usize, len: usize) {
+        if len == 0 {
+            return;
+        }
+        let mut p = self.lock();
+        if p.len == SLOTS {
+            drop(p);
+            unmap(addr, len);
+            return;
+        }
+        let i = p.len;
+        p.spans[i] = (addr, len);
+        p.len += 1;
+        p.bytes += len;
+    }
+
+    /// A new block of `len` bytes (a multiple of [`UNIT`]): the pages of `keep` (a block
+    /// being grown, which is moved to the start) first, then pooled pages, then fresh
+    /// ones. With `zero`, pooled pages are cleared (fresh ones are zero already; `keep`'s
+    /// are the block's contents). Null when the kernel refuses the address space.
+    fn assemble(&self, len: usize, keep: Option<(usize, usize)>, zero: bool) -> *mut u8 {
+        let Some(base) = reserve(len) else {
+            return std::ptr::null_mut();
+        };
+        let mut off = 0;
+        if let Some((old, old_len)) = keep {
+            if !move_pages(old, old_len, base) {
+                unmap(base, len);
+                return std::ptr::null_mut();
+            }
+            off = old_len;
+        }
+        let reused_from = off;
+        {
+            let mut p = self.lock();
+            while off < len && p.len > 0 {
+                let (a, l) = p.spans[p.len - 1];
+                let take = l.min(len - off);
+                if move_pages(a, take, base + off) {
+                    off += take;
+                    if take < l {
+                        let last = p.len - 1;
+                        p.spans[last] = (a + take, l - take);
+                    } else {
+                        p.len -= 1;
+                    }
+                    p.bytes -= take;
+                } else {
+                    // The kernel would not move it (too many mappings?): let it go.
+                    p.len -= 1;
+                    p.bytes -= l;
+                    unmap(a, l);
+                }
+            }
+        }
+        if zero && off > reused_from {
+            // SAFETY: `base + reused_from .. base + off` is mapped, writable and ours.
+            unsafe { std::ptr::write_bytes((base + reused_from) as *mut u8, 0, off - reused_from) };
+        }
+        base as *mut u8
+    }
+}
+
+fn ours(layout: &Layout) -> bool {
+    cfg!(target_os = "linux") && layout.size() >= MIN && layout.align() <= UNIT
+}
+
+fn round(size: usize) -> usize {
+    size.div_ceil(UNIT) * UNIT
+}
+
+/// Fresh, aligned address space of `len` bytes (a multiple of [`UNIT`]).
+#[cfg(target_os = "linux")]
+fn reserve(len: usize) -> Option<usize> {
+    let over = len.checked_add(UNIT)?;
+    // SAFETY: an anonymous private mapping at an address of the kernel's choosing.
+    let raw = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            over,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+            -1,
+            0,
+        )
+    };
+    if raw == libc::MAP_FAILED {
+        return None;
+    }
+    let raw = raw as usize;
+    let base = raw.div_ceil(UNIT) * UNIT;
+    unmap(raw, base - raw);
+    unmap(base + len, raw + over - (base + len));
+    Some(base)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn reserve(_len: usize) -> Option<usize> {
+    None
+}
+
+/// Moves the pages of `from .. from + len` to `to`, replacing what was mapped there.
+#[cfg(target_os = "linux")]
+fn move_pages(from: usize, len: usize, to: usize) -> bool {
+    if len == 0 {
+        return true;
+    }
+    // SAFETY: both ranges are page-aligned mappings owned by this allocator; the source
+    // is not in use (a pooled span, or a block being reallocated).
+    let r = unsafe {
+        libc::mremap(
+            from as *mut libc::c_void,
+            len,
+            len,
+            libc::MREMAP_MAYMOVE | libc::MREMAP_FIXED,
+            to as *mut libc::c_void,
+        )
+    };
+    r as usize == to
+}
+
+#[cfg(not(target_os = "linux"))]
+fn move_pages(_from: usize, _len: usize, _to: usize) -> bool {
+    false
+}
+
+/// Resident bytes of the mapped range `addr .. addr + len` (page-aligned).
+fn resident_bytes(addr: usize, len: usize) -> usize {
+    #[cfg(target_os = "linux")]
+    {
+        const PAGE: usize = 4096;
+        const BATCH: usize = 1 << 16;
+        let mut vec = [0u8; BATCH];
+        let mut count = 0;
+        let mut at = addr;
+        while at < addr + len {
+            let pages = ((addr + len - at) / PAGE).min(BATCH);
+            // SAFETY: the range is mapped (a pooled span) and `vec` holds `pages` bytes.
+            let r =
+                unsafe { libc::mincore(at as *mut libc::c_void, pages * PAGE, vec.as_mut_ptr()) };
+            if r != 0 {
+                break;
+            }
+            count += vec[..pages].iter().filter(|&&v| v & 1 == 1).count();
+            at += pages * PAGE;
+        }
+        count * PAGE
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (addr, len);
+        0
+    }
+}
+
+fn unmap(addr: usize, len: usize) {
+    #[cfg(target_os = "linux")]
+    if len > 0 {
+        // SAFETY: a range this allocator mapped and nothing refers to any more.
+        unsafe {
+            libc::munmap(addr as *mut libc::c_void, len);
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (addr, len);
+}
+
+// SAFETY: large blocks are distinct mappings handed out once until freed; everything else
+// is the system allocator's. Whether a block is large is decided by its layout, which the
+// caller passes unchanged to `dealloc` and `realloc`.
+unsafe impl GlobalAlloc for Recycler {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if !ours(&layout) {
+            return System.alloc(layout);
+        }
+        self.assemble(round(layout.size()), None, false)
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        if !ours(&layout) {
+            return System.alloc_zeroed(layout);
+        }
+        self.assemble(round(layout.size()), None, true)
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        if !ours(&layout) {
+            return System.dealloc(ptr, layout);
+        }
+        self.give(ptr as usize, round(layout.size()));
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let new = Layout::from_size_align_unchecked(new_size, layout.align());
+        match (ours(&layout), ours(&new)) {
+            (false, false) => System.realloc(ptr, layout, new_size),
+            (true, true) => {
+                let (old_len, new_len) = (round(layout.size()), round(new_size));
+                if new_len <= old_len {
+                    self.give(ptr as usize + new_len, old_len - new_len);
+                    ptr
+                } else {
+                    self.assemble(new_len, Some((ptr as usize, old_len)), false)
+                }
+            }
+            _ => {
+                let p = self.alloc(new);
+                if !p.is_null() {
+                    std::ptr::copy_nonoverlapping(ptr, p, layout.size().min(new_size));
+                    self.dealloc(ptr, layout);
+                }
+                p
+            }
+        }
+    }
+}
+
+static POOL: Recycler = Recycler::new();
+
+/// The binary's allocator (`#[global_allocator]` in `main.rs`): [`Recycler`] over one
+/// process-wide pool.
+pub struct Global;
+
+// SAFETY: delegates to `POOL`.
+unsafe impl GlobalAlloc for Global {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        POOL.alloc(layout)
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        POOL.alloc_zeroed(layout)
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        POOL.dealloc(ptr, layout)
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        POOL.realloc(ptr, layout, new_size)
+    }
+}
+
+/// Gives the process-wide pool's pages back to the kernel (a no-op where [`Global`] is
+/// not the allocator).
+pub fn release() {
+    POOL.release();
+}
+
+/// Bytes the process-wide pool holds.
+pub fn pooled() -> usize {
+    POOL.pooled()
+}
+
+/// Resident bytes the process-wide pool holds (for the timing lines).
+pub fn pooled_resident() -> usize {
+    POOL.pooled_resident()
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    fn fill(p: *mut u8, len: usize, seed: u8) {
+        for i in (0..len).step_by(4096) {
+            // SAFETY: `p .. p + len` is a live block.
+            unsafe { *p.add(i) = seed.wrapping_add((i / 4096) as u8) };
+        }
+    }
+
+    fn check(p: *mut u8, len: usize, seed: u8) {
+        for i in (0..len).step_by(4096) {
+            // SAFETY: as above.
+            let v = unsafe { *p.add(i) };
+            assert_eq!(v, seed.wrapping_add((i / 4096) as u8), "byte {i}");
+        }
+    }
+
+    #[test]
+    fn freed_pages_serve_the_next_block_and_are_zeroed_when_asked() {
+        let r = Recycler::new();
+        let a = Layout::from_size_align(20 << 20, 8).unwrap();
+        // SAFETY: layouts are non-zero; every block is freed with its own layout.
+        unsafe {
+            let p = r.alloc(a);
+            assert_eq!(p as usize % UNIT, 0);
+            fill(p, a.size(), 7);
+            r.dealloc(p, a);
+            assert_eq!(r.pooled(), round(a.size()));
+            // A larger block takes all of it, and the rest fresh.
+            let b = Layout::from_size_align(50 << 20, 8).unwrap();
+            let q = r.alloc_zeroed(b);
+            assert_eq!(r.pooled(), 0);
+            for i in (0..b.size()).step_by(4096) {
+                assert_eq!(*q.add(i), 0, "byte {i} of a zeroed block");
+            }
+            r.dealloc(q, b);
+            // A smaller one takes part and leaves the rest.
+            let c = Layout::from_size_align(10 << 20, 8).unwrap();
+            let s = r.alloc(c);
+            assert_eq!(r.pooled(), round(b.size()) - round(c.size()));
+            fill(s, c.size(), 1);
+            check(s, c.size(), 1);
+            r.dealloc(s, c);
+            r.release();
+            assert_eq!(r.pooled(), 0);
+        }
+    }
+
+    #[test]
+    fn realloc_keeps_contents_across_every_size_class() {
+        let r = Recycler::new();
+        // Pool something, so that growth takes pooled pages too.
+        let junk = Layout::from_size_align(30 << 20, 8).unwrap();
+        // SAFETY: as above; each realloc's result replaces the pointer and layout.
+        unsafe {
+            let j = r.alloc(junk);
+            fill(j, junk.size(), 99);
+            r.dealloc(j, junk);
+            let sizes = [
+                1 << 20,
+                (9 << 20) + 123,
+                64 << 20,
+                (12 << 20) + 1,
+                40 << 20,
+                3 << 20,
+                100,
+            ];
+            let mut l = Layout::from_size_align(4096, 8).unwrap();
+            let mut p = r.alloc(l);
+            fill(p, l.size(), 3);
+            for &n in &sizes {
+                let keep = l.size().min(n);
+                p = r.realloc(p, l, n);
+                assert!(!p.is_null());
+                check(p, keep, 3);
+                l = Layout::from_size_align(n, 8).unwrap();
+                fill(p, n, 3);
+            }
+            r.dealloc(p, l);
+            r.release();
+        }
+    }
+
+    #[test]
+    fn the_pool_keeps_no_more_than_its_slots() {
+        let r = Recycler::new();
+        let l = Layout::from_size_align(MIN, 8).unwrap();
+        // SAFETY: as above.
+        unsafe {
+            let blocks: Vec<*mut u8> = (0..SLOTS + 3).map(|_| r.alloc(l)).collect();
+            for &b in &blocks {
+                assert!(!b.is_null());
+                r.dealloc(b, l);
+            }
+        }
+        assert_eq!(r.pooled(), SLOTS * round(MIN));
+        r.release();
+    }
+}
