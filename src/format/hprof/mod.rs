@@ -1082,8 +1082,13 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
 
     let mut g = Graph::default();
     let n = p.heap.objs.len();
-    g.offset = p.heap.objs.iter().map(|o| o.1).collect();
-    let addrs = AddrIndex::new(p.heap.objs.iter().map(|o| o.0).collect());
+    // Two independent reads of the record list, on two threads.
+    let objs = &p.heap.objs;
+    let (offset, addrs) = rayon::join(
+        || objs.iter().map(|o| o.1).collect(),
+        || AddrIndex::new(objs.iter().map(|o| o.0).collect()),
+    );
+    g.offset = offset;
     drop(std::mem::take(&mut p.heap.objs));
 
     let class_name = |cid: u64| class_name_of(b, &p.class_names, &p.utf8, cid);
