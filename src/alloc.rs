@@ -172,7 +172,7 @@ fn reserve(len: usize) -> Option<usize> {
             std::ptr::null_mut(),
             over,
             libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
             -1,
             0,
         )

@@ -224,6 +224,12 @@ fn no_cache_neither_reads_nor_writes_and_the_dump_is_never_written() {
     assert_eq!(entries(&cache).len(), 1);
     let s = json(&cache, &["summary", "--no-cache", file, "--json"]);
     assert!(!from_cache(&s), "--no-cache before the file read the entry");
+    // Before the command, as a global option (it was taken for a file name).
+    let s = json(&cache, &["--no-cache", "summary", file, "--json"]);
+    assert!(
+        !from_cache(&s),
+        "--no-cache before the command read the entry"
+    );
     let s = json(&cache, &["summary", file, "--json"]);
     assert!(from_cache(&s));
     assert_eq!(std::fs::read(&dump).unwrap(), before);

@@ -32,8 +32,7 @@ use crate::progress::Progress;
 #[command(
     name = "heaptui",
     version,
-    about = "Browse heap snapshots (HPROF, V8, Go, MoarVM, Dart) in the terminal",
-    args_conflicts_with_subcommands = true
+    about = "Browse heap snapshots (HPROF, V8, Go, MoarVM, Dart) in the terminal"
 )]
 pub struct Cli {
     #[command(subcommand)]
