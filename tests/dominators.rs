@@ -161,6 +161,36 @@ fn check(sizes: Vec<u64>, classes: Vec<u32>, edges: Vec<(u32, u32, bool)>, roots
     }
     assert_eq!(d.reachable, want.reachable);
     assert_eq!(d.weakly_reachable, want.weakly_reachable);
+    // (Before `class_retained`, which builds the children lists.) The largest children of any set of parents, by a scan before the children lists
+    // exist and from the lists once they do: the inverse of idom, largest retained first,
+    // ties by id, cut to `top`, with the full count.
+    let mut parents: Vec<u32> = (0..sizes.len() as u32).collect();
+    parents.push(VIRTUAL_ROOT);
+    let expected = |top: usize| -> Vec<(Vec<u32>, usize)> {
+        parents
+            .iter()
+            .map(|&p| {
+                let mut kids: Vec<u32> = (0..sizes.len() as u32)
+                    .filter(|&o| want.idom[o as usize] == Some(p))
+                    .collect();
+                kids.sort_by(|&a, &b| {
+                    want.retained[b as usize]
+                        .cmp(&want.retained[a as usize])
+                        .then(a.cmp(&b))
+                });
+                let count = kids.len();
+                kids.truncate(top);
+                (kids, count)
+            })
+            .collect()
+    };
+    for top in [1, 2, usize::MAX] {
+        assert_eq!(
+            d.top_children(&parents, top),
+            expected(top),
+            "top {top}, scanned"
+        );
+    }
     let mut got_classes = d.class_retained(&g);
     got_classes.resize(want.class_retained.len(), 0);
     assert_eq!(got_classes, want.class_retained, "retained per class");
@@ -179,6 +209,7 @@ fn check(sizes: Vec<u64>, classes: Vec<u32>, edges: Vec<(u32, u32, bool)>, roots
         }
     }
     assert_eq!(seen, want.idom.iter().filter(|i| i.is_some()).count());
+    assert_eq!(d.top_children(&parents, 2), expected(2), "from the lists");
 }
 
 /// (shallow sizes, classes, edges (source, target, weak), roots)
@@ -276,4 +307,14 @@ fn a_long_dominator_chain_with_a_wide_fan_is_not_quadratic() {
     assert_eq!(d.idom(m - 1), Some(m - 2));
     assert_eq!(d.retained(0), Some(16 * m as u64));
     assert_eq!(d.retained(m - 1), Some(8));
+    // c0's children span several of the scan's chunks: c1 (the rest of the chain) first,
+    // then the x_i, all of one size, by id.
+    assert_eq!(
+        d.top_children(&[0, VIRTUAL_ROOT, m - 1], 3),
+        vec![
+            (vec![1, m, m + 1], m as usize + 1),
+            (vec![0], 1),
+            (vec![], 0)
+        ]
+    );
 }

@@ -119,13 +119,51 @@ fn root_words(snap: &Snapshot, d: &Dominators, o: ObjId) -> Option<String> {
     (d.idom(o) == Some(VIRTUAL_ROOT)).then(|| "held by several GC roots".to_string())
 }
 
-fn dominator_json(snap: &Snapshot, d: &Dominators, o: ObjId, top: usize, depth: usize) -> Json {
+/// The part of the dominator tree that `dominators` prints: for the virtual root and every
+/// object shown above the last level, its `top` largest children and how many it has
+/// (and the count alone for the last level, which JSON gives as "dominated"). One scan of
+/// the tree per level ([`Dominators::top_children`]), not the children lists.
+type Shown = crate::heap::index::IdMap<(Vec<ObjId>, usize)>;
+
+fn shown_tree(d: &Dominators, top: usize, depth: usize) -> Shown {
+    let mut shown = Shown::default();
+    let mut level = vec![VIRTUAL_ROOT];
+    for _ in 0..=depth {
+        if level.is_empty() {
+            break;
+        }
+        let kids = d.top_children(&level, top);
+        let mut next = Vec::new();
+        for (&p, (k, count)) in level.iter().zip(kids) {
+            next.extend_from_slice(&k);
+            shown.insert(p as u64, (k, count));
+        }
+        level = next;
+    }
+    shown
+}
+
+fn kids_of(shown: &Shown, o: ObjId) -> (&[ObjId], usize) {
+    shown
+        .get(&(o as u64))
+        .map_or((&[], 0), |(k, c)| (&k[..], *c))
+}
+
+fn dominator_json(
+    snap: &Snapshot,
+    d: &Dominators,
+    shown: &Shown,
+    o: ObjId,
+    top: usize,
+    depth: usize,
+) -> Json {
+    let (kids, count) = kids_of(shown, o);
     let mut v = json!({
         "object": snap.object_name(o),
         "class": snap.class_name(o),
         "shallow_bytes": snap.graph.shallow_size(o),
         "retained_bytes": d.retained(o),
-        "dominated": d.children(o).len(),
+        "dominated": count,
     });
     if let Some(l) = snap.label(o) {
         v["label"] = json!(l);
@@ -134,11 +172,10 @@ fn dominator_json(snap: &Snapshot, d: &Dominators, o: ObjId, top: usize, depth: 
         v["root"] = json!(r);
     }
     if depth > 1 {
-        let kids: Vec<Json> = d
-            .children(o)
+        let kids: Vec<Json> = kids
             .iter()
             .take(top)
-            .map(|&c| dominator_json(snap, d, c, top, depth - 1))
+            .map(|&c| dominator_json(snap, d, shown, c, top, depth - 1))
             .collect();
         v["children"] = Json::Array(kids);
     }
@@ -147,12 +184,13 @@ fn dominator_json(snap: &Snapshot, d: &Dominators, o: ObjId, top: usize, depth: 
 
 pub fn dominators(snap: &Snapshot, d: &Dominators, as_json: bool, top: usize, depth: usize) {
     let total = d.total_bytes();
+    let shown = shown_tree(d, top, depth);
     if as_json {
-        let objects: Vec<Json> = d
-            .children(VIRTUAL_ROOT)
+        let objects: Vec<Json> = kids_of(&shown, VIRTUAL_ROOT)
+            .0
             .iter()
             .take(top)
-            .map(|&o| dominator_json(snap, d, o, top, depth))
+            .map(|&o| dominator_json(snap, d, &shown, o, top, depth))
             .collect();
         println!(
             "{}",
@@ -162,8 +200,8 @@ pub fn dominators(snap: &Snapshot, d: &Dominators, as_json: bool, top: usize, de
         return;
     }
     println!("     RETAINED      %      SHALLOW  OBJECT");
-    let mut stack: Vec<(ObjId, usize)> = d
-        .children(VIRTUAL_ROOT)
+    let mut stack: Vec<(ObjId, usize)> = kids_of(&shown, VIRTUAL_ROOT)
+        .0
         .iter()
         .take(top)
         .rev()
@@ -197,7 +235,7 @@ pub fn dominators(snap: &Snapshot, d: &Dominators, as_json: bool, top: usize, de
             sanitize(&what)
         );
         if level + 1 < depth {
-            for &c in d.children(o).iter().take(top).rev() {
+            for &c in kids_of(&shown, o).0.iter().take(top).rev() {
                 stack.push((c, level + 1));
             }
         }

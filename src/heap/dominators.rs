@@ -128,6 +128,102 @@ impl Dominators {
         }
     }
 
+    /// For each of `parents` (objects or [`VIRTUAL_ROOT`]): its `top` largest children,
+    /// in [`children`](Self::children)'s order, and how many children it has. Where the
+    /// children lists are not built yet, this is one parallel scan of the immediate
+    /// dominators, not the lists (which take 12 bytes per object and a sort: 0.8 s on
+    /// 50 M objects, for a command that prints the tree's first few levels).
+    pub fn top_children(&self, parents: &[ObjId], top: usize) -> Vec<(Vec<ObjId>, usize)> {
+        if self.tree.get().is_some() {
+            return parents
+                .iter()
+                .map(|&p| {
+                    let c = self.children(p);
+                    (c.iter().take(top).copied().collect(), c.len())
+                })
+                .collect();
+        }
+        use rayon::prelude::*;
+        use std::cmp::Reverse;
+        use std::collections::BinaryHeap;
+        let n = self.idom.len();
+        // Which parent each object is (a bit, then the slot), the virtual root apart.
+        let mut member = vec![0u64; n.div_ceil(64)];
+        let mut slot: crate::heap::index::IdMap<usize> = Default::default();
+        let mut root_slot = None;
+        for (i, &p) in parents.iter().enumerate() {
+            if p == VIRTUAL_ROOT {
+                root_slot.get_or_insert(i);
+            } else if (p as usize) < n {
+                member[p as usize / 64] |= 1 << (p % 64);
+                slot.entry(p as u64).or_insert(i);
+            }
+        }
+        // Largest retained first, ties by id: the heap keeps the `top` greatest keys.
+        type Best = Vec<(BinaryHeap<Reverse<(u64, Reverse<ObjId>)>>, usize)>;
+        let empty = || -> Best { (0..parents.len()).map(|_| (BinaryHeap::new(), 0)).collect() };
+        let add = |acc: &mut Best, i: usize, o: ObjId| {
+            let (heap, count) = &mut acc[i];
+            *count += 1;
+            heap.push(Reverse((self.retained[o as usize], Reverse(o))));
+            if heap.len() > top {
+                heap.pop();
+            }
+        };
+        let found = self
+            .idom
+            .par_chunks(1 << 16)
+            .enumerate()
+            .fold(empty, |mut acc, (c, chunk)| {
+                for (k, &d) in chunk.iter().enumerate() {
+                    let o = (c << 16 | k) as ObjId;
+                    let i = if d == VIRTUAL_ROOT {
+                        root_slot
+                    } else if d != NONE && member[d as usize / 64] >> (d % 64) & 1 == 1 {
+                        slot.get(&(d as u64)).copied()
+                    } else {
+                        None
+                    };
+                    if let Some(i) = i {
+                        add(&mut acc, i, o);
+                    }
+                }
+                acc
+            })
+            .reduce(empty, |mut a, b| {
+                for (i, (heap, count)) in b.into_iter().enumerate() {
+                    a[i].1 += count;
+                    for Reverse((_, Reverse(o))) in heap {
+                        add(&mut a, i, o);
+                        a[i].1 -= 1;
+                    }
+                }
+                a
+            });
+        parents
+            .iter()
+            .map(|&p| {
+                let i = if p == VIRTUAL_ROOT {
+                    root_slot
+                } else {
+                    slot.get(&(p as u64)).copied()
+                };
+                match i {
+                    Some(i) => {
+                        let (heap, count) = &found[i];
+                        let mut kids: Vec<(u64, ObjId)> = heap
+                            .iter()
+                            .map(|Reverse((r, Reverse(o)))| (*r, *o))
+                            .collect();
+                        kids.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+                        (kids.into_iter().map(|(_, o)| o).collect(), *count)
+                    }
+                    None => (Vec::new(), 0),
+                }
+            })
+            .collect()
+    }
+
     fn tree(&self) -> &Tree {
         self.tree.get_or_init(|| {
             let n = self.idom.len();
