@@ -31,12 +31,15 @@
 //! Memory and speed. Everything is flat `u32` arrays indexed by DFS preorder number; the
 //! depth-first search and the path compression are iterative (a heap-allocated stack, no
 //! recursion, so a chain of ten million objects needs no deep call stack); no allocation
-//! per object. The working state of a node (DFS parent, semidominator, path-compression
-//! label and ancestor) sits in one 16-byte record, so the pass that touches all four pays
-//! one cache miss, not four. Peak extra memory is about 32 bytes per object (the working
-//! state is freed before the result arrays are allocated); what stays is 4 (idom) + 8
-//! (retained) + 4 (retained count) + 1/8 (weakly reachable bit) bytes per object, and 8 more for the
-//! children lists once a view walks the tree from the top. The large arrays ask for
+//! per object. The working state of a node (semidominator or bucket head,
+//! path-compression label, and the DFS parent that becomes the path-compression link)
+//! sits in one 12-byte record, so the pass that touches all three pays one cache miss,
+//! not three. Peak extra memory is 24 bytes per object: that record, the object's
+//! preorder number and the reverse map, and the bucket link that becomes the immediate
+//! dominator; the working state is freed before the result arrays are allocated, and
+//! they are made one at a time. What stays is 4 (idom) + 8 (retained) + 4 (retained
+//! count) + 1/8 (weakly reachable bit) bytes per object, and 8 more for the children
+//! lists once a view walks the tree from the top. The large arrays ask for
 //! transparent huge pages ([`super::huge`]): the passes load from them at random.
 
 use super::{huge, Graph, ObjId};
@@ -344,6 +347,13 @@ impl Dominators {
 /// (12 bytes per node where a separate `parent` took 16.)
 #[derive(Clone, Copy)]
 struct Work {
+    /// Until the node is processed, the head of its bucket (the processed nodes whose
+    /// semidominator it is, linked through `idom_pre`; `NONE` when empty); then its
+    /// semidominator. Nothing reads an unprocessed node's semidominator: [`eval`] reads
+    /// those of linked nodes only, and a node's bucket is empty by its own step (the
+    /// bucket of a node `p` is emptied at each of its children's steps, the last of which,
+    /// `p + 1`, comes just before `p`; and a node with a bucket has a child). So the heads
+    /// need no array of their own (4 bytes per node).
     semi: u32,
     /// The node with the smallest semidominator on the compressed path above this one.
     label: u32,
@@ -368,7 +378,7 @@ pub fn compute(g: &Graph, progress: &Progress) -> Dominators {
     let mut entry = vec![0u64; n.div_ceil(64)];
     vertex.push(NONE);
     work.push(Work {
-        semi: 0,
+        semi: NONE,
         label: 0,
         ancestor: 0,
     });
@@ -388,7 +398,7 @@ pub fn compute(g: &Graph, progress: &Progress) -> Dominators {
             pre[o as usize] = p;
             vertex.push(o);
             work.push(Work {
-                semi: p,
+                semi: NONE,
                 label: p,
                 ancestor: parent,
             });
@@ -469,7 +479,7 @@ pub fn compute(g: &Graph, progress: &Progress) -> Dominators {
                 pre[o as usize] = p;
                 vertex.push(o);
                 work.push(Work {
-                    semi: p,
+                    semi: NONE,
                     label: p,
                     ancestor: 0,
                 });
@@ -486,11 +496,11 @@ pub fn compute(g: &Graph, progress: &Progress) -> Dominators {
     //    each node's immediate dominator or a node that has the same one.
     progress.phase("dominators: semidominators", k as u64);
     let mut path: Vec<u32> = Vec::new();
-    // `idom_pre[w]` links `w` into its semidominator's bucket until the bucket is emptied
-    // and `w` gets its (stand-in) dominator: every node sits in exactly one bucket, and
-    // nothing reads its `idom_pre` before then, so the links need no array of their own.
+    // `idom_pre[w]` links `w` into its semidominator's bucket (whose head is in the
+    // semidominator's `semi`, see [`Work`]) until the bucket is emptied and `w` gets its
+    // (stand-in) dominator: every node sits in exactly one bucket, and nothing reads its
+    // `idom_pre` before then, so the links need no array of their own.
     let mut idom_pre = huge::filled(k as usize, 0u32);
-    let mut bucket_head = huge::filled(k as usize, NONE);
     for w in (1..k).rev() {
         if w & 0xffff == 0 {
             progress.set((k - w) as u64);
@@ -530,10 +540,10 @@ pub fn compute(g: &Graph, progress: &Progress) -> Dominators {
         // Linking `w` below its parent: `ancestor` already says so, and from here on
         // nodes from `w` are linked.
         work[w as usize].semi = s;
-        idom_pre[w as usize] = bucket_head[s as usize];
-        bucket_head[s as usize] = w;
+        idom_pre[w as usize] = work[s as usize].semi;
+        work[s as usize].semi = w;
         // Everything whose semidominator is the parent now has its path in the forest.
-        let mut v = std::mem::replace(&mut bucket_head[parent as usize], NONE);
+        let mut v = std::mem::replace(&mut work[parent as usize].semi, NONE);
         while v != NONE {
             let next = idom_pre[v as usize];
             let u = eval(&mut work, v, w, &mut path);
@@ -546,7 +556,6 @@ pub fn compute(g: &Graph, progress: &Progress) -> Dominators {
         }
     }
     drop(path);
-    drop(bucket_head);
 
     // 3. Immediate dominators: where the bucket step named a stand-in, take the stand-in's
     //    (already final, it comes earlier in preorder).
@@ -562,10 +571,11 @@ pub fn compute(g: &Graph, progress: &Progress) -> Dominators {
     drop(pre);
     drop(entry);
 
-    // 4. Retained sizes, children before parents (reverse preorder), summed in preorder
-    //    arrays (sequential) and then scattered into the per-object arrays that are kept,
-    //    one at a time, each preorder array freed as soon as it is copied: 28 bytes per
-    //    node at most, where keeping them all to the end took 36.
+    // 4. Retained sizes and counts, children before parents (reverse preorder), summed
+    //    in preorder arrays (sequential) and then scattered into the per-object arrays that
+    //    are kept, one at a time, each preorder array freed as soon as it is copied: at
+    //    most 24 bytes per node (`vertex`, `idom_pre`, and the sizes in preorder and by
+    //    object), which is also the peak of the semidominator pass.
     progress.phase("dominators: retained sizes", k as u64);
     let mut r = huge::filled(k as usize, 0u64);
     for w in 1..k as usize {
@@ -574,12 +584,25 @@ pub fn compute(g: &Graph, progress: &Progress) -> Dominators {
     let strong_bytes: u64 = r[1..strong_end as usize].iter().sum();
     let weak_bytes: u64 = r[strong_end as usize..weak_end as usize].iter().sum();
     let orphan_bytes: u64 = r[weak_end as usize..].iter().sum();
-    let mut rc = huge::filled(k as usize, 1u32);
     for w in (1..k as usize).rev() {
         let p = idom_pre[w] as usize;
         r[p] += r[w];
+    }
+    let mut retained = huge::filled(n, 0u64);
+    for w in 1..k as usize {
+        retained[vertex[w] as usize] = r[w];
+    }
+    drop(r);
+    let mut rc = huge::filled(k as usize, 1u32);
+    for w in (1..k as usize).rev() {
+        let p = idom_pre[w] as usize;
         rc[p] = rc[p].saturating_add(rc[w]);
     }
+    let mut retained_count = huge::filled(n, 0u32);
+    for w in 1..k as usize {
+        retained_count[vertex[w] as usize] = rc[w];
+    }
+    drop(rc);
     let mut idom = huge::filled(n, NONE);
     for w in 1..k as usize {
         let d = idom_pre[w];
@@ -590,16 +613,6 @@ pub fn compute(g: &Graph, progress: &Progress) -> Dominators {
         };
     }
     drop(idom_pre);
-    let mut retained = huge::filled(n, 0u64);
-    for w in 1..k as usize {
-        retained[vertex[w] as usize] = r[w];
-    }
-    drop(r);
-    let mut retained_count = huge::filled(n, 0u32);
-    for w in 1..k as usize {
-        retained_count[vertex[w] as usize] = rc[w];
-    }
-    drop(rc);
     let mut weak_only = vec![0u64; n.div_ceil(64)];
     for &o in &vertex[strong_end as usize..weak_end as usize] {
         weak_only[o as usize / 64] |= 1 << (o % 64);
