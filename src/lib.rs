@@ -9,7 +9,9 @@
 //! - [`heap`] is the format-neutral model and the analyses;
 //! - [`diff`] compares two snapshots (classes, owners by their path from the roots,
 //!   objects by ids that survive);
-//! - [`cli`] the batch commands of `../shared/CLI.md`, [`ui`] the terminal interface.
+//! - [`cli`] the batch commands of `../shared/CLI.md`, [`ui`] the terminal interface;
+//! - [`alloc`] the binary's allocator, which reuses the pages of large blocks between the
+//!   index build's phases.
 
 pub mod alloc;
 pub mod cache;
