@@ -66,7 +66,17 @@ def open_once(dump, cache, limit=600):
             break
         time.sleep(0.025)
     subprocess.run(["tmux", "send-keys", "-t", SESSION, "q"], capture_output=True)
-    time.sleep(0.5)
+    # Quitting waits for the index cache entry if it is still being written (beside the
+    # dominator pass): let it, up to a minute, as a user's quit would.
+    r = subprocess.run(["tmux", "list-panes", "-t", SESSION, "-F", "#{pane_pid}"], capture_output=True, text=True)
+    shell = r.stdout.strip().split("\n")[0]
+    t1 = time.monotonic()
+    while shell and time.monotonic() - t1 < 60:
+        c = subprocess.run(["pgrep", "-P", shell, "-f", "heaptui"], capture_output=True, text=True)
+        if not c.stdout.strip():
+            break
+        time.sleep(0.05)
+    got["exit_after_quit"] = round(time.monotonic() - t1, 3)
     subprocess.run(["tmux", "kill-session", "-t", SESSION], capture_output=True)
     return got
 

@@ -85,6 +85,16 @@ fn run_app(paths: &[&Path]) -> Result<()> {
         std::process::exit(128 + sig);
     }
     r.map_err(io_err)?;
+    // Quitting while the index cache entry is written (beside the dominator pass, after
+    // the index is shown) waits for it, up to a minute: the next open of a large dump
+    // then takes a second rather than the whole indexing again.
+    if app.cache_entry_pending() {
+        eprintln!("heaptui: finishing the index cache entry, so that the next open is quick…");
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while app.cache_entry_pending() && std::time::Instant::now() < until {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
     // A file that could not be opened ends with its error and exit code, as in the CLI.
     match app.screen {
         app::Screen::Failed(e) => Err(e),
