@@ -46,7 +46,7 @@ wait_gone() {
   echo "timed out waiting for $1 to go" >&2; t capture-pane -p >&2; exit 1
 }
 shot() {
-  sleep 0.3
+  sleep "${2:-0.3}"
   t capture-pane -p > "$here/$1.txt"
   t capture-pane -e -p > "$here/.$1.ansi"
   "$py" "$here/render_png.py" "$here/.$1.ansi" "$here/$1.png" 80 24
@@ -113,4 +113,19 @@ wait_for "TARGET ◆"
 key Enter
 wait_for "Inspector — "
 shot diff-sides
+t send-keys q
+
+# The quick histogram of a large HPROF dump, browsable while its index is built: on the
+# dump named by $LARGE_HPROF, or one of 5 M objects that bench/gen-large-hprof.sh makes
+# (SCALE 450, 245 MB) and keeps in the cache directory. No index cache, so that the
+# index is built.
+large="${LARGE_HPROF:-}"
+if [[ -z "$large" ]]; then
+  large="${XDG_CACHE_HOME:-$HOME/.cache}/heaptui/screenshot-dump-450.hprof"
+  [[ -s "$large" ]] || bench/gen-large-hprof.sh "$large" 450
+fi
+sleep 0.5
+t -f /dev/null new-session -d -x 80 -y 24 "env HEAPTUI_NO_CACHE=1 $bin $large"
+wait_for "indexing: "
+shot histogram-while-indexing 0
 t send-keys q
