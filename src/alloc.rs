@@ -16,7 +16,8 @@
 //! pool is empty; the rest is ordinary fresh memory. Growing a block moves its own pages
 //! first; shrinking one pools its tail. Memory held by the process therefore never
 //! exceeds its peak of live memory, and [`release`] gives the pool back to the kernel
-//! (the TUI calls it once the index and the dominator tree are built). Smaller blocks and
+//! (the TUI calls it once the index and the dominator tree are built, and from then on
+//! whenever browsing has freed a large block). Smaller blocks and
 //! other systems go to the system allocator unchanged.
 
 use std::alloc::{GlobalAlloc, Layout, System};

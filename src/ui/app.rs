@@ -541,6 +541,12 @@ impl App {
                 }
             }
         }
+        // Once loading is over (the trees are in, no cache entry is being written), large
+        // blocks that browsing frees go back to the kernel, as they would without the
+        // allocator's pool (`crate::alloc`), which is for the build's phases.
+        if self.dom_rx.is_none() && !self.cache_entry_pending() && crate::alloc::pooled() > 0 {
+            crate::alloc::release();
+        }
         if let Some(rx) = &self.early_rx {
             match rx.try_recv() {
                 Ok(q) => {
