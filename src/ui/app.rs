@@ -334,17 +334,23 @@ impl App {
                             // written only means the next open indexes again).
                             let side = &snap;
                             s.spawn(move || {
+                                // Cleared however this ends (a panic included), so that
+                                // quitting never waits for an entry nobody writes.
+                                struct Clear(Arc<std::sync::atomic::AtomicBool>);
+                                impl Drop for Clear {
+                                    fn drop(&mut self) {
+                                        self.0.store(false, Ordering::SeqCst);
+                                    }
+                                }
+                                let _clear = Clear(writing_flag);
                                 let _ = cell.set(crate::cli::summary_lines_for(side));
                                 if let Some(entry) = pending {
                                     let _ = entry.store(side, &Progress::new());
                                 }
-                                writing_flag.store(false, Ordering::SeqCst);
                             });
                             let d = crate::heap::dominators::compute(&snap.graph, &dp);
                             let _ = dom_tx.send(DomsReady::One(d));
                         });
-                        // The build's freed pages were kept for the dominator pass.
-                        crate::alloc::release();
                     }
                 }
                 Err(e) => {
@@ -389,7 +395,6 @@ impl App {
             {
                 let _ = dom_tx.send(DomsReady::two(&a, &b, ids.as_deref(), &dp));
             }
-            crate::alloc::release();
         });
         let name = |p: &PathBuf| {
             p.file_name()
@@ -541,9 +546,9 @@ impl App {
                 }
             }
         }
-        // Once loading is over (the trees are in, no cache entry is being written), large
-        // blocks that browsing frees go back to the kernel, as they would without the
-        // allocator's pool (`crate::alloc`), which is for the build's phases.
+        // Once loading is over (the trees are in, no cache entry is being written), the
+        // pages the allocator kept for the build's phases (`crate::alloc`) go back to the
+        // kernel, and so, from then on, do large blocks that browsing frees.
         if self.dom_rx.is_none() && !self.cache_entry_pending() && crate::alloc::pooled() > 0 {
             crate::alloc::release();
         }
