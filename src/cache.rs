@@ -55,7 +55,7 @@ use crate::heap::{ClassInfo, Graph, ObjId, Root, Thread};
 use crate::source::Source;
 
 const MAGIC: &[u8; 16] = b"heaptui index\0\0\0";
-const VERSION: u32 = 4;
+const VERSION: u32 = 5;
 const BYTE_ORDER: u32 = 0x0102_0304;
 /// Entries kept in the cache directory.
 pub const KEEP: usize = 8;

@@ -34,9 +34,10 @@ pub fn check_graph(s: &Snapshot, len: usize) {
     let g = &s.graph;
     let n = g.len();
     assert!(n < u32::MAX as usize - 1, "{n} objects");
-    // MoarVM keeps no record offsets (its decoder holds what it needs); every other
-    // format keeps one per object.
-    if !(s.format == heaptui::format::Format::MoarVm && g.offset.is_empty()) {
+    // MoarVM and V8 keep no record offset per object (their decoders hold what they
+    // need); every other format keeps one per object.
+    use heaptui::format::Format;
+    if !(matches!(s.format, Format::MoarVm | Format::V8) && g.offset.is_empty()) {
         assert_eq!(g.offset.len(), n, "one record offset per object");
     }
     let big = g.shallow.iter().filter(|&&x| x == u32::MAX).count();

@@ -9,7 +9,7 @@
 //! of integers). Strings are kept as the offsets of their opening quotes and decoded
 //! (JSON escapes, lenient `\uXXXX`) only when shown.
 
-use super::json::{decode_string, Ints};
+use super::json::{decode_string, records, Ints};
 use super::Cols;
 use crate::format::{Decoder, Field, Inspection, Value};
 use crate::heap::{Graph, ObjId};
@@ -19,12 +19,58 @@ const MAX_FIELDS: usize = 200;
 /// Characters of a string kept in a preview.
 const PREVIEW_CHARS: usize = 1024;
 
+/// Nodes per block of [`NodeBlocks`].
+pub const BLOCK: usize = 32;
+
+/// Where every [`BLOCK`]th node's record starts, and the file ordinal of its first edge.
+#[derive(Default, serde::Serialize, serde::Deserialize)]
+pub struct NodeBlocks {
+    pub offset: Vec<u64>,
+    pub first_edge: Vec<u64>,
+}
+
+impl NodeBlocks {
+    /// The fields of node `o` (of `n` nodes with `nf` fields each, `edge_count` the
+    /// index of the edge count) and the file ordinal of its first edge, read from its
+    /// block's first record on; `None` when the record is not there or not whole.
+    pub fn record(
+        &self,
+        b: &[u8],
+        nf: usize,
+        edge_count: usize,
+        n: usize,
+        o: ObjId,
+    ) -> Option<([i64; 64], u64)> {
+        let o = o as usize;
+        if o >= n || nf == 0 || nf > 64 {
+            return None;
+        }
+        let block = o / BLOCK;
+        let at = *self.offset.get(block)? as usize;
+        let mut ord = *self.first_edge.get(block)?;
+        let mut k = block * BLOCK;
+        let mut out = None;
+        records(b, at, nf, |r, _| {
+            if k == o {
+                let mut rec = [0i64; 64];
+                rec[..nf].copy_from_slice(r);
+                out = Some(rec);
+                return false;
+            }
+            ord += r[edge_count].max(0) as u64;
+            k += 1;
+            true
+        });
+        out.map(|rec| (rec, ord))
+    }
+}
+
 #[derive(serde::Serialize, serde::Deserialize)]
 pub struct V8Decoder {
     pub(super) cols: Cols,
     pub(super) strings: Vec<u64>,
     pub(super) nodes_start: usize,
-    pub(super) block_edge: Vec<u64>,
+    pub(super) blocks: NodeBlocks,
     pub(super) edge_checkpoint: Vec<u64>,
     pub(super) locations: Option<usize>,
 }
@@ -41,13 +87,13 @@ pub struct RawEdge {
 impl V8Decoder {
     /// The node's fields as the file has them.
     fn node(&self, b: &[u8], g: &Graph, o: ObjId) -> Option<[i64; 64]> {
-        let off = g.offset.get(o as usize)? as usize;
-        let mut ints = Ints::new(b, off);
-        let mut rec = [0i64; 64];
-        for slot in rec.iter_mut().take(self.cols.nf) {
-            *slot = ints.int().ok()??;
-        }
-        Some(rec)
+        self.node_and_first_edge(b, g, o).map(|(rec, _)| rec)
+    }
+
+    /// The node's fields and the file ordinal of its first edge.
+    fn node_and_first_edge(&self, b: &[u8], g: &Graph, o: ObjId) -> Option<([i64; 64], u64)> {
+        let c = &self.cols;
+        self.blocks.record(b, c.nf, c.n_edges, g.len(), o)
     }
 
     fn type_name(&self, rec: &[i64; 64]) -> &str {
@@ -69,22 +115,10 @@ impl V8Decoder {
     pub fn edges(&self, b: &[u8], g: &Graph, o: ObjId, limit: usize) -> Vec<RawEdge> {
         let cols = &self.cols;
         let mut out = Vec::new();
-        let Some(rec) = self.node(b, g, o) else {
+        let Some((rec, ord)) = self.node_and_first_edge(b, g, o) else {
             return out;
         };
         let count = rec[cols.n_edges].max(0) as u64;
-        // File ordinal of the node's first edge.
-        let block = o as usize / 64;
-        let Some(&base) = self.block_edge.get(block) else {
-            return out;
-        };
-        let mut ord = base;
-        for k in block * 64..o as usize {
-            match self.node(b, g, k as ObjId) {
-                Some(r) => ord += r[cols.n_edges].max(0) as u64,
-                None => return out,
-            }
-        }
         let Some(&start) = self.edge_checkpoint.get((ord / 64) as usize) else {
             return out;
         };

@@ -321,7 +321,10 @@ fn scan(b: &[u8], progress: &Progress, release: &Release<'_>) -> Result<Sections
 /// What the nodes thread reads.
 #[derive(Default)]
 struct NodeCols {
-    offset: Vec<u64>,
+    /// How many nodes were read.
+    count: usize,
+    /// Record offset and first edge of every [`decode::BLOCK`]th node.
+    blocks: decode::NodeBlocks,
     class_key: Vec<u32>,
     /// Self sizes, `u32::MAX` meaning "in `big_sizes`" (as [`Graph::shallow`]).
     shallow: Vec<u32>,
@@ -330,8 +333,6 @@ struct NodeCols {
     detached: Vec<u8>,
     keys: Vec<(u32, u32, bool)>,
     edge_count: Vec<u32>,
-    /// File edge ordinal of the first edge of every 64th node.
-    block_edge: Vec<u64>,
     cut: Option<usize>,
     error: Option<ParseError>,
 }
@@ -404,7 +405,6 @@ fn read_nodes(
     // two bytes with its separator): never trust a count in the file beyond that.
     let fits = (b.len() - start) / (nf * 2);
     let hint = declared.map_or(fits / 4, |d| (d as usize).min(fits));
-    out.offset.reserve_exact(hint);
     out.class_key.reserve_exact(hint);
     out.shallow.reserve_exact(hint);
     out.edge_count.reserve_exact(hint);
@@ -427,9 +427,10 @@ fn read_nodes(
     let mut edges_so_far = 0u64;
     let mut released = start;
     let end = json::records(b, start, nf, |rec, at| {
-        let i = out.offset.len();
-        if i % 64 == 0 {
-            out.block_edge.push(edges_so_far);
+        let i = out.count;
+        if i % decode::BLOCK == 0 {
+            out.blocks.offset.push(at as u64);
+            out.blocks.first_edge.push(edges_so_far);
             if i % (1 << 16) == 0 {
                 progress.set(at as u64);
                 release(released..at);
@@ -468,7 +469,7 @@ fn read_nodes(
             }
             _ => intern(class_key(cols, ty, name, detached)),
         };
-        out.offset.push(at as u64);
+        out.count += 1;
         out.class_key.push(c);
         let size = rec[cols.n_size].max(0) as u64;
         if size >= u32::MAX as u64 {
@@ -743,7 +744,7 @@ fn page_owned(
     edges: &EdgeCols,
     strings: &[u64],
 ) -> Vec<u64> {
-    let n = nodes.offset.len();
+    let n = nodes.count;
     if n == 0 {
         return Vec::new();
     }
@@ -754,11 +755,10 @@ fn page_owned(
     let starts = EdgeStarts::new(nodes, edges);
     let dom_trees = |t: usize| -> bool {
         // Only the root's few edges ask: read the node's type and name from its record.
-        let mut rec = None;
-        json::records(b, nodes.offset[t] as usize, cols.nf, |r, _| {
-            rec = Some((r[cols.n_type], r[cols.n_name]));
-            false
-        });
+        let rec = nodes
+            .blocks
+            .record(b, cols.nf, cols.n_edges, n, t as ObjId)
+            .map(|(r, _)| (r[cols.n_type], r[cols.n_name]));
         match rec {
             Some((ty, name)) => {
                 Some(ty as usize) == synthetic
@@ -829,7 +829,7 @@ impl EdgeStarts {
 /// first, then "detached". Nodes that become detached move to the `Detached <name>`
 /// class. Returns how many native nodes are detached in the end.
 fn propagate_dom_state(cols: &Cols, nodes: &mut NodeCols, edges: &EdgeCols) -> u64 {
-    let n = nodes.offset.len();
+    let n = nodes.count;
     if nodes.detached.len() != n || !nodes.detached.iter().any(|&d| d != 0) {
         return 0;
     }
@@ -951,7 +951,7 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
     if let Some(c) = edges.cut {
         truncated = Some(truncated.map_or(c as u64, |t| t.min(c as u64)));
     }
-    let n = nodes.offset.len();
+    let n = nodes.count;
     if n >= u32::MAX as usize - 1 {
         return Err(ParseError::new(
             0,
@@ -1036,8 +1036,7 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
         ));
     }
     drop(std::mem::take(&mut edges.ty));
-    g.offset = nodes.offset.into();
-    g.offset.shrink_to_fit();
+    // No per-node record offset: the decoder finds records from `nodes.blocks`.
     g.class_of = nodes.class_key.into();
     g.class_of.shrink_to_fit();
     g.shallow = nodes.shallow.into();
@@ -1150,7 +1149,7 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
         cols,
         strings,
         nodes_start: sec.nodes.unwrap_or(0),
-        block_edge: nodes.block_edge,
+        blocks: nodes.blocks,
         edge_checkpoint,
         locations: sec.locations,
     };
