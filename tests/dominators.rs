@@ -268,6 +268,41 @@ fn hand_picked_shapes() {
 }
 
 #[test]
+fn retained_sizes_of_4_gib_and_more_are_exact() {
+    // The pass keeps retained sizes in 4 bytes and those of u32::MAX or more aside: a
+    // chain of 1.5 GiB objects retains 1.5, 3, 4.5 and 6 GiB from the bottom up; object 4
+    // retains exactly u32::MAX, object 7 one byte less, and 8 (a root of 5 GiB) is a
+    // single object above the limit. Sorting, the top children and the class sums all go
+    // through the side list (`check` compares them with the reference).
+    let gib = 1u64 << 30;
+    let max = u32::MAX as u64;
+    let sizes = vec![
+        gib * 3 / 2,
+        gib * 3 / 2,
+        gib * 3 / 2,
+        gib * 3 / 2,
+        max - 1,
+        1,
+        7,
+        max - 1,
+        5 * gib,
+        3,
+    ];
+    let classes = vec![0, 0, 1, 1, 2, 2, 0, 1, 2, 0];
+    let edges = vec![
+        (0, 1, false),
+        (1, 2, false),
+        (2, 3, false),
+        (9, 4, false),
+        (4, 5, false),
+        (9, 6, false),
+        (9, 7, false),
+        (3, 6, true),
+    ];
+    check(sizes, classes, edges, vec![0, 9, 8]);
+}
+
+#[test]
 fn a_chain_of_a_million_objects_needs_no_deep_stack() {
     // Run on a small stack: recursion anywhere would overflow it.
     std::thread::Builder::new()

@@ -31,15 +31,17 @@
 //! Memory and speed. Everything is flat `u32` arrays indexed by DFS preorder number; the
 //! depth-first search and the path compression are iterative (a heap-allocated stack, no
 //! recursion, so a chain of ten million objects needs no deep call stack); no allocation
-//! per object. The working state of a node (semidominator or bucket head,
-//! path-compression label, and the DFS parent that becomes the path-compression link)
-//! sits in one 12-byte record, so the pass that touches all three pays one cache miss,
-//! not three. Peak extra memory is 24 bytes per object: that record, the object's
-//! preorder number and the reverse map, and the bucket link that becomes the immediate
-//! dominator; the working state is freed before the result arrays are allocated, and
-//! they are made one at a time. What stays is 4 (idom) + 8 (retained) + 4 (retained
-//! count) + 1/8 (weakly reachable bit) bytes per object, and 8 more for the children
-//! lists once a view walks the tree from the top. The large arrays ask for
+//! per object. The working state of a node (path-compression label or bucket head, and
+//! the DFS parent that becomes the path-compression link) sits in one 8-byte record, so
+//! the pass that touches both pays one cache miss, not two; a processed node's
+//! semidominator lives in the slot of the preorder-to-object map that its step has just
+//! read for the last time (the map is rebuilt after the pass). Peak extra memory is 20
+//! bytes per object: that record, the object's preorder number and the reverse map, and
+//! the bucket link that becomes the immediate dominator; the working state is freed
+//! before the result arrays are allocated, and they are made one at a time. What stays
+//! is 4 (idom) + 4 (retained; sizes of 4 GiB or more in a sorted side list) + 4
+//! (retained count) + 1/8 (weakly reachable bit) bytes per object, and 8 more for the
+//! children lists once a view walks the tree from the top. The large arrays ask for
 //! transparent huge pages ([`super::huge`]): the passes load from them at random.
 
 use super::{huge, Graph, ObjId};
@@ -48,6 +50,8 @@ use crate::progress::Progress;
 /// The virtual root above all GC roots, as an `idom` value and a `children` key.
 pub const VIRTUAL_ROOT: ObjId = u32::MAX - 1;
 const NONE: u32 = u32::MAX;
+/// A retained size kept in `big_retained`.
+const BIG: u32 = u32::MAX;
 
 /// The children lists of the dominator tree (a CSR over objects, slot `n` the virtual
 /// root).
@@ -63,8 +67,11 @@ pub struct Dominators {
     /// Immediate dominator of every object: an object, [`VIRTUAL_ROOT`], or `NONE` for an
     /// object that nothing reaches.
     idom: Vec<ObjId>,
-    /// Retained size of every object (0 where unreachable; see `idom`).
-    retained: Vec<u64>,
+    /// Retained size of every object (0 where unreachable; see `idom`); [`BIG`] means
+    /// "look in `big_retained`".
+    retained: Vec<u32>,
+    /// The retained sizes of 4 GiB - 1 or more, sorted by object.
+    big_retained: Vec<(ObjId, u64)>,
     /// How many objects each object retains, itself included (its dominator subtree).
     retained_count: Vec<u32>,
     /// Dominator-tree children as a CSR, largest retained first; slot `n` is the
@@ -85,6 +92,18 @@ pub struct Dominators {
 }
 
 impl Dominators {
+    /// The retained size of `o` as kept (0 when nothing reaches it).
+    #[inline]
+    fn size(&self, o: ObjId) -> u64 {
+        match self.retained[o as usize] {
+            BIG => self
+                .big_retained
+                .binary_search_by_key(&o, |&(x, _)| x)
+                .map_or(BIG as u64, |i| self.big_retained[i].1),
+            r => r as u64,
+        }
+    }
+
     /// The immediate dominator of `o`: `Some(VIRTUAL_ROOT)` for a GC root or a weakly
     /// reachable entry point, `None` for an object nothing reaches.
     pub fn idom(&self, o: ObjId) -> Option<ObjId> {
@@ -96,7 +115,7 @@ impl Dominators {
 
     /// The retained size of `o`, `None` when nothing reaches it.
     pub fn retained(&self, o: ObjId) -> Option<u64> {
-        self.idom(o).map(|_| self.retained[o as usize])
+        self.idom(o).map(|_| self.size(o))
     }
 
     /// Everything the tree retains: strongly and weakly reachable objects, and the orphans
@@ -168,7 +187,7 @@ impl Dominators {
         let add = |acc: &mut Best, i: usize, o: ObjId| {
             let (heap, count) = &mut acc[i];
             *count += 1;
-            heap.push(Reverse((self.retained[o as usize], Reverse(o))));
+            heap.push(Reverse((self.size(o), Reverse(o))));
             if heap.len() > top {
                 heap.pop();
             }
@@ -249,16 +268,12 @@ impl Dominators {
                 }
             }
             drop(fill);
-            let retained = &self.retained;
             for i in 0..n + 1 {
                 let range = child_start[i] as usize..child_start[i + 1] as usize;
                 if range.len() > 1 {
                     // Largest first; ties by id, so the order is deterministic.
-                    children[range].sort_unstable_by(|a, b| {
-                        retained[*b as usize]
-                            .cmp(&retained[*a as usize])
-                            .then(a.cmp(b))
-                    });
+                    children[range]
+                        .sort_unstable_by(|a, b| self.size(*b).cmp(&self.size(*a)).then(a.cmp(b)));
                 }
             }
             Tree {
@@ -305,7 +320,7 @@ impl Dominators {
                 |o: ObjId, stack: &mut Vec<(ObjId, u32)>, active: &mut [u32], total: &mut [u64]| {
                     let c = group(o);
                     if active[c] == 0 {
-                        total[c] += self.retained[o as usize];
+                        total[c] += self.size(o);
                     }
                     active[c] += 1;
                     stack.push((o, tree.child_start[o as usize]));
@@ -329,7 +344,8 @@ impl Dominators {
     pub fn bytes(&self) -> u64 {
         let t = self.tree.get();
         (self.idom.capacity() * 4
-            + self.retained.capacity() * 8
+            + self.retained.capacity() * 4
+            + self.big_retained.capacity() * std::mem::size_of::<(ObjId, u64)>()
             + self.retained_count.capacity() * 4
             + t.map_or(0, |t| {
                 t.child_start.capacity() * 4 + t.children.capacity() * 4
@@ -344,18 +360,21 @@ impl Dominators {
 /// soon as it is processed; so a node is linked exactly when its number is at least the
 /// current bound (see [`eval`]), and `ancestor` can hold the DFS parent until then: the
 /// parent is read only while the node is processed, before anything compresses its link.
-/// (12 bytes per node where a separate `parent` took 16.)
+///
+/// Until a node is processed, its path-compression label would be the node itself, and
+/// nothing reads it ([`eval`] reads the labels of linked nodes only); so the slot holds
+/// the head of the node's bucket instead (the processed nodes whose semidominator it is,
+/// linked through `idom_pre`; `NONE` when empty). A node's bucket is empty by its own
+/// step: the bucket of a node `p` is emptied at each of its children's steps, the last of
+/// which, `p + 1`, comes just before `p`; and a node with a bucket has a child. So the
+/// heads need no array of their own, and neither do the labels of unprocessed nodes.
+/// A processed node's semidominator goes into `vertex`, whose slot the step has just read
+/// for the last time (see [`compute`]). 8 bytes per node where a separate parent,
+/// semidominator, label and bucket head took 16.
 #[derive(Clone, Copy)]
 struct Work {
-    /// Until the node is processed, the head of its bucket (the processed nodes whose
-    /// semidominator it is, linked through `idom_pre`; `NONE` when empty); then its
-    /// semidominator. Nothing reads an unprocessed node's semidominator: [`eval`] reads
-    /// those of linked nodes only, and a node's bucket is empty by its own step (the
-    /// bucket of a node `p` is emptied at each of its children's steps, the last of which,
-    /// `p + 1`, comes just before `p`; and a node with a bucket has a child). So the heads
-    /// need no array of their own (4 bytes per node).
-    semi: u32,
-    /// The node with the smallest semidominator on the compressed path above this one.
+    /// The bucket head until the node is processed, then its label: the node with the
+    /// smallest semidominator on the compressed path above it.
     label: u32,
     /// The DFS parent (preorder number), then the path-compression link.
     ancestor: u32,
@@ -378,8 +397,7 @@ pub fn compute(g: &Graph, progress: &Progress) -> Dominators {
     let mut entry = vec![0u64; n.div_ceil(64)];
     vertex.push(NONE);
     work.push(Work {
-        semi: NONE,
-        label: 0,
+        label: NONE,
         ancestor: 0,
     });
     let mut stack: Vec<(ObjId, u32)> = Vec::new();
@@ -398,8 +416,7 @@ pub fn compute(g: &Graph, progress: &Progress) -> Dominators {
             pre[o as usize] = p;
             vertex.push(o);
             work.push(Work {
-                semi: NONE,
-                label: p,
+                label: NONE,
                 ancestor: parent,
             });
             stack.push((o, g.out_start.at(o as usize)));
@@ -479,8 +496,7 @@ pub fn compute(g: &Graph, progress: &Progress) -> Dominators {
                 pre[o as usize] = p;
                 vertex.push(o);
                 work.push(Work {
-                    semi: NONE,
-                    label: p,
+                    label: NONE,
                     ancestor: 0,
                 });
             }
@@ -493,19 +509,23 @@ pub fn compute(g: &Graph, progress: &Progress) -> Dominators {
     let region = |p: u32| (p >= strong_end) as u8 + (p >= weak_end) as u8;
 
     // 2. Semidominators in reverse preorder, and with them (Lengauer–Tarjan's buckets)
-    //    each node's immediate dominator or a node that has the same one.
+    //    each node's immediate dominator or a node that has the same one. `vertex[w]` is
+    //    read once, at the start of `w`'s step, and then holds `w`'s semidominator (the
+    //    slot is free, and the array is rebuilt from `pre` after the pass): `semi` below
+    //    is the same array.
     progress.phase("dominators: semidominators", k as u64);
     let mut path: Vec<u32> = Vec::new();
     // `idom_pre[w]` links `w` into its semidominator's bucket (whose head is in the
-    // semidominator's `semi`, see [`Work`]) until the bucket is emptied and `w` gets its
+    // semidominator's `label`, see [`Work`]) until the bucket is emptied and `w` gets its
     // (stand-in) dominator: every node sits in exactly one bucket, and nothing reads its
     // `idom_pre` before then, so the links need no array of their own.
     let mut idom_pre = huge::filled(k as usize, 0u32);
+    let semi = &mut vertex;
     for w in (1..k).rev() {
         if w & 0xffff == 0 {
             progress.set((k - w) as u64);
         }
-        let node = vertex[w as usize];
+        let node = semi[w as usize];
         // Not linked yet: `ancestor` is still the parent.
         let parent = work[w as usize].ancestor;
         let mut s = parent;
@@ -526,8 +546,8 @@ pub fn compute(g: &Graph, progress: &Progress) -> Dominators {
                     pv
                 } else {
                     // Nodes after `w` are linked.
-                    let u = eval(&mut work, pv, w + 1, &mut path);
-                    work[u as usize].semi
+                    let u = eval(&mut work, semi, pv, w + 1, &mut path);
+                    semi[u as usize]
                 };
                 if cand < s {
                     s = cand;
@@ -538,16 +558,18 @@ pub fn compute(g: &Graph, progress: &Progress) -> Dominators {
             }
         }
         // Linking `w` below its parent: `ancestor` already says so, and from here on
-        // nodes from `w` are linked.
-        work[w as usize].semi = s;
-        idom_pre[w as usize] = work[s as usize].semi;
-        work[s as usize].semi = w;
+        // nodes from `w` are linked. Its bucket is empty (see [`Work`]): the slot becomes
+        // its label, itself.
+        semi[w as usize] = s;
+        work[w as usize].label = w;
+        idom_pre[w as usize] = work[s as usize].label;
+        work[s as usize].label = w;
         // Everything whose semidominator is the parent now has its path in the forest.
-        let mut v = std::mem::replace(&mut work[parent as usize].semi, NONE);
+        let mut v = std::mem::replace(&mut work[parent as usize].label, NONE);
         while v != NONE {
             let next = idom_pre[v as usize];
-            let u = eval(&mut work, v, w, &mut path);
-            idom_pre[v as usize] = if work[u as usize].semi < work[v as usize].semi {
+            let u = eval(&mut work, semi, v, w, &mut path);
+            idom_pre[v as usize] = if semi[u as usize] < semi[v as usize] {
                 u
             } else {
                 parent
@@ -556,26 +578,32 @@ pub fn compute(g: &Graph, progress: &Progress) -> Dominators {
         }
     }
     drop(path);
+    drop(work);
 
     // 3. Immediate dominators: where the bucket step named a stand-in, take the stand-in's
     //    (already final, it comes earlier in preorder).
     progress.phase("dominators: immediate dominators", k as u64);
     for w in 1..k as usize {
-        if idom_pre[w] != work[w].semi {
+        if idom_pre[w] != semi[w] {
             idom_pre[w] = idom_pre[idom_pre[w] as usize];
         }
     }
-
-    // The working state goes before the next arrays are allocated, to keep the peak low.
-    drop(work);
+    // The semidominators are done with: `vertex` becomes the preorder's objects again.
+    for (o, &p) in pre.iter().enumerate() {
+        if p != NONE {
+            vertex[p as usize] = o as ObjId;
+        }
+    }
     drop(pre);
     drop(entry);
 
     // 4. Retained sizes and counts, children before parents (reverse preorder), summed
-    //    in preorder arrays (sequential) and then scattered into the per-object arrays that
-    //    are kept, one at a time, each preorder array freed as soon as it is copied: at
-    //    most 24 bytes per node (`vertex`, `idom_pre`, and the sizes in preorder and by
-    //    object), which is also the peak of the semidominator pass.
+    //    in preorder arrays (sequential) and then scattered into the per-object arrays
+    //    that are kept, one at a time, each preorder array freed as soon as it is copied.
+    //    The sizes are kept in 4 bytes (the rare ones of 4 GiB or more in a sorted side
+    //    list, as the graph keeps shallow sizes), so no step holds more than 20 bytes per
+    //    node: `vertex`, `idom_pre`, and then the sizes in preorder (8) and by object (4),
+    //    or a kept array (4) with a preorder one (4) and its copy (4).
     progress.phase("dominators: retained sizes", k as u64);
     let mut r = huge::filled(k as usize, 0u64);
     for w in 1..k as usize {
@@ -588,11 +616,20 @@ pub fn compute(g: &Graph, progress: &Progress) -> Dominators {
         let p = idom_pre[w] as usize;
         r[p] += r[w];
     }
-    let mut retained = huge::filled(n, 0u64);
+    let mut retained = huge::filled(n, 0u32);
+    let mut big_retained = Vec::new();
     for w in 1..k as usize {
-        retained[vertex[w] as usize] = r[w];
+        let o = vertex[w];
+        retained[o as usize] = if r[w] >= BIG as u64 {
+            big_retained.push((o, r[w]));
+            BIG
+        } else {
+            r[w] as u32
+        };
     }
     drop(r);
+    big_retained.sort_unstable();
+    big_retained.shrink_to_fit();
     let mut rc = huge::filled(k as usize, 1u32);
     for w in (1..k as usize).rev() {
         let p = idom_pre[w] as usize;
@@ -622,6 +659,7 @@ pub fn compute(g: &Graph, progress: &Progress) -> Dominators {
     Dominators {
         idom,
         retained,
+        big_retained,
         retained_count,
         tree: Default::default(),
         weak_only,
@@ -637,9 +675,10 @@ pub fn compute(g: &Graph, progress: &Progress) -> Dominators {
 /// Lengauer–Tarjan's EVAL with simple path compression, iteratively: the node with the
 /// smallest semidominator on the path from `v` up to (not including) the root of its
 /// tree in the forest of processed nodes (`v` itself when it is such a root). The
-/// processed (linked) nodes are those numbered `linked` or more.
+/// processed (linked) nodes are those numbered `linked` or more; `semi` holds their
+/// semidominators.
 #[inline]
-fn eval(work: &mut [Work], v: u32, linked: u32, path: &mut Vec<u32>) -> u32 {
+fn eval(work: &mut [Work], semi: &[u32], v: u32, linked: u32, path: &mut Vec<u32>) -> u32 {
     if v < linked {
         return v;
     }
@@ -656,7 +695,7 @@ fn eval(work: &mut [Work], v: u32, linked: u32, path: &mut Vec<u32>) -> u32 {
         let a = work[y as usize].ancestor as usize;
         let (al, aa) = (work[a].label, work[a].ancestor);
         let yl = work[y as usize].label;
-        if work[al as usize].semi < work[yl as usize].semi {
+        if semi[al as usize] < semi[yl as usize] {
             work[y as usize].label = al;
         }
         work[y as usize].ancestor = aa;
