@@ -49,6 +49,7 @@ use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::Xxh3;
 
 use crate::format::{Decoder, Format, Snapshot, SnapshotInfo};
+use crate::heap::column::ClassColumn;
 use crate::heap::packed::{Packed, Starts};
 use crate::heap::Column;
 use crate::heap::{ClassInfo, Graph, ObjId, Root, Thread};
@@ -170,6 +171,8 @@ struct Meta {
     wide_out_start: Vec<(u32, u32)>,
     wide_in_start: Vec<(u32, u32)>,
     orphans_are_roots: bool,
+    /// Whether `class_of` takes two bytes per object (else four).
+    narrow_classes: bool,
     decoder: Vec<u8>,
 }
 
@@ -310,6 +313,7 @@ pub fn store(key: &Key, snap: &Snapshot) -> Result<Option<PathBuf>, String> {
         wide_out_start: g.out_start.wide.clone(),
         wide_in_start: g.in_start.wide.clone(),
         orphans_are_roots: g.orphans_are_roots,
+        narrow_classes: g.class_of.is_narrow(),
         decoder,
     };
     let write = || -> std::io::Result<()> {
@@ -329,7 +333,7 @@ pub fn store(key: &Key, snap: &Snapshot) -> Result<Option<PathBuf>, String> {
         let mut digests = vec![o.h.digest()];
         let mut pos = o.pos;
         for col in [
-            bytes_of(&g.class_of),
+            g.class_of.raw(),
             bytes_of(&g.shallow),
             bytes_of(&g.offset.base),
             bytes_of(&g.offset.rel),
@@ -506,10 +510,11 @@ fn read_entry(key: &Key, f: File, file_bytes: u64) -> Result<Parts, &'static str
         return Err("longer than its sections");
     }
     let tail = u64::from_ne_bytes(map[pos as usize..].try_into().map_err(|_| cut)?);
-    // Bytes per element: class_of, shallow: u32; offsets: u64 bases, u32 distances;
+    // Bytes per element: class_of: u16 or u32 (checked as u16; the meta says which),
+    // shallow: u32; offsets: u64 bases, u32 distances;
     // references: u32 bases, u16 distances, u32 targets, u64 weak bits; referrers: the
     // same.
-    const WIDTH: [u64; COLUMNS] = [4, 4, 8, 4, 4, 2, 4, 8, 4, 2, 4, 8];
+    const WIDTH: [u64; COLUMNS] = [2, 4, 8, 4, 4, 2, 4, 8, 4, 2, 4, 8];
     if places.iter().zip(WIDTH).any(|(&(_, n), w)| n % w != 0) {
         return Err("a column of a partial element");
     }
@@ -543,7 +548,18 @@ fn read_entry(key: &Key, f: File, file_bytes: u64) -> Result<Parts, &'static str
         Column::<u64>::mapped(&map, at, n).ok_or(bad)
     };
     let mut g = Graph {
-        class_of: u32c(0)?,
+        class_of: if meta.narrow_classes {
+            ClassColumn::Narrow(u16c(0)?)
+        } else {
+            // `col` counts this column in u16s: a wide one has half as many values.
+            let (at, n) = places[0];
+            if n % 4 != 0 {
+                return Err("a column of a partial element");
+            }
+            ClassColumn::Wide(
+                Column::<u32>::mapped(&map, at as usize, (n / 4) as usize).ok_or(bad)?,
+            )
+        },
         shallow: u32c(1)?,
         offset: Packed {
             base: u64c(2)?,
@@ -611,7 +627,7 @@ fn check(g: &Graph, file_bytes: u64) -> Result<(), &'static str> {
         return Err("weak bits of the wrong length");
     }
     let classes = g.classes.len();
-    if n > 0 && !below(&g.class_of, classes) {
+    if n > 0 && g.class_of.max().is_none_or(|c| c as usize >= classes) {
         return Err("a class out of range");
     }
     if !g.offset.consistent(file_bytes, false) {
@@ -680,7 +696,14 @@ mod tests {
                 "weak bits of the wrong length",
                 Box::new(|g| g.weak.clear()),
             ),
-            ("a class out of range", Box::new(|g| g.class_of[2] = 1)),
+            (
+                "a class out of range",
+                Box::new(|g| g.class_of = vec![0, 0, 1].into()),
+            ),
+            (
+                "a class out of range",
+                Box::new(|g| g.class_of = vec![0, 0, 70_000].into()),
+            ),
             (
                 "a record offset past the end of the dump",
                 Box::new(|g| g.offset = vec![0, 31, 20].into()),

@@ -163,7 +163,7 @@ pub fn class_deltas(
     let mut count = |s: &Snapshot, dom: Option<&Dominators>, base: bool| {
         let per_class = dom.map(|d| d.class_retained(&s.graph));
         let mut counts = vec![(0u64, 0u64); s.graph.classes.len()];
-        for (o, &c) in s.graph.class_of.iter().enumerate() {
+        for (o, c) in s.graph.class_of.iter().enumerate() {
             counts[c as usize].0 += 1;
             counts[c as usize].1 += s.graph.shallow_size(o as ObjId);
         }
@@ -209,7 +209,7 @@ pub fn class_deltas(
                 .map(|&c| (c, false))
                 .collect();
             while let Some((o, leaving)) = stack.pop() {
-                let c = b.graph.class_of[o as usize] as usize;
+                let c = b.graph.class_of.get(o as usize) as usize;
                 let is_new = ids.new_in_target.get(o as usize) == Some(&true);
                 if leaving {
                     open[c] -= 1;

@@ -264,7 +264,8 @@ fn a_reopened_index_is_used_in_place_from_the_mapped_entry() {
         assert!(mapped);
     }
     assert!(a.len() > 30_000);
-    assert_eq!(&*a.class_of, &*b.class_of);
+    assert_eq!(a.class_of, b.class_of);
+    assert_eq!(a.class_of.is_narrow(), b.class_of.is_narrow());
     assert_eq!(&*a.shallow, &*b.shallow);
     assert_eq!(&*a.out_targets, &*b.out_targets);
     assert_eq!(&*a.in_sources, &*b.in_sources);
@@ -272,11 +273,63 @@ fn a_reopened_index_is_used_in_place_from_the_mapped_entry() {
     assert!((0..=a.len()).all(|i| a.out_start.get(i) == b.out_start.get(i)));
     assert!((0..=a.len()).all(|i| a.in_start.get(i) == b.in_start.get(i)));
     // A mapped index still counts its columns (summary's index_bytes).
-    let four_byte_columns =
-        (b.class_of.len() + b.shallow.len() + b.out_targets.len() + b.in_sources.len()) * 4;
+    let plain_columns =
+        b.class_of.bytes() + (b.shallow.len() + b.out_targets.len() + b.in_sources.len()) * 4;
     assert!(
-        b.index_bytes() >= four_byte_columns as u64,
+        b.index_bytes() >= plain_columns as u64,
         "{}",
         b.index_bytes()
     );
+}
+
+/// A V8 snapshot (hand-built: no runtime makes 70,000 constructors in a fixture of a few
+/// kB) whose histogram has more classes than two bytes can number: the class column is
+/// kept four bytes wide, and the entry reads back as such with the same answers.
+#[test]
+fn more_than_65536_classes_reopen_from_the_cache() {
+    let n = 70_000usize;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("wide.heapsnapshot");
+    let mut s = String::from(
+        r#"{"snapshot":{"meta":{"node_fields":["type","name","id","self_size","edge_count"],"node_types":[["hidden","object"],"string","number"],"edge_fields":["type","name_or_index","to_node"],"edge_types":[["context","element","property","internal","hidden","shortcut","weak"],"string_or_number","node"]},"node_count":"#,
+    );
+    s.push_str(&format!(
+        "{},\"edge_count\":{}}},\n\"nodes\":[1,0,1,0,{n}",
+        n + 1,
+        n
+    ));
+    // Node k (1..=n) is an object of constructor "C{k}" (string k), size k % 97 + 1.
+    for k in 1..=n {
+        s.push_str(&format!(",1,{k},{},{},0", 2 * k + 1, k % 97 + 1));
+    }
+    s.push_str("],\n\"edges\":[");
+    for k in 1..=n {
+        let sep = if k == 1 { "" } else { "," };
+        s.push_str(&format!("{sep}1,{},{}", k - 1, k * 5));
+    }
+    s.push_str("],\n\"strings\":[\"\"");
+    for k in 1..=n {
+        s.push_str(&format!(",\"C{k}\""));
+    }
+    s.push_str("]}\n");
+    std::fs::write(&path, s).unwrap();
+    let file = path.to_str().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let reference = answers(cache.path(), file, true);
+    assert_eq!(
+        reference[2],
+        n + 1,
+        "classes: every constructor and the root's"
+    );
+    let first = json(cache.path(), &["summary", file, "--json"]);
+    assert!(!from_cache(&first));
+    let second = json(cache.path(), &["summary", file, "--json"]);
+    assert!(from_cache(&second), "not read from the cache: {second}");
+    assert_eq!(reference, answers(cache.path(), file, false));
+    let h = json(
+        cache.path(),
+        &["histogram", file, "--json", "--filter", "C69999"],
+    );
+    assert_eq!(h["classes"][0]["class"], "C69999", "{h}");
+    assert_eq!(h["classes"][0]["count"], 1, "{h}");
 }

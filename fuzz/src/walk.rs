@@ -49,7 +49,7 @@ pub fn check_graph(s: &Snapshot, len: usize) {
     for (o, off) in g.offset.iter().enumerate() {
         assert!(off <= len as u64, "object {o}: record offset {off} > {len}");
     }
-    for (o, &c) in g.class_of.iter().enumerate() {
+    for (o, c) in g.class_of.iter().enumerate() {
         assert!(
             (c as usize) < g.classes.len(),
             "object {o}: class {c} of {}",

@@ -90,7 +90,7 @@ pub fn resolve(
             };
             let d = dom();
             (0..g.len() as ObjId)
-                .filter(|&o| g.class_of[o as usize] as usize == cid)
+                .filter(|&o| g.class_of.get(o as usize) as usize == cid)
                 .max_by_key(|&o| (d.retained(o).unwrap_or(0), std::cmp::Reverse(o)))
                 .ok_or_else(|| {
                     Error::NotFound(format!(

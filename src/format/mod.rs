@@ -254,7 +254,7 @@ impl Snapshot {
     }
 
     pub fn class_name(&self, o: ObjId) -> &str {
-        &self.graph.classes[self.graph.class_of[o as usize] as usize].name
+        &self.graph.classes[self.graph.class_of.get(o as usize) as usize].name
     }
 
     pub fn find_object(&self, name: &str) -> Option<ObjId> {

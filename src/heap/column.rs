@@ -189,6 +189,119 @@ impl<'a, T: Plain> IntoIterator for &'a Column<T> {
     }
 }
 
+/// The class of every object: two bytes each while the snapshot has at most 65,536
+/// classes (every real dump we have seen; a 6 M-node V8 snapshot has 151), four
+/// otherwise. Read with [`ClassColumn::get`]; builders collect a `Vec<u32>` and convert
+/// it once ([`ClassColumn::from_vec`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ClassColumn {
+    Narrow(Column<u16>),
+    Wide(Column<u32>),
+}
+
+impl Default for ClassColumn {
+    fn default() -> Self {
+        ClassColumn::Narrow(Column::default())
+    }
+}
+
+impl From<Vec<u32>> for ClassColumn {
+    fn from(v: Vec<u32>) -> Self {
+        ClassColumn::from_vec(v)
+    }
+}
+
+impl ClassColumn {
+    /// Two bytes per object when every class fits, else the vector as it is.
+    pub fn from_vec(v: Vec<u32>) -> Self {
+        if v.iter().all(|&c| c <= u16::MAX as u32) {
+            let mut narrow: Vec<u16> = super::huge::with_capacity(v.len());
+            narrow.extend(v.iter().map(|&c| c as u16));
+            ClassColumn::Narrow(narrow.into())
+        } else {
+            ClassColumn::Wide(v.into())
+        }
+    }
+
+    /// The class of object `i` (panics when out of range, as indexing does).
+    #[inline]
+    pub fn get(&self, i: usize) -> u32 {
+        match self {
+            ClassColumn::Narrow(c) => c[i] as u32,
+            ClassColumn::Wide(c) => c[i],
+        }
+    }
+
+    /// The class of object `i`, `None` when out of range.
+    #[inline]
+    pub fn try_get(&self, i: usize) -> Option<u32> {
+        match self {
+            ClassColumn::Narrow(c) => c.get(i).map(|&x| x as u32),
+            ClassColumn::Wide(c) => c.get(i).copied(),
+        }
+    }
+
+    #[inline]
+    pub fn len(&self) -> usize {
+        match self {
+            ClassColumn::Narrow(c) => c.len(),
+            ClassColumn::Wide(c) => c.len(),
+        }
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn is_mapped(&self) -> bool {
+        match self {
+            ClassColumn::Narrow(c) => c.is_mapped(),
+            ClassColumn::Wide(c) => c.is_mapped(),
+        }
+    }
+
+    pub fn is_narrow(&self) -> bool {
+        matches!(self, ClassColumn::Narrow(_))
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        let (narrow, wide): (&[u16], &[u32]) = match self {
+            ClassColumn::Narrow(c) => (c, &[]),
+            ClassColumn::Wide(c) => (&[], c),
+        };
+        narrow.iter().map(|&x| x as u32).chain(wide.iter().copied())
+    }
+
+    /// The greatest class, `None` when empty (for checking a cache entry).
+    pub fn max(&self) -> Option<u32> {
+        use rayon::prelude::*;
+        match self {
+            ClassColumn::Narrow(c) => c.par_iter().max().map(|&x| x as u32),
+            ClassColumn::Wide(c) => c.par_iter().max().copied(),
+        }
+    }
+
+    pub fn bytes(&self) -> usize {
+        match self {
+            ClassColumn::Narrow(c) => c.bytes(),
+            ClassColumn::Wide(c) => c.bytes(),
+        }
+    }
+
+    /// The column's raw bytes (native order), for the cache.
+    pub fn raw(&self) -> &[u8] {
+        fn bytes_of<T: Plain>(v: &[T]) -> &[u8] {
+            // SAFETY: plain integers have no padding and every byte is initialised.
+            unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v)) }
+        }
+        match self {
+            ClassColumn::Narrow(c) => bytes_of(c),
+            ClassColumn::Wide(c) => bytes_of(c),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -198,6 +311,26 @@ mod tests {
         std::io::Write::write_all(&mut f, bytes).unwrap();
         // SAFETY: a private temporary file nobody else writes.
         Arc::new(unsafe { memmap2::Mmap::map(&f).unwrap() })
+    }
+
+    #[test]
+    fn classes_take_two_bytes_while_they_fit() {
+        let c = ClassColumn::from_vec(vec![0, 7, 65535, 3]);
+        assert!(c.is_narrow());
+        assert_eq!(c.bytes(), 8);
+        assert_eq!(c.iter().collect::<Vec<_>>(), vec![0, 7, 65535, 3]);
+        assert_eq!(
+            (c.get(2), c.try_get(4), c.max()),
+            (65535, None, Some(65535))
+        );
+        let w = ClassColumn::from_vec(vec![0, 65536, 2]);
+        assert!(!w.is_narrow());
+        assert_eq!(w.iter().collect::<Vec<_>>(), vec![0, 65536, 2]);
+        assert_eq!(
+            (w.get(1), w.try_get(2), w.max()),
+            (65536, Some(2), Some(65536))
+        );
+        assert_eq!(ClassColumn::default().max(), None);
     }
 
     #[test]

@@ -313,7 +313,7 @@ impl Dominators {
         let mut active = vec![0u32; groups];
         let mut total = vec![0u64; groups];
         let mut stack: Vec<(ObjId, u32)> = Vec::new();
-        let group = |o: ObjId| group_of[g.class_of[o as usize] as usize] as usize;
+        let group = |o: ObjId| group_of[g.class_of.get(o as usize) as usize] as usize;
         let tree = self.tree();
         for &top in self.children(VIRTUAL_ROOT) {
             let enter =

@@ -36,7 +36,7 @@ impl SortKey {
 pub fn by_class(g: &Graph) -> Vec<Row> {
     let mut count = vec![0u64; g.classes.len()];
     let mut shallow = vec![0u64; g.classes.len()];
-    for (o, &c) in g.class_of.iter().enumerate() {
+    for (o, c) in g.class_of.iter().enumerate() {
         count[c as usize] += 1;
         shallow[c as usize] += g.shallow_size(o as u32);
     }

@@ -314,6 +314,7 @@ impl Graph {
         }
         let mut b = EdgeBuilder::with_capacity(n, edges.len());
         let mut max_class = 0;
+        let mut class_of = Vec::with_capacity(n);
         for (o, out) in by_src.iter().enumerate() {
             for &(t, w) in out {
                 b.push(t, w);
@@ -321,9 +322,10 @@ impl Graph {
             b.finish_object();
             let c = classes.get(o).copied().unwrap_or(0);
             max_class = max_class.max(c);
-            g.class_of.push(c);
+            class_of.push(c);
             g.push_shallow(o as ObjId, sizes[o]);
         }
+        g.class_of = class_of.into();
         b.install(&mut g);
         g.classes = (0..=max_class)
             .map(|c| super::ClassInfo {

@@ -164,7 +164,7 @@ pub struct ClassInfo {
 #[derive(Debug, Default)]
 pub struct Graph {
     /// Class of every object.
-    pub class_of: Column<ClassId>,
+    pub class_of: column::ClassColumn,
     /// Shallow size of every object; `u32::MAX` means "look in `big_sizes`".
     pub shallow: Column<u32>,
     /// Sizes of the rare objects of 4 GiB or more.
@@ -290,7 +290,7 @@ impl Graph {
         fn c<T: column::Plain>(x: &Column<T>) -> u64 {
             x.bytes() as u64
         }
-        c(&self.class_of)
+        self.class_of.bytes() as u64
             + c(&self.shallow)
             + v(&self.big_sizes)
             + self.offset.bytes()

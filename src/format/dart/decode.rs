@@ -141,7 +141,7 @@ impl DartDecoder {
 
     /// A value for the field or label: ints, doubles, bools and null as values.
     fn value_of(&self, b: &[u8], g: &Graph, t: ObjId) -> (String, Value) {
-        let class = g.class_of[t as usize];
+        let class = g.class_of.get(t as usize);
         match self.data_of(b, g, t) {
             Some(Data::Int { unsigned, signed }) => {
                 ("int".into(), Value::Int(self.int(class, unsigned, signed)))
@@ -312,7 +312,7 @@ impl Decoder for DartDecoder {
     }
 
     fn label(&self, b: &[u8], g: &Graph, o: ObjId) -> Option<String> {
-        let class = *g.class_of.get(o as usize)?;
+        let class = g.class_of.try_get(o as usize)?;
         let d = self.data_of(b, g, o)?;
         match d {
             Data::Int { unsigned, signed } => Some(self.int(class, unsigned, signed).to_string()),

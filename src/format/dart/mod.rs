@@ -460,7 +460,7 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
     // the count alone.
     let room = (b.len() - h.objects_at) / 4;
     let cap = declared.min(room);
-    g.class_of.reserve_exact(cap);
+    let mut class_of: Vec<u32> = Vec::with_capacity(cap);
     g.shallow.reserve_exact(cap);
     g.offset.reserve_exact(cap);
     let edges_hint = (h.reference_count as usize).min(b.len() - h.objects_at);
@@ -513,7 +513,7 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
                     return Err(ParseError::new(at, "fewer than 2^32 references", "more"));
                 }
                 eb.finish_object();
-                g.class_of.push(class);
+                class_of.push(class);
                 g.push_shallow(i as ObjId, size);
                 g.offset.push(at);
             }
@@ -532,6 +532,7 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
             }
         }
     }
+    g.class_of = class_of.into();
     let n = g.class_of.len();
     if n < declared {
         // References to the objects that are not there are dropped.
@@ -562,8 +563,8 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
         .collect();
     // The synthetic objects are the roots.
     for o in 0..n.min(3) {
-        let k = &h.classes[g.class_of[o] as usize];
-        if g.class_of[o] < 3
+        let k = &h.classes[g.class_of.get(o) as usize];
+        if g.class_of.get(o) < 3
             && k.library_uri.is_empty()
             && spec::SYNTHETIC_CLASSES.contains(&k.name.as_str())
         {

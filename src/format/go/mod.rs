@@ -449,7 +449,7 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
     progress.phase("resolving pointers", n as u64);
     // Size classes as groups, named once per size, not once per object.
     let mut size_groups: HashMap<u64, u32> = HashMap::new();
-    g.class_of.reserve_exact(n);
+    let mut class_of: Vec<u32> = Vec::with_capacity(n);
     g.offset.reserve_exact(n);
     g.shallow.reserve_exact(n);
     for (i, &(_, off, size)) in p.objs.iter().enumerate() {
@@ -460,10 +460,11 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
                 .entry(size)
                 .or_insert_with(|| group(&mut g, format!("size class {size}")))
         };
-        g.class_of.push(c);
+        class_of.push(c);
         g.offset.push(off);
         g.push_shallow(i as ObjId, size);
     }
+    g.class_of = class_of.into();
     // Pointers, in parallel chunks of objects, joined in order.
     const CHUNK: usize = 1 << 16;
     let chunks: Vec<(Vec<u32>, Vec<ObjId>, u64, u64)> = {

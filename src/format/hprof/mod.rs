@@ -1132,7 +1132,7 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
     // regrow (capacity that is never written costs no memory).
     let edge_bound = (b.len() / id + cls.class_ids.len()).min(u32::MAX as usize);
     let mut e = EdgeBuilder::with_capacity(n, edge_bound);
-    g.class_of = crate::heap::huge::with_capacity(n).into();
+    let mut class_of: Vec<ClassId> = crate::heap::huge::with_capacity(n);
     g.shallow = crate::heap::huge::with_capacity(n).into();
     let mut dangling = 0u64;
     let mut fixups = Vec::new();
@@ -1175,7 +1175,7 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
                 }
                 let base_edge = e.targets.len() as u32;
                 dangling += c.dangling;
-                g.class_of.extend_from_slice(&c.class_of);
+                class_of.extend_from_slice(&c.class_of);
                 for (i, &s) in c.shallow.iter().enumerate() {
                     g.push_shallow((base_obj + i) as ObjId, s);
                 }
@@ -1200,8 +1200,9 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
         let gid = *unknown_groups
             .entry(cid)
             .or_insert_with(|| cls.group(class_name(cid), false));
-        g.class_of[i] = gid;
+        class_of[i] = gid;
     }
+    g.class_of = class_of.into();
     g.classes = std::mem::take(&mut cls.infos);
     // Classes that are java.lang.Thread or extend it: their instances are threads even
     // when the dump gives them no ROOT THREAD OBJECT (HotSpot leaves out threads hidden

@@ -98,7 +98,7 @@ pub(super) fn build(
     // Thread objects without a ROOT THREAD OBJECT (serial u32::MAX: no stack in the dump).
     let rooted: Vec<ObjId> = thread_objects.iter().filter_map(|t| t.0).collect();
     let unrooted = (0..snap.graph.len() as ObjId).filter(|o| {
-        thread_groups.contains(&snap.graph.class_of[*o as usize]) && !rooted.contains(o)
+        thread_groups.contains(&snap.graph.class_of.get(*o as usize)) && !rooted.contains(o)
     });
     let all: Vec<(Option<ObjId>, u32, u32)> = thread_objects
         .iter()

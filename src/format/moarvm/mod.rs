@@ -591,7 +591,7 @@ fn build(t: Tables, names: &Names) -> std::result::Result<Built, ParseError> {
     let mut g = Graph::default();
     let mut classes = Classes::new(names);
     let mut kind_counts = [0u64; 16];
-    g.class_of.reserve_exact(n);
+    let mut class_of: Vec<u32> = Vec::with_capacity(n);
     g.shallow.reserve_exact(n);
     // Unmanaged sizes are the runtime's word, not bytes of the file: a damaged one could
     // be anything. Capped so that no sum over the snapshot can overflow (1 TiB each, less
@@ -601,11 +601,12 @@ fn build(t: Tables, names: &Names) -> std::result::Result<Built, ParseError> {
     for i in 0..n {
         let k = t.kind[i];
         kind_counts[(k as usize).min(15)] += 1;
-        g.class_of.push(classes.of(names, k, t.type_or_frame[i]));
+        class_of.push(classes.of(names, k, t.type_or_frame[i]));
         let size = (t.managed[i] as u64).saturating_add(t.unmanaged[i]);
         capped += (size > cap) as u64;
         g.push_shallow(i as ObjId, size.min(cap));
     }
+    g.class_of = class_of.into();
     // The references: each collectable's own run (runs are not in collectable order).
     let mut total = 0u64;
     for i in 0..n {

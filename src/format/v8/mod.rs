@@ -1038,7 +1038,6 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
     drop(std::mem::take(&mut edges.ty));
     // No per-node record offset: the decoder finds records from `nodes.blocks`.
     g.class_of = nodes.class_key.into();
-    g.class_of.shrink_to_fit();
     g.shallow = nodes.shallow.into();
     g.shallow.shrink_to_fit();
     g.big_sizes = nodes.big_sizes;

@@ -106,17 +106,15 @@ impl InstancesPane {
                 v.truncate(keep);
             }
         };
-        let parts: Vec<(usize, Vec<(u64, ObjId)>)> = g
-            .class_of
-            .par_chunks(CHUNK)
-            .enumerate()
-            .map(|(k, chunk)| {
+        let parts: Vec<(usize, Vec<(u64, ObjId)>)> = (0..g.len().div_ceil(CHUNK))
+            .into_par_iter()
+            .map(|k| {
                 let mut v = Vec::new();
                 let mut n = 0;
-                for (i, &c) in chunk.iter().enumerate() {
-                    if c == class && wanted(k * CHUNK + i) {
+                for i in k * CHUNK..((k + 1) * CHUNK).min(g.len()) {
+                    if g.class_of.get(i) == class && wanted(i) {
                         n += 1;
-                        let o = (k * CHUNK + i) as ObjId;
+                        let o = i as ObjId;
                         v.push((key(o), o));
                         if keep != usize::MAX && v.len() >= 2 * keep {
                             trim(&mut v);
