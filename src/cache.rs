@@ -49,7 +49,7 @@ use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::Xxh3;
 
 use crate::format::{Decoder, Format, Snapshot, SnapshotInfo};
-use crate::heap::column::ClassColumn;
+use crate::heap::column::CompactColumn;
 use crate::heap::packed::{Packed, Starts};
 use crate::heap::Column;
 use crate::heap::{ClassInfo, Graph, ObjId, Root, Thread};
@@ -171,8 +171,9 @@ struct Meta {
     wide_out_start: Vec<(u32, u32)>,
     wide_in_start: Vec<(u32, u32)>,
     orphans_are_roots: bool,
-    /// Whether `class_of` takes two bytes per object (else four).
+    /// Whether `class_of` and `shallow` take two bytes per object (else four).
     narrow_classes: bool,
+    narrow_sizes: bool,
     decoder: Vec<u8>,
 }
 
@@ -314,6 +315,7 @@ pub fn store(key: &Key, snap: &Snapshot) -> Result<Option<PathBuf>, String> {
         wide_in_start: g.in_start.wide.clone(),
         orphans_are_roots: g.orphans_are_roots,
         narrow_classes: g.class_of.is_narrow(),
+        narrow_sizes: g.shallow.is_narrow(),
         decoder,
     };
     let write = || -> std::io::Result<()> {
@@ -334,7 +336,7 @@ pub fn store(key: &Key, snap: &Snapshot) -> Result<Option<PathBuf>, String> {
         let mut pos = o.pos;
         for col in [
             g.class_of.raw(),
-            bytes_of(&g.shallow),
+            g.shallow.raw(),
             bytes_of(&g.offset.base),
             bytes_of(&g.offset.rel),
             bytes_of(&g.out_start.base),
@@ -510,11 +512,11 @@ fn read_entry(key: &Key, f: File, file_bytes: u64) -> Result<Parts, &'static str
         return Err("longer than its sections");
     }
     let tail = u64::from_ne_bytes(map[pos as usize..].try_into().map_err(|_| cut)?);
-    // Bytes per element: class_of: u16 or u32 (checked as u16; the meta says which),
-    // shallow: u32; offsets: u64 bases, u32 distances;
+    // Bytes per element: class_of, shallow: u16 or u32 (checked as u16; the meta says
+    // which); offsets: u64 bases, u32 distances;
     // references: u32 bases, u16 distances, u32 targets, u64 weak bits; referrers: the
     // same.
-    const WIDTH: [u64; COLUMNS] = [2, 4, 8, 4, 4, 2, 4, 8, 4, 2, 4, 8];
+    const WIDTH: [u64; COLUMNS] = [2, 2, 8, 4, 4, 2, 4, 8, 4, 2, 4, 8];
     if places.iter().zip(WIDTH).any(|(&(_, n), w)| n % w != 0) {
         return Err("a column of a partial element");
     }
@@ -547,20 +549,22 @@ fn read_entry(key: &Key, f: File, file_bytes: u64) -> Result<Parts, &'static str
         let (at, n) = col(i);
         Column::<u64>::mapped(&map, at, n).ok_or(bad)
     };
+    // A two- or four-byte column (`col` counts it in u16s).
+    let compact = |i: usize, narrow: bool| -> Result<CompactColumn, &'static str> {
+        if narrow {
+            return Ok(CompactColumn::Narrow(u16c(i)?));
+        }
+        let (at, n) = places[i];
+        if n % 4 != 0 {
+            return Err("a column of a partial element");
+        }
+        Column::<u32>::mapped(&map, at as usize, (n / 4) as usize)
+            .map(CompactColumn::Wide)
+            .ok_or(bad)
+    };
     let mut g = Graph {
-        class_of: if meta.narrow_classes {
-            ClassColumn::Narrow(u16c(0)?)
-        } else {
-            // `col` counts this column in u16s: a wide one has half as many values.
-            let (at, n) = places[0];
-            if n % 4 != 0 {
-                return Err("a column of a partial element");
-            }
-            ClassColumn::Wide(
-                Column::<u32>::mapped(&map, at as usize, (n / 4) as usize).ok_or(bad)?,
-            )
-        },
-        shallow: u32c(1)?,
+        class_of: compact(0, meta.narrow_classes)?,
+        shallow: compact(1, meta.narrow_sizes)?,
         offset: Packed {
             base: u64c(2)?,
             rel: u32c(3)?,
@@ -633,7 +637,9 @@ fn check(g: &Graph, file_bytes: u64) -> Result<(), &'static str> {
     if !g.offset.consistent(file_bytes, false) {
         return Err("a record offset past the end of the dump");
     }
-    if g.roots.iter().any(|r| r.obj as usize >= n) || g.big_sizes.iter().any(|b| b.0 as usize >= n)
+    if g.roots.iter().any(|r| r.obj as usize >= n)
+        || g.big_sizes.iter().any(|b| b.0 as usize >= n)
+        || g.big_sizes.windows(2).any(|w| w[0].0 >= w[1].0)
     {
         return Err("a root or size of no object");
     }

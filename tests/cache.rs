@@ -266,7 +266,9 @@ fn a_reopened_index_is_used_in_place_from_the_mapped_entry() {
     assert!(a.len() > 30_000);
     assert_eq!(a.class_of, b.class_of);
     assert_eq!(a.class_of.is_narrow(), b.class_of.is_narrow());
-    assert_eq!(&*a.shallow, &*b.shallow);
+    assert_eq!(a.shallow, b.shallow);
+    assert!(a.shallow.is_narrow());
+    assert_eq!(a.big_sizes, b.big_sizes);
     assert_eq!(&*a.out_targets, &*b.out_targets);
     assert_eq!(&*a.in_sources, &*b.in_sources);
     assert!(a.offset.iter().eq(b.offset.iter()));
@@ -274,7 +276,7 @@ fn a_reopened_index_is_used_in_place_from_the_mapped_entry() {
     assert!((0..=a.len()).all(|i| a.in_start.get(i) == b.in_start.get(i)));
     // A mapped index still counts its columns (summary's index_bytes).
     let plain_columns =
-        b.class_of.bytes() + (b.shallow.len() + b.out_targets.len() + b.in_sources.len()) * 4;
+        b.class_of.bytes() + b.shallow.bytes() + (b.out_targets.len() + b.in_sources.len()) * 4;
     assert!(
         b.index_bytes() >= plain_columns as u64,
         "{}",

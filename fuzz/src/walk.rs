@@ -40,11 +40,16 @@ pub fn check_graph(s: &Snapshot, len: usize) {
     if !(matches!(s.format, Format::MoarVm | Format::V8) && g.offset.is_empty()) {
         assert_eq!(g.offset.len(), n, "one record offset per object");
     }
-    let big = g.shallow.iter().filter(|&&x| x == u32::MAX).count();
+    let escape = g.shallow.escape();
+    let big = g.shallow.iter().filter(|&x| x == escape).count();
     assert_eq!(g.shallow.len(), n, "one shallow size per object");
-    assert_eq!(big, g.big_sizes.len(), "every u32::MAX size has a big size");
+    assert_eq!(big, g.big_sizes.len(), "every escaped size has a big size");
+    assert!(
+        g.big_sizes.windows(2).all(|w| w[0].0 < w[1].0),
+        "big sizes sorted"
+    );
     for &(o, _) in &g.big_sizes {
-        assert!((o as usize) < n && g.shallow[o as usize] == u32::MAX);
+        assert!((o as usize) < n && g.shallow.get(o as usize) == escape);
     }
     for (o, off) in g.offset.iter().enumerate() {
         assert!(off <= len as u64, "object {o}: record offset {off} > {len}");

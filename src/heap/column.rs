@@ -189,46 +189,78 @@ impl<'a, T: Plain> IntoIterator for &'a Column<T> {
     }
 }
 
-/// The class of every object: two bytes each while the snapshot has at most 65,536
-/// classes (every real dump we have seen; a 6 M-node V8 snapshot has 151), four
-/// otherwise. Read with [`ClassColumn::get`]; builders collect a `Vec<u32>` and convert
-/// it once ([`ClassColumn::from_vec`]).
+/// A column of `u32` values kept in two bytes each where they fit: the class of every
+/// object (while the snapshot has at most 65,536 classes: every real dump we have seen;
+/// a 6 M-node V8 snapshot has 151), and shallow sizes (those of 65,535 bytes or more
+/// then kept aside, see [`crate::heap::Graph::shallow_size`]). Read with
+/// [`CompactColumn::get`]; builders collect a `Vec<u32>` and convert it once.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ClassColumn {
+pub enum CompactColumn {
     Narrow(Column<u16>),
     Wide(Column<u32>),
 }
 
-impl Default for ClassColumn {
+/// Four bytes wide: a builder pushes into it and narrows it once it is whole.
+impl Default for CompactColumn {
     fn default() -> Self {
-        ClassColumn::Narrow(Column::default())
+        CompactColumn::Wide(Column::default())
     }
 }
 
-impl From<Vec<u32>> for ClassColumn {
+impl From<Vec<u32>> for CompactColumn {
     fn from(v: Vec<u32>) -> Self {
-        ClassColumn::from_vec(v)
+        CompactColumn::from_vec(v)
     }
 }
 
-impl ClassColumn {
+impl CompactColumn {
     /// Two bytes per object when every class fits, else the vector as it is.
     pub fn from_vec(v: Vec<u32>) -> Self {
         if v.iter().all(|&c| c <= u16::MAX as u32) {
             let mut narrow: Vec<u16> = super::huge::with_capacity(v.len());
             narrow.extend(v.iter().map(|&c| c as u16));
-            ClassColumn::Narrow(narrow.into())
+            CompactColumn::Narrow(narrow.into())
         } else {
-            ClassColumn::Wide(v.into())
+            CompactColumn::Wide(v.into())
         }
     }
 
-    /// The class of object `i` (panics when out of range, as indexing does).
+    /// An empty four-byte column with room for `n` values.
+    pub fn wide_with_capacity(n: usize) -> Self {
+        CompactColumn::Wide(super::huge::with_capacity::<u32>(n).into())
+    }
+
+    /// Appends a value, which must fit the column's width.
+    pub fn push(&mut self, v: u32) {
+        match self {
+            CompactColumn::Narrow(c) => {
+                debug_assert!(v <= u16::MAX as u32);
+                c.push(v as u16)
+            }
+            CompactColumn::Wide(c) => c.push(v),
+        }
+    }
+
+    pub fn pop(&mut self) -> Option<u32> {
+        match self {
+            CompactColumn::Narrow(c) => c.pop().map(|x| x as u32),
+            CompactColumn::Wide(c) => c.pop(),
+        }
+    }
+
+    pub fn reserve_exact(&mut self, n: usize) {
+        match self {
+            CompactColumn::Narrow(c) => c.reserve_exact(n),
+            CompactColumn::Wide(c) => c.reserve_exact(n),
+        }
+    }
+
+    /// The value of object `i` (panics when out of range, as indexing does).
     #[inline]
     pub fn get(&self, i: usize) -> u32 {
         match self {
-            ClassColumn::Narrow(c) => c[i] as u32,
-            ClassColumn::Wide(c) => c[i],
+            CompactColumn::Narrow(c) => c[i] as u32,
+            CompactColumn::Wide(c) => c[i],
         }
     }
 
@@ -236,16 +268,16 @@ impl ClassColumn {
     #[inline]
     pub fn try_get(&self, i: usize) -> Option<u32> {
         match self {
-            ClassColumn::Narrow(c) => c.get(i).map(|&x| x as u32),
-            ClassColumn::Wide(c) => c.get(i).copied(),
+            CompactColumn::Narrow(c) => c.get(i).map(|&x| x as u32),
+            CompactColumn::Wide(c) => c.get(i).copied(),
         }
     }
 
     #[inline]
     pub fn len(&self) -> usize {
         match self {
-            ClassColumn::Narrow(c) => c.len(),
-            ClassColumn::Wide(c) => c.len(),
+            CompactColumn::Narrow(c) => c.len(),
+            CompactColumn::Wide(c) => c.len(),
         }
     }
 
@@ -254,21 +286,30 @@ impl ClassColumn {
         self.len() == 0
     }
 
+    /// The value that says "look elsewhere" in a column of sizes: the width's maximum.
+    #[inline]
+    pub fn escape(&self) -> u32 {
+        match self {
+            CompactColumn::Narrow(_) => u16::MAX as u32,
+            CompactColumn::Wide(_) => u32::MAX,
+        }
+    }
+
     pub fn is_mapped(&self) -> bool {
         match self {
-            ClassColumn::Narrow(c) => c.is_mapped(),
-            ClassColumn::Wide(c) => c.is_mapped(),
+            CompactColumn::Narrow(c) => c.is_mapped(),
+            CompactColumn::Wide(c) => c.is_mapped(),
         }
     }
 
     pub fn is_narrow(&self) -> bool {
-        matches!(self, ClassColumn::Narrow(_))
+        matches!(self, CompactColumn::Narrow(_))
     }
 
     pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
         let (narrow, wide): (&[u16], &[u32]) = match self {
-            ClassColumn::Narrow(c) => (c, &[]),
-            ClassColumn::Wide(c) => (&[], c),
+            CompactColumn::Narrow(c) => (c, &[]),
+            CompactColumn::Wide(c) => (&[], c),
         };
         narrow.iter().map(|&x| x as u32).chain(wide.iter().copied())
     }
@@ -277,15 +318,15 @@ impl ClassColumn {
     pub fn max(&self) -> Option<u32> {
         use rayon::prelude::*;
         match self {
-            ClassColumn::Narrow(c) => c.par_iter().max().map(|&x| x as u32),
-            ClassColumn::Wide(c) => c.par_iter().max().copied(),
+            CompactColumn::Narrow(c) => c.par_iter().max().map(|&x| x as u32),
+            CompactColumn::Wide(c) => c.par_iter().max().copied(),
         }
     }
 
     pub fn bytes(&self) -> usize {
         match self {
-            ClassColumn::Narrow(c) => c.bytes(),
-            ClassColumn::Wide(c) => c.bytes(),
+            CompactColumn::Narrow(c) => c.bytes(),
+            CompactColumn::Wide(c) => c.bytes(),
         }
     }
 
@@ -296,8 +337,8 @@ impl ClassColumn {
             unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v)) }
         }
         match self {
-            ClassColumn::Narrow(c) => bytes_of(c),
-            ClassColumn::Wide(c) => bytes_of(c),
+            CompactColumn::Narrow(c) => bytes_of(c),
+            CompactColumn::Wide(c) => bytes_of(c),
         }
     }
 }
@@ -315,7 +356,7 @@ mod tests {
 
     #[test]
     fn classes_take_two_bytes_while_they_fit() {
-        let c = ClassColumn::from_vec(vec![0, 7, 65535, 3]);
+        let c = CompactColumn::from_vec(vec![0, 7, 65535, 3]);
         assert!(c.is_narrow());
         assert_eq!(c.bytes(), 8);
         assert_eq!(c.iter().collect::<Vec<_>>(), vec![0, 7, 65535, 3]);
@@ -323,14 +364,14 @@ mod tests {
             (c.get(2), c.try_get(4), c.max()),
             (65535, None, Some(65535))
         );
-        let w = ClassColumn::from_vec(vec![0, 65536, 2]);
+        let w = CompactColumn::from_vec(vec![0, 65536, 2]);
         assert!(!w.is_narrow());
         assert_eq!(w.iter().collect::<Vec<_>>(), vec![0, 65536, 2]);
         assert_eq!(
             (w.get(1), w.try_get(2), w.max()),
             (65536, Some(2), Some(65536))
         );
-        assert_eq!(ClassColumn::default().max(), None);
+        assert_eq!(CompactColumn::default().max(), None);
     }
 
     #[test]

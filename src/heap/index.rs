@@ -213,6 +213,9 @@ impl EdgeBuilder {
     /// exactly as one thread would write them. Costs 4 bytes per object per part while it
     /// runs.
     pub fn install(mut self, g: &mut Graph) {
+        // Every reader has pushed its sizes by now: they go to two bytes each here, before
+        // the referrers add to the peak.
+        g.compact_sizes();
         use rayon::prelude::*;
         use std::sync::atomic::{AtomicU64, Ordering};
         let n = self.start.len() - 1;

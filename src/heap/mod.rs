@@ -24,7 +24,7 @@ pub mod packed;
 pub mod paths;
 pub mod reach;
 
-pub use column::Column;
+pub use column::{Column, CompactColumn};
 pub use index::{AddrIndex, EdgeBuilder};
 pub use packed::{Offsets, Starts};
 
@@ -164,10 +164,13 @@ pub struct ClassInfo {
 #[derive(Debug, Default)]
 pub struct Graph {
     /// Class of every object.
-    pub class_of: column::ClassColumn,
-    /// Shallow size of every object; `u32::MAX` means "look in `big_sizes`".
-    pub shallow: Column<u32>,
-    /// Sizes of the rare objects of 4 GiB or more.
+    pub class_of: column::CompactColumn,
+    /// Shallow size of every object; the column's escape value ([`CompactColumn::escape`])
+    /// means "look in `big_sizes`". Two bytes per object once the index is built (sizes
+    /// of 64 KiB or more are rare), four while it is built and in the rare snapshot where
+    /// big objects are too many for that to pay.
+    pub shallow: CompactColumn,
+    /// Sizes that do not fit the shallow column, sorted by object.
     pub big_sizes: Vec<(ObjId, u64)>,
     /// File offset of every object's record (4.125 bytes per object: [`packed`]).
     pub offset: Offsets,
@@ -207,25 +210,57 @@ impl Graph {
 
     #[inline]
     pub fn shallow_size(&self, o: ObjId) -> u64 {
-        let s = self.shallow[o as usize];
-        if s != u32::MAX {
+        let s = self.shallow.get(o as usize);
+        if s != self.shallow.escape() {
             return s as u64;
         }
-        self.big_sizes
-            .iter()
-            .find(|(id, _)| *id == o)
-            .map(|(_, s)| *s)
-            .unwrap_or(s as u64)
+        match self.big_sizes.binary_search_by_key(&o, |&(x, _)| x) {
+            Ok(i) => self.big_sizes[i].1,
+            Err(_) => s as u64,
+        }
     }
 
-    /// Sets a shallow size, keeping the column at four bytes per object.
+    /// Appends object `o`'s shallow size (objects in order).
     pub fn push_shallow(&mut self, o: ObjId, size: u64) {
-        if size >= u32::MAX as u64 {
-            self.shallow.push(u32::MAX);
+        let escape = self.shallow.escape() as u64;
+        let v = if size >= escape {
             self.big_sizes.push((o, size));
+            escape as u32
         } else {
-            self.shallow.push(size as u32);
+            size as u32
+        };
+        self.shallow.push(v);
+    }
+
+    /// Keeps the shallow sizes in two bytes each where that saves memory: sizes of 65,535
+    /// or more go to `big_sizes` (12 bytes each, rare: object headers and small arrays
+    /// are what heaps are made of). Called once the sizes are all in.
+    pub fn compact_sizes(&mut self) {
+        let CompactColumn::Wide(wide) = &self.shallow else {
+            return;
+        };
+        let big = wide.iter().filter(|&&s| s >= u16::MAX as u32).count();
+        if big.saturating_mul(16) >= wide.len().saturating_mul(2) {
+            self.big_sizes.sort_unstable();
+            return;
         }
+        let mut narrow: Vec<u16> = huge::with_capacity(wide.len());
+        let mut moved = Vec::with_capacity(big);
+        for (o, &s) in wide.iter().enumerate() {
+            if s >= u16::MAX as u32 {
+                // Those at u32::MAX are in `big_sizes` already.
+                if s != u32::MAX {
+                    moved.push((o as ObjId, s as u64));
+                }
+                narrow.push(u16::MAX);
+            } else {
+                narrow.push(s as u16);
+            }
+        }
+        self.shallow = CompactColumn::Narrow(narrow.into());
+        self.big_sizes.extend(moved);
+        self.big_sizes.sort_unstable();
+        self.big_sizes.shrink_to_fit();
     }
 
     #[inline]
@@ -291,7 +326,7 @@ impl Graph {
             x.bytes() as u64
         }
         self.class_of.bytes() as u64
-            + c(&self.shallow)
+            + self.shallow.bytes() as u64
             + v(&self.big_sizes)
             + self.offset.bytes()
             + self.out_start.bytes()
@@ -306,5 +341,44 @@ impl Graph {
                 .iter()
                 .map(|c| (std::mem::size_of::<ClassInfo>() + c.name.capacity()) as u64)
                 .sum::<u64>()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_go_to_two_bytes_with_the_big_ones_aside() {
+        let odd = [65_534u64, 65_535, 65_536, 70_000, u32::MAX as u64, 5 << 30];
+        let mut g = Graph::default();
+        let mut want = Vec::new();
+        for o in 0..1000u32 {
+            let s = odd.get(o as usize / 100).copied().filter(|_| o % 100 == 7);
+            let s = s.unwrap_or(16 + o as u64 % 50);
+            g.push_shallow(o, s);
+            want.push(s);
+        }
+        assert!(!g.shallow.is_narrow());
+        g.compact_sizes();
+        assert!(g.shallow.is_narrow());
+        assert_eq!(g.shallow.bytes(), 2000);
+        // 65,534 fits; the other five are kept aside, sorted.
+        assert_eq!(g.big_sizes.len(), 5);
+        assert!(g.big_sizes.windows(2).all(|w| w[0].0 < w[1].0));
+        for (o, &s) in want.iter().enumerate() {
+            assert_eq!(g.shallow_size(o as ObjId), s, "object {o}");
+        }
+        // Once narrow, pushing more keeps the rule.
+        g.push_shallow(1000, 1 << 20);
+        assert_eq!(g.shallow_size(1000), 1 << 20);
+        // Too many big sizes to pay: the column stays four bytes wide.
+        let mut h = Graph::default();
+        for o in 0..10u32 {
+            h.push_shallow(o, 100_000 + o as u64);
+        }
+        h.compact_sizes();
+        assert!(!h.shallow.is_narrow());
+        assert_eq!(h.shallow_size(9), 100_009);
     }
 }

@@ -1133,7 +1133,7 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
     let edge_bound = (b.len() / id + cls.class_ids.len()).min(u32::MAX as usize);
     let mut e = EdgeBuilder::with_capacity(n, edge_bound);
     let mut class_of: Vec<ClassId> = crate::heap::huge::with_capacity(n);
-    g.shallow = crate::heap::huge::with_capacity(n).into();
+    g.shallow = crate::heap::CompactColumn::wide_with_capacity(n);
     let mut dangling = 0u64;
     let mut fixups = Vec::new();
     let offsets = std::mem::take(&mut g.offset);

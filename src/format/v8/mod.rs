@@ -1038,8 +1038,7 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
     drop(std::mem::take(&mut edges.ty));
     // No per-node record offset: the decoder finds records from `nodes.blocks`.
     g.class_of = nodes.class_key.into();
-    g.shallow = nodes.shallow.into();
-    g.shallow.shrink_to_fit();
+    g.shallow = crate::heap::CompactColumn::Wide(nodes.shallow.into());
     g.big_sizes = nodes.big_sizes;
     drop(nodes.edge_count);
     let edge_checkpoint = edges.checkpoint;
