@@ -357,15 +357,16 @@ impl Snapshot {
 
 /// Peak anonymous memory of indexing a file and building its dominator tree, per byte
 /// of the (decompressed) file, as measured on large real files (`bench/README.md`):
-/// HPROF 2,793 MB for 2,381 MB (50 M objects), 3,526 MB for 3,064 MB and 295 MB for
-/// 245 MB (at most 1.21 per byte), V8 426 MB for 507 MB, in `bench/run.sh`'s table of
-/// 2026-11-23 22:07; Go 458 MB for 308 MB and Dart 4,299 MB for 966 MB (17.4 file bytes
-/// per object: LEB128 is compact) in that of 2026-11-22; rounded up. `None` where no
-/// large file has been measured yet (MoarVM's largest is 5 MB).
+/// HPROF 2,601 MB for 2,381 MB (50 M objects), 3,288 MB for 3,064 MB and 280 MB for
+/// 245 MB (at most 1.14 per byte), V8 355 MB for 507 MB (0.70), in `bench/run.sh`'s
+/// table of 2026-11-23 23:52; Go 458 MB for 308 MB and Dart 4,299 MB for 966 MB (17.4
+/// file bytes per object: LEB128 is compact) in that of 2026-11-22 (before the smaller
+/// index and dominator pass, so high); rounded up. `None` where no large file has been
+/// measured yet (MoarVM's largest is 5 MB).
 fn memory_per_file_byte(format: Format) -> Option<f64> {
     match format {
-        Format::Hprof => Some(1.3),
-        Format::V8 => Some(1.0),
+        Format::Hprof => Some(1.2),
+        Format::V8 => Some(0.8),
         Format::Go => Some(1.5),
         Format::Dart => Some(4.5),
         Format::MoarVm => None,
