@@ -93,6 +93,15 @@ impl Recycler {
     }
 
     fn give(&self, addr: usize, len: usize) {
+        // Only up to the last page ever touched (rounded up to a unit): the rest is
+        // address space that holds no memory (a vector reserved for a bound it never
+        // reached, such as the edge arrays' reservation, or the never-written tail that
+        // `shrink_to_fit` gives back). Pooled, it would be handed to the next blocks in
+        // place of freed pages that are resident, and those would sit idle in the pool
+        // while the new blocks fault in fresh ones.
+        let keep = round(resident_end(addr, len)).min(len);
+        unmap(addr + keep, len - keep);
+        let len = keep;
         if len == 0 {
             return;
         }
@@ -247,6 +256,39 @@ fn resident_bytes(addr: usize, len: usize) -> usize {
     }
 }
 
+/// The offset just past the last resident page of `addr .. addr + len` (page-aligned),
+/// 0 when none is; `len` where residency cannot be asked.
+fn resident_end(addr: usize, len: usize) -> usize {
+    #[cfg(target_os = "linux")]
+    {
+        const PAGE: usize = 4096;
+        const BATCH: usize = 1 << 16;
+        let mut vec = [0u8; BATCH];
+        let mut end = 0;
+        let mut at = addr;
+        while at < addr + len {
+            let pages = ((addr + len - at) / PAGE).min(BATCH);
+            // SAFETY: the range is mapped (a block being freed) and `vec` holds `pages`
+            // bytes.
+            let r =
+                unsafe { libc::mincore(at as *mut libc::c_void, pages * PAGE, vec.as_mut_ptr()) };
+            if r != 0 {
+                return len;
+            }
+            if let Some(last) = vec[..pages].iter().rposition(|&v| v & 1 == 1) {
+                end = at + (last + 1) * PAGE - addr;
+            }
+            at += pages * PAGE;
+        }
+        end
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = addr;
+        len
+    }
+}
+
 fn unmap(addr: usize, len: usize) {
     #[cfg(target_os = "linux")]
     if len > 0 {
@@ -384,6 +426,7 @@ mod tests {
             for i in (0..b.size()).step_by(4096) {
                 assert_eq!(*q.add(i), 0, "byte {i} of a zeroed block");
             }
+            fill(q, b.size(), 5);
             r.dealloc(q, b);
             // A smaller one takes part and leaves the rest.
             let c = Layout::from_size_align(10 << 20, 8).unwrap();
@@ -441,10 +484,42 @@ mod tests {
             let blocks: Vec<*mut u8> = (0..SLOTS + 3).map(|_| r.alloc(l)).collect();
             for &b in &blocks {
                 assert!(!b.is_null());
+                // The last page: the whole block counts as used.
+                *b.add(l.size() - 1) = 1;
                 r.dealloc(b, l);
             }
         }
         assert_eq!(r.pooled(), SLOTS * round(MIN));
         r.release();
+    }
+
+    #[test]
+    fn pages_never_touched_are_not_pooled() {
+        let r = Recycler::new();
+        // SAFETY: as above.
+        unsafe {
+            // A block reserved for 64 MiB of which the first 5 MiB were written: the pool
+            // keeps them, rounded up to a unit (6 MiB), and nothing of the rest.
+            let l = Layout::from_size_align(64 << 20, 8).unwrap();
+            let p = r.alloc(l);
+            fill(p, 5 << 20, 2);
+            r.dealloc(p, l);
+            assert_eq!(r.pooled(), 6 << 20);
+            // A block that touches nothing itself keeps only the pages it was given.
+            let q = r.alloc(l);
+            assert_eq!(r.pooled(), 0);
+            r.dealloc(q, l);
+            assert_eq!(r.pooled(), 6 << 20);
+            r.release();
+            // A shrink gives back an untouched tail without pooling it.
+            let s = r.alloc(l);
+            fill(s, 3 << 20, 4);
+            let s = r.realloc(s, l, 20 << 20);
+            assert_eq!(r.pooled(), 0);
+            check(s, 3 << 20, 4);
+            r.dealloc(s, Layout::from_size_align(20 << 20, 8).unwrap());
+            assert_eq!(r.pooled(), 4 << 20);
+            r.release();
+        }
     }
 }

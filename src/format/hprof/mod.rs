@@ -1234,10 +1234,9 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
         }
     }
     drop(std::mem::take(&mut cls.dumps));
-    progress.phase("building referrers", 0);
-    e.install(&mut g);
 
-    // Roots.
+    // Roots, and the threads' objects: the last uses of the address index, which goes
+    // before the referrers are built (10 bytes per object less at that step's peak).
     let mut unresolved_roots = 0u64;
     for r in &p.heap.roots {
         match addrs.get(r.addr) {
@@ -1251,6 +1250,15 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
         }
     }
     g.sort_roots();
+    let thread_objects: Vec<(Option<ObjId>, u32, u32)> = p
+        .heap
+        .thread_objects
+        .iter()
+        .map(|&(addr, serial, trace)| (addrs.get(addr), serial, trace))
+        .collect();
+    drop(addrs);
+    progress.phase("building referrers", 0);
+    e.install(&mut g);
 
     let mut warnings = std::mem::take(&mut p.warnings);
     if dangling > 0 {
@@ -1299,12 +1307,6 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
         let cname = |cid: u64| class_name(cid);
         threads::trace_frames(&p.traces, &p.frames, &p.class_serials, &text, &cname)
     };
-    let thread_objects: Vec<(Option<ObjId>, u32, u32)> = p
-        .heap
-        .thread_objects
-        .iter()
-        .map(|&(addr, serial, trace)| (addrs.get(addr), serial, trace))
-        .collect();
     let decoder = HprofDecoder {
         id_size: id,
         utf8: std::mem::take(&mut p.utf8),
