@@ -11,7 +11,9 @@
 //!
 //! How. A block of [`MIN`] bytes or more gets its own mapping, aligned to and rounded up
 //! to [`UNIT`] (2 MiB, so that transparent huge pages survive the moves). When freed, its
-//! pages go to a pool of spans instead of back to the kernel. A new large block reserves
+//! pages go to a pool of spans instead of back to the kernel, up to the last page it ever
+//! touched (`mincore`; beyond it there is only address space, which would otherwise be
+//! handed to the next block in place of resident freed pages). A new large block reserves
 //! fresh address space, then moves spans from the pool into it until it is full or the
 //! pool is empty; the rest is ordinary fresh memory. Growing a block moves its own pages
 //! first; shrinking one pools its tail. Memory held by the process therefore never

@@ -357,9 +357,9 @@ impl Snapshot {
 
 /// Peak anonymous memory of indexing a file and building its dominator tree, per byte
 /// of the (decompressed) file, as measured on large real files (`bench/README.md`):
-/// HPROF 2,601 MB for 2,381 MB (50 M objects), 3,288 MB for 3,064 MB and 280 MB for
-/// 245 MB (at most 1.14 per byte), V8 355 MB for 507 MB (0.70), in `bench/run.sh`'s
-/// table of 2026-11-23 23:52; Go 458 MB for 308 MB and Dart 4,299 MB for 966 MB (17.4
+/// HPROF 2,410 MB for 2,381 MB (50 M objects), 3,031 MB for 3,064 MB and 259 MB for
+/// 245 MB (at most 1.06 per byte), V8 355 MB for 507 MB (0.70), in `bench/run.sh`'s
+/// table of 2026-11-24 00:07; Go 458 MB for 308 MB and Dart 4,299 MB for 966 MB (17.4
 /// file bytes per object: LEB128 is compact) in that of 2026-11-22 (before the smaller
 /// index and dominator pass, so high); rounded up. `None` where no large file has been
 /// measured yet (MoarVM's largest is 5 MB).
