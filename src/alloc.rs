@@ -229,64 +229,61 @@ fn move_pages(_from: usize, _len: usize, _to: usize) -> bool {
     false
 }
 
-/// Resident bytes of the mapped range `addr .. addr + len` (page-aligned).
-fn resident_bytes(addr: usize, len: usize) -> usize {
+/// Calls `f(offset, residency)` for each batch of pages of the mapped range `addr ..
+/// addr + len` (page-aligned): the batch's offset in the range and one byte per page,
+/// bit 0 set when the page is resident. False when the kernel cannot say (or on other
+/// systems).
+fn residency(addr: usize, len: usize, mut f: impl FnMut(usize, &[u8])) -> bool {
     #[cfg(target_os = "linux")]
     {
         const PAGE: usize = 4096;
         const BATCH: usize = 1 << 16;
         let mut vec = [0u8; BATCH];
-        let mut count = 0;
         let mut at = addr;
         while at < addr + len {
             let pages = ((addr + len - at) / PAGE).min(BATCH);
-            // SAFETY: the range is mapped (a pooled span) and `vec` holds `pages` bytes.
+            // SAFETY: the range is mapped (a pooled span or a block being freed) and
+            // `vec` holds `pages` bytes.
             let r =
                 unsafe { libc::mincore(at as *mut libc::c_void, pages * PAGE, vec.as_mut_ptr()) };
             if r != 0 {
-                break;
+                return false;
             }
-            count += vec[..pages].iter().filter(|&&v| v & 1 == 1).count();
+            f(at - addr, &vec[..pages]);
             at += pages * PAGE;
         }
-        count * PAGE
+        true
     }
     #[cfg(not(target_os = "linux"))]
     {
-        let _ = (addr, len);
-        0
+        let _ = (addr, len, &mut f);
+        false
     }
+}
+
+const PAGE: usize = 4096;
+
+/// Resident bytes of the mapped range `addr .. addr + len` (page-aligned).
+fn resident_bytes(addr: usize, len: usize) -> usize {
+    let mut count = 0;
+    residency(addr, len, |_, v| {
+        count += v.iter().filter(|&&x| x & 1 == 1).count()
+    });
+    count * PAGE
 }
 
 /// The offset just past the last resident page of `addr .. addr + len` (page-aligned),
 /// 0 when none is; `len` where residency cannot be asked.
 fn resident_end(addr: usize, len: usize) -> usize {
-    #[cfg(target_os = "linux")]
-    {
-        const PAGE: usize = 4096;
-        const BATCH: usize = 1 << 16;
-        let mut vec = [0u8; BATCH];
-        let mut end = 0;
-        let mut at = addr;
-        while at < addr + len {
-            let pages = ((addr + len - at) / PAGE).min(BATCH);
-            // SAFETY: the range is mapped (a block being freed) and `vec` holds `pages`
-            // bytes.
-            let r =
-                unsafe { libc::mincore(at as *mut libc::c_void, pages * PAGE, vec.as_mut_ptr()) };
-            if r != 0 {
-                return len;
-            }
-            if let Some(last) = vec[..pages].iter().rposition(|&v| v & 1 == 1) {
-                end = at + (last + 1) * PAGE - addr;
-            }
-            at += pages * PAGE;
+    let mut end = 0;
+    let known = residency(addr, len, |off, v| {
+        if let Some(last) = v.iter().rposition(|&x| x & 1 == 1) {
+            end = off + (last + 1) * PAGE;
         }
+    });
+    if known {
         end
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        let _ = addr;
+    } else {
         len
     }
 }
