@@ -488,3 +488,18 @@ fn corrupted_files_open_or_fail_without_panicking() {
         }
     }
 }
+
+/// `index_bytes` counts what the decoder keeps beside the graph: a MoarVM decoder holds a
+/// label per reference (4 bytes) and a kind, type and managed size per collectable (7
+/// bytes), on top of the graph's two CSRs (8 bytes per reference) and columns.
+#[test]
+fn the_index_size_counts_the_decoders_own_columns() {
+    let v = json_of(&heaptui(&["summary", &file("v2"), "--json"]));
+    let (objects, edges) = (v["objects"].as_u64().unwrap(), v["edges"].as_u64().unwrap());
+    assert!(objects > 10_000 && edges > objects, "{v}");
+    let index = v["index_bytes"].as_u64().unwrap();
+    assert!(
+        index >= 12 * edges + 7 * objects,
+        "index_bytes {index} for {objects} collectables and {edges} references"
+    );
+}

@@ -31,7 +31,7 @@ pub fn summary_value(snap: &Snapshot) -> Value {
     let (_, reach_count, reach_bytes) = crate::heap::reach::reachable(g);
     let shallow: u64 = (0..g.len() as u32).map(|o| g.shallow_size(o)).sum();
     let classes = histogram::by_class(g).len();
-    let index_bytes = g.index_bytes();
+    let index_bytes = g.index_bytes() + snap.decoder.heap_bytes();
     let (anon, file) = rss();
     let details: serde_json::Map<String, Value> = snap
         .facts

@@ -193,6 +193,24 @@ pub trait Decoder: Send + Sync {
     fn save_state(&self) -> Option<Vec<u8>> {
         None
     }
+    /// Bytes of memory the decoder's own state holds (what it keeps beside the graph to
+    /// decode on demand: string tables, per-object or per-edge side columns), counted
+    /// with the graph in `summary`'s `index_bytes`. Vectors by capacity; maps and strings
+    /// estimated.
+    fn heap_bytes(&self) -> u64 {
+        0
+    }
+}
+
+/// Bytes of a vector's buffer, by capacity.
+pub fn vec_bytes<T>(v: &Vec<T>) -> u64 {
+    (v.capacity() * std::mem::size_of::<T>()) as u64
+}
+
+/// Bytes of a hash map's table, estimated: a slot of key and value plus a control byte
+/// per bucket (hashbrown keeps at least an eighth of its buckets free).
+pub fn map_bytes<K, V, S>(m: &std::collections::HashMap<K, V, S>) -> u64 {
+    (m.capacity() * 8 / 7 * (std::mem::size_of::<(K, V)>() + 1)) as u64
 }
 
 /// One opened snapshot: its bytes, its index, and the format's decoder.

@@ -193,6 +193,24 @@ impl Decoder for DartDecoder {
         crate::cache::encode(self)
     }
 
+    fn heap_bytes(&self) -> u64 {
+        use crate::format::vec_bytes;
+        let classes: u64 = self
+            .classes
+            .iter()
+            .map(|c| {
+                (c.name.capacity() + c.library_name.capacity() + c.library_uri.capacity()) as u64
+                    + vec_bytes(&c.fields)
+                    + c.fields.iter().map(|f| f.1.capacity() as u64).sum::<u64>()
+                    + vec_bytes(&c.weak)
+            })
+            .sum();
+        vec_bytes(&self.classes)
+            + classes
+            + vec_bytes(&self.externals)
+            + vec_bytes(&self.hashes.marks)
+    }
+
     fn object_name(&self, _b: &[u8], _g: &Graph, o: ObjId) -> String {
         format!("#{}", o as u64 + 1)
     }

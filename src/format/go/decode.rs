@@ -73,6 +73,25 @@ impl Decoder for GoDecoder {
         crate::cache::encode(self)
     }
 
+    fn heap_bytes(&self) -> u64 {
+        use crate::format::{map_bytes, vec_bytes};
+        let frames: u64 = self
+            .profiles
+            .values()
+            .map(|v| {
+                vec_bytes(v)
+                    + v.iter()
+                        .map(|(f, l, _)| (f.capacity() + l.capacity()) as u64)
+                        .sum::<u64>()
+            })
+            .sum();
+        self.ranges.index.bytes() as u64
+            + vec_bytes(&self.ranges.sizes)
+            + vec_bytes(&self.samples)
+            + map_bytes(&self.profiles)
+            + frames
+    }
+
     fn object_name(&self, _b: &[u8], _g: &Graph, o: ObjId) -> String {
         match self.ranges.addrs().get(o as usize) {
             Some(a) => format!("0x{a:x}"),

@@ -390,6 +390,11 @@ impl Decoder for HprofDecoder {
         crate::cache::encode(self)
     }
 
+    fn heap_bytes(&self) -> u64 {
+        use crate::format::map_bytes;
+        map_bytes(&self.utf8) + map_bytes(&self.class_names)
+    }
+
     fn object_name(&self, bytes: &[u8], g: &Graph, o: ObjId) -> String {
         format!("0x{:x}", self.address(bytes, g, o))
     }

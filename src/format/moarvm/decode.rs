@@ -61,6 +61,21 @@ impl Decoder for MoarDecoder {
         crate::cache::encode(self)
     }
 
+    fn heap_bytes(&self) -> u64 {
+        use crate::format::vec_bytes;
+        let n = &self.names;
+        vec_bytes(&n.strings)
+            + n.strings.iter().map(|s| s.len() as u64).sum::<u64>()
+            + vec_bytes(&n.types)
+            + vec_bytes(&n.frames)
+            + vec_bytes(&self.kind)
+            + vec_bytes(&self.type_or_frame)
+            + vec_bytes(&self.managed)
+            + vec_bytes(&self.labels)
+            + vec_bytes(&self.big_labels)
+            + self.snapshot.capacity() as u64
+    }
+
     fn object_name(&self, _b: &[u8], _g: &Graph, o: ObjId) -> String {
         format!("#{o}")
     }

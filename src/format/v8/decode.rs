@@ -252,6 +252,14 @@ impl Decoder for V8Decoder {
         crate::cache::encode(self)
     }
 
+    fn heap_bytes(&self) -> u64 {
+        use crate::format::vec_bytes;
+        vec_bytes(&self.strings)
+            + vec_bytes(&self.blocks.offset)
+            + vec_bytes(&self.blocks.first_edge)
+            + vec_bytes(&self.edge_checkpoint)
+    }
+
     fn object_name(&self, b: &[u8], g: &Graph, o: ObjId) -> String {
         match self.node(b, g, o) {
             Some(r) => format!("@{}", r[self.cols.n_id]),
