@@ -523,3 +523,45 @@ fn the_tui_writes_the_index_cache_entry_after_handing_over_the_index() {
     let read = v["details"]["index cache"].as_str().unwrap_or_default();
     assert!(read.starts_with("read from "), "{v}");
 }
+
+#[test]
+fn quitting_while_the_cache_entry_is_written_waits_for_it() {
+    // The entry's writing is held up for 3 s (a slow disk, made deterministic), and `q`
+    // comes as soon as the index is on screen: quitting says it finishes the entry,
+    // waits, and the next open reads it.
+    let cache = scratch().join("tui-cache-wait");
+    let file = fixture("java/coops/heap-live-jvmgz.hprof.gz");
+    let cmd = format!(
+        "env HEAPTUI_CACHE_MIN_BYTES=0 HEAPTUI_TEST_CACHE_DELAY_MS=3000 HEAPTUI_CACHE_DIR={} {} {}; echo EXITED-$?; sleep 60",
+        cache.display(),
+        env!("CARGO_BIN_EXE_heaptui"),
+        file.display()
+    );
+    let Some(t) = Tmux::start("cache-wait", &cmd) else {
+        return;
+    };
+    t.wait_until("the index", |s| {
+        s.contains(" objects · ") && !s.contains("indexing")
+    });
+    let quit = std::time::Instant::now();
+    t.keys(&["q"]);
+    let s = t.wait_for("EXITED-0");
+    let waited = quit.elapsed();
+    assert!(
+        s.contains("finishing the index cache entry"),
+        "no word of the wait: {s}"
+    );
+    assert!(
+        waited >= std::time::Duration::from_millis(1500),
+        "quit after {waited:?}: it did not wait for the entry"
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_heaptui"))
+        .args(["summary", "--json", file.to_str().unwrap()])
+        .env("HEAPTUI_CACHE_MIN_BYTES", "0")
+        .env("HEAPTUI_CACHE_DIR", &cache)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let read = v["details"]["index cache"].as_str().unwrap_or_default();
+    assert!(read.starts_with("read from "), "{v}");
+}

@@ -345,6 +345,16 @@ impl App {
                                 let _clear = Clear(writing_flag);
                                 let _ = cell.set(crate::cli::summary_lines_for(side));
                                 if let Some(entry) = pending {
+                                    // For tests of quitting while the entry is written:
+                                    // a slow disk, made deterministic (at most 10 s).
+                                    if let Some(ms) = std::env::var("HEAPTUI_TEST_CACHE_DELAY_MS")
+                                        .ok()
+                                        .and_then(|v| v.parse::<u64>().ok())
+                                    {
+                                        std::thread::sleep(std::time::Duration::from_millis(
+                                            ms.min(10_000),
+                                        ));
+                                    }
                                     let _ = entry.store(side, &Progress::new());
                                 }
                             });
