@@ -360,3 +360,32 @@ fn a_file_whose_index_would_not_fit_is_refused_up_front_with_the_figure() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
 }
+
+#[test]
+fn a_moarvm_format_2_file_is_checked_up_front_and_format_3_is_not() {
+    // Format 2's tables are plain, so its size says how large the index will be (about a
+    // byte of memory per byte of file, measured on a 436 MB snapshot); format 3
+    // compresses them, and no large one has been measured: it is not refused on a guess.
+    let run = |rel: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_heaptui"))
+            .args(["summary", fixture(rel).to_str().unwrap()])
+            .env("HEAPTUI_CACHE_DIR", scratch().join("cache"))
+            .env("HEAPTUI_MEMORY_LIMIT", "1000000")
+            .output()
+            .unwrap()
+    };
+    let v2 = run("moarvm/app-v2.mvmheap.gz");
+    assert_eq!(v2.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&v2.stderr);
+    assert!(
+        err.contains("needs about") && err.contains("only 1 MB"),
+        "{err}"
+    );
+    let v3 = run("moarvm/app-v3.mvmheap.gz");
+    assert_eq!(
+        v3.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&v3.stderr)
+    );
+}

@@ -379,14 +379,18 @@ impl Snapshot {
 /// 245 MB (at most 1.06 per byte), V8 355 MB for 507 MB (0.70), in `bench/run.sh`'s
 /// table of 2026-11-24 00:07; Go 458 MB for 308 MB and Dart 4,299 MB for 966 MB (17.4
 /// file bytes per object: LEB128 is compact) in that of 2026-11-22 (before the smaller
-/// index and dominator pass, so high); rounded up. `None` where no large file has been
-/// measured yet (MoarVM's largest is 5 MB).
-fn memory_per_file_byte(format: Format) -> Option<f64> {
+/// index and dominator pass, so high); MoarVM format 2 411 MB for 436 MB (4.28 M
+/// collectables, `gen-large-moarvm.sh` with NODES=400000, 2026-11-24 00:40); rounded up.
+/// `None` where no large file has been measured: MoarVM's format 3 compresses its tables
+/// with zstd, so its bytes say little about the index (`first` is the file's first
+/// bytes).
+fn memory_per_file_byte(format: Format, first: &[u8]) -> Option<f64> {
     match format {
         Format::Hprof => Some(1.2),
         Format::V8 => Some(0.8),
         Format::Go => Some(1.5),
         Format::Dart => Some(4.5),
+        Format::MoarVm if first.starts_with(b"MoarHeapDumpv002") => Some(1.0),
         Format::MoarVm => None,
     }
 }
@@ -413,8 +417,8 @@ fn memory_available() -> Option<u64> {
 /// Refuses, before any index is built, a file whose index would not fit in the memory
 /// left, with the figure needed, rather than being killed by the kernel half-way
 /// (`HEAPTUI_IGNORE_MEMORY=1` tries anyway).
-fn check_memory(path: &Path, format: Format, file_bytes: u64) -> Result<()> {
-    let (Some(k), Some(avail)) = (memory_per_file_byte(format), memory_available()) else {
+fn check_memory(path: &Path, format: Format, first: &[u8], file_bytes: u64) -> Result<()> {
+    let (Some(k), Some(avail)) = (memory_per_file_byte(format, first), memory_available()) else {
         return Ok(());
     };
     let need = (file_bytes as f64 * k) as u64;
@@ -513,7 +517,13 @@ pub fn open_deferring_cache(
         }
         None => source,
     };
-    check_memory(path, format, source.bytes().len() as u64)?;
+    let bytes = source.bytes();
+    check_memory(
+        path,
+        format,
+        &bytes[..bytes.len().min(16)],
+        bytes.len() as u64,
+    )?;
     let mut snap = match format {
         Format::Hprof => hprof::open(source, progress).map_err(|e| Error::parse(path, e))?,
         Format::V8 => v8::open(source, progress).map_err(|e| Error::parse(path, e))?,
