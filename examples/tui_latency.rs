@@ -56,6 +56,17 @@ fn main() {
         "back to the first instance".into(),
         vec![key(KeyCode::Char('g'))],
     ));
+    // Filtering the instances matches every one's name and label (on Enter).
+    let mut f = vec![key(KeyCode::Char('/'))];
+    f.extend(chars(
+        &std::env::var("INSTANCE_FILTER").unwrap_or_else(|_| "77".into()),
+    ));
+    f.push(key(KeyCode::Enter));
+    steps.push(("filter the instances (all keys)".into(), f));
+    steps.push((
+        "clear the filter".into(),
+        vec![key(KeyCode::Char('/')), key(KeyCode::Esc)],
+    ));
     steps.push(("open inspector".into(), vec![key(KeyCode::Enter)]));
     steps.push(("paths from GC roots".into(), vec![key(KeyCode::Char('p'))]));
     steps.push(("back".into(), vec![key(KeyCode::Esc)]));

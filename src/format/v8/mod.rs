@@ -757,8 +757,8 @@ fn page_owned(
         // Only the root's few edges ask: read the node's type and name from its record.
         let rec = nodes
             .blocks
-            .record(b, cols.nf, cols.n_edges, n, t as ObjId)
-            .map(|(r, _)| (r[cols.n_type], r[cols.n_name]));
+            .fields(b, cols.nf, n, t as ObjId)
+            .map(|r| (r[cols.n_type], r[cols.n_name]));
         match rec {
             Some((ty, name)) => {
                 Some(ty as usize) == synthetic

@@ -175,19 +175,24 @@ impl InstancesPane {
             self.shown = None;
         } else {
             self.ensure_rows(ctx, true);
-            let m = SkimMatcherV2::default();
             let snap = ctx.snap;
+            let (objs, filter) = (&self.objs, &self.filter);
+            // On every core: each instance's name and label are decoded from the dump
+            // (a million V8 strings take seconds on one).
+            use rayon::prelude::*;
             self.shown = Some(
-                (0..self.objs.len() as u32)
-                    .filter(|&k| {
-                        let o = self.objs[k as usize].1;
+                (0..objs.len() as u32)
+                    .into_par_iter()
+                    .map_init(SkimMatcherV2::default, |m, k| {
+                        let o = objs[k as usize].1;
                         let text = format!(
                             "{} {}",
                             snap.object_name(o),
                             snap.label(o).unwrap_or_default()
                         );
-                        m.fuzzy_match(&text, &self.filter).is_some()
+                        m.fuzzy_match(&text, filter).map(|_| k)
                     })
+                    .flatten()
                     .collect(),
             );
         }
