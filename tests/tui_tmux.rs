@@ -5,6 +5,7 @@
 
 mod common;
 
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -490,17 +491,37 @@ fn a_dump_cut_short_on_disk_while_open_ends_with_a_message_and_a_clean_terminal(
     assert!(s.lines().any(|l| l == "MODEicanon"), "{s}");
 }
 
-#[test]
-fn the_tui_writes_the_index_cache_entry_after_handing_over_the_index() {
-    let cache = scratch().join("tui-cache");
+/// The TUI on the coops fixture with its own cache directory `dir` (and `env`, more
+/// `NAME=value` settings), in tmux; the shell prints `EXITED-<status>` after it.
+fn tui_with_cache(name: &str, dir: &str, env: &str) -> Option<(Tmux, PathBuf, PathBuf)> {
+    let cache = scratch().join(dir);
     let file = fixture("java/coops/heap-live-jvmgz.hprof.gz");
     let cmd = format!(
-        "env HEAPTUI_CACHE_MIN_BYTES=0 HEAPTUI_CACHE_DIR={} {} {}; echo EXITED-$?; sleep 60",
+        "env HEAPTUI_CACHE_MIN_BYTES=0 {env} HEAPTUI_CACHE_DIR={} {} {}; echo EXITED-$?; sleep 60",
         cache.display(),
         env!("CARGO_BIN_EXE_heaptui"),
         file.display()
     );
-    let Some(t) = Tmux::start("cache", &cmd) else {
+    Tmux::start(name, &cmd).map(|t| (t, cache, file))
+}
+
+/// Whether the next open of `file` reads its index from the entry in `cache`.
+fn reopens_from(cache: &Path, file: &Path) -> serde_json::Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_heaptui"))
+        .args(["summary", "--json", file.to_str().unwrap()])
+        .env("HEAPTUI_CACHE_MIN_BYTES", "0")
+        .env("HEAPTUI_CACHE_DIR", cache)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let read = v["details"]["index cache"].as_str().unwrap_or_default();
+    assert!(read.starts_with("read from "), "{v}");
+    v
+}
+
+#[test]
+fn the_tui_writes_the_index_cache_entry_after_handing_over_the_index() {
+    let Some((t, cache, file)) = tui_with_cache("cache", "tui-cache", "") else {
         return;
     };
     // The entry is written after the index is on screen and before the dominator tree:
@@ -513,15 +534,7 @@ fn the_tui_writes_the_index_cache_entry_after_handing_over_the_index() {
     });
     t.keys(&["q"]);
     t.wait_for("EXITED-0");
-    let out = Command::new(env!("CARGO_BIN_EXE_heaptui"))
-        .args(["summary", "--json", file.to_str().unwrap()])
-        .env("HEAPTUI_CACHE_MIN_BYTES", "0")
-        .env("HEAPTUI_CACHE_DIR", &cache)
-        .output()
-        .unwrap();
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let read = v["details"]["index cache"].as_str().unwrap_or_default();
-    assert!(read.starts_with("read from "), "{v}");
+    reopens_from(&cache, &file);
 }
 
 #[test]
@@ -529,15 +542,11 @@ fn quitting_while_the_cache_entry_is_written_waits_for_it() {
     // The entry's writing is held up for 3 s (a slow disk, made deterministic), and `q`
     // comes as soon as the index is on screen: quitting says it finishes the entry,
     // waits, and the next open reads it.
-    let cache = scratch().join("tui-cache-wait");
-    let file = fixture("java/coops/heap-live-jvmgz.hprof.gz");
-    let cmd = format!(
-        "env HEAPTUI_CACHE_MIN_BYTES=0 HEAPTUI_TEST_CACHE_DELAY_MS=3000 HEAPTUI_CACHE_DIR={} {} {}; echo EXITED-$?; sleep 60",
-        cache.display(),
-        env!("CARGO_BIN_EXE_heaptui"),
-        file.display()
-    );
-    let Some(t) = Tmux::start("cache-wait", &cmd) else {
+    let Some((t, cache, file)) = tui_with_cache(
+        "cache-wait",
+        "tui-cache-wait",
+        "HEAPTUI_TEST_CACHE_DELAY_MS=3000",
+    ) else {
         return;
     };
     t.wait_until("the index", |s| {
@@ -555,13 +564,5 @@ fn quitting_while_the_cache_entry_is_written_waits_for_it() {
         waited >= std::time::Duration::from_millis(1500),
         "quit after {waited:?}: it did not wait for the entry"
     );
-    let out = Command::new(env!("CARGO_BIN_EXE_heaptui"))
-        .args(["summary", "--json", file.to_str().unwrap()])
-        .env("HEAPTUI_CACHE_MIN_BYTES", "0")
-        .env("HEAPTUI_CACHE_DIR", &cache)
-        .output()
-        .unwrap();
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let read = v["details"]["index cache"].as_str().unwrap_or_default();
-    assert!(read.starts_with("read from "), "{v}");
+    reopens_from(&cache, &file);
 }
