@@ -203,6 +203,8 @@ pub fn records(
     let mut rec = [0i64; 64];
     let width = width.clamp(1, 64);
     let mut i = pos;
+    // Whether an integer has been read yet: every later one must follow exactly one comma.
+    let mut started = false;
     loop {
         let mut at = 0;
         for (k, slot) in rec.iter_mut().enumerate().take(width) {
@@ -227,6 +229,16 @@ pub fn records(
                     "an empty value",
                 ));
             }
+            // Two integers with only whitespace between them would shift every later
+            // field for a reader that counts commas (the decoder does): refuse them too.
+            if started && commas == 0 && c != b']' {
+                return RecordsEnd::Bad(ParseError::new(
+                    i as u64,
+                    "',' between two integers",
+                    "none",
+                ));
+            }
+            started = true;
             if c == b']' {
                 if k != 0 {
                     return RecordsEnd::Bad(ParseError::new(
