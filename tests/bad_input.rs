@@ -389,3 +389,31 @@ fn a_moarvm_format_2_file_is_checked_up_front_and_format_3_is_not() {
         String::from_utf8_lossy(&v3.stderr)
     );
 }
+
+#[test]
+fn v8_integers_without_a_comma_between_them_are_refused_with_the_offset() {
+    // The decoder finds a node by counting the commas before it: two integers with only
+    // whitespace or control bytes between them would make it name a neighbour (the v8
+    // fuzzer's find, tests/data/fuzz/README.md), so the reader refuses them.
+    let good = br#"{"snapshot":{"meta":{"node_fields":["type","name","id","self_size","edge_count"],"node_types":[["hidden","object"]],"edge_fields":["type","name_or_index","to_node"],"edge_types":[["element"]]},"node_count":2,"edge_count":0},
+"nodes":[0,0,1,0,0
+,1,0,3,8,0],"edges":[],"strings":[""]}"#;
+    let open_bytes = |bytes: &[u8]| {
+        let mut m = memmap2::MmapMut::map_anon(bytes.len()).unwrap();
+        m.copy_from_slice(bytes);
+        let src = Source::from_map(
+            std::path::Path::new("mem.heapsnapshot"),
+            Some(m.make_read_only().unwrap()),
+        );
+        heaptui::format::v8::open(src, &Progress::new())
+    };
+    let g = open_bytes(good).expect("the well-formed file opens");
+    assert_eq!(g.graph.len(), 2);
+    let bad = String::from_utf8_lossy(good).replace("1,0,3,8,0", "1,0,3 8,0");
+    let at = bad.find("3 8").unwrap() + 2;
+    let e = open_bytes(bad.as_bytes()).err().expect("refused");
+    assert_eq!(e.offset, at as u64, "{e:?}");
+    assert!(e.expected.contains("','"), "{e:?}");
+    let ctrl = String::from_utf8_lossy(good).replace("1,0,3,8,0", "1,0,3\u{1}8,0");
+    assert!(open_bytes(ctrl.as_bytes()).is_err());
+}

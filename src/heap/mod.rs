@@ -164,7 +164,7 @@ pub struct ClassInfo {
 #[derive(Debug, Default)]
 pub struct Graph {
     /// Class of every object.
-    pub class_of: column::CompactColumn,
+    pub class_of: CompactColumn,
     /// Shallow size of every object; the column's escape value ([`CompactColumn::escape`])
     /// means "look in `big_sizes`". Two bytes per object once the index is built (sizes
     /// of 64 KiB or more are rare), four while it is built and in the rare snapshot where

@@ -76,15 +76,7 @@ impl NodeBlocks {
             return None;
         }
         let at = *self.offset.get(o / BLOCK)? as usize;
-        let at = after_commas(b, at, (o % BLOCK) * nf)?;
-        let mut out = None;
-        records(b, at, nf, |r, _| {
-            let mut rec = [0i64; 64];
-            rec[..nf].copy_from_slice(r);
-            out = Some(rec);
-            false
-        });
-        out
+        one_record(b, after_commas(b, at, (o % BLOCK) * nf)?, nf)
     }
 
     /// The fields of node `o` (of `n` nodes with `nf` fields each, `edge_count` the
@@ -129,15 +121,21 @@ impl NodeBlocks {
                 }
             }
         }
-        let mut out = None;
-        records(b, i, nf, |r, _| {
-            let mut rec = [0i64; 64];
-            rec[..nf].copy_from_slice(r);
-            out = Some(rec);
-            false
-        });
-        out.map(|rec| (rec, ord))
+        one_record(b, i, nf).map(|rec| (rec, ord))
     }
+}
+
+/// The record of `nf` (1 to 64) integers whose first starts at or after `at` (past
+/// separators), `None` when it is not whole.
+fn one_record(b: &[u8], at: usize, nf: usize) -> Option<[i64; 64]> {
+    let mut out = None;
+    records(b, at, nf, |r, _| {
+        let mut rec = [0i64; 64];
+        rec[..nf].copy_from_slice(r);
+        out = Some(rec);
+        false
+    });
+    out
 }
 
 #[derive(serde::Serialize, serde::Deserialize)]
