@@ -22,6 +22,8 @@ files: heaptui's map of the dump, which stay page cache), and VmHWM. Commands:
   hprof-slurp FILE               (HPROF: one streaming pass, the class histogram)
   hprof-analyzer FILE OUT.json   (HPROF: the whole graph, dominators, MAT-like report)
   memlab (bench/v8-memlab-top.js: memlab's loader and dominator tree)  (V8)
+  memlab analyze object-size --snapshot FILE   (V8: the command issue 11 names, as a user
+            runs it; it also finds shortest paths and prints the largest objects)
 Prints the table and writes every figure to BENCH_DIR/run-result.json.
 """
 
@@ -188,6 +190,12 @@ def run_set(name):
             out["tools"]["memlab"] = {
                 "dominators": best(["node", "--max-old-space-size=16384", top, path, "1"], menv)
             }
+            cli = os.path.join(MEMLAB_DIR, "node_modules", ".bin", "memlab")
+            if os.path.exists(cli):
+                log(f"{name}: memlab analyze object-size")
+                out["tools"]["memlab analyze"] = {
+                    "dominators": best([cli, "analyze", "object-size", "--snapshot", path], menv)
+                }
         else:
             log(f"memlab is not in {MEMLAB_DIR} (bench/v8-compare.sh installs it): skipped")
     return out
@@ -201,8 +209,8 @@ def fmt_row(r):
     ht = t["heaptui"]
     rows = []
     peer_hist = t.get("hprof-slurp", {}).get("histogram")
-    peer_dom = (t.get("hprof-analyzer") or t.get("memlab") or {}).get("dominators")
-    peer_name = "hprof-analyzer" if "hprof-analyzer" in t else ("memlab" if "memlab" in t else None)
+    dom_peers = [(p, t[p]["dominators"]) for p in ("hprof-analyzer", "memlab", "memlab analyze")
+                 if p in t and t[p].get("dominators")]
     for tool, res in t.items():
         h = res.get("histogram")
         d = res.get("dominators")
@@ -212,11 +220,12 @@ def fmt_row(r):
         if tool == "heaptui":
             if peer_hist and h and peer_hist["exit"] == 0:
                 ratio.append(f"hist {h['wall_seconds'] / peer_hist['wall_seconds']:.2f}x slurp's time")
-            if peer_dom and d and peer_dom["exit"] == 0:
-                ratio.append(
-                    f"dom {peer_dom['wall_seconds'] / d['wall_seconds']:.1f}x faster, "
-                    f"{d['vm_hwm_bytes'] / max(peer_dom['vm_hwm_bytes'], 1):.2f} of {peer_name}'s peak RSS"
-                )
+            for peer_name, peer_dom in dom_peers:
+                if d and peer_dom["exit"] == 0:
+                    ratio.append(
+                        f"dom {peer_dom['wall_seconds'] / d['wall_seconds']:.1f}x faster, "
+                        f"{d['vm_hwm_bytes'] / max(peer_dom['vm_hwm_bytes'], 1):.2f} of {peer_name}'s peak RSS"
+                    )
         failed = [k for k, v in res.items() if isinstance(v, dict) and v.get("exit", 0) != 0]
         rows.append([
             r["set"], mb(r["bytes"]), f"{n:,}" if n else "-", tool,
