@@ -794,31 +794,40 @@ fn page_owned(
 }
 
 /// Where each node's edges start in the edge columns: the running sum of the nodes'
-/// `edge_count`, for the passes that walk edges before the graph's CSR exists.
-struct EdgeStarts {
-    first: Vec<u64>,
-    edges: usize,
+/// `edge_count`, cut to the edges the file has, for the passes that walk edges before the
+/// graph's CSR exists. Four bytes per node while the edges number below 2^32 (always, in
+/// practice: that is a file of some 24 GB), eight beyond.
+enum EdgeStarts {
+    Narrow(Vec<u32>),
+    Wide(Vec<u64>),
 }
 
 impl EdgeStarts {
     fn new(nodes: &NodeCols, edges: &EdgeCols) -> Self {
-        let mut first = Vec::with_capacity(nodes.edge_count.len() + 1);
-        let mut sum = 0u64;
-        for &ec in &nodes.edge_count {
-            first.push(sum);
-            sum += ec as u64;
-        }
-        first.push(sum);
-        EdgeStarts {
-            first,
-            edges: edges.target.len(),
+        let m = edges.target.len() as u64;
+        let sums = || {
+            let mut sum = 0u64;
+            std::iter::once(0)
+                .chain(nodes.edge_count.iter().map(move |&ec| {
+                    sum += ec as u64;
+                    sum
+                }))
+                .map(move |s| s.min(m))
+        };
+        if m < u32::MAX as u64 {
+            EdgeStarts::Narrow(sums().map(|s| s as u32).collect())
+        } else {
+            EdgeStarts::Wide(sums().collect())
         }
     }
 
-    /// Node `x`'s edges, cut to the edges the file has.
+    /// Node `x`'s edges.
+    #[inline]
     fn range(&self, x: usize) -> std::ops::Range<usize> {
-        let a = (self.first[x] as usize).min(self.edges);
-        a..(self.first[x + 1] as usize).min(self.edges)
+        match self {
+            EdgeStarts::Narrow(f) => f[x] as usize..f[x + 1] as usize,
+            EdgeStarts::Wide(f) => f[x] as usize..f[x + 1] as usize,
+        }
     }
 }
 
