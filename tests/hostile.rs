@@ -1004,6 +1004,47 @@ fn v8_ragged_edges() {
 }
 
 #[test]
+fn v8_dangling_edges() {
+    // Measures: holds the gate only inside `measure`.
+    // Root -> Foo, and Foo -> Bar with the weak edge beside it, as in `v8_nodes`, plus
+    // three edges to no node: an offset inside a record (5), one past the last node
+    // (21) and one far beyond (7000). Each node's edges follow the dropped ones, so the
+    // kept ones must move up in the references and keep their weak flags and labels.
+    let mut nodes = v8_nodes();
+    nodes[4] = 2; // the root's edges: a dangling one, then Foo
+    nodes[11] = 4; // Foo's: dangling, Bar (weak), dangling, Bar
+    let edges = [
+        1, 1, 5, 1, 1, 7, // root: dangling, -> Foo
+        2, 3, 21, 6, 3, 14, 2, 3, 7000, 2, 3,
+        14, // Foo: dangling, weak -> Bar, dangling, x -> Bar
+    ];
+    let b = v8_snapshot(&V8_FIELDS, &nodes, &edges, &V8_STRINGS, 3, 6);
+    let (r, a) = measure(|| v8(&b));
+    assert_bounded("V8 dangling edges", b.len(), a);
+    let s = r.unwrap();
+    assert_eq!(
+        s.warnings,
+        ["3 edges point at no node (to_node out of range or not a node's offset); ignored"]
+    );
+    let g = &s.graph;
+    assert_eq!(g.edge_count(), 3);
+    let out = |o: u32| {
+        g.edges(o)
+            .map(|e| (g.out_targets[e], g.is_weak(e)))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(out(0), [(1, false)]);
+    assert_eq!(out(1), [(2, true), (2, false)]);
+    assert_eq!(out(2), []);
+    assert_eq!(g.referrers(2), [1, 1]);
+    assert_eq!(s.edge_label(1, 2).as_deref(), Some("x"));
+    // Bar is kept by Foo's strong edge: Foo retains it.
+    let d = heaptui::heap::dominators::compute(g, &Progress::new());
+    assert_eq!(d.idom(2), Some(1));
+    assert_eq!(d.retained(1), Some(60));
+}
+
+#[test]
 fn v8_edge_counts_past_the_edges() {
     // Measures: holds the gate only inside `measure`.
     // Bar claims 1000 edges that the array does not have.

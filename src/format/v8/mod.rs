@@ -731,6 +731,77 @@ fn read_edges_into(
     out
 }
 
+/// The CSR of the references as [`open`] hands them over, before the page's rule (see
+/// [`page_owned`]) is applied: where each node's references start once the dangling
+/// ones are dropped, and which are weak.
+struct References {
+    start: Vec<u32>,
+    weak_bits: Vec<u64>,
+    /// References kept (not dangling).
+    edges: usize,
+    dangling: u64,
+    /// References the nodes' edge counts announce beyond the edges the file has.
+    edges_missing: u64,
+    /// Edges of the file that belong to a node (the rest are beyond every edge count).
+    owned_edges: usize,
+    /// The synthetic root's shortcut targets: its global objects.
+    root_shortcuts: Vec<ObjId>,
+}
+
+/// Hands each edge to its owner (by the running sum of `edge_count`), leaving out the
+/// dangling ones: weak edges and shortcut edges other than the root's do not retain.
+fn references(
+    nodes: &NodeCols,
+    edges: &EdgeCols,
+    weak_t: Option<i64>,
+    shortcut_t: Option<i64>,
+) -> References {
+    let n = nodes.count;
+    let targets = &edges.target;
+    let total = targets.len();
+    let mut start: Vec<u32> = Vec::with_capacity(n + 1);
+    start.push(0);
+    let mut weak_bits = vec![0u64; total.div_ceil(64)];
+    let mut w = 0usize;
+    let mut k = 0usize;
+    let mut dangling = 0u64;
+    let mut edges_missing = 0u64;
+    let mut root_shortcuts: Vec<ObjId> = Vec::new();
+    for (i, &ec) in nodes.edge_count.iter().enumerate() {
+        let end = k + ec as usize;
+        if end > total {
+            edges_missing += (end - total.max(k)) as u64;
+        }
+        for j in k..end.min(total) {
+            let t = targets[j];
+            if t as usize >= n {
+                dangling += 1;
+                continue;
+            }
+            let ty = edges.ty[j] as i64;
+            if i == 0 && Some(ty) == shortcut_t {
+                root_shortcuts.push(t);
+            }
+            if Some(ty) == weak_t || (Some(ty) == shortcut_t && i != 0) {
+                weak_bits[w / 64] |= 1 << (w % 64);
+            }
+            w += 1;
+        }
+        k = end.min(total);
+        start.push(w as u32);
+    }
+    weak_bits.truncate(w.div_ceil(64));
+    References {
+        start,
+        weak_bits,
+        edges: w,
+        dangling,
+        edges_missing,
+        owned_edges: k,
+        root_shortcuts,
+    }
+}
+
 /// The objects "the page owns", as DevTools and memlab flag them before building the
 /// dominator tree: everything reachable over non-weak edges from the root's own edges,
 /// except its shortcut edges (to the global objects) and its element edge to the
@@ -971,62 +1042,66 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
 
     let mut nodes = nodes;
     let dom_detached = propagate_dom_state(&cols, &mut nodes, &edges);
-    let owned = page_owned(b, &cols, &nodes, &edges, &sec.strings);
-    let is_owned = |i: usize| owned.get(i / 64).is_some_and(|w| w >> (i % 64) & 1 == 1);
-    let mut owner_cuts = 0u64;
 
-    // Hand the edges to their owners.
+    // Hand the edges to their owners, while the other core finds what the page owns (both
+    // only read the edges). The page's rule is applied to the references afterwards.
     progress.phase("building references", 0);
     let weak_t = cols.edge_type("weak");
     let shortcut_t = cols.edge_type("shortcut");
     let mut g = Graph::default();
-    // The CSR is made in place from the edges as read: owners are in node order, so the
-    // targets only need dropping the dangling ones (compaction never overtakes the
-    // reading), and no second copy of the largest array is made.
+    let (owned, refs) = rayon::join(
+        || page_owned(b, &cols, &nodes, &edges, &sec.strings),
+        || references(&nodes, &edges, weak_t, shortcut_t),
+    );
+    let References {
+        start,
+        mut weak_bits,
+        edges: w,
+        dangling,
+        edges_missing,
+        owned_edges: k,
+        root_shortcuts,
+    } = refs;
     let mut edges = edges;
     let mut targets = std::mem::take(&mut edges.target);
     let total = targets.len();
-    let mut start: Vec<u32> = Vec::with_capacity(n + 1);
-    start.push(0);
-    let mut weak_bits = vec![0u64; total.div_ceil(64)];
-    let mut w = 0usize;
-    let mut k = 0usize;
-    let mut dangling = 0u64;
-    let mut edges_missing = 0u64;
-    let mut root_shortcuts: Vec<ObjId> = Vec::new();
-    for (i, &ec) in nodes.edge_count.iter().enumerate() {
-        let end = k + ec as usize;
-        if end > total {
-            edges_missing += (end - total.max(k)) as u64;
-        }
-        for j in k..end.min(total) {
+    if dangling > 0 {
+        // The CSR is made in place from the edges as read: owners are in node order, so
+        // dropping the dangling targets never overtakes the reading, and no second copy
+        // of the largest array is made.
+        let mut w = 0usize;
+        for j in 0..k {
             let t = targets[j];
-            if t as usize >= n {
-                dangling += 1;
-                continue;
+            if (t as usize) < n {
+                targets[w] = t;
+                w += 1;
             }
-            let ty = edges.ty[j] as i64;
-            if i == 0 && Some(ty) == shortcut_t {
-                root_shortcuts.push(t);
-            }
-            let mut weak = Some(ty) == weak_t || (Some(ty) == shortcut_t && i != 0);
-            // DevTools' and memlab's rule: an object the page owns is not kept by one
-            // that the page does not own.
-            if !weak && i != 0 && !owned.is_empty() && is_owned(t as usize) && !is_owned(i) {
-                weak = true;
-                owner_cuts += 1;
-            }
-            if weak {
-                weak_bits[w / 64] |= 1 << (w % 64);
-            }
-            targets[w] = t;
-            w += 1;
         }
-        k = end.min(total);
-        start.push(w as u32);
     }
     targets.truncate(w);
-    weak_bits.truncate(w.div_ceil(64));
+    // DevTools' and memlab's rule: an object the page owns is not kept by one that the
+    // page does not own. Only the edges of objects outside the page are looked at.
+    let mut owner_cuts = 0u64;
+    if !owned.is_empty() {
+        let is_owned = |i: usize| owned.get(i / 64).is_some_and(|w| w >> (i % 64) & 1 == 1);
+        for (wi, &word) in owned.iter().enumerate() {
+            let mut outside = !word;
+            while outside != 0 {
+                let i = wi * 64 + outside.trailing_zeros() as usize;
+                outside &= outside - 1;
+                if i == 0 || i >= n {
+                    continue;
+                }
+                for e in start[i] as usize..start[i + 1] as usize {
+                    let weak = weak_bits[e / 64] >> (e % 64) & 1 == 1;
+                    if !weak && is_owned(targets[e] as usize) {
+                        weak_bits[e / 64] |= 1 << (e % 64);
+                        owner_cuts += 1;
+                    }
+                }
+            }
+        }
+    }
     let eb = EdgeBuilder {
         start,
         targets,
