@@ -772,13 +772,13 @@ fn references(
         if end > total {
             edges_missing += (end - total.max(k)) as u64;
         }
-        for j in k..end.min(total) {
-            let t = targets[j];
+        let span = k..end.min(total);
+        for (&t, &ty) in targets[span.clone()].iter().zip(&edges.ty[span]) {
             if t as usize >= n {
                 dangling += 1;
                 continue;
             }
-            let ty = edges.ty[j] as i64;
+            let ty = ty as i64;
             if i == 0 && Some(ty) == shortcut_t {
                 root_shortcuts.push(t);
             }
