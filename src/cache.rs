@@ -171,6 +171,9 @@ struct Meta {
     wide_out_start: Vec<(u32, u32)>,
     wide_in_start: Vec<(u32, u32)>,
     orphans_are_roots: bool,
+    /// [`Graph::scattered`] (absent from entries written before it: false).
+    #[serde(default)]
+    scattered: bool,
     /// Whether `class_of` and `shallow` take two bytes per object (else four).
     narrow_classes: bool,
     narrow_sizes: bool,
@@ -314,6 +317,7 @@ pub fn store(key: &Key, snap: &Snapshot) -> Result<Option<PathBuf>, String> {
         wide_out_start: g.out_start.wide.clone(),
         wide_in_start: g.in_start.wide.clone(),
         orphans_are_roots: g.orphans_are_roots,
+        scattered: g.scattered,
         narrow_classes: g.class_of.is_narrow(),
         narrow_sizes: g.shallow.is_narrow(),
         decoder,
@@ -590,6 +594,7 @@ fn read_entry(key: &Key, f: File, file_bytes: u64) -> Result<Parts, &'static str
     g.classes = meta.classes.clone();
     g.big_sizes = meta.big_sizes.clone();
     g.orphans_are_roots = meta.orphans_are_roots;
+    g.scattered = meta.scattered;
     check(&g, file_bytes)?;
     let decoder = decoder_of(meta.format, &meta.decoder).ok_or("unreadable decoder state")?;
     Ok((meta, g, decoder))

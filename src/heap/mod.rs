@@ -195,6 +195,11 @@ pub struct Graph {
     /// virtual root (memlab's and DevTools' rule for V8 snapshots). Otherwise (MAT's rule
     /// for HPROF) they have no dominator and no retained size.
     pub orphans_are_roots: bool,
+    /// Objects are numbered with little locality for the graph passes (V8's node order):
+    /// the semidominator pass gets a second core that prefetches ahead of it
+    /// ([`dominators::compute`]). Measured: 10 % off that pass on a 6 M-node V8 snapshot,
+    /// but 20 % more on a 50 M-object HPROF dump, whose order is already local.
+    pub scattered: bool,
 }
 
 impl Graph {

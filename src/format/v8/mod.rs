@@ -1131,6 +1131,7 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
     eb.install(&mut g);
 
     g.orphans_are_roots = true;
+    g.scattered = true;
     // Roots: the synthetic root and what it refers to.
     if n > 0 {
         g.roots.push(Root {
