@@ -457,11 +457,14 @@ pub fn compute(g: &Graph, progress: &Progress) -> Dominators {
             dfs(r.obj, &mut pre, &mut vertex, &mut work, &mut stack);
         }
     }
-    let strong_end = vertex.len() as u32; // preorder numbers below this are strong
-                                          // Then whatever is reachable only through weak edges. Every target of a weak edge
-                                          // that is not strongly reachable hangs from the virtual root (whatever order the
-                                          // search meets them in, so the result does not depend on it).
-    let mut i = 1usize;
+    // Preorder numbers below this are strong.
+    let strong_end = vertex.len() as u32;
+    // Then whatever is reachable only through weak edges. Every target of a weak edge
+    // that is not strongly reachable hangs from the virtual root (whatever order the
+    // search meets them in, so the result does not depend on it). Nothing to do when the
+    // strong edges reached every object (V8's snapshots, dumps of live objects): looking
+    // costs a pass over every edge, 45 ms on 6 M V8 nodes.
+    let mut i = if vertex.len() > n { vertex.len() } else { 1 };
     while i < vertex.len() {
         let o = vertex[i];
         for e in g.edges(o) {
