@@ -1045,6 +1045,38 @@ fn v8_dangling_edges() {
 }
 
 #[test]
+fn v8_self_sizes_of_two_bytes_and_more() {
+    // Measures: holds the gate only inside `measure`.
+    // Foo 70,000 bytes (more than two bytes hold), Bar 5 GB (more than four): with two
+    // nodes in three that large, the sizes are kept four bytes wide, and read back exact.
+    let mut nodes = v8_nodes();
+    nodes[10] = 70_000;
+    nodes[17] = 5_000_000_000;
+    let b = v8_snapshot(&V8_FIELDS, &nodes, &V8_EDGES, &V8_STRINGS, 3, 2);
+    let (r, a) = measure(|| v8(&b));
+    assert_bounded("V8 big self sizes", b.len(), a);
+    let s = r.unwrap();
+    let g = &s.graph;
+    assert!(!g.shallow.is_narrow());
+    assert_eq!(
+        (0..3).map(|o| g.shallow_size(o)).collect::<Vec<_>>(),
+        [0, 70_000, 5_000_000_000]
+    );
+    // And with a ninth of the nodes that large, two bytes each and the rest aside.
+    let mut many = nodes.clone();
+    for k in 0..24 {
+        many.extend([3, 1, 100 + 2 * k, 8 + k, 0, 0, 0]);
+    }
+    let b = v8_snapshot(&V8_FIELDS, &many, &V8_EDGES, &V8_STRINGS, 27, 2);
+    let s = v8(&b).unwrap();
+    let g = &s.graph;
+    assert!(g.shallow.is_narrow());
+    assert_eq!(g.shallow_size(1), 70_000);
+    assert_eq!(g.shallow_size(2), 5_000_000_000);
+    assert_eq!(g.shallow_size(26), 8 + 23);
+}
+
+#[test]
 fn v8_edge_counts_past_the_edges() {
     // Measures: holds the gate only inside `measure`.
     // Bar claims 1000 edges that the array does not have.
