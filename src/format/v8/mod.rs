@@ -11,9 +11,11 @@
 //! 1. one scan finds where each top-level key's value starts, parses the small
 //!    `snapshot.meta` with serde_json, and indexes the start of every string;
 //! 2. two threads tokenize `nodes` and `edges` straight from the map into columns (the
-//!    two arrays are independent until edges are handed to their owners);
-//! 3. edges are handed to their owners by the running sum of `edge_count` and the CSR
-//!    and its transpose are built as for every format.
+//!    two arrays are independent until edges are handed to their owners), 64 bytes at a
+//!    time while the bytes are laid out as V8 writes them ([`json::records`]);
+//! 3. edges are handed to their owners by the running sum of `edge_count` on one core
+//!    while the other finds what the page owns ([`page_owned`]), and the CSR and its
+//!    transpose are built as for every format.
 //!
 //! Field positions come from the meta by name: real files have 6 or 7 node fields and
 //! 12 to 16 node types (NOTES §3a). Classes are grouped as DevTools' Summary groups them
