@@ -287,10 +287,22 @@ impl V8Decoder {
                 }
                 continue;
             }
-            if let Some(s) = part(x, "second") {
+            // Both halves from one read of the node's edges: the first edge of each name.
+            let (mut first, mut second) = (None, None);
+            for e in self.edges(b, g, x, 64) {
+                if first.is_some() && second.is_some() {
+                    break;
+                }
+                match self.edge_name(b, &e).as_str() {
+                    "first" if first.is_none() => first = Some(e.to),
+                    "second" if second.is_none() => second = Some(e.to),
+                    _ => {}
+                }
+            }
+            if let Some(s) = second.flatten() {
                 stack.push(s);
             }
-            if let Some(f) = part(x, "first") {
+            if let Some(f) = first.flatten() {
                 stack.push(f);
             }
         }
