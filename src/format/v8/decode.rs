@@ -252,14 +252,9 @@ impl V8Decoder {
         if !placeholder(&own, &t) || t == "string" {
             return Some((own, false));
         }
-        let part = |x: ObjId, n: &str| {
-            self.edges(b, g, x, 64)
-                .into_iter()
-                .find(|e| self.edge_name(b, e) == n)
-                .and_then(|e| e.to)
-        };
         if t == "sliced string" {
-            let parent = part(o, "parent")?;
+            let [parent] = self.parts(b, g, o, ["parent"]);
+            let parent = parent?;
             return self.string_text(b, g, parent, max).map(|(s, _)| (s, true));
         }
         let mut out = String::new();
@@ -277,9 +272,8 @@ impl V8Decoder {
             let name = self.string(b, r[self.cols.n_name], max);
             if xt != "concatenated string" || !placeholder(&name, &xt) {
                 if xt == "sliced string" && placeholder(&name, &xt) {
-                    if let Some((p, _)) =
-                        part(x, "parent").and_then(|p| self.string_text(b, g, p, max))
-                    {
+                    let [parent] = self.parts(b, g, x, ["parent"]);
+                    if let Some((p, _)) = parent.and_then(|p| self.string_text(b, g, p, max)) {
                         out.push_str(&p);
                     }
                 } else {
@@ -287,26 +281,39 @@ impl V8Decoder {
                 }
                 continue;
             }
-            // Both halves from one read of the node's edges: the first edge of each name.
-            let (mut first, mut second) = (None, None);
-            for e in self.edges(b, g, x, 64) {
-                if first.is_some() && second.is_some() {
-                    break;
-                }
-                match self.edge_name(b, &e).as_str() {
-                    "first" if first.is_none() => first = Some(e.to),
-                    "second" if second.is_none() => second = Some(e.to),
-                    _ => {}
-                }
-            }
-            if let Some(s) = second.flatten() {
+            // Both halves from one read of the node's edges.
+            let [first, second] = self.parts(b, g, x, ["first", "second"]);
+            if let Some(s) = second {
                 stack.push(s);
             }
-            if let Some(f) = first.flatten() {
+            if let Some(f) = first {
                 stack.push(f);
             }
         }
         Some((out.chars().take(max).collect(), false))
+    }
+
+    /// The target of the first edge of `x` with each of the `names` (a string's `parent`,
+    /// `first`, `second`), from one read of its edges; `None` where there is no such edge
+    /// or it points at no node.
+    fn parts<const N: usize>(
+        &self,
+        b: &[u8],
+        g: &Graph,
+        x: ObjId,
+        names: [&str; N],
+    ) -> [Option<ObjId>; N] {
+        let mut found: [Option<Option<ObjId>>; N] = [None; N];
+        for e in self.edges(b, g, x, 64) {
+            if found.iter().all(Option::is_some) {
+                break;
+            }
+            let name = self.edge_name(b, &e);
+            if let Some(k) = names.iter().position(|&n| n == name) {
+                found[k].get_or_insert(e.to);
+            }
+        }
+        found.map(Option::flatten)
     }
 
     /// `(script, line, column)` of the node's allocation site, 0-based as V8 writes them.
