@@ -852,7 +852,12 @@ fn page_owned(
         }
     };
     let mut owned = vec![0u64; n.div_ceil(64)];
-    let mut stack: Vec<u32> = Vec::new();
+    // Breadth first, so that the nodes to visit are known well ahead: each one's place in
+    // the edge columns and its edges are prefetched some nodes before it is reached (the
+    // loads are scattered over the columns; a stack would want them at once). Every node
+    // is queued at most once, so the queue takes at most 4 bytes per node (reserved at
+    // once: growing it would copy it).
+    let mut queue: Vec<u32> = Vec::with_capacity(n);
     for k in starts.range(0) {
         let (t, ty) = (edges.target[k] as usize, Some(edges.ty[k] as i64));
         if t >= n || ty == weak || ty == shortcut || (ty == element && dom_trees(t)) {
@@ -860,19 +865,47 @@ fn page_owned(
         }
         if owned[t / 64] >> (t % 64) & 1 == 0 {
             owned[t / 64] |= 1 << (t % 64);
-            stack.push(t as u32);
+            queue.push(t as u32);
         }
     }
-    while let Some(x) = stack.pop() {
+    /// How far ahead in the queue a node's edge start, and then its edges, are fetched.
+    const START_AHEAD: usize = 16;
+    const EDGES_AHEAD: usize = 8;
+    let mut head = 0;
+    while head < queue.len() {
+        if let Some(&y) = queue.get(head + START_AHEAD) {
+            starts.prefetch(y as usize);
+        }
+        if let Some(&y) = queue.get(head + EDGES_AHEAD) {
+            let r = starts.range(y as usize);
+            prefetch(edges.target.get(r.start));
+            prefetch(edges.ty.get(r.start));
+        }
+        let x = queue[head];
+        head += 1;
         for k in starts.range(x as usize) {
             let t = edges.target[k] as usize;
             if t < n && Some(edges.ty[k] as i64) != weak && owned[t / 64] >> (t % 64) & 1 == 0 {
                 owned[t / 64] |= 1 << (t % 64);
-                stack.push(t as u32);
+                queue.push(t as u32);
             }
         }
     }
     owned
+}
+
+/// A hint to load the cache line of `x` (when there is one) before it is read.
+#[inline]
+fn prefetch<T>(x: Option<&T>) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(r) = x {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        // SAFETY: a prefetch hint of an address inside a live borrow; it reads and writes
+        // nothing.
+        unsafe { _mm_prefetch(r as *const T as *const i8, _MM_HINT_T0) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
 }
 
 /// Where each node's edges start in the edge columns: the running sum of the nodes'
@@ -900,6 +933,15 @@ impl EdgeStarts {
             EdgeStarts::Narrow(sums().map(|s| s as u32).collect())
         } else {
             EdgeStarts::Wide(sums().collect())
+        }
+    }
+
+    /// Asks the processor to load where node `x`'s edges start.
+    #[inline]
+    fn prefetch(&self, x: usize) {
+        match self {
+            EdgeStarts::Narrow(f) => prefetch(f.get(x)),
+            EdgeStarts::Wide(f) => prefetch(f.get(x)),
         }
     }
 
