@@ -4,7 +4,9 @@
 //! far less often. Linux with `transparent_hugepage` set to `madvise` (Debian's default)
 //! gives huge pages only to memory advised so, and only at the first touch, so the
 //! advice comes between allocating and filling. Elsewhere, or when the kernel says no,
-//! this does nothing and the arrays are ordinary.
+//! this does nothing and the arrays are ordinary. (In the binary, whose allocator asks for
+//! huge pages on every block of 8 MiB or more ([`crate::alloc`]), the advice here is
+//! already given; it matters to the library used with another allocator.)
 
 /// Arrays smaller than this keep ordinary pages.
 const MIN_BYTES: usize = 8 << 20;
@@ -14,7 +16,7 @@ pub fn advise<T>(v: &mut Vec<T>) {
     #[cfg(target_os = "linux")]
     {
         let bytes = v.capacity() * std::mem::size_of::<T>();
-        if bytes < MIN_BYTES || std::env::var_os("HEAPTUI_NO_HUGEPAGES").is_some() {
+        if bytes < MIN_BYTES || !wanted() {
             return;
         }
         const HUGE: usize = 2 << 20;
@@ -27,6 +29,22 @@ pub fn advise<T>(v: &mut Vec<T>) {
             unsafe {
                 libc::madvise(first as *mut libc::c_void, end - first, libc::MADV_HUGEPAGE);
             }
+        }
+    }
+}
+
+/// Whether huge pages are asked for at all: not when `HEAPTUI_NO_HUGEPAGES` is set (read
+/// once; the allocator asks too, so this allocates nothing large).
+pub fn wanted() -> bool {
+    use std::sync::atomic::{AtomicU8, Ordering};
+    static WANTED: AtomicU8 = AtomicU8::new(0);
+    match WANTED.load(Ordering::Relaxed) {
+        1 => true,
+        2 => false,
+        _ => {
+            let on = std::env::var_os("HEAPTUI_NO_HUGEPAGES").is_none();
+            WANTED.store(if on { 1 } else { 2 }, Ordering::Relaxed);
+            on
         }
     }
 }
