@@ -51,8 +51,8 @@ use xxhash_rust::xxh3::Xxh3;
 use crate::format::{Decoder, Format, Snapshot, SnapshotInfo};
 use crate::heap::column::CompactColumn;
 use crate::heap::packed::{Packed, Starts};
-use crate::heap::Column;
 use crate::heap::{ClassInfo, Graph, ObjId, Root, Thread};
+use crate::heap::{Column, Referrers};
 use crate::source::Source;
 
 const MAGIC: &[u8; 16] = b"heaptui index\0\0\0";
@@ -299,6 +299,7 @@ pub fn store(key: &Key, snap: &Snapshot) -> Result<Option<PathBuf>, String> {
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let tmp = dir.join(format!(".{}.tmp", std::process::id()));
     let g = &snap.graph;
+    let r = g.referrer_index();
     let meta = Meta {
         format: snap.format,
         format_version: snap.format_version.clone(),
@@ -315,7 +316,7 @@ pub fn store(key: &Key, snap: &Snapshot) -> Result<Option<PathBuf>, String> {
         big_sizes: g.big_sizes.clone(),
         wide_offsets: g.offset.wide.clone(),
         wide_out_start: g.out_start.wide.clone(),
-        wide_in_start: g.in_start.wide.clone(),
+        wide_in_start: r.in_start.wide.clone(),
         orphans_are_roots: g.orphans_are_roots,
         scattered: g.scattered,
         narrow_classes: g.class_of.is_narrow(),
@@ -347,10 +348,10 @@ pub fn store(key: &Key, snap: &Snapshot) -> Result<Option<PathBuf>, String> {
             bytes_of(&g.out_start.rel),
             bytes_of(&g.out_targets),
             bytes_of(&g.weak),
-            bytes_of(&g.in_start.base),
-            bytes_of(&g.in_start.rel),
-            bytes_of(&g.in_sources),
-            bytes_of(&g.in_weak),
+            bytes_of(&r.in_start.base),
+            bytes_of(&r.in_start.rel),
+            bytes_of(&r.in_sources),
+            bytes_of(&r.in_weak),
         ] {
             // Each length on an 8-byte boundary, so that the column's bytes are aligned
             // in a map of the entry and can be used in place.
@@ -581,13 +582,16 @@ fn read_entry(key: &Key, f: File, file_bytes: u64) -> Result<Parts, &'static str
         },
         out_targets: u32c(6)?,
         weak: u64c(7)?,
-        in_start: Packed {
-            base: u32c(8)?,
-            rel: u16c(9)?,
-            wide: meta.wide_in_start.clone(),
-        },
-        in_sources: u32c(10)?,
-        in_weak: u64c(11)?,
+        referrer_index: Referrers {
+            in_start: Packed {
+                base: u32c(8)?,
+                rel: u16c(9)?,
+                wide: meta.wide_in_start.clone(),
+            },
+            in_sources: u32c(10)?,
+            in_weak: u64c(11)?,
+        }
+        .into(),
         ..Graph::default()
     };
     g.roots = meta.roots.clone();
@@ -628,10 +632,12 @@ fn check(g: &Graph, file_bytes: u64) -> Result<(), &'static str> {
         Ok(())
     };
     csr(&g.out_start, &g.out_targets, "inconsistent references")?;
-    csr(&g.in_start, &g.in_sources, "inconsistent referrers")?;
+    // (An entry always has its referrers: read, never built here.)
+    let r = g.referrer_index.get().ok_or("no referrers")?;
+    csr(&r.in_start, &r.in_sources, "inconsistent referrers")?;
     let bits = |b: &[u64], len: usize| b.len() == len.div_ceil(64);
     if !bits(&g.weak, g.out_targets.len())
-        || !(g.in_weak.is_empty() || bits(&g.in_weak, g.in_sources.len()))
+        || !(r.in_weak.is_empty() || bits(&r.in_weak, r.in_sources.len()))
     {
         return Err("weak bits of the wrong length");
     }
@@ -664,9 +670,12 @@ mod tests {
             out_start: vec![0, 1, 2, 2].into(),
             out_targets: vec![1, 2].into(),
             weak: vec![0].into(),
-            in_start: vec![0, 0, 1, 2].into(),
-            in_sources: vec![0, 1].into(),
-            in_weak: Default::default(),
+            referrer_index: Referrers {
+                in_start: vec![0, 0, 1, 2].into(),
+                in_sources: vec![0, 1].into(),
+                in_weak: Default::default(),
+            }
+            .into(),
             classes: vec![ClassInfo { name: "A".into() }],
             ..Graph::default()
         }
@@ -689,10 +698,13 @@ mod tests {
                 "inconsistent references",
                 Box::new(|g| g.out_start = vec![0, 1, 2, 1].into()),
             ),
-            ("inconsistent referrers", Box::new(|g| g.in_sources[0] = 7)),
             (
                 "inconsistent referrers",
-                Box::new(|g| g.in_start = vec![0, 0, 1].into()),
+                Box::new(|g| g.referrer_index.get_mut().unwrap().in_sources[0] = 7),
+            ),
+            (
+                "inconsistent referrers",
+                Box::new(|g| g.referrer_index.get_mut().unwrap().in_start = vec![0, 0, 1].into()),
             ),
             // A base column cut short (the parts are read back as separate columns).
             (

@@ -62,12 +62,13 @@ pub fn check_graph(s: &Snapshot, len: usize) {
         );
     }
     let out_start: Vec<u32> = g.out_start.iter().collect();
-    let in_start: Vec<u32> = g.in_start.iter().collect();
     check_csr("out", &out_start, &g.out_targets, n);
-    check_csr("in", &in_start, &g.in_sources, n);
+    let r = g.referrer_index();
+    let in_start: Vec<u32> = r.in_start.iter().collect();
+    check_csr("in", &in_start, &r.in_sources, n);
     assert_eq!(
         g.out_targets.len(),
-        g.in_sources.len(),
+        r.in_sources.len(),
         "every edge is seen from both ends"
     );
     assert!(
@@ -75,7 +76,7 @@ pub fn check_graph(s: &Snapshot, len: usize) {
         "one weak bit per edge"
     );
     assert!(
-        g.in_weak.is_empty() || g.in_weak.len() * 64 >= g.in_sources.len(),
+        r.in_weak.is_empty() || r.in_weak.len() * 64 >= r.in_sources.len(),
         "one weak bit per referrer, or none"
     );
     for r in &g.roots {

@@ -205,38 +205,62 @@ impl EdgeBuilder {
         self.start.push(self.targets.len() as u32);
     }
 
-    /// Moves the edges into `g` and builds the referrer CSR by a counting sort.
+    /// Moves the edges into `g`. Its referrers are built from them when first asked for
+    /// ([`Graph::referrer_index`]): the dominator pass builds them on a second core while
+    /// its depth-first search runs, which needs only the references, and a histogram never
+    /// waits for them.
+    pub fn install(mut self, g: &mut Graph) {
+        // Every reader has pushed its sizes by now: they go to two bytes each here, before
+        // the referrers add to the peak.
+        g.compact_sizes();
+        let m = self.targets.len();
+        self.weak.resize(m.div_ceil(64), 0);
+        self.targets.shrink_to_fit();
+        g.out_start = self.start.into();
+        g.out_targets = self.targets.into();
+        g.weak = self.weak.into();
+        g.referrer_index = Default::default();
+    }
+}
+
+impl super::Referrers {
+    /// The referrer CSR of `g`'s references, by a counting sort.
     ///
     /// On up to four threads: the sources are cut into parts of about equal edge counts;
     /// each part counts its targets, and fills its own slots of every target's referrer
     /// list, after the slots of the parts before it. The lists come out in source order,
     /// exactly as one thread would write them. Costs 4 bytes per object per part while it
     /// runs.
-    pub fn install(mut self, g: &mut Graph) {
-        // Every reader has pushed its sizes by now: they go to two bytes each here, before
-        // the referrers add to the peak.
-        g.compact_sizes();
+    pub fn build(g: &Graph) -> super::Referrers {
+        Self::build_in(g, rayon::current_num_threads().clamp(1, 4))
+    }
+
+    /// [`Referrers::build`] in at most `parts` parts (on as many threads).
+    pub fn build_in(g: &Graph, parts: usize) -> super::Referrers {
         use rayon::prelude::*;
         use std::sync::atomic::{AtomicU64, Ordering};
-        let n = self.start.len() - 1;
-        let m = self.targets.len();
-        self.weak.resize(m.div_ceil(64), 0);
-        self.targets.shrink_to_fit();
-        let parts = if m < (1 << 20) {
-            1
-        } else {
-            rayon::current_num_threads().clamp(1, 4)
-        };
+        let (start, targets, weak) = (&g.out_start, &g.out_targets, &g.weak);
+        let n = start.len().saturating_sub(1);
+        let m = targets.len();
+        let parts = if m < (1 << 20) { 1 } else { parts.max(1) };
         // Source ranges of about m / parts edges each.
         let mut cut = vec![0usize];
         for p in 1..parts {
-            let want = (m * p / parts) as u32;
-            let s = self.start.partition_point(|&x| x < want).min(n);
-            cut.push(s.max(*cut.last().unwrap_or(&0)));
+            let want = (m * p / parts) as u64;
+            // The first source whose edges start at `want` or later.
+            let (mut lo, mut hi) = (0usize, n);
+            while lo < hi {
+                let mid = (lo + hi) / 2;
+                if (start.at(mid) as u64) < want {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            cut.push(lo.max(*cut.last().unwrap_or(&0)));
         }
         cut.push(n);
-        let (start, targets, weak) = (&self.start, &self.targets, &self.weak);
-        let edges_of = |p: usize| start[cut[p]] as usize..start[cut[p + 1]] as usize;
+        let edges_of = |p: usize| start.at(cut[p]) as usize..start.at(cut[p + 1]) as usize;
         let mut counts: Vec<Vec<u32>> = (0..parts)
             .into_par_iter()
             .map(|p| {
@@ -276,8 +300,10 @@ impl EdgeBuilder {
                 unsafe { &*(in_weak.as_mut_slice() as *mut [u64] as *const [AtomicU64]) };
             counts.par_iter_mut().enumerate().for_each(|(p, fill)| {
                 let slots = &slots;
+                let mut e = start.at(cut[p]) as usize;
                 for src in cut[p]..cut[p + 1] {
-                    for e in start[src] as usize..start[src + 1] as usize {
+                    let end = start.at(src + 1) as usize;
+                    while e < end {
                         let t = targets[e] as usize;
                         let at = fill[t] as usize;
                         fill[t] += 1;
@@ -287,17 +313,17 @@ impl EdgeBuilder {
                         if any_weak && weak[e / 64] >> (e % 64) & 1 == 1 {
                             bits[at / 64].fetch_or(1 << (at % 64), Ordering::Relaxed);
                         }
+                        e += 1;
                     }
                 }
             });
         }
         drop(counts);
-        g.out_start = self.start.into();
-        g.out_targets = self.targets.into();
-        g.weak = self.weak.into();
-        g.in_start = in_start;
-        g.in_sources = in_sources.into();
-        g.in_weak = in_weak.into();
+        super::Referrers {
+            in_start,
+            in_sources: in_sources.into(),
+            in_weak: in_weak.into(),
+        }
     }
 }
 

@@ -79,6 +79,7 @@ pub fn to_roots(g: &Graph, target: ObjId, max: usize, include_weak: bool) -> Vec
     let mut toward = Toward::Sparse(HashMap::new());
     toward.insert(target, target, g.len());
     let mut queue = VecDeque::from([target]);
+    let refs = g.referrer_index();
     while let Some(x) = queue.pop_front() {
         if g.is_root(x) {
             let mut path = vec![x];
@@ -98,11 +99,11 @@ pub fn to_roots(g: &Graph, target: ObjId, max: usize, include_weak: bool) -> Vec
                 continue;
             }
         }
-        for i in g.referrer_range(x) {
-            if !include_weak && g.is_weak_referrer(i) {
+        for i in refs.range(x) {
+            if !include_weak && refs.is_weak(i) {
                 continue;
             }
-            let src = g.in_sources[i];
+            let src = refs.in_sources[i];
             if toward.insert(src, x, g.len()) {
                 queue.push_back(src);
             }

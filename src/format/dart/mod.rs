@@ -551,7 +551,6 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
         }
         eb = kept;
     }
-    progress.phase("building referrers", 0);
     eb.install(&mut g);
     g.classes = h
         .classes

@@ -529,7 +529,6 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
         dropped += d;
     }
     drop(site);
-    progress.phase("building referrers", 0);
     eb.install(&mut g);
 
     // Roots: segments, finalizers, other roots, goroutine frames.

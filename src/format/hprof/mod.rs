@@ -1236,7 +1236,8 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
     drop(std::mem::take(&mut cls.dumps));
 
     // Roots, and the threads' objects: the last uses of the address index, which goes
-    // before the referrers are built (10 bytes per object less at that step's peak).
+    // before the referrers are built (10 bytes per object less at that step's peak, and
+    // nothing held when they are built later, beside the dominator pass).
     let mut unresolved_roots = 0u64;
     for r in &p.heap.roots {
         match addrs.get(r.addr) {
@@ -1257,7 +1258,6 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
         .map(|&(addr, serial, trace)| (addrs.get(addr), serial, trace))
         .collect();
     drop(addrs);
-    progress.phase("building referrers", 0);
     e.install(&mut g);
 
     let mut warnings = std::mem::take(&mut p.warnings);

@@ -14,8 +14,9 @@
 //!    two arrays are independent until edges are handed to their owners), 64 bytes at a
 //!    time while the bytes are laid out as V8 writes them ([`json::records`]);
 //! 3. edges are handed to their owners by the running sum of `edge_count` on one core
-//!    while the other finds what the page owns ([`page_owned`]), and the CSR and its
-//!    transpose are built as for every format.
+//!    while the other finds what the page owns ([`page_owned`]), and the CSR is
+//!    installed as for every format (its transpose is built when first needed:
+//!    [`Graph::referrer_index`]).
 //!
 //! Field positions come from the meta by name: real files have 6 or 7 node fields and
 //! 12 to 16 node types (NOTES §3a). Classes are grouped as DevTools' Summary groups them
@@ -1180,7 +1181,6 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
     drop(nodes.edge_count);
     let edge_checkpoint = edges.checkpoint;
     let parsed_edges = edges_read as u64;
-    progress.phase("building referrers", 0);
     eb.install(&mut g);
 
     g.orphans_are_roots = true;
