@@ -231,13 +231,16 @@ impl super::Referrers {
     /// list, after the slots of the parts before it. The lists come out in source order,
     /// exactly as one thread would write them. Costs 4 bytes per object per part while it
     /// runs.
+    ///
+    /// The parts run on threads of their own, not on rayon's pool: the build runs inside
+    /// [`Graph::referrer_index`]'s once-cell, and a pool thread waiting at that cell (a
+    /// view's parallel loop) must not be what the build waits for.
     pub fn build(g: &Graph) -> super::Referrers {
         Self::build_in(g, rayon::current_num_threads().clamp(1, 4))
     }
 
     /// [`Referrers::build`] in at most `parts` parts (on as many threads).
     pub fn build_in(g: &Graph, parts: usize) -> super::Referrers {
-        use rayon::prelude::*;
         use std::sync::atomic::{AtomicU64, Ordering};
         let (start, targets, weak) = (&g.out_start, &g.out_targets, &g.weak);
         let n = start.len().saturating_sub(1);
@@ -261,16 +264,23 @@ impl super::Referrers {
         }
         cut.push(n);
         let edges_of = |p: usize| start.at(cut[p]) as usize..start.at(cut[p + 1]) as usize;
-        let mut counts: Vec<Vec<u32>> = (0..parts)
-            .into_par_iter()
-            .map(|p| {
-                let mut c = super::huge::filled(n + 1, 0u32);
-                for &t in &targets[edges_of(p)] {
-                    c[t as usize] += 1;
-                }
-                c
-            })
-            .collect();
+        let count = |p: usize| {
+            let mut c = super::huge::filled(n + 1, 0u32);
+            for &t in &targets[edges_of(p)] {
+                c[t as usize] += 1;
+            }
+            c
+        };
+        let mut counts: Vec<Vec<u32>> = std::thread::scope(|s| {
+            let others: Vec<_> = (1..parts).map(|p| s.spawn(move || count(p))).collect();
+            let mut all = vec![count(0)];
+            all.extend(
+                others
+                    .into_iter()
+                    .map(|h| h.join().expect("a counting part")),
+            );
+            all
+        });
         // in_start (packed as it goes: no 4-byte array of it beside the counts, 4 bytes per
         // object less at the peak of this step), and each part's first slot per target in
         // place of its count.
@@ -298,7 +308,7 @@ impl super::Referrers {
             // SAFETY: AtomicU64 has the size and alignment of u64.
             let bits: &[AtomicU64] =
                 unsafe { &*(in_weak.as_mut_slice() as *mut [u64] as *const [AtomicU64]) };
-            counts.par_iter_mut().enumerate().for_each(|(p, fill)| {
+            let fill_part = |p: usize, fill: &mut Vec<u32>| {
                 let slots = &slots;
                 let mut e = start.at(cut[p]) as usize;
                 for src in cut[p]..cut[p + 1] {
@@ -316,6 +326,13 @@ impl super::Referrers {
                         e += 1;
                     }
                 }
+            };
+            std::thread::scope(|s| {
+                let (first, rest) = counts.split_at_mut(1);
+                for (i, fill) in rest.iter_mut().enumerate() {
+                    s.spawn(move || fill_part(i + 1, fill));
+                }
+                fill_part(0, &mut first[0]);
             });
         }
         drop(counts);
