@@ -355,7 +355,7 @@ fn a_long_dominator_chain_with_a_wide_fan_is_not_quadratic() {
 }
 
 #[test]
-fn the_prefetching_thread_changes_nothing() {
+fn the_prefetching_thread_and_the_referrers_built_beside_the_search_change_nothing() {
     // A graph large enough for the semidominator loop to get its prefetching thread when
     // the graph says its numbering is scattered (as V8's does): random references, some
     // weak, several roots. The thread only prefetches; every result must be as without it.
@@ -380,7 +380,27 @@ fn the_prefetching_thread_changes_nothing() {
     }
     let sizes: Vec<u64> = (0..n).map(|_| 8 + next() % 200).collect();
     let mut g = Graph::from_edge_list(&sizes, &[], &edges, &[0, 17, n - 1]);
+    // The referrers are built when first asked for: here by the pass itself, on its second
+    // core while its depth-first search runs. A graph whose referrers were built before
+    // must get the same tree.
+    assert!(!g.has_referrers());
     let plain = compute(&g, &Progress::new());
+    assert!(g.has_referrers());
+    let before = Graph::from_edge_list(&sizes, &[], &edges, &[0, 17, n - 1]);
+    before.referrer_index();
+    let prebuilt = compute(&before, &Progress::new());
+    for o in 0..n {
+        assert_eq!(prebuilt.idom(o), plain.idom(o), "idom of {o}");
+        assert_eq!(prebuilt.retained(o), plain.retained(o), "retained of {o}");
+    }
+    // Built in one part and in four, the referrer lists are the same.
+    let (one, four) = (
+        heaptui::heap::Referrers::build_in(&g, 1),
+        heaptui::heap::Referrers::build_in(&g, 4),
+    );
+    assert_eq!(&*one.in_sources, &*four.in_sources);
+    assert_eq!(&*one.in_weak, &*four.in_weak);
+    assert!((0..=n as usize).all(|i| one.in_start.get(i) == four.in_start.get(i)));
     g.scattered = true;
     let prefetched = compute(&g, &Progress::new());
     for o in 0..n {
