@@ -1321,3 +1321,54 @@ fn gzip_trailer_claiming_huge_output() {
         "{w}"
     );
 }
+
+#[test]
+fn v8_page_ownership_over_a_wide_page() {
+    // What the page owns is walked through a bounded queue whose overflow goes to a
+    // stack: a hub with 100,000 children overflows it. Root -element-> Hub -element->
+    // leaves; the last leaf (queued on the overflow stack) -> Z; root -shortcut-> Global
+    // (not owned: only the root's shortcut reaches it) -> leaf 5, Z and Y. Global's edges
+    // into what the page owns (leaf 5 and Z) are cut (DevTools' and memlab's rule); Y,
+    // reached only from Global, is not owned, so its edge stays.
+    const K: i64 = 100_000;
+    let (hub, global) = (1i64, 2i64);
+    let leaf = |i: i64| 3 + i;
+    let (z, y) = (leaf(K), leaf(K) + 1);
+    let mut nodes = Vec::new();
+    let mut edges = Vec::new();
+    let mut node = |ty: i64, id: i64, edges_out: &[(i64, i64)], edges: &mut Vec<i64>| {
+        nodes.extend_from_slice(&[ty, 1, id, 16, edges_out.len() as i64, 0, 0]);
+        for &(et, to) in edges_out {
+            edges.extend_from_slice(&[et, 1, to * 7]);
+        }
+    };
+    node(9, 1, &[(1, hub), (5, global)], &mut edges);
+    let leaves: Vec<(i64, i64)> = (0..K).map(|i| (1, leaf(i))).collect();
+    node(3, 3, &leaves, &mut edges);
+    node(3, 5, &[(2, leaf(5)), (2, z), (2, y)], &mut edges);
+    for i in 0..K {
+        let out: &[(i64, i64)] = if i == K - 1 { &[(2, z)] } else { &[] };
+        node(3, 7 + 2 * i, out, &mut edges);
+    }
+    node(3, 7 + 2 * K, &[], &mut edges);
+    node(3, 9 + 2 * K, &[], &mut edges);
+    let n = nodes.len() / 7;
+    let m = edges.len() / 3;
+    let b = v8_snapshot(&V8_FIELDS, &nodes, &edges, &V8_STRINGS, n, m);
+    let s = v8(&b).unwrap();
+    let cuts = s
+        .facts
+        .iter()
+        .find(|(k, _)| k == "page-ownership cuts")
+        .map(|(_, v)| v.clone());
+    assert_eq!(cuts.as_deref(), Some("2"), "{:?}", s.facts);
+    let g = &s.graph;
+    let out: Vec<(u32, bool)> = g
+        .edges(global as u32)
+        .map(|e| (g.out_targets[e], g.is_weak(e)))
+        .collect();
+    assert_eq!(
+        out,
+        [(leaf(5) as u32, true), (z as u32, true), (y as u32, false)]
+    );
+}
