@@ -1330,6 +1330,7 @@ fn v8_page_ownership_over_a_wide_page() {
     // (not owned: only the root's shortcut reaches it) -> leaf 5, Z and Y. Global's edges
     // into what the page owns (leaf 5 and Z) are cut (DevTools' and memlab's rule); Y,
     // reached only from Global, is not owned, so its edge stays.
+    let _g = shared();
     const K: i64 = 100_000;
     let (hub, global) = (1i64, 2i64);
     let leaf = |i: i64| 3 + i;
