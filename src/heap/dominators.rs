@@ -398,8 +398,7 @@ pub fn compute(g: &Graph, progress: &Progress) -> Dominators {
     std::thread::scope(|scope| {
         if !g.has_referrers() && rayon::current_num_threads() >= 2 {
             scope.spawn(|| {
-                g.referrer_index
-                    .get_or_init(|| super::Referrers::build_in(g, 1));
+                g.referrer_index_alone();
             });
         }
         compute_once_referred(g, progress)

@@ -308,6 +308,15 @@ impl Graph {
         self.referrer_index.get_or_init(|| Referrers::build(self))
     }
 
+    /// [`Graph::referrer_index`], built (if no one has begun to) on the calling thread
+    /// alone, in one part: for a thread beside another pass (the dominator pass's
+    /// depth-first search), where a build on every core would slow that pass down and
+    /// its per-part counts add to the peak.
+    pub fn referrer_index_alone(&self) -> &Referrers {
+        self.referrer_index
+            .get_or_init(|| Referrers::build_in(self, 1))
+    }
+
     /// Whether the referrers are built (or read from the cache) already.
     pub fn has_referrers(&self) -> bool {
         self.referrer_index.get().is_some()

@@ -328,11 +328,14 @@ impl App {
                     writing_flag.store(pending.is_some(), Ordering::SeqCst);
                     if tx.send(Ok(Loaded::One(snap.clone()))).is_ok() {
                         std::thread::scope(|s| {
-                            // Beside the dominator pass, which uses one core: the summary's
-                            // walk of every object (1 s for 64 M objects) and the index
-                            // cache entry (1.6 s for a 3 GB dump; one that cannot be
-                            // written only means the next open indexes again).
+                            // Beside the dominator pass: the referrers while its search
+                            // runs (the search uses one core), then, once the tree is
+                            // ready (its semidominator pass keeps both cores busy), the
+                            // summary's walk of every object (1 s for 64 M objects) and
+                            // the index cache entry (1.6 s for a 3 GB dump; one that
+                            // cannot be written only means the next open indexes again).
                             let side = &snap;
+                            let (tree_tx, tree_rx) = std::sync::mpsc::channel::<()>();
                             s.spawn(move || {
                                 // Cleared however this ends (a panic included), so that
                                 // quitting never waits for an entry nobody writes.
@@ -343,6 +346,13 @@ impl App {
                                     }
                                 }
                                 let _clear = Clear(writing_flag);
+                                // The referrers first, as the dominator pass would build
+                                // them (one part, beside its search): the summary and the
+                                // entry need them, and a build on both cores would slow
+                                // the search.
+                                side.graph.referrer_index_alone();
+                                // Then the tree (or its pass's end, however it ends).
+                                let _ = tree_rx.recv();
                                 let _ = cell.set(crate::cli::summary_lines_for(side));
                                 if let Some(entry) = pending {
                                     // For tests of quitting while the entry is written:
@@ -360,6 +370,7 @@ impl App {
                             });
                             let d = crate::heap::dominators::compute(&snap.graph, &dp);
                             let _ = dom_tx.send(DomsReady::One(d));
+                            drop(tree_tx);
                         });
                     }
                 }
