@@ -10,10 +10,10 @@
 //! a page-table update, so a freed block's pages serve the next block, whatever its size.
 //!
 //! How. A block of [`MIN`] bytes or more gets its own mapping, aligned to and rounded up
-//! to [`UNIT`] (2 MiB, so that transparent huge pages survive the moves), and asks for
-//! huge pages ([`crate::heap::huge`]): the readers fill their columns front to back, and
-//! one fault per 2 MiB instead of per 4 KiB took 0.04 s (13 %) off reading the nodes and
-//! edges of a 6 M-node V8 snapshot, for 5 MB more at the peak. When freed, its
+//! to [`UNIT`] (2 MiB, so that transparent huge pages survive the moves), and, up to
+//! [`HUGE_MAX`], asks for huge pages ([`crate::heap::huge`]): the readers fill their
+//! columns front to back, and one fault per 2 MiB instead of per 4 KiB took 0.04 s (13 %)
+//! off reading the nodes and edges of a 6 M-node V8 snapshot, for 5 MB more at the peak. When freed, its
 //! pages go to a pool of spans instead of back to the kernel, up to the last page it ever
 //! touched (`mincore`; beyond it there is only address space, which would otherwise be
 //! handed to the next block in place of resident freed pages). A new large block reserves
@@ -32,6 +32,12 @@ use std::sync::Mutex;
 pub const MIN: usize = 8 << 20;
 /// Alignment and granularity of those blocks.
 pub const UNIT: usize = 2 << 20;
+/// Fresh blocks up to this size ask for huge pages. Larger ones did worse with them here:
+/// reading the nodes and edges of a 65 M-node V8 snapshot (columns of 215 to 860 MB) took
+/// 3.35–3.98 s with, 2.58–3.02 s without, where the 6 M-node one's (21 to 84 MB) went
+/// from 0.31 to 0.27 s. The arrays that the graph passes index at random ask for them
+/// whatever their size ([`crate::heap::huge`]).
+const HUGE_MAX: usize = 128 << 20;
 /// Spans the pool holds at most (beyond, freed spans go back to the kernel).
 const SLOTS: usize = 1024;
 
@@ -199,7 +205,7 @@ fn reserve(len: usize) -> Option<usize> {
     let base = raw.div_ceil(UNIT) * UNIT;
     unmap(raw, base - raw);
     unmap(base + len, raw + over - (base + len));
-    if crate::heap::huge::wanted() {
+    if len <= HUGE_MAX && crate::heap::huge::wanted() {
         // SAFETY: the range is the mapping just made; MADV_HUGEPAGE changes how its pages
         // are backed, never their contents.
         unsafe { libc::madvise(base as *mut libc::c_void, len, libc::MADV_HUGEPAGE) };

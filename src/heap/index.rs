@@ -242,7 +242,8 @@ impl super::Referrers {
     /// [`Referrers::build`] in at most `parts` parts (on as many threads).
     pub fn build_in(g: &Graph, parts: usize) -> super::Referrers {
         use std::sync::atomic::{AtomicU64, Ordering};
-        let (start, targets, weak) = (&g.out_start, &g.out_targets, &g.weak);
+        let start = &g.out_start;
+        let (targets, weak): (&[ObjId], &[u64]) = (&g.out_targets, &g.weak);
         let n = start.len().saturating_sub(1);
         let m = targets.len();
         let parts = if m < (1 << 20) { 1 } else { parts.max(1) };
