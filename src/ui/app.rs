@@ -274,6 +274,8 @@ pub struct App {
     /// Set while the loading thread has an index cache entry still to write: quitting
     /// waits for it ([`App::cache_entry_pending`]), so that the next open is quick.
     cache_writing: Arc<std::sync::atomic::AtomicBool>,
+    /// Set when quitting: the entry is written without waiting for the dominator tree.
+    cache_hurry: Arc<std::sync::atomic::AtomicBool>,
     /// The quick pass found the file cut short.
     early_truncated: bool,
     /// The dominator tree (two for a diff) being built after loading, and its progress.
@@ -312,6 +314,8 @@ impl App {
         let cell = summary.clone();
         let writing: Arc<std::sync::atomic::AtomicBool> = Default::default();
         let writing_flag = writing.clone();
+        let hurry: Arc<std::sync::atomic::AtomicBool> = Default::default();
+        let hurry_flag = hurry.clone();
         // One background thread: where a quick pass can count the classes (HPROF with no
         // index cache entry), the class histogram first, in about a tenth of the index's
         // time; then the index, handed to the UI; then the summary, the index cache entry
@@ -351,8 +355,15 @@ impl App {
                                 // entry need them, and a build on both cores would slow
                                 // the search.
                                 side.graph.referrer_index_alone();
-                                // Then the tree (or its pass's end, however it ends).
-                                let _ = tree_rx.recv();
+                                // Then the tree (or its pass's end, however it ends), unless
+                                // the user quits first: quitting waits for the entry.
+                                while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
+                                    tree_rx.recv_timeout(std::time::Duration::from_millis(20))
+                                {
+                                    if hurry_flag.load(Ordering::SeqCst) {
+                                        break;
+                                    }
+                                }
                                 let _ = cell.set(crate::cli::summary_lines_for(side));
                                 if let Some(entry) = pending {
                                     // For tests of quitting while the entry is written:
@@ -383,6 +394,7 @@ impl App {
         app.early_rx = Some(early_rx);
         app.summary_cell = summary;
         app.cache_writing = writing;
+        app.cache_hurry = hurry;
         app
     }
 
@@ -445,6 +457,7 @@ impl App {
             early_rx: None,
             summary_cell: Default::default(),
             cache_writing: Default::default(),
+            cache_hurry: Default::default(),
             early_truncated: false,
             dom_rx: Some(dom_rx),
             dom_progress,
@@ -464,6 +477,13 @@ impl App {
     /// the dominator pass).
     pub fn cache_entry_pending(&self) -> bool {
         self.cache_writing.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Has the pending index cache entry written now, without waiting for the dominator
+    /// tree (quitting).
+    pub fn hurry_cache_entry(&self) {
+        self.cache_hurry
+            .store(true, std::sync::atomic::Ordering::SeqCst);
     }
 
     /// An app on already opened snapshots (one, or the two of a diff), their dominator

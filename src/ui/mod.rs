@@ -89,6 +89,7 @@ fn run_app(paths: &[&Path]) -> Result<()> {
     // the index is shown) waits for it, up to a minute: the next open of a large dump
     // then takes a second rather than the whole indexing again.
     if app.cache_entry_pending() {
+        app.hurry_cache_entry();
         eprintln!("heaptui: finishing the index cache entry, so that the next open is quick…");
         let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
         while app.cache_entry_pending() && std::time::Instant::now() < until {
