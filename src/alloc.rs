@@ -9,21 +9,21 @@
 //! 36–49 % of the CPU time of building a 50 M-object dump's tree (`bench/README.md`). Moving pages between blocks with `mremap` costs
 //! a page-table update, so a freed block's pages serve the next block, whatever its size.
 //!
-//! How. A block of [`MIN`] bytes or more gets its own mapping, aligned to and rounded up
-//! to [`UNIT`] (2 MiB, so that transparent huge pages survive the moves), and, up to
+//! How. A block of [`MIN`] bytes or more gets its own mapping, aligned to and rounded
+//! up to [`UNIT`] (2 MiB, so that transparent huge pages survive the moves), and, up to
 //! [`HUGE_MAX`], asks for huge pages ([`crate::heap::huge`]): the readers fill their
-//! columns front to back, and one fault per 2 MiB instead of per 4 KiB took 0.04 s (13 %)
-//! off reading the nodes and edges of a 6 M-node V8 snapshot, for 5 MB more at the peak. When freed, its
-//! pages go to a pool of spans instead of back to the kernel, up to the last page it ever
-//! touched (`mincore`; beyond it there is only address space, which would otherwise be
-//! handed to the next block in place of resident freed pages). A new large block reserves
-//! fresh address space, then moves spans from the pool into it until it is full or the
-//! pool is empty; the rest is ordinary fresh memory. Growing a block moves its own pages
-//! first; shrinking one pools its tail. Memory held by the process therefore never
-//! exceeds its peak of live memory, and [`release`] gives the pool back to the kernel
-//! (the TUI calls it once the index and the dominator tree are built, and from then on
-//! whenever browsing has freed a large block). Smaller blocks, and every block on other
-//! systems, go to the system allocator unchanged.
+//! columns front to back, and one fault per 2 MiB instead of per 4 KiB took 0.04 s
+//! (13 %) off reading the nodes and edges of a 6 M-node V8 snapshot, for 5 MB more at the
+//! peak. When freed, its pages go to a pool of spans instead of back to the kernel, up
+//! to the last page it ever touched (`mincore`; beyond it there is only address space,
+//! which would otherwise be handed to the next block in place of resident freed pages).
+//! A new large block reserves fresh address space, then moves spans from the pool into
+//! it until it is full or the pool is empty; the rest is ordinary fresh memory. Growing
+//! a block moves its own pages first; shrinking one pools its tail. Memory held by the
+//! process therefore never exceeds its peak of live memory, and [`release`] gives the
+//! pool back to the kernel (the TUI calls it once the index and the dominator tree are
+//! built, and from then on whenever browsing has freed a large block). Smaller blocks,
+//! and every block on other systems, go to the system allocator unchanged.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::Mutex;
@@ -37,7 +37,7 @@ pub const UNIT: usize = 2 << 20;
 /// 3.35–3.98 s with, 2.58–3.02 s without, where the 6 M-node one's (21 to 84 MB) went
 /// from 0.31 to 0.27 s. The arrays that the graph passes index at random ask for them
 /// whatever their size ([`crate::heap::huge`]).
-const HUGE_MAX: usize = 128 << 20;
+pub const HUGE_MAX: usize = 128 << 20;
 /// Spans the pool holds at most (beyond, freed spans go back to the kernel).
 const SLOTS: usize = 1024;
 

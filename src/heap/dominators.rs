@@ -389,17 +389,18 @@ struct Work {
 /// GC root.
 ///
 /// When the graph's referrers are not built yet, a second core builds them while the
-/// depth-first search runs (it needs only the references); the semidominator pass waits
-/// for them. In one part, on that core alone: the search keeps the other, and the build's
+/// depth-first search runs (it needs only the references; where that pays,
+/// [`Graph::referrers_beside_the_search`], else they are built first); the semidominator
+/// pass waits for them. In one part, on that core alone: the search keeps the other, and the build's
 /// working counts (4 bytes per object per part) are added to the search's arrays, so
 /// that the peak stays that of the semidominator pass (two parts put the 6 M-node V8
 /// snapshot's at 381 MB, against 356).
 pub fn compute(g: &Graph, progress: &Progress) -> Dominators {
     std::thread::scope(|scope| {
         if !g.has_referrers() {
-            if rayon::current_num_threads() >= 2 && beside_the_search(g) {
+            if g.referrers_beside_the_search() {
                 scope.spawn(|| {
-                    g.referrer_index_alone();
+                    g.referrer_index_beside_the_search();
                 });
             } else {
                 // Before the search, on every core: after it, the search's arrays would
@@ -410,16 +411,6 @@ pub fn compute(g: &Graph, progress: &Progress) -> Dominators {
         }
         compute_once_referred(g, progress)
     })
-}
-
-/// Whether the referrers are built beside the depth-first search (else after it, on every
-/// core). Not for a scattered graph ([`Graph::scattered`]) whose per-object counts outgrow
-/// the caches: there the build's scattered writes made it outlast the search by far (65 M
-/// V8 nodes: search 1.1 s, then 2.0 s more of the build, where the build on both cores
-/// after it took 0.9 s). A graph numbered with locality gains even then (50 M HPROF
-/// objects: 1.9 → 1.4 s for the two).
-fn beside_the_search(g: &Graph) -> bool {
-    !g.scattered || g.len() <= 1 << 23
 }
 
 fn compute_once_referred(g: &Graph, progress: &Progress) -> Dominators {

@@ -239,7 +239,7 @@ impl super::Referrers {
         Self::build_in(g, rayon::current_num_threads().clamp(1, 4))
     }
 
-    /// [`Referrers::build`] in at most `parts` parts (on as many threads).
+    /// [`Self::build`] in at most `parts` parts (on as many threads).
     pub fn build_in(g: &Graph, parts: usize) -> super::Referrers {
         use std::sync::atomic::{AtomicU64, Ordering};
         let start = &g.out_start;

@@ -351,10 +351,9 @@ impl App {
                                 }
                                 let _clear = Clear(writing_flag);
                                 // The referrers first, as the dominator pass would build
-                                // them (one part, beside its search): the summary and the
-                                // entry need them, and a build on both cores would slow
-                                // the search.
-                                side.graph.referrer_index_alone();
+                                // them beside its search: the summary and the entry need
+                                // them.
+                                side.graph.referrer_index_beside_the_search();
                                 // Then the tree (or its pass's end, however it ends), unless
                                 // the user quits first: quitting waits for the entry.
                                 while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
