@@ -12,7 +12,7 @@
 //! from the virtual root at each weak edge's target, and their references back into the
 //! strongly reachable part are ignored.
 
-use heaptui::heap::dominators::{compute, VIRTUAL_ROOT};
+use heaptui::heap::dominators::{compute, compute_by_buckets, Dominators, VIRTUAL_ROOT};
 use heaptui::heap::Graph;
 use heaptui::progress::Progress;
 use proptest::prelude::*;
@@ -141,10 +141,21 @@ fn reference(
     }
 }
 
+/// Both ways of finding the immediate dominators (Semi-NCA, which the pass tries first,
+/// and Lengauer–Tarjan's buckets, its fallback) against the reference.
 fn check(sizes: Vec<u64>, classes: Vec<u32>, edges: Vec<(u32, u32, bool)>, roots: Vec<u32>) {
+    let want = reference(&sizes, &classes, &edges, &roots);
     let g = Graph::from_edge_list(&sizes, &classes, &edges, &roots);
     let d = compute(&g, &Progress::new());
-    let want = reference(&sizes, &classes, &edges, &roots);
+    assert!(!d.by_buckets, "Semi-NCA gave up on a small graph");
+    check_against(&g, d, &want, &sizes);
+    let g = Graph::from_edge_list(&sizes, &classes, &edges, &roots);
+    let d = compute_by_buckets(&g, &Progress::new());
+    assert!(d.by_buckets);
+    check_against(&g, d, &want, &sizes);
+}
+
+fn check_against(g: &Graph, d: Dominators, want: &Reference, sizes: &[u64]) {
     for o in 0..sizes.len() as u32 {
         assert_eq!(d.idom(o), want.idom[o as usize], "idom of {o}");
         assert_eq!(d.retained(o), want.retained[o as usize], "retained of {o}");
@@ -191,7 +202,7 @@ fn check(sizes: Vec<u64>, classes: Vec<u32>, edges: Vec<(u32, u32, bool)>, roots
             "top {top}, scanned"
         );
     }
-    let mut got_classes = d.class_retained(&g);
+    let mut got_classes = d.class_retained(g);
     got_classes.resize(want.class_retained.len(), 0);
     assert_eq!(got_classes, want.class_retained, "retained per class");
     // The children lists are the inverse of idom, largest retained first.
@@ -327,7 +338,8 @@ fn a_long_dominator_chain_with_a_wide_fan_is_not_quadratic() {
     // Root → c0 → c1 → … → c(m-1) (each dominated by the one before), then c(m-1) → x_i
     // for m nodes x_i, each also referenced from c0: every x_i is dominated by c0. A
     // nearest-common-ancestor walk up the chain from c(m-1) per x_i (Semi-NCA's second
-    // phase) costs m² steps here; Lengauer–Tarjan's buckets do not.
+    // phase) costs m² steps here; Lengauer–Tarjan's buckets do not. The pass tries
+    // Semi-NCA first: it must give up early and start again with the buckets.
     let m = 100_000u32;
     let mut edges: Vec<(u32, u32, bool)> = (0..m - 1).map(|i| (i, i + 1, false)).collect();
     for i in 0..m {
@@ -336,6 +348,7 @@ fn a_long_dominator_chain_with_a_wide_fan_is_not_quadratic() {
     }
     let g = Graph::from_edge_list(&vec![8; 2 * m as usize], &[], &edges, &[0]);
     let d = compute(&g, &Progress::new());
+    assert!(d.by_buckets, "Semi-NCA kept walking");
     for i in (0..m).step_by(997) {
         assert_eq!(d.idom(m + i), Some(0));
     }
@@ -392,6 +405,17 @@ fn the_prefetching_thread_and_the_referrers_built_beside_the_search_change_nothi
     for o in 0..n {
         assert_eq!(prebuilt.idom(o), plain.idom(o), "idom of {o}");
         assert_eq!(prebuilt.retained(o), plain.retained(o), "retained of {o}");
+    }
+    // Semi-NCA (which the pass used here) and Lengauer–Tarjan's buckets agree.
+    assert!(!plain.by_buckets);
+    let buckets = compute_by_buckets(&before, &Progress::new());
+    for o in 0..n {
+        assert_eq!(buckets.idom(o), plain.idom(o), "idom of {o}");
+        assert_eq!(
+            buckets.retained_count(o),
+            plain.retained_count(o),
+            "count of {o}"
+        );
     }
     // Built in one part and in four, the referrer lists are the same.
     let (one, four) = (

@@ -19,14 +19,20 @@
 //! (unreachable cycles, self-references) below it one by one.
 //!
 //! Algorithm: Lengauer and Tarjan, "A Fast Algorithm for Finding Dominators in a
-//! Flowgraph" (1979), with simple path compression: O(m log n). Semidominators in reverse
-//! DFS preorder; each node waits in the bucket of its semidominator until that node's
-//! subtree is linked, then gets its immediate dominator or a stand-in with the same one,
-//! resolved in one pass in preorder. The road not taken: Semi-NCA (Georgiadis 2005),
-//! which replaces the buckets by a walk up already-final dominators, is a little faster on
-//! most heaps but quadratic on some shapes (a long chain of dominators whose end fans out
-//! to objects that the chain's head also references: see the regression test); a
-//! 65 M-node snapshot with edges misaligned by a generator bug kept it walking for minutes.
+//! Flowgraph" (1979), with simple path compression, for the semidominators, in reverse
+//! DFS preorder; then Semi-NCA (Georgiadis, 2005) for the immediate dominators: in
+//! preorder, a node's is the first dominator of its DFS parent (itself included) numbered
+//! no higher than its semidominator, found by walking up the dominators already final.
+//! The walk is a step or two per node on heaps, and it replaces Lengauer–Tarjan's
+//! buckets, whose second evaluation per node took a third of the semidominator pass on a
+//! 5 M-object HPROF dump. But it is quadratic on some shapes (a long chain of dominators
+//! whose end fans out to objects that the chain's head also references: see the
+//! regression test; a 65 M-node snapshot with edges misaligned by a generator bug kept an
+//! earlier plain Semi-NCA walking for minutes). So the walks have a budget of one step
+//! per node and a million more; past it, the pass starts again with the buckets (each
+//! node waits in the bucket of its semidominator until that node's subtree is linked,
+//! then gets its immediate dominator or a stand-in with the same one): O(m log n) on any
+//! shape, at the price of a second pass on the shapes that need it.
 //!
 //! Memory and speed. Everything is flat `u32` arrays indexed by DFS preorder number; the
 //! depth-first search and the path compression are iterative (a heap-allocated stack, no
@@ -37,7 +43,7 @@
 //! semidominator lives in the slot of the preorder-to-object map that its step has just
 //! read for the last time (the map is rebuilt after the pass). Peak extra memory is 20
 //! bytes per object: that record, the object's preorder number and the reverse map, and
-//! the bucket link that becomes the immediate dominator; the working state is freed
+//! the DFS parent or bucket link that becomes the immediate dominator; the working state is freed
 //! before the result arrays are allocated, and they are made one at a time. What stays
 //! is 4 (idom) + 4 (retained; sizes of 4 GiB or more in a sorted side list) + 4
 //! (retained count) + 1/8 (weakly reachable bit) bytes per object, and 8 more for the
@@ -94,6 +100,10 @@ pub struct Dominators {
     /// ([`Graph::orphans_are_roots`]), and their shallow bytes.
     pub orphans: u64,
     pub orphan_bytes: u64,
+    /// Whether the immediate dominators came from Lengauer–Tarjan's buckets: Semi-NCA
+    /// gave up on the graph's shape, or the caller asked for them.
+    #[doc(hidden)]
+    pub by_buckets: bool,
 }
 
 impl Dominators {
@@ -409,11 +419,41 @@ pub fn compute(g: &Graph, progress: &Progress) -> Dominators {
                 g.referrer_index();
             }
         }
-        compute_once_referred(g, progress)
+        compute_once_referred(g, progress, Idoms::Nca).unwrap_or_else(|| by_buckets(g, progress))
     })
 }
 
-fn compute_once_referred(g: &Graph, progress: &Progress) -> Dominators {
+/// The pass with Lengauer–Tarjan's buckets from the start: what [`compute`] falls back
+/// on. Public for the tests, which check both ways on every graph.
+#[doc(hidden)]
+pub fn compute_by_buckets(g: &Graph, progress: &Progress) -> Dominators {
+    g.referrer_index();
+    by_buckets(g, progress)
+}
+
+fn by_buckets(g: &Graph, progress: &Progress) -> Dominators {
+    compute_once_referred(g, progress, Idoms::Buckets)
+        .expect("the pass with buckets does not give up")
+}
+
+/// How the pass finds the immediate dominators once it has the semidominators.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Idoms {
+    /// Semi-NCA's walk up the dominators found so far; gives up (the pass returns `None`)
+    /// when the walks, all together, take more than `NCA_SLACK` steps beyond one per node.
+    Nca,
+    /// Lengauer–Tarjan's buckets: O(m log n) whatever the shape.
+    Buckets,
+}
+
+/// Steps Semi-NCA's walks may take beyond one per node before the pass starts again with
+/// Lengauer–Tarjan's buckets. The shapes that make the walks long (a long chain of
+/// dominators fanning out to objects that the chain's head also references) make them
+/// long at once: `a_long_dominator_chain_with_a_wide_fan_is_not_quadratic` would take
+/// 5·10⁹ steps.
+const NCA_SLACK: u64 = 1 << 20;
+
+fn compute_once_referred(g: &Graph, progress: &Progress, idoms: Idoms) -> Option<Dominators> {
     let n = g.len();
     assert!(
         n < VIRTUAL_ROOT as usize,
@@ -614,6 +654,11 @@ fn compute_once_referred(g: &Graph, progress: &Progress) -> Dominators {
             // its label, itself.
             semi[w as usize].store(s, Ordering::Relaxed);
             work[w as usize].label = w;
+            if idoms == Idoms::Nca {
+                // Step 3 walks up from the parent.
+                idom_pre[w as usize] = parent;
+                continue;
+            }
             idom_pre[w as usize] = work[s as usize].label;
             work[s as usize].label = w;
             // Everything whose semidominator is the parent now has its path in the forest.
@@ -638,12 +683,38 @@ fn compute_once_referred(g: &Graph, progress: &Progress) -> Dominators {
     drop(path);
     drop(work);
 
-    // 3. Immediate dominators: where the bucket step named a stand-in, take the stand-in's
-    //    (already final, it comes earlier in preorder).
+    // 3. Immediate dominators, in preorder (a node's dominators come before it, so theirs
+    //    are final when it comes).
     progress.phase("dominators: immediate dominators", k as u64);
-    for w in 1..k as usize {
-        if idom_pre[w] != semi[w] {
-            idom_pre[w] = idom_pre[idom_pre[w] as usize];
+    match idoms {
+        Idoms::Nca => {
+            // Semi-NCA: the immediate dominator of `w` is the nearest common ancestor, in
+            // the dominator tree so far, of its DFS parent and its semidominator, an
+            // ancestor of the parent: the parent's first dominator numbered no higher
+            // than the semidominator. Usually a step or two (0.07 per node on a 6 M-node
+            // V8 snapshot, 0.13 on a 5 M-object HPROF dump); past the budget, give up.
+            let budget = k as u64 + NCA_SLACK;
+            let mut steps = 0u64;
+            for w in 1..k as usize {
+                let s = semi[w];
+                let mut x = idom_pre[w];
+                while x > s {
+                    x = idom_pre[x as usize];
+                    steps += 1;
+                }
+                if steps > budget {
+                    return None;
+                }
+                idom_pre[w] = x;
+            }
+        }
+        Idoms::Buckets => {
+            // Where the bucket step named a stand-in, take the stand-in's.
+            for w in 1..k as usize {
+                if idom_pre[w] != semi[w] {
+                    idom_pre[w] = idom_pre[idom_pre[w] as usize];
+                }
+            }
         }
     }
     // The semidominators are done with: `vertex` becomes the preorder's objects again.
@@ -714,7 +785,7 @@ fn compute_once_referred(g: &Graph, progress: &Progress) -> Dominators {
     }
 
     drop(vertex);
-    Dominators {
+    Some(Dominators {
         idom,
         retained,
         big_retained,
@@ -727,7 +798,8 @@ fn compute_once_referred(g: &Graph, progress: &Progress) -> Dominators {
         orphans: (k - weak_end) as u64,
         orphan_bytes,
         weakly_reachable_bytes: weak_bytes,
-    }
+        by_buckets: idoms == Idoms::Buckets,
+    })
 }
 
 /// Lengauer–Tarjan's EVAL with simple path compression, iteratively: the node with the
