@@ -387,12 +387,49 @@ impl Dominators {
 /// for the last time (see [`compute`]). 8 bytes per node where a separate parent,
 /// semidominator, label and bucket head took 16.
 #[derive(Clone, Copy)]
+#[repr(C)]
 struct Work {
     /// The bucket head until the node is processed, then its label: the node with the
     /// smallest semidominator on the compressed path above it.
     label: u32,
     /// The DFS parent (preorder number), then the path-compression link.
     ancestor: u32,
+}
+
+/// [`Work`] as the semidominator loop shares it with the prefetching thread, which reads
+/// the labels and links of the records it has prefetched (relaxed atomics: plain loads
+/// and stores).
+#[repr(C)]
+struct SharedWork {
+    label: AtomicU32,
+    ancestor: AtomicU32,
+}
+
+impl SharedWork {
+    #[inline(always)]
+    fn label(&self) -> u32 {
+        self.label.load(Ordering::Relaxed)
+    }
+    #[inline(always)]
+    fn ancestor(&self) -> u32 {
+        self.ancestor.load(Ordering::Relaxed)
+    }
+    #[inline(always)]
+    fn set_label(&self, v: u32) {
+        self.label.store(v, Ordering::Relaxed)
+    }
+    #[inline(always)]
+    fn set_ancestor(&self, v: u32) {
+        self.ancestor.store(v, Ordering::Relaxed)
+    }
+}
+
+/// `work` as shared records, for the length of the borrow.
+fn shared(work: &mut [Work]) -> &[SharedWork] {
+    // SAFETY: both are `repr(C)` pairs of 4-byte fields (AtomicU32 has the size and
+    // alignment of u32), and the exclusive borrow of `work` keeps every other access out
+    // while the view lives.
+    unsafe { &*(work as *mut [Work] as *const [SharedWork]) }
 }
 
 /// Computes the dominator tree of `g` over strong edges, from a virtual root above every
@@ -604,11 +641,12 @@ fn compute_once_referred(g: &Graph, progress: &Progress, idoms: Idoms) -> Option
     let semi = atomic(&mut vertex);
     let at = AtomicU32::new(k);
     let done = AtomicBool::new(false);
-    let work_base = work.as_ptr() as usize;
+    let mut records = work;
+    let work = shared(&mut records);
     std::thread::scope(|scope| {
         if g.scattered && prefetching(k as usize) {
             let (pre, at, done) = (&pre, &at, &done);
-            scope.spawn(move || prefetch_ahead(g, pre, semi, work_base, at, done));
+            scope.spawn(move || prefetch_ahead(g, pre, semi, work, at, done));
         }
         for w in (1..k).rev() {
             if w & 63 == 0 {
@@ -619,7 +657,7 @@ fn compute_once_referred(g: &Graph, progress: &Progress, idoms: Idoms) -> Option
             }
             let node = semi[w as usize].load(Ordering::Relaxed);
             // Not linked yet: `ancestor` is still the parent.
-            let parent = work[w as usize].ancestor;
+            let parent = work[w as usize].ancestor();
             let mut s = parent;
             if entry[node as usize / 64] >> (node % 64) & 1 == 1 {
                 s = 0;
@@ -638,7 +676,7 @@ fn compute_once_referred(g: &Graph, progress: &Progress, idoms: Idoms) -> Option
                         pv
                     } else {
                         // Nodes after `w` are linked.
-                        let u = eval(&mut work, semi, pv, w + 1, &mut path);
+                        let u = eval(work, semi, pv, w + 1, &mut path);
                         semi[u as usize].load(Ordering::Relaxed)
                     };
                     if cand < s {
@@ -653,19 +691,20 @@ fn compute_once_referred(g: &Graph, progress: &Progress, idoms: Idoms) -> Option
             // nodes from `w` are linked. Its bucket is empty (see [`Work`]): the slot becomes
             // its label, itself.
             semi[w as usize].store(s, Ordering::Relaxed);
-            work[w as usize].label = w;
+            work[w as usize].set_label(w);
             if idoms == Idoms::Nca {
                 // Step 3 walks up from the parent.
                 idom_pre[w as usize] = parent;
                 continue;
             }
-            idom_pre[w as usize] = work[s as usize].label;
-            work[s as usize].label = w;
+            idom_pre[w as usize] = work[s as usize].label();
+            work[s as usize].set_label(w);
             // Everything whose semidominator is the parent now has its path in the forest.
-            let mut v = std::mem::replace(&mut work[parent as usize].label, NONE);
+            let mut v = work[parent as usize].label();
+            work[parent as usize].set_label(NONE);
             while v != NONE {
                 let next = idom_pre[v as usize];
-                let u = eval(&mut work, semi, v, w, &mut path);
+                let u = eval(work, semi, v, w, &mut path);
                 idom_pre[v as usize] = if semi[u as usize].load(Ordering::Relaxed)
                     < semi[v as usize].load(Ordering::Relaxed)
                 {
@@ -681,7 +720,7 @@ fn compute_once_referred(g: &Graph, progress: &Progress, idoms: Idoms) -> Option
     let semi = &vertex;
 
     drop(path);
-    drop(work);
+    drop(records);
 
     // 3. Immediate dominators, in preorder (a node's dominators come before it, so theirs
     //    are final when it comes).
@@ -808,29 +847,29 @@ fn compute_once_referred(g: &Graph, progress: &Progress, idoms: Idoms) -> Option
 /// processed (linked) nodes are those numbered `linked` or more; `semi` holds their
 /// semidominators.
 #[inline]
-fn eval(work: &mut [Work], semi: &[AtomicU32], v: u32, linked: u32, path: &mut Vec<u32>) -> u32 {
+fn eval(work: &[SharedWork], semi: &[AtomicU32], v: u32, linked: u32, path: &mut Vec<u32>) -> u32 {
     if v < linked {
         return v;
     }
-    if work[v as usize].ancestor < linked {
-        return work[v as usize].label;
+    if work[v as usize].ancestor() < linked {
+        return work[v as usize].label();
     }
     path.clear();
     let mut x = v;
-    while work[x as usize].ancestor >= linked {
+    while work[x as usize].ancestor() >= linked {
         path.push(x);
-        x = work[x as usize].ancestor;
+        x = work[x as usize].ancestor();
     }
     while let Some(y) = path.pop() {
-        let a = work[y as usize].ancestor as usize;
-        let (al, aa) = (work[a].label, work[a].ancestor);
-        let yl = work[y as usize].label;
+        let a = work[y as usize].ancestor() as usize;
+        let (al, aa) = (work[a].label(), work[a].ancestor());
+        let yl = work[y as usize].label();
         if semi[al as usize].load(Ordering::Relaxed) < semi[yl as usize].load(Ordering::Relaxed) {
-            work[y as usize].label = al;
+            work[y as usize].set_label(al);
         }
-        work[y as usize].ancestor = aa;
+        work[y as usize].set_ancestor(aa);
     }
-    work[v as usize].label
+    work[v as usize].label()
 }
 
 /// `v` as atomics, for the length of the borrow.
@@ -853,17 +892,28 @@ fn prefetching(k: usize) -> bool {
 /// thread, on the 6 M-node V8 snapshot).
 const AHEAD: u32 = 128;
 
+/// How far behind its first stage (nearer the loop) the prefetching thread's second stage
+/// goes: far enough for the first stage's prefetches to have arrived.
+const SECOND_STAGE: u32 = 48;
+
 /// The semidominator loop's second core. Going down the preorder a little ahead of the
 /// loop (whose position is `at`), it reads what the loop will read for each node (the
 /// node's referrers and their preorder numbers) and prefetches the working records and
 /// semidominator slots of those that the loop will evaluate, so the loop finds them in
-/// the shared cache rather than in memory. It writes nothing: a value it reads after the
-/// loop has passed (a semidominator in place of an object) only misdirects a prefetch.
+/// the shared cache rather than in memory. A second stage, [`SECOND_STAGE`] nodes nearer
+/// the loop, goes over the same referrers again and reads the records the first stage
+/// prefetched: it prefetches the semidominator of each one's label (what an evaluation
+/// compares, a node of its own) and the record its link leads to (where a compression
+/// starts). On the 6 M-node V8 snapshot it took the loop from 0.26 to 0.23 s.
+///
+/// It writes nothing: a value it reads after the loop has passed (a semidominator in
+/// place of an object, a label or link the loop has since changed) only misdirects a
+/// prefetch.
 fn prefetch_ahead(
     g: &Graph,
     pre: &[u32],
     semi: &[AtomicU32],
-    work_base: usize,
+    work: &[SharedWork],
     at: &AtomicU32,
     done: &AtomicBool,
 ) {
@@ -871,7 +921,30 @@ fn prefetch_ahead(
     {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
         let n = g.len();
+        let k = semi.len().min(work.len());
         let refs = g.referrer_index();
+        let fetch = |p: *const u8| {
+            // SAFETY: a prefetch hint reads and writes nothing; every address given is
+            // inside `work` or `semi`.
+            unsafe { _mm_prefetch(p as *const i8, _MM_HINT_T0) }
+        };
+        // The referrers of the node at preorder `x` that the loop will evaluate: those
+        // numbered after it.
+        let later = |x: u32, mut each: &mut dyn FnMut(usize)| {
+            let node = semi[x as usize].load(Ordering::Relaxed) as usize;
+            if node < n {
+                for i in refs.range(node as ObjId) {
+                    if refs.is_weak(i) {
+                        continue;
+                    }
+                    let pv = pre[refs.in_sources[i] as usize];
+                    if pv != NONE && pv > x && (pv as usize) < k {
+                        each(pv as usize);
+                    }
+                }
+            }
+            let _ = &mut each;
+        };
         let mut x = u32::MAX;
         let mut idle = 0u32;
         while !done.load(Ordering::Relaxed) {
@@ -892,30 +965,25 @@ fn prefetch_ahead(
                 }
                 continue;
             }
-            let node = semi[x as usize].load(Ordering::Relaxed) as usize;
-            if node < n {
-                for i in refs.range(node as ObjId) {
-                    if refs.is_weak(i) {
-                        continue;
+            later(x, &mut |pv| {
+                fetch(&work[pv] as *const SharedWork as *const u8);
+                fetch(&semi[pv] as *const AtomicU32 as *const u8);
+            });
+            let y = x + SECOND_STAGE;
+            if y < w {
+                later(y, &mut |pv| {
+                    let (label, link) = (work[pv].label(), work[pv].ancestor());
+                    if (label as usize) < k {
+                        fetch(&semi[label as usize] as *const AtomicU32 as *const u8);
                     }
-                    let pv = pre[refs.in_sources[i] as usize];
-                    if pv != NONE && pv > x && (pv as usize) < semi.len() {
-                        // SAFETY: prefetch hints of addresses inside `work` (as long as
-                        // `semi`) and `semi`; they read and write nothing.
-                        unsafe {
-                            _mm_prefetch(
-                                (work_base + pv as usize * std::mem::size_of::<Work>())
-                                    as *const i8,
-                                _MM_HINT_T0,
-                            );
-                            _mm_prefetch(semi.as_ptr().add(pv as usize) as *const i8, _MM_HINT_T0);
-                        }
+                    if link > y && (link as usize) < k {
+                        fetch(&work[link as usize] as *const SharedWork as *const u8);
                     }
-                }
+                });
             }
             x -= 1;
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = (g, pre, semi, work_base, at, done);
+    let _ = (g, pre, semi, work, at, done);
 }
