@@ -52,7 +52,10 @@
 //! graph whose numbering has little locality ([`Graph::scattered`]: V8's), a second core
 //! walks the preorder a little ahead of the semidominator loop and prefetches the
 //! records the loop is about to evaluate ([`prefetch_ahead`]); it writes nothing, and the
-//! loop's semidominators are shared with it as relaxed atomics (plain loads and stores).
+//! loop's semidominators and records are shared with it as relaxed atomics (plain loads
+//! and stores). It helps only while the two cores share a cache, which a virtual machine's
+//! host may change every few seconds: the loop times a few round trips to the thread
+//! every 262,144 nodes ([`Beside::check`]) and has it idle while they are far apart.
 
 use super::{huge, Graph, ObjId};
 use crate::progress::Progress;
@@ -639,18 +642,22 @@ fn compute_once_referred(g: &Graph, progress: &Progress, idoms: Idoms) -> Option
     // which reads the objects of the nodes ahead of this loop while the loop writes the
     // semidominators of those behind it.
     let semi = atomic(&mut vertex);
-    let at = AtomicU32::new(k);
-    let done = AtomicBool::new(false);
+    let beside = Beside::new(k);
     let mut records = work;
     let work = shared(&mut records);
+    let mut checks = Checks::default();
     std::thread::scope(|scope| {
-        if g.scattered && prefetching(k as usize) {
-            let (pre, at, done) = (&pre, &at, &done);
-            scope.spawn(move || prefetch_ahead(g, pre, semi, work, at, done));
+        let helped = g.scattered && prefetching(k as usize);
+        if helped {
+            let (pre, beside) = (&pre, &beside);
+            scope.spawn(move || prefetch_ahead(g, pre, semi, work, beside));
         }
         for w in (1..k).rev() {
             if w & 63 == 0 {
-                at.store(w, Ordering::Relaxed);
+                beside.at.0.store(w, Ordering::Relaxed);
+                if helped && (w == 64 * ((k - 1) / 64) || w & CHECK_EVERY == 0) {
+                    checks.add(beside.check());
+                }
             }
             if w & 0xffff == 0 {
                 progress.set((k - w) as u64);
@@ -715,8 +722,14 @@ fn compute_once_referred(g: &Graph, progress: &Progress, idoms: Idoms) -> Option
                 v = next;
             }
         }
-        done.store(true, Ordering::Relaxed);
+        beside.control.0.done.store(true, Ordering::Release);
     });
+    if checks.count > 0 && std::env::var_os("HEAPTUI_TIMING").is_some() {
+        eprintln!(
+            "timing: semidominators' prefetching thread near at {} of {} checks, round trips {}-{} ns",
+            checks.near, checks.count, checks.min_ns, checks.max_ns
+        );
+    }
     let semi = &vertex;
 
     drop(path);
@@ -906,7 +919,8 @@ const SECOND_STAGE: u32 = 48;
 /// compares, a node of its own) and the record its link leads to (where a compression
 /// starts). On the 6 M-node V8 snapshot it took the loop from 0.26 to 0.23 s.
 ///
-/// It writes nothing: a value it reads after the loop has passed (a semidominator in
+/// It idles while the last nearness check ([`Beside::check`]) found it far from the loop.
+/// It writes nothing but its answers to the checks: a value it reads after the loop has passed (a semidominator in
 /// place of an object, a label or link the loop has since changed) only misdirects a
 /// prefetch.
 fn prefetch_ahead(
@@ -914,8 +928,7 @@ fn prefetch_ahead(
     pre: &[u32],
     semi: &[AtomicU32],
     work: &[SharedWork],
-    at: &AtomicU32,
-    done: &AtomicBool,
+    beside: &Beside,
 ) {
     #[cfg(target_arch = "x86_64")]
     {
@@ -945,10 +958,21 @@ fn prefetch_ahead(
             }
             let _ = &mut each;
         };
+        let c = &beside.control.0;
         let mut x = u32::MAX;
         let mut idle = 0u32;
-        while !done.load(Ordering::Relaxed) {
-            let w = at.load(Ordering::Relaxed);
+        while !c.done.load(Ordering::Acquire) {
+            if c.ping.load(Ordering::Acquire) & 1 == 1 {
+                beside.answer();
+            }
+            if c.far.load(Ordering::Relaxed) {
+                // Far from the loop's core: prefetching would only slow it. Idle, but
+                // answer the next check.
+                std::thread::sleep(std::time::Duration::from_micros(20));
+                x = u32::MAX;
+                continue;
+            }
+            let w = beside.at.0.load(Ordering::Relaxed);
             if x >= w {
                 // Behind the loop (or starting): go on from just ahead of it.
                 x = w.saturating_sub(64);
@@ -985,5 +1009,185 @@ fn prefetch_ahead(
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = (g, pre, semi, work, at, done);
+    let _ = (g, pre, semi, work, beside);
+}
+
+/// A value on a cache line of its own (128 bytes: adjacent-line prefetchers pair lines).
+#[repr(align(128))]
+struct Padded<T>(T);
+
+/// What the semidominator loop shares with its prefetching thread, beside the arrays.
+struct Beside {
+    /// The loop's position, every 64 nodes.
+    at: Padded<AtomicU32>,
+    control: Padded<Control>,
+}
+
+/// The rarely written part of [`Beside`].
+struct Control {
+    /// The nearness check's handshake ([`Beside::check`]): odd values from the loop,
+    /// each answered by the thread with the next even one; 0 when no check runs.
+    ping: AtomicU32,
+    /// What the last check found: the thread's core is far from the loop's, and it idles.
+    far: AtomicBool,
+    /// The loop is over.
+    done: AtomicBool,
+}
+
+/// Nodes between two nearness checks, less one (a mask): 262,144, 23 checks on the
+/// 6 M-node V8 snapshot, a few microseconds each.
+const CHECK_EVERY: u32 = (1 << 18) - 1;
+
+/// Round trips in a nearness check.
+const CHECK_ROUNDS: u32 = 32;
+
+/// The longest round trip, in nanoseconds, of two cores near enough for the prefetching
+/// thread to help: those that share a cache. On this project's 2-core VM the round trip
+/// is 75–110 ns while the two virtual cores share a cache, and 350–400 ns when the host
+/// has put them apart (it moves them every few seconds); apart, the thread's prefetches
+/// land in the wrong cache and its reads of the lines the loop writes make each write
+/// wait: the semidominators of the 6 M-node V8 snapshot took 0.5–1.0 s with the thread,
+/// 0.30–0.33 s without it, and 0.23–0.29 s with it when near.
+const NEAR_NS: u128 = 200;
+
+impl Beside {
+    fn new(k: u32) -> Self {
+        Beside {
+            at: Padded(AtomicU32::new(k)),
+            control: Padded(Control {
+                ping: AtomicU32::new(0),
+                far: AtomicBool::new(false),
+                done: AtomicBool::new(false),
+            }),
+        }
+    }
+
+    /// On the loop's side: times [`CHECK_ROUNDS`] round trips to the prefetching thread
+    /// and tells it whether to prefetch (`far`). A thread that does not answer within
+    /// 2 ms (not started yet, or not running) counts as far until the next check.
+    /// Returns the mean round trip, or `None` when there was no answer.
+    fn check(&self) -> Option<u128> {
+        let c = &self.control.0;
+        let start = std::time::Instant::now();
+        let limit = std::time::Duration::from_millis(2);
+        let wait = |want: u32| {
+            let mut spins = 0u32;
+            loop {
+                if c.ping.load(Ordering::Acquire) == want {
+                    return true;
+                }
+                spins += 1;
+                if spins % 256 == 0 && start.elapsed() > limit {
+                    return false;
+                }
+                std::hint::spin_loop();
+            }
+        };
+        c.ping.store(1, Ordering::Release);
+        let mut answered = wait(2);
+        let t = std::time::Instant::now();
+        let mut i = 0;
+        while answered && i < CHECK_ROUNDS {
+            c.ping.store(3 + 2 * i, Ordering::Release);
+            answered = wait(4 + 2 * i);
+            i += 1;
+        }
+        let round_trip = t.elapsed().as_nanos() / CHECK_ROUNDS as u128;
+        let near = answered && round_trip <= NEAR_NS;
+        c.far.store(!near, Ordering::Relaxed);
+        c.ping.store(0, Ordering::Release);
+        answered.then_some(round_trip)
+    }
+
+    /// On the thread's side: answers a check until the loop ends it.
+    fn answer(&self) {
+        let c = &self.control.0;
+        loop {
+            let p = c.ping.load(Ordering::Acquire);
+            if p == 0 || c.done.load(Ordering::Relaxed) {
+                return;
+            }
+            if p & 1 == 1 {
+                // The loop may have given up and reset `ping` meanwhile: answer only the
+                // value it wrote.
+                let _ = c
+                    .ping
+                    .compare_exchange(p, p + 1, Ordering::AcqRel, Ordering::Relaxed);
+            }
+            std::hint::spin_loop();
+        }
+    }
+}
+
+/// What the nearness checks found (for `HEAPTUI_TIMING`).
+#[derive(Default)]
+struct Checks {
+    count: u32,
+    near: u32,
+    /// The shortest and longest round trips of the answered checks.
+    min_ns: u128,
+    max_ns: u128,
+}
+
+impl Checks {
+    fn add(&mut self, round_trip: Option<u128>) {
+        self.count += 1;
+        if let Some(ns) = round_trip {
+            let first = self.max_ns == 0;
+            self.near += (ns <= NEAR_NS) as u32;
+            self.min_ns = if first { ns } else { self.min_ns.min(ns) };
+            self.max_ns = self.max_ns.max(ns.max(1));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_nearness_check_without_an_answer_says_far_and_gives_up() {
+        let beside = Beside::new(1000);
+        let t = std::time::Instant::now();
+        assert_eq!(beside.check(), None);
+        assert!(t.elapsed() < std::time::Duration::from_millis(500));
+        assert!(beside.control.0.far.load(Ordering::Relaxed));
+        assert_eq!(beside.control.0.ping.load(Ordering::Relaxed), 0);
+    }
+
+    #[test]
+    fn a_nearness_check_is_answered_by_the_thread_and_ends_it() {
+        let beside = Beside::new(1000);
+        std::thread::scope(|s| {
+            let b = &beside;
+            let answering = s.spawn(move || {
+                let c = &b.control.0;
+                let mut answered = 0u32;
+                while !c.done.load(Ordering::Acquire) {
+                    if c.ping.load(Ordering::Acquire) & 1 == 1 {
+                        b.answer();
+                        answered += 1;
+                    }
+                    std::hint::spin_loop();
+                }
+                answered
+            });
+            let mut got = Vec::new();
+            for _ in 0..3 {
+                // The first may come before the thread runs.
+                got.push(beside.check());
+            }
+            beside.control.0.done.store(true, Ordering::Release);
+            let answered = answering.join().unwrap();
+            assert!(got.iter().any(|r| r.is_some()), "{got:?}");
+            assert!(answered >= 1);
+            // Far or near depends on where the two threads run; the handshake is over.
+            assert_eq!(beside.control.0.ping.load(Ordering::Relaxed), 0);
+            let last = got.last().unwrap();
+            assert_eq!(
+                beside.control.0.far.load(Ordering::Relaxed),
+                last.is_none_or(|ns| ns > NEAR_NS)
+            );
+        });
+    }
 }
