@@ -205,7 +205,22 @@ pub fn records(
     width: usize,
     f: impl FnMut(&[i64], usize) -> bool,
 ) -> RecordsEnd {
-    records_with::<true>(b, pos, width, f)
+    records_with::<true>(b, pos, width, u64::MAX, f)
+}
+
+/// [`records`], where only the fields whose bit is set in `needed` (bit `i` for field
+/// `i`) need their values: the fast path leaves the others 0 (it still checks their
+/// digits and separators, as every integer's). The readers of `nodes` and `edges` need
+/// five of seven and two of three.
+#[inline]
+pub fn records_needing(
+    b: &[u8],
+    pos: usize,
+    width: usize,
+    needed: u64,
+    f: impl FnMut(&[i64], usize) -> bool,
+) -> RecordsEnd {
+    records_with::<true>(b, pos, width, needed, f)
 }
 
 /// [`records`], with the fast path or (for the tests that compare the two) without it.
@@ -214,6 +229,7 @@ fn records_with<const FAST: bool>(
     b: &[u8],
     pos: usize,
     width: usize,
+    needed: u64,
     mut f: impl FnMut(&[i64], usize) -> bool,
 ) -> RecordsEnd {
     let len = b.len();
@@ -230,11 +246,15 @@ fn records_with<const FAST: bool>(
     loop {
         // `i` is just after an integer's digits whenever `started`: where a window starts.
         if FAST && started && i >= retry {
-            let emitted = fast_window(b, i, |s, v| {
+            let emitted = fast_window(b, i, |s, digits| {
                 if k == 0 {
                     at = s;
                 }
-                rec[k] = v as i64;
+                rec[k] = if needed >> k & 1 == 1 {
+                    digits.value() as i64
+                } else {
+                    0
+                };
                 k += 1;
                 if k == width {
                     k = 0;
@@ -397,7 +417,11 @@ fn window_masks(w: &[u8; WINDOW_SPAN]) -> (u64, u64, u64) {
 /// path, which reads those bytes and names any fault in them. `emit` returning false
 /// stops at once (`None`).
 #[inline(always)]
-fn fast_window(b: &[u8], p: usize, mut emit: impl FnMut(usize, u64) -> bool) -> Option<usize> {
+fn fast_window(
+    b: &[u8],
+    p: usize,
+    mut emit: impl FnMut(usize, Digits<'_>) -> bool,
+) -> Option<usize> {
     let Some(Ok(w)) = b
         .get(p..p + WINDOW_SPAN)
         .map(<&[u8; WINDOW_SPAN]>::try_from)
@@ -428,10 +452,31 @@ fn fast_window(b: &[u8], p: usize, mut emit: impl FnMut(usize, u64) -> bool) -> 
         let e = ends.trailing_zeros() as usize;
         starts &= starts - 1;
         ends &= ends - 1;
-        let len = e + 1 - j;
-        if len > 16 {
+        if e + 1 - j > 16 {
             break;
         }
+        if !emit(p + j, Digits { w, j, e }) {
+            return None;
+        }
+        end = p + e + 1;
+    }
+    Some(end)
+}
+
+/// The digits of one integer in a [`fast_window`]: bytes `j..=e` of the window `w`, at
+/// most 16. Their value is worked out only when asked for.
+#[derive(Clone, Copy)]
+struct Digits<'a> {
+    w: &'a [u8; WINDOW_SPAN],
+    j: usize,
+    e: usize,
+}
+
+impl Digits<'_> {
+    #[inline(always)]
+    fn value(self) -> u64 {
+        let (w, j, e) = (self.w, self.j, self.e);
+        let len = e + 1 - j;
         let word = |at: usize| {
             let mut x = [0u8; 8];
             x.copy_from_slice(&w[at..at + 8]);
@@ -440,17 +485,12 @@ fn fast_window(b: &[u8], p: usize, mut emit: impl FnMut(usize, u64) -> bool) -> 
         // The digits' values, the first in the lowest byte; the bytes after the last
         // digit are shifted out (leading zero bytes are leading zeros). The last eight
         // digits end at `e`, inside the 64 bytes, so `word(e - 7)` is whole.
-        let v = if len <= 8 {
+        if len <= 8 {
             eight_digits(word(j) << (8 * (8 - len)))
         } else {
             eight_digits(word(j) << (8 * (16 - len))) * 100_000_000 + eight_digits(word(e - 7))
-        };
-        if !emit(p + j, v) {
-            return None;
         }
-        end = p + e + 1;
     }
-    Some(end)
 }
 
 /// Decodes the JSON string whose opening quote is at `pos`, leniently: unknown escapes are
@@ -608,7 +648,7 @@ mod tests {
         stop_after: usize,
     ) -> (Vec<(Vec<i64>, usize)>, RecordsEnd) {
         let mut got = Vec::new();
-        let end = records_with::<FAST>(b, 1, width, |r, at| {
+        let end = records_with::<FAST>(b, 1, width, u64::MAX, |r, at| {
             got.push((r.to_vec(), at));
             got.len() < stop_after
         });
@@ -651,8 +691,32 @@ mod tests {
         }
         assert_eq!(
             all_records::<false>(text.as_bytes(), 7, usize::MAX),
-            (got, end)
+            (got.clone(), end.clone())
         );
+        // Needing fields 0, 2 and 6 only: those are exact (wherever the record was read,
+        // fast or slow path), the others 0 or exact (the slow path reads them all).
+        let needed = 0b100_0101u64;
+        let mut partial = Vec::new();
+        let end2 = records_needing(text.as_bytes(), 1, 7, needed, |r, at| {
+            partial.push((r.to_vec(), at));
+            true
+        });
+        assert_eq!(end2, end);
+        assert_eq!(partial.len(), got.len());
+        let mut zeroed = 0;
+        for ((p, pa), (g, ga)) in partial.iter().zip(&got) {
+            assert_eq!(pa, ga);
+            for k in 0..7 {
+                if needed >> k & 1 == 1 {
+                    assert_eq!(p[k], g[k]);
+                } else if p[k] != g[k] {
+                    assert_eq!(p[k], 0);
+                    zeroed += 1;
+                }
+            }
+        }
+        // The fast path read most of them, and skipped the values it was not asked for.
+        assert!(zeroed > 5000 * 4 / 2, "{zeroed}");
     }
 
     proptest::proptest! {

@@ -438,7 +438,12 @@ fn read_nodes(
     let mut by_name: Vec<Option<Vec<u32>>> = vec![None; types.len() * 2];
     let mut edges_so_far = 0u64;
     let mut released = start;
-    let end = json::records(b, start, nf, |rec, at| {
+    // `id` and `trace_node_id` are read again when shown.
+    let mut needed = 1u64 << cols.n_type | 1 << cols.n_name | 1 << cols.n_size | 1 << cols.n_edges;
+    if let Some(d) = cols.n_detached {
+        needed |= 1 << d;
+    }
+    let end = json::records_needing(b, start, nf, needed, |rec, at| {
         let i = out.count;
         if i % decode::BLOCK == 0 {
             out.blocks.offset.push(at as u64);
@@ -707,7 +712,9 @@ fn read_edges_into(
     let limit = limit.unwrap_or(usize::MAX);
     let mut released = start;
     let mut over = None;
-    let end = json::records(b, start, cols.ef, |rec, at| {
+    // Edge names are read again when shown.
+    let needed = 1u64 << e_to | 1 << e_type;
+    let end = json::records_needing(b, start, cols.ef, needed, |rec, at| {
         if at >= limit {
             return false;
         }
