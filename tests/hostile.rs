@@ -34,7 +34,7 @@
 //! memory-mapped input is not counted either (it is the input).
 //!
 //! **The long chain.** Item 5 asks for 10 million objects; in the debug test profile that
-//! takes minutes (the HPROF is 210 MB and the reader and Semi-NCA are unoptimised), so the
+//! takes minutes (the HPROF is 210 MB and the reader and the dominator pass are unoptimised), so the
 //! default test builds a chain of 1 million objects (about 15 s in debug on the 2-core
 //! machine), which already proves there is no recursion along the chain (a 2 MiB stack is
 //! 2 bytes per link), and the 10-million one is `#[ignore]`d:
