@@ -432,4 +432,33 @@ fn the_prefetching_thread_and_the_referrers_built_beside_the_search_change_nothi
         assert_eq!(prefetched.retained(o), plain.retained(o), "retained of {o}");
     }
     assert_eq!(plain.retained(0).map(|r| r > 0), Some(true));
+    // On a graph this large the shallow sizes are gathered on two cores: every retained
+    // size must still be the object's own size plus its dominator children's, and the
+    // reachable bytes the sum over what has a dominator.
+    let mut sum_children = vec![0u64; n as usize];
+    let (mut strong, mut weak) = (0u64, 0u64);
+    for o in 0..n {
+        let Some(d) = plain.idom(o) else { continue };
+        if plain.is_weakly_reachable(o) {
+            weak += sizes[o as usize];
+        } else {
+            strong += sizes[o as usize];
+        }
+        if d != VIRTUAL_ROOT {
+            sum_children[d as usize] += plain.retained(o).unwrap();
+        }
+    }
+    for o in 0..n {
+        if plain.idom(o).is_some() {
+            assert_eq!(
+                plain.retained(o),
+                Some(sizes[o as usize] + sum_children[o as usize]),
+                "retained of {o}"
+            );
+        }
+    }
+    assert_eq!(
+        (plain.reachable_bytes, plain.weakly_reachable_bytes),
+        (strong, weak)
+    );
 }
