@@ -646,6 +646,8 @@ fn compute_once_referred(g: &Graph, progress: &Progress, idoms: Idoms) -> Option
     let mut records = work;
     let work = shared(&mut records);
     let mut checks = Checks::default();
+    // The first multiple of 64 the loop comes to, where it checks first.
+    let first_check = 64 * ((k - 1) / 64);
     std::thread::scope(|scope| {
         let helped = g.scattered && prefetching(k as usize);
         if helped {
@@ -655,7 +657,7 @@ fn compute_once_referred(g: &Graph, progress: &Progress, idoms: Idoms) -> Option
         for w in (1..k).rev() {
             if w & 63 == 0 {
                 beside.at.0.store(w, Ordering::Relaxed);
-                if helped && (w == 64 * ((k - 1) / 64) || w & CHECK_EVERY == 0) {
+                if helped && (w == first_check || w & CHECK_EVERY == 0) {
                     checks.add(beside.check());
                 }
             }
@@ -725,9 +727,10 @@ fn compute_once_referred(g: &Graph, progress: &Progress, idoms: Idoms) -> Option
         beside.control.0.done.store(true, Ordering::Release);
     });
     if checks.count > 0 && std::env::var_os("HEAPTUI_TIMING").is_some() {
+        let (lo, hi) = checks.range_ns.unwrap_or_default();
         eprintln!(
-            "timing: semidominators' prefetching thread near at {} of {} checks, round trips {}-{} ns",
-            checks.near, checks.count, checks.min_ns, checks.max_ns
+            "timing: semidominators' prefetching thread near at {} of {} checks, round trips {lo}-{hi} ns",
+            checks.near, checks.count
         );
     }
     let semi = &vertex;
@@ -1145,18 +1148,16 @@ struct Checks {
     count: u32,
     near: u32,
     /// The shortest and longest round trips of the answered checks.
-    min_ns: u128,
-    max_ns: u128,
+    range_ns: Option<(u128, u128)>,
 }
 
 impl Checks {
     fn add(&mut self, round_trip: Option<u128>) {
         self.count += 1;
         if let Some(ns) = round_trip {
-            let first = self.max_ns == 0;
             self.near += (ns <= NEAR_NS) as u32;
-            self.min_ns = if first { ns } else { self.min_ns.min(ns) };
-            self.max_ns = self.max_ns.max(ns.max(1));
+            let (lo, hi) = self.range_ns.unwrap_or((ns, ns));
+            self.range_ns = Some((lo.min(ns), hi.max(ns)));
         }
     }
 }
