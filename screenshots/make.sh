@@ -15,7 +15,11 @@ cargo build --release -q
 bin="$root/target/release/heaptui"
 dump="fixtures/java/coops/heap-live-jvmgz.hprof.gz"
 sock="heaptui-shots-$$"
-export HEAPTUI_CACHE_DIR="${HEAPTUI_CACHE_DIR:-$(mktemp -d)}"
+own_cache=
+if [[ -z "${HEAPTUI_CACHE_DIR:-}" ]]; then
+  HEAPTUI_CACHE_DIR="$(mktemp -d)"; own_cache="$HEAPTUI_CACHE_DIR"
+fi
+export HEAPTUI_CACHE_DIR
 
 # Pillow for the PNGs.
 py=python3
@@ -29,7 +33,7 @@ fi
 [[ -f /usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf ]] || apt-get install -y -q fonts-dejavu-core >/dev/null
 
 t() { tmux -L "$sock" "$@"; }
-trap 't kill-server 2>/dev/null || true' EXIT
+trap 't kill-server 2>/dev/null || true; [[ -z "$own_cache" ]] || rm -rf "$own_cache"' EXIT
 t -f /dev/null new-session -d -x 80 -y 24 "$bin $dump"
 wait_for() {
   for _ in $(seq 1 300); do

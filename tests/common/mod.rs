@@ -31,10 +31,59 @@ pub fn corpus(rel: &str) -> Option<PathBuf> {
 }
 
 /// A private directory for this test process (decompressed fixtures, the gzip cache).
+///
+/// It lives under Cargo's `target/tmp` as `scratch-<pid>-<random>` and is removed when
+/// the process exits. A static is never dropped, so the removal is registered with
+/// `atexit`; the directories of test processes that were killed before they could
+/// exit are swept by the next process that starts (their pids are no longer running).
 pub fn scratch() -> &'static Path {
-    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
-    DIR.get_or_init(|| tempfile::tempdir().expect("temp dir"))
-        .path()
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let parent = Path::new(env!("CARGO_TARGET_TMPDIR"));
+        sweep_dead_scratch(parent);
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("scratch-{}-", std::process::id()))
+            .tempdir_in(parent)
+            .expect("temp dir")
+            .keep();
+        REMOVE_AT_EXIT
+            .set(dir.clone())
+            .expect("one scratch directory");
+        extern "C" fn remove_at_exit() {
+            if let Some(d) = REMOVE_AT_EXIT.get() {
+                let _ = std::fs::remove_dir_all(d);
+            }
+        }
+        // SAFETY: registers a plain function; it only removes a directory.
+        unsafe { libc::atexit(remove_at_exit) };
+        dir
+    })
+}
+
+static REMOVE_AT_EXIT: OnceLock<PathBuf> = OnceLock::new();
+
+/// Removes `scratch-<pid>-*` directories whose process is gone (Linux's `/proc`).
+fn sweep_dead_scratch(parent: &Path) {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("scratch-"))
+            .and_then(|n| n.split('-').next())
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
 }
 
 /// The plain bytes of a gzip fixture, decompressed once per test process.
