@@ -205,6 +205,10 @@ fn gunzip_cached(path: &Path, progress: &Progress) -> Result<(PathBuf, Vec<Strin
             }
             let actual = std::fs::metadata(&data_path).map(|m| m.len()).ok();
             if len.is_some() && len == actual {
+                // Marks the copy as recently used, for [`prune_gunzip`].
+                if let Ok(f) = File::options().append(true).open(&key_path) {
+                    let _ = f.set_modified(std::time::SystemTime::now());
+                }
                 return Ok((data_path, warnings));
             }
         }
@@ -245,7 +249,11 @@ fn gunzip_cached(path: &Path, progress: &Progress) -> Result<(PathBuf, Vec<Strin
                         ),
                     ));
                 }
-                out.write_all(&buf[..n]).map_err(|e| Error::io(&tmp, e))?;
+                if let Err(e) = out.write_all(&buf[..n]) {
+                    drop(out);
+                    let _ = std::fs::remove_file(&tmp);
+                    return Err(Error::io(&tmp, e));
+                }
             }
             Err(e) => {
                 if written == 0 {
@@ -263,13 +271,78 @@ fn gunzip_cached(path: &Path, progress: &Progress) -> Result<(PathBuf, Vec<Strin
             }
         }
     }
-    out.flush().map_err(|e| Error::io(&tmp, e))?;
+    if let Err(e) = out.flush() {
+        drop(out);
+        let _ = std::fs::remove_file(&tmp);
+        return Err(Error::io(&tmp, e));
+    }
     drop(out);
-    std::fs::rename(&tmp, &data_path).map_err(|e| Error::io(&data_path, e))?;
+    // The key first, then the copy: a key without its copy (or with a copy of another
+    // length) is never trusted, and a copy is pruned only together with its key.
     let mut saved = format!("{key}length={written}\n");
     for w in &warnings {
         saved.push_str(&format!("warning={w}\n"));
     }
-    std::fs::write(&key_path, saved).map_err(|e| Error::io(&key_path, e))?;
+    let placed = std::fs::write(&key_path, saved)
+        .map_err(|e| Error::io(&key_path, e))
+        .and_then(|()| std::fs::rename(&tmp, &data_path).map_err(|e| Error::io(&data_path, e)));
+    if let Err(e) = placed {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
+    }
+    prune_gunzip(&dir, &data_path);
     Ok((data_path, warnings))
+}
+
+/// How many decompressed copies the cache keeps (the most recently used ones).
+pub const KEEP_GUNZIP: usize = 4;
+
+/// Bounds the decompressed copies: keeps the [`KEEP_GUNZIP`] most recently used (by
+/// their key's modification time, which a reuse refreshes) besides `current`, and
+/// removes copies without a key and temporary files left by processes that are gone.
+/// A copy that another heaptui still maps stays readable there until it is unmapped.
+fn prune_gunzip(dir: &Path, current: &Path) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut keys: Vec<(std::time::SystemTime, PathBuf)> = Vec::new();
+    let mut others: Vec<PathBuf> = Vec::new();
+    for e in rd.flatten() {
+        let p = e.path();
+        match p.extension().and_then(|x| x.to_str()) {
+            Some("key") => {
+                let t = e.metadata().and_then(|m| m.modified());
+                keys.push((t.unwrap_or(std::time::UNIX_EPOCH), p));
+            }
+            _ => others.push(p),
+        }
+    }
+    keys.sort_by_key(|k| std::cmp::Reverse(k.0));
+    let current_key = current.with_extension("key");
+    let mut kept = 0;
+    for (_, k) in &keys {
+        if *k == current_key {
+            continue;
+        }
+        kept += 1;
+        if kept >= KEEP_GUNZIP {
+            let _ = std::fs::remove_file(k.with_extension("hprof"));
+            let _ = std::fs::remove_file(k);
+        }
+    }
+    for p in others {
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if let Some((_, rest)) = name.split_once(".tmp") {
+            // `<stem>.tmp<pid>-<serial>`: removed once its process is gone (Linux).
+            let pid = rest.split('-').next().and_then(|v| v.parse::<u32>().ok());
+            if let Some(pid) = pid {
+                if Path::new("/proc/self").exists() && !Path::new(&format!("/proc/{pid}")).exists()
+                {
+                    let _ = std::fs::remove_file(&p);
+                }
+            }
+        } else if name.ends_with(".hprof") && !p.with_extension("key").exists() {
+            let _ = std::fs::remove_file(&p);
+        }
+    }
 }

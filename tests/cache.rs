@@ -338,3 +338,60 @@ fn more_than_65536_classes_reopen_from_the_cache() {
     assert_eq!(h["classes"][0]["class"], "C69999", "{h}");
     assert_eq!(h["classes"][0]["count"], 1, "{h}");
 }
+
+/// The decompressed copies of gzip dumps are bounded: the four most recently used are
+/// kept, a reuse counts as a use, and a temporary file of a process that is gone is
+/// removed. (Before, every gzip dump a user opened stayed in the cache, full size.)
+#[test]
+fn gunzip_copies_are_bounded_and_kept_by_use() {
+    let work = tempfile::tempdir().unwrap();
+    let cache = work.path().join("cache");
+    let gz = common::fixture("go/heap.dump.gz");
+    let copies: Vec<PathBuf> = (0..6)
+        .map(|i| {
+            let p = work.path().join(format!("dump{i}.gz"));
+            std::fs::copy(&gz, &p).unwrap();
+            p
+        })
+        .collect();
+    let dir = cache.join("gunzip");
+    std::fs::create_dir_all(&dir).unwrap();
+    let dead_tmp = dir.join("0123456789abcdef.tmp999999999-0");
+    std::fs::write(&dead_tmp, b"left by a killed process").unwrap();
+    // The copies' key files name the dump they were made from.
+    let kept = || -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.path().extension().is_some_and(|x| x == "key"))
+            .map(|e| {
+                let k = std::fs::read_to_string(e.path()).unwrap();
+                let data = e.path().with_extension("hprof");
+                assert!(data.exists(), "a key without its copy: {k}");
+                let line = k.lines().find(|l| l.starts_with("path=")).unwrap();
+                Path::new(&line["path=".len()..])
+                    .file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .collect();
+        names.sort();
+        names
+    };
+    let histogram = |p: &Path| json(&cache, &["histogram", p.to_str().unwrap(), "--json"]);
+    let first = histogram(&copies[0]);
+    for (i, p) in copies.iter().enumerate().take(5).skip(1) {
+        // Apart in the keys' modification times (nanoseconds on Linux file systems).
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        assert_eq!(histogram(p)["classes"], first["classes"], "dump{i}");
+    }
+    assert_eq!(kept(), ["dump1.gz", "dump2.gz", "dump3.gz", "dump4.gz"]);
+    assert!(!dead_tmp.exists(), "a dead process's temporary file stays");
+    // Reusing dump1 makes it recent; dump2 is the one to go when dump5 comes in.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    histogram(&copies[1]);
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    histogram(&copies[5]);
+    assert_eq!(kept(), ["dump1.gz", "dump3.gz", "dump4.gz", "dump5.gz"]);
+}
