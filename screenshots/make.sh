@@ -33,8 +33,11 @@ fi
 [[ -f /usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf ]] || apt-get install -y -q fonts-dejavu-core >/dev/null
 
 t() { tmux -L "$sock" "$@"; }
-trap 't kill-server 2>/dev/null || true; [[ -z "$own_cache" ]] || rm -rf "$own_cache"' EXIT
+sock_path=
+# tmux leaves its socket file behind; it is removed with the server.
+trap 't kill-server 2>/dev/null || true; [[ -z "$sock_path" ]] || rm -f "$sock_path"; [[ -z "$own_cache" ]] || rm -rf "$own_cache"' EXIT
 t -f /dev/null new-session -d -x 80 -y 24 "$bin $dump"
+sock_path="$(t display -p '#{socket_path}')"
 wait_for() {
   for _ in $(seq 1 300); do
     t capture-pane -p | grep -q "$1" && return 0

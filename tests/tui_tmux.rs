@@ -13,6 +13,8 @@ use common::*;
 
 struct Tmux {
     socket: String,
+    /// The server's socket file, removed with the server.
+    socket_path: Option<PathBuf>,
 }
 
 impl Tmux {
@@ -41,7 +43,13 @@ impl Tmux {
             .unwrap()
             .success();
         assert!(ok, "tmux new-session failed");
-        Some(Tmux { socket })
+        let mut t = Tmux {
+            socket,
+            socket_path: None,
+        };
+        let path = t.tmux(&["display", "-p", "#{socket_path}"]);
+        t.socket_path = Some(PathBuf::from(path.trim())).filter(|p| p.is_absolute());
+        Some(t)
     }
 
     fn tmux(&self, args: &[&str]) -> String {
@@ -128,6 +136,10 @@ impl Tmux {
 impl Drop for Tmux {
     fn drop(&mut self) {
         let _ = self.tmux(&["kill-server"]);
+        // tmux leaves its socket file behind in /tmp/tmux-<uid>.
+        if let Some(p) = &self.socket_path {
+            let _ = std::fs::remove_file(p);
+        }
     }
 }
 
