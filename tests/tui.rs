@@ -550,3 +550,81 @@ fn the_quick_histogram_is_browsed_while_the_index_is_built_and_handed_over() {
     let s = run(&mut app, &mut t, "\n");
     assert!(s.contains("Instances"), "{s}");
 }
+
+/// Filtering a V8 snapshot's `(string)` instances by text: the title counts every
+/// instance whose name and label match (counted here one by one over the whole class),
+/// the program's two-byte string is among the rows shown, and the matches keep the
+/// list's order (the filter decodes them in object order).
+#[test]
+fn v8_string_instances_filter_by_their_text() {
+    use fuzzy_matcher::skim::SkimMatcherV2;
+    use fuzzy_matcher::FuzzyMatcher;
+    let p = gunzipped("node/baseline.heapsnapshot.gz");
+    let snap = heaptui::open(&p, &heaptui::progress::Progress::new()).unwrap();
+    let class = snap
+        .graph
+        .classes
+        .iter()
+        .position(|c| c.name == "(string)")
+        .unwrap();
+    let pattern = "heaptui-two-byte";
+    let m = SkimMatcherV2::default();
+    let (mut all, mut want) = (0u64, 0u64);
+    for o in 0..snap.graph.len() as u32 {
+        if snap.graph.class_of.get(o as usize) as usize == class {
+            all += 1;
+            let text = format!(
+                "{} {}",
+                snap.object_name(o),
+                snap.label(o).unwrap_or_default()
+            );
+            want += m.fuzzy_match(&text, pattern).is_some() as u64;
+        }
+    }
+    assert!(want >= 1 && want < all / 10, "{want} of {all}");
+    let mut a = App::with_snapshot(p.clone(), snap);
+    let mut t = Terminal::new(TestBackend::new(200, 50)).unwrap();
+    let s = run(&mut a, &mut t, "/(string)\n\n");
+    assert!(s.contains("Instances of (string)"), "{s}");
+    let s = run(&mut a, &mut t, &format!("/{pattern}\n"));
+    let title = format!("{} match \"{pattern}\"", want);
+    assert!(s.contains(&title), "want {title}:\n{s}");
+    let e: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture("node/expected.json")).unwrap())
+            .unwrap();
+    let text = e["strings"]["twoByte"]["text"].as_str().unwrap();
+    // The text up to its first wide character, and after its last (a cell behind a
+    // wide character keeps what the buffer held there before).
+    let (head, tail) = (
+        text.split('日').next().unwrap(),
+        text.rsplit('本').next().unwrap(),
+    );
+    assert!(
+        s.lines().any(|l| l.contains(head) && l.contains(tail)),
+        "the string {text:?} is not shown:\n{s}"
+    );
+    // A wider pattern: the matches keep the list's order, largest retained first.
+    let s = run(&mut a, &mut t, "/\u{1b}/heaptui\n");
+    let bytes = |v: &str, unit: &str| -> f64 {
+        let v: f64 = v.replace(',', "").parse().unwrap();
+        v * match unit {
+            "B" => 1.0,
+            "KiB" => 1024.0,
+            "MiB" => 1048576.0,
+            u => panic!("unit {u}"),
+        }
+    };
+    let retained: Vec<f64> = s
+        .lines()
+        .filter(|l| l.starts_with('@'))
+        .map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            bytes(w[3], w[4])
+        })
+        .collect();
+    assert!(retained.len() >= 20, "{s}");
+    assert!(
+        retained.windows(2).all(|w| w[0] >= w[1]),
+        "not largest first: {retained:?}\n{s}"
+    );
+}

@@ -477,3 +477,43 @@ fn the_dominator_tree_agrees_with_memlab_on_its_edge_cases() {
     let d = run_json(&["dominators", f, "--json", "--top", "1"]);
     assert_eq!(d["total_retained_bytes"], 1635);
 }
+
+/// What the instance filter matches, `name_and_label` (the V8 decoder reads the record
+/// once for both), is the name and label the lists show, for every node of the Node and
+/// Chromium snapshots; and the program's strings are found by their text, the
+/// concatenated one joined from its parts.
+#[test]
+fn the_filter_text_is_each_nodes_name_and_label() {
+    let e = expected("node");
+    let (f, id) = node_baseline(&e);
+    let progress = heaptui::progress::Progress::new();
+    for file in [
+        "node/baseline.heapsnapshot.gz",
+        "chromium/detached.heapsnapshot.gz",
+    ] {
+        let snap = heaptui::open(&gunzipped(file), &progress).unwrap();
+        for o in 0..snap.graph.len() as u32 {
+            let want = format!(
+                "{} {}",
+                snap.object_name(o),
+                snap.label(o).unwrap_or_default()
+            );
+            assert_eq!(snap.name_and_label(o), want, "{file} node {o}");
+        }
+    }
+    let snap = heaptui::open(&gunzipped("node/baseline.heapsnapshot.gz"), &progress).unwrap();
+    let holder = run_json(&["inspect", &f, &id("stringHolder"), "--json"]);
+    for prop in ["oneByte", "twoByte", "cons"] {
+        let name = field(&holder, prop)["value"].as_str().unwrap();
+        let o = snap.find_object(name).unwrap();
+        let text: String = e["strings"][prop]["text"]
+            .as_str()
+            .unwrap()
+            .chars()
+            .take(64)
+            .collect();
+        let got = snap.name_and_label(o);
+        assert!(got.starts_with(&format!("{name} \"")), "{prop}: {got}");
+        assert!(got.contains(&text), "{prop}: {got}");
+    }
+}

@@ -181,6 +181,15 @@ pub trait Decoder: Send + Sync {
     /// A few words that tell this object from others of its class (the class a class
     /// object stands for, a string's text, a boxed number's value), or `None`.
     fn label(&self, bytes: &[u8], g: &Graph, o: ObjId) -> Option<String>;
+    /// `"NAME LABEL"`, the text an instance filter matches (the label empty when there
+    /// is none). A decoder that can read both from one look at the record overrides it.
+    fn name_and_label(&self, bytes: &[u8], g: &Graph, o: ObjId) -> String {
+        format!(
+            "{} {}",
+            self.object_name(bytes, g, o),
+            self.label(bytes, g, o).unwrap_or_default()
+        )
+    }
     /// Ids that name the same object in every snapshot of one process (V8 node ids, Dart
     /// identity hashes), in object order, and what they are called; `None` where the
     /// format has none (HPROF and Go addresses move between snapshots). 0 means "this
@@ -289,6 +298,11 @@ impl Snapshot {
 
     pub fn label(&self, o: ObjId) -> Option<String> {
         self.decoder.label(self.bytes(), &self.graph, o)
+    }
+
+    /// `"NAME LABEL"`: what the instance filter matches.
+    pub fn name_and_label(&self, o: ObjId) -> String {
+        self.decoder.name_and_label(self.bytes(), &self.graph, o)
     }
 
     pub fn persistent_ids(&self) -> Option<(&'static str, Vec<u64>)> {

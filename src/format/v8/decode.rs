@@ -243,13 +243,28 @@ impl V8Decoder {
     /// (V8 does not record where the slice starts: `sliced` says so).
     fn string_text(&self, b: &[u8], g: &Graph, o: ObjId, max: usize) -> Option<(String, bool)> {
         let rec = self.node(b, g, o)?;
-        let t = self.type_name(&rec).to_string();
+        self.string_text_of(b, g, o, &rec, max)
+    }
+
+    /// [`Self::string_text`] of `o`, whose record `rec` has been read.
+    fn string_text_of(
+        &self,
+        b: &[u8],
+        g: &Graph,
+        o: ObjId,
+        rec: &[i64; 64],
+        max: usize,
+    ) -> Option<(String, bool)> {
+        let t = self.type_name(rec);
         if !t.ends_with("string") {
             return None;
         }
-        let placeholder = |name: &str, t: &str| name.is_empty() || name == format!("({t})");
+        // V8's name for a string whose text it did not write: empty or `(<type>)`.
+        let placeholder = |name: &str, t: &str| {
+            name.is_empty() || name.strip_prefix('(').and_then(|n| n.strip_suffix(')')) == Some(t)
+        };
         let own = self.string(b, rec[self.cols.n_name], max);
-        if !placeholder(&own, &t) || t == "string" {
+        if !placeholder(&own, t) || t == "string" {
             return Some((own, false));
         }
         if t == "sliced string" {
@@ -257,9 +272,19 @@ impl V8Decoder {
             let parent = parent?;
             return self.string_text(b, g, parent, max).map(|(s, _)| (s, true));
         }
+        if t != "concatenated string" {
+            return Some((own, false));
+        }
+        // Both halves from one read of the node's edges, then theirs, depth first.
         let mut out = String::new();
-        let mut stack = vec![o];
-        let mut steps = 0;
+        let mut stack = Vec::new();
+        let push_parts = |stack: &mut Vec<ObjId>, x: ObjId| {
+            let [first, second] = self.parts(b, g, x, ["first", "second"]);
+            stack.extend(second);
+            stack.extend(first);
+        };
+        push_parts(&mut stack, o);
+        let mut steps = 1;
         while let Some(x) = stack.pop() {
             steps += 1;
             if out.chars().count() >= max || steps > 10_000 {
@@ -268,10 +293,10 @@ impl V8Decoder {
             let Some(r) = self.node(b, g, x) else {
                 continue;
             };
-            let xt = self.type_name(&r).to_string();
+            let xt = self.type_name(&r);
             let name = self.string(b, r[self.cols.n_name], max);
-            if xt != "concatenated string" || !placeholder(&name, &xt) {
-                if xt == "sliced string" && placeholder(&name, &xt) {
+            if xt != "concatenated string" || !placeholder(&name, xt) {
+                if xt == "sliced string" && placeholder(&name, xt) {
                     let [parent] = self.parts(b, g, x, ["parent"]);
                     if let Some((p, _)) = parent.and_then(|p| self.string_text(b, g, p, max)) {
                         out.push_str(&p);
@@ -281,14 +306,7 @@ impl V8Decoder {
                 }
                 continue;
             }
-            // Both halves from one read of the node's edges.
-            let [first, second] = self.parts(b, g, x, ["first", "second"]);
-            if let Some(s) = second {
-                stack.push(s);
-            }
-            if let Some(f) = first {
-                stack.push(f);
-            }
+            push_parts(&mut stack, x);
         }
         Some((out.chars().take(max).collect(), false))
     }
@@ -512,11 +530,28 @@ impl Decoder for V8Decoder {
 
     fn label(&self, b: &[u8], g: &Graph, o: ObjId) -> Option<String> {
         let rec = self.node(b, g, o)?;
-        let ty = self.type_name(&rec).to_string();
-        match ty.as_str() {
+        self.label_of(b, g, o, &rec)
+    }
+
+    fn name_and_label(&self, b: &[u8], g: &Graph, o: ObjId) -> String {
+        let Some(rec) = self.node(b, g, o) else {
+            return format!("@?{o} ");
+        };
+        let mut s = format!("@{} ", rec[self.cols.n_id]);
+        if let Some(l) = self.label_of(b, g, o, &rec) {
+            s.push_str(&l);
+        }
+        s
+    }
+}
+
+impl V8Decoder {
+    /// [`Decoder::label`] of `o`, whose record `rec` has been read.
+    fn label_of(&self, b: &[u8], g: &Graph, o: ObjId, rec: &[i64; 64]) -> Option<String> {
+        match self.type_name(rec) {
             "object" | "native" => None,
             t if t.ends_with("string") => {
-                let (s, sliced) = self.string_text(b, g, o, 65)?;
+                let (s, sliced) = self.string_text_of(b, g, o, rec, 65)?;
                 let cut = sliced || s.chars().count() > 64;
                 let s: String = s.chars().take(64).collect();
                 Some(format!("{s:?}{}", if cut { "…" } else { "" }))

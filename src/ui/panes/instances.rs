@@ -178,23 +178,21 @@ impl InstancesPane {
             let snap = ctx.snap;
             let (objs, filter) = (&self.objs, &self.filter);
             // On every core: each instance's name and label are decoded from the dump
-            // (a million V8 strings take seconds on one).
+            // (a million V8 strings take seconds on one), in object order, so that the
+            // records are read front to back rather than in the list's order.
             use rayon::prelude::*;
-            self.shown = Some(
-                (0..objs.len() as u32)
-                    .into_par_iter()
-                    .map_init(SkimMatcherV2::default, |m, k| {
-                        let o = objs[k as usize].1;
-                        let text = format!(
-                            "{} {}",
-                            snap.object_name(o),
-                            snap.label(o).unwrap_or_default()
-                        );
-                        m.fuzzy_match(&text, filter).map(|_| k)
-                    })
-                    .flatten()
-                    .collect(),
-            );
+            let mut order: Vec<u32> = (0..objs.len() as u32).collect();
+            order.par_sort_unstable_by_key(|&k| objs[k as usize].1);
+            let mut shown: Vec<u32> = order
+                .into_par_iter()
+                .map_init(SkimMatcherV2::default, |m, k| {
+                    let text = snap.name_and_label(objs[k as usize].1);
+                    m.fuzzy_match(&text, filter).map(|_| k)
+                })
+                .flatten()
+                .collect();
+            shown.par_sort_unstable();
+            self.shown = Some(shown);
         }
         self.list.selected = 0;
         self.list.scroll(self.rows_len());
