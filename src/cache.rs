@@ -38,7 +38,8 @@
 //! Only dumps of at least `HEAPTUI_CACHE_MIN_BYTES` (default 64 MiB) are written: a
 //! smaller one opens in well under a second anyway. `--no-cache` or `HEAPTUI_NO_CACHE=1`
 //! neither reads nor writes entries. At most [`KEEP`] entries are kept, the least
-//! recently written removed first.
+//! recently written removed first. An entry that would leave less than
+//! [`crate::source::disk_reserve`] bytes free on its disk is not written.
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
@@ -297,6 +298,9 @@ pub fn store(key: &Key, snap: &Snapshot) -> Result<Option<PathBuf>, String> {
     let path = entry_path(key).ok_or("no cache directory")?;
     let dir = path.parent().ok_or("no cache directory")?.to_path_buf();
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    // The entry holds the index's columns and the decoder's state.
+    let needed = snap.graph.index_bytes() + decoder.len() as u64;
+    crate::source::check_room(&dir, needed)?;
     let tmp = dir.join(format!(".{}.tmp", std::process::id()));
     let g = &snap.graph;
     let r = g.referrer_index();

@@ -139,6 +139,56 @@ pub fn cache_dir() -> Option<PathBuf> {
     directories::ProjectDirs::from("", "", "heaptui").map(|p| p.cache_dir().to_path_buf())
 }
 
+/// Bytes heaptui leaves free on the disk it writes its cache files to: 1 GiB, or
+/// `$HEAPTUI_DISK_RESERVE` bytes.
+pub fn disk_reserve() -> u64 {
+    std::env::var("HEAPTUI_DISK_RESERVE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1 << 30)
+}
+
+/// Bytes an unprivileged user may still write on the file system that holds `dir`, or
+/// `None` where that is unknown.
+pub fn disk_free(dir: &Path) -> Option<u64> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+        // SAFETY: a zeroed statvfs is a valid out-parameter; `c` is a NUL-terminated path.
+        let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+        if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
+            return None;
+        }
+        Some((st.f_bavail as u64).saturating_mul(st.f_frsize as u64))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = dir;
+        None
+    }
+}
+
+/// `Ok` when `needed` more bytes can be written under `dir` with [`disk_reserve`] bytes
+/// left free (or when the free space is unknown); otherwise the figures, for the user.
+pub fn check_room(dir: &Path, needed: u64) -> std::result::Result<(), String> {
+    let Some(free) = disk_free(dir) else {
+        return Ok(());
+    };
+    let reserve = disk_reserve();
+    if free >= needed.saturating_add(reserve) {
+        return Ok(());
+    }
+    let mb = |b: u64| b.div_ceil(1 << 20);
+    Err(format!(
+        "{} MB free on the disk of {}, about {} MB more needed, and heaptui leaves {} MB free ($HEAPTUI_DISK_RESERVE)",
+        mb(free),
+        dir.display(),
+        mb(needed),
+        mb(reserve)
+    ))
+}
+
 fn fnv1a(data: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf29ce484222325;
     for &b in data {
@@ -214,6 +264,18 @@ fn gunzip_cached(path: &Path, progress: &Progress) -> Result<(PathBuf, Vec<Strin
         }
     }
 
+    // Room on the disk first: at least the size the last gzip member states (its
+    // length modulo 4 GiB, a floor for one member), then every 64 MiB written.
+    let no_room = |why: String| {
+        Error::io(
+            path,
+            std::io::Error::new(
+                std::io::ErrorKind::StorageFull,
+                format!("no room to decompress it into {}: {why}", dir.display()),
+            ),
+        )
+    };
+    check_room(&dir, gzip_stated_size(path).unwrap_or(0)).map_err(no_room)?;
     progress.phase("decompressing", meta.len());
     let f = File::open(path).map_err(|e| Error::io(path, e))?;
     let counting = Counting {
@@ -237,6 +299,13 @@ fn gunzip_cached(path: &Path, progress: &Progress) -> Result<(PathBuf, Vec<Strin
         match dec.read(&mut buf) {
             Ok(0) => break,
             Ok(n) => {
+                if (written + n as u64) >> 26 != written >> 26 {
+                    if let Err(why) = check_room(&dir, 1 << 26) {
+                        drop(out);
+                        let _ = std::fs::remove_file(&tmp);
+                        return Err(no_room(why));
+                    }
+                }
                 written += n as u64;
                 if written > limit {
                     let _ = std::fs::remove_file(&tmp);
@@ -292,6 +361,20 @@ fn gunzip_cached(path: &Path, progress: &Progress) -> Result<(PathBuf, Vec<Strin
     }
     prune_gunzip(&dir, &data_path);
     Ok((data_path, warnings))
+}
+
+/// The uncompressed length a gzip file's last member states in its trailer (modulo
+/// 4 GiB), or `None` when the file is too short to have one.
+fn gzip_stated_size(path: &Path) -> Option<u64> {
+    use std::io::{Seek, SeekFrom};
+    let mut f = File::open(path).ok()?;
+    if f.metadata().ok()?.len() < 18 {
+        return None;
+    }
+    f.seek(SeekFrom::End(-4)).ok()?;
+    let mut b = [0u8; 4];
+    f.read_exact(&mut b).ok()?;
+    Some(u32::from_le_bytes(b) as u64)
 }
 
 /// How many decompressed copies the cache keeps (the most recently used ones).

@@ -395,3 +395,65 @@ fn gunzip_copies_are_bounded_and_kept_by_use() {
     histogram(&copies[5]);
     assert_eq!(kept(), ["dump1.gz", "dump3.gz", "dump4.gz", "dump5.gz"]);
 }
+
+/// heaptui leaves room on the disk: with less free than the entry needs plus the reserve
+/// (`HEAPTUI_DISK_RESERVE`, here more than any disk has), no index entry is written and
+/// `summary` says why, with the figures; a gzip dump is not decompressed (exit 2, naming
+/// the file and the figures, nothing left behind) unless its copy is already there.
+#[test]
+fn a_full_disk_gets_no_cache_files_and_says_why() {
+    let work = tempfile::tempdir().unwrap();
+    let cache = work.path().join("cache");
+    let plain = common::gunzipped("java/coops/heap-live-jvmgz.hprof.gz");
+    let gz = common::fixture("go/heap.dump.gz");
+    let with_reserve = |reserve: Option<&str>, args: &[&str]| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_heaptui"));
+        c.args(args)
+            .env("HEAPTUI_CACHE_DIR", &cache)
+            .env("HEAPTUI_CACHE_MIN_BYTES", "0")
+            .env_remove("HEAPTUI_NO_CACHE");
+        match reserve {
+            Some(r) => c.env("HEAPTUI_DISK_RESERVE", r),
+            None => c.env_remove("HEAPTUI_DISK_RESERVE"),
+        };
+        c.output().unwrap()
+    };
+    let huge = Some("4611686018427387904");
+    let out = with_reserve(huge, &["summary", plain.to_str().unwrap(), "--json"]);
+    assert!(out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let warnings = v["warnings"].to_string();
+    assert!(
+        warnings.contains("index cache not written") && warnings.contains("MB free on the disk of"),
+        "{warnings}"
+    );
+    assert!(entries(&cache).is_empty(), "{:?}", entries(&cache));
+    // With the usual reserve the entry is written.
+    let out = with_reserve(None, &["summary", plain.to_str().unwrap(), "--json"]);
+    assert!(out.status.success());
+    assert_eq!(entries(&cache).len(), 1);
+
+    let out = with_reserve(huge, &["summary", gz.to_str().unwrap(), "--json"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("heap.dump.gz")
+            && err.contains("no room to decompress")
+            && err.contains("MB free"),
+        "{err}"
+    );
+    let left: Vec<_> = std::fs::read_dir(cache.join("gunzip"))
+        .map(|rd| rd.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    assert!(left.is_empty(), "{left:?}");
+    // A copy already made is used without writing anything.
+    assert!(with_reserve(None, &["summary", gz.to_str().unwrap()])
+        .status
+        .success());
+    let out = with_reserve(huge, &["histogram", gz.to_str().unwrap(), "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
