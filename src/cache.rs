@@ -38,8 +38,8 @@
 //! Only dumps of at least `HEAPTUI_CACHE_MIN_BYTES` (default 64 MiB) are written: a
 //! smaller one opens in well under a second anyway. `--no-cache` or `HEAPTUI_NO_CACHE=1`
 //! neither reads nor writes entries. At most [`KEEP`] entries are kept, the least
-//! recently written removed first. An entry that would leave less than
-//! [`crate::source::disk_reserve`] bytes free on its disk is not written.
+//! recently written removed first. An entry that would leave less free on its disk than
+//! [`crate::source::disk_reserve`] (its own size, up to 1 GiB) is not written.
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
@@ -300,7 +300,7 @@ pub fn store(key: &Key, snap: &Snapshot) -> Result<Option<PathBuf>, String> {
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     // The entry holds the index's columns and the decoder's state.
     let needed = snap.graph.index_bytes() + decoder.len() as u64;
-    crate::source::check_room(&dir, needed)?;
+    crate::source::check_room(&dir, 0, needed)?;
     let tmp = dir.join(format!(".{}.tmp", std::process::id()));
     let g = &snap.graph;
     let r = g.referrer_index();

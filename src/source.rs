@@ -139,13 +139,14 @@ pub fn cache_dir() -> Option<PathBuf> {
     directories::ProjectDirs::from("", "", "heaptui").map(|p| p.cache_dir().to_path_buf())
 }
 
-/// Bytes heaptui leaves free on the disk it writes its cache files to: 1 GiB, or
-/// `$HEAPTUI_DISK_RESERVE` bytes.
-pub fn disk_reserve() -> u64 {
+/// Bytes heaptui leaves free on the disk it writes `needed` more bytes of cache files
+/// to: as many as it writes, up to 1 GiB (a small file needs little room, a large one
+/// leaves a gigabyte); `$HEAPTUI_DISK_RESERVE` bytes when that is set.
+pub fn disk_reserve(needed: u64) -> u64 {
     std::env::var("HEAPTUI_DISK_RESERVE")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(1 << 30)
+        .unwrap_or(needed.min(1 << 30))
 }
 
 /// Bytes an unprivileged user may still write on the file system that holds `dir`, or
@@ -171,11 +172,12 @@ pub fn disk_free(dir: &Path) -> Option<u64> {
 
 /// `Ok` when `needed` more bytes can be written under `dir` with [`disk_reserve`] bytes
 /// left free (or when the free space is unknown); otherwise the figures, for the user.
-pub fn check_room(dir: &Path, needed: u64) -> std::result::Result<(), String> {
+/// `so_far` is what this file already holds: the reserve grows with it.
+pub fn check_room(dir: &Path, so_far: u64, needed: u64) -> std::result::Result<(), String> {
     let Some(free) = disk_free(dir) else {
         return Ok(());
     };
-    let reserve = disk_reserve();
+    let reserve = disk_reserve(so_far.saturating_add(needed));
     if free >= needed.saturating_add(reserve) {
         return Ok(());
     }
@@ -275,7 +277,7 @@ fn gunzip_cached(path: &Path, progress: &Progress) -> Result<(PathBuf, Vec<Strin
             ),
         )
     };
-    check_room(&dir, gzip_stated_size(path).unwrap_or(0)).map_err(no_room)?;
+    check_room(&dir, 0, gzip_stated_size(path).unwrap_or(0)).map_err(no_room)?;
     progress.phase("decompressing", meta.len());
     let f = File::open(path).map_err(|e| Error::io(path, e))?;
     let counting = Counting {
@@ -300,7 +302,7 @@ fn gunzip_cached(path: &Path, progress: &Progress) -> Result<(PathBuf, Vec<Strin
             Ok(0) => break,
             Ok(n) => {
                 if (written + n as u64) >> 26 != written >> 26 {
-                    if let Err(why) = check_room(&dir, 1 << 26) {
+                    if let Err(why) = check_room(&dir, written, 1 << 26) {
                         drop(out);
                         let _ = std::fs::remove_file(&tmp);
                         return Err(no_room(why));
