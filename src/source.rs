@@ -273,7 +273,7 @@ fn gunzip_cached(path: &Path, progress: &Progress) -> Result<(PathBuf, Vec<Strin
             path,
             std::io::Error::new(
                 std::io::ErrorKind::StorageFull,
-                format!("no room to decompress it into {}: {why}", dir.display()),
+                format!("no room to decompress it: {why}"),
             ),
         )
     };

@@ -382,16 +382,16 @@ fn gunzip_copies_are_bounded_and_kept_by_use() {
     let histogram = |p: &Path| json(&cache, &["histogram", p.to_str().unwrap(), "--json"]);
     let first = histogram(&copies[0]);
     for (i, p) in copies.iter().enumerate().take(5).skip(1) {
-        // Apart in the keys' modification times (nanoseconds on Linux file systems).
-        std::thread::sleep(std::time::Duration::from_millis(20));
+        // Apart in the keys' modification times (a kernel tick at the coarsest).
+        std::thread::sleep(std::time::Duration::from_millis(30));
         assert_eq!(histogram(p)["classes"], first["classes"], "dump{i}");
     }
     assert_eq!(kept(), ["dump1.gz", "dump2.gz", "dump3.gz", "dump4.gz"]);
     assert!(!dead_tmp.exists(), "a dead process's temporary file stays");
     // Reusing dump1 makes it recent; dump2 is the one to go when dump5 comes in.
-    std::thread::sleep(std::time::Duration::from_millis(20));
+    std::thread::sleep(std::time::Duration::from_millis(30));
     histogram(&copies[1]);
-    std::thread::sleep(std::time::Duration::from_millis(20));
+    std::thread::sleep(std::time::Duration::from_millis(30));
     histogram(&copies[5]);
     assert_eq!(kept(), ["dump1.gz", "dump3.gz", "dump4.gz", "dump5.gz"]);
 }
