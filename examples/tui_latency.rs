@@ -105,6 +105,11 @@ fn main() {
             let t = Instant::now();
             app.on_key(k);
             term.draw(|f| app.draw(f)).unwrap();
+            // As the run loop does: work a key asked for follows the frame announcing
+            // it, and the time counts to the frame with its result.
+            if app.work() {
+                term.draw(|f| app.draw(f)).unwrap();
+            }
             max_ms = max_ms.max(t.elapsed().as_secs_f64() * 1000.0);
         }
         worst = worst.max(max_ms);

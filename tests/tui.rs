@@ -57,6 +57,8 @@ fn run(app: &mut App, t: &mut Terminal<TestBackend>, keys: &str) -> String {
         },
     )
     .unwrap();
+    // The loop's next turn: the work the last key asked for (a filter), then a frame.
+    app.work();
     t.draw(|f| app.draw(f)).unwrap();
     screen(t)
 }
@@ -627,4 +629,62 @@ fn v8_string_instances_filter_by_their_text() {
         retained.windows(2).all(|w| w[0] >= w[1]),
         "not largest first: {retained:?}\n{s}"
     );
+}
+
+/// A filter over the instances is announced before it runs: the frame after Enter says
+/// what is being filtered, the run loop's work step applies it, and the next frame
+/// shows the matches (with millions of instances the filter takes seconds, and the
+/// screen must not sit unchanged meanwhile).
+#[test]
+fn an_instance_filter_is_announced_then_applied() {
+    let mut t = Terminal::new(TestBackend::new(100, 30)).unwrap();
+    let mut a = app();
+    let s = run(&mut a, &mut t, "/java.lang.String\n\n");
+    assert!(
+        s.contains("Instances of java.lang.String — 9,719 objects"),
+        "{s}"
+    );
+    for c in "/customer-30".chars() {
+        a.on_key(&KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE));
+    }
+    a.on_key(&KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
+    t.draw(|f| a.draw(f)).unwrap();
+    let s = screen(&t);
+    assert!(s.contains("filtering 9,719 for \"customer-30\"…"), "{s}");
+    assert!(!s.contains("match"), "{s}");
+    assert!(a.work(), "the filter is the pending work");
+    t.draw(|f| a.draw(f)).unwrap();
+    let s = screen(&t);
+    assert!(s.contains("14 match \"customer-30\""), "{s}");
+    assert!(!s.contains("filtering"), "{s}");
+    assert!(!a.work(), "nothing left to do");
+
+    // The run loop does that work itself, before it waits for the next key.
+    let mut keys: VecDeque<Event> = "\u{1b}/customer-31\nj"
+        .chars()
+        .map(|c| {
+            let code = match c {
+                '\n' => KeyCode::Enter,
+                '\u{1b}' => KeyCode::Esc,
+                c => KeyCode::Char(c),
+            };
+            Event::Key(KeyEvent::new(code, KeyModifiers::NONE))
+        })
+        .collect();
+    let mut turns = keys.len() + 1;
+    run_loop(
+        &mut t,
+        &mut a,
+        |_: Duration| Ok(keys.pop_front()),
+        || {
+            turns -= 1;
+            turns == 0
+        },
+    )
+    .unwrap();
+    assert!(!a.work(), "the loop applied the filter");
+    t.draw(|f| a.draw(f)).unwrap();
+    let s = screen(&t);
+    // Fuzzy: "customer-" with a 3 and a later 1: 31, 131, 231, 301 and 310.
+    assert!(s.contains("5 match \"customer-31\""), "{s}");
 }

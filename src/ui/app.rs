@@ -180,6 +180,18 @@ impl Ready {
         }
     }
 
+    /// Does the top pane's announced work ([`Pane::has_work`]); false when there is none.
+    pub fn work(&mut self, theme: &Theme) -> bool {
+        let (ctx, stack, _) = self.parts(theme);
+        match stack.last_mut() {
+            Some(top) if top.has_work() => {
+                top.work(&ctx);
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// The dominator tree is ready: every pane on either stack is told.
     pub fn set_dominators(&mut self, d: Arc<Dominators>, theme: &Theme) {
         self.dom = Some(d);
@@ -554,6 +566,17 @@ impl App {
                 warning,
             ))),
         };
+    }
+
+    /// Does work a key asked for after the frame that announced it (see
+    /// [`Pane::has_work`]); true when there was some, and the screen wants drawing again.
+    pub fn work(&mut self) -> bool {
+        let theme = &self.theme;
+        match &mut self.screen {
+            Screen::Ready(r) => r.work(theme),
+            Screen::Diff(d) => d.work(theme),
+            _ => false,
+        }
     }
 
     /// Picks up the background thread's results, if it has any.
@@ -956,6 +979,10 @@ pub fn run_loop<B: Backend>(
     while !app.quit && !stop() {
         app.tick();
         terminal.draw(|f| app.draw(f))?;
+        // Long work a key asked for runs after the frame that says it is under way.
+        if app.work() {
+            terminal.draw(|f| app.draw(f))?;
+        }
         match next_event(Duration::from_millis(100))? {
             Some(Event::Key(k)) => app.on_key(&k),
             // A new size, or the screen given back after a suspend: draw every cell.

@@ -161,6 +161,14 @@ impl DiffView {
         }
     }
 
+    /// Does the side in front's announced work (see [`Ready::work`]).
+    pub fn work(&mut self, theme: &Theme) -> bool {
+        match self.sides {
+            Some(side) => self.side_mut(side).work(theme),
+            None => false,
+        }
+    }
+
     fn side_mut(&mut self, s: Side) -> &mut Ready {
         match s {
             Side::Base => &mut self.base,

@@ -32,6 +32,9 @@ pub struct InstancesPane {
     editing: bool,
     /// With a filter: the positions in `objs` that match, in order.
     shown: Option<Vec<u32>>,
+    /// A filter asked for and not yet applied: it is applied by [`Pane::work`], after a
+    /// frame has said so (it decodes every instance's label: seconds for millions).
+    filter_pending: bool,
     list: ListState,
     /// In a diff's side-by-side view, where ids survive: the objects that are new (on
     /// the target side) or gone (on the base side), what to call them, and whether the
@@ -72,6 +75,7 @@ impl InstancesPane {
             filter: String::new(),
             editing: false,
             shown: None,
+            filter_pending: false,
             list: ListState::new(),
             only_changed: changed.is_some(),
             changed,
@@ -168,7 +172,18 @@ impl InstancesPane {
         }
     }
 
+    /// Applies the filter: at once when it is empty, else in [`Pane::work`].
+    fn request_filter(&mut self, ctx: &Ctx) {
+        if self.filter.is_empty() {
+            self.filter_pending = false;
+            self.apply_filter(ctx);
+        } else {
+            self.filter_pending = true;
+        }
+    }
+
     fn apply_filter(&mut self, ctx: &Ctx) {
+        self.filter_pending = false;
         use fuzzy_matcher::skim::SkimMatcherV2;
         use fuzzy_matcher::FuzzyMatcher;
         if self.filter.is_empty() {
@@ -219,6 +234,11 @@ impl Pane for InstancesPane {
                 _ => "shallow size",
             },
             match &self.shown {
+                _ if self.filter_pending => format!(
+                    ", filtering {} for \"{}\"…",
+                    thousands(self.len as u64),
+                    self.filter
+                ),
                 Some(s) => format!(", {} match \"{}\"", thousands(s.len() as u64), self.filter),
                 None => String::new(),
             }
@@ -231,7 +251,7 @@ impl Pane for InstancesPane {
             match key.code {
                 KeyCode::Enter => {
                     self.editing = false;
-                    self.apply_filter(ctx);
+                    self.request_filter(ctx);
                 }
                 KeyCode::Esc => {
                     self.editing = false;
@@ -266,7 +286,7 @@ impl Pane for InstancesPane {
                     SortBy::Address => SortBy::Retained,
                 };
                 self.sort(ctx);
-                self.apply_filter(ctx);
+                self.request_filter(ctx);
                 Outcome::Consumed
             }
             (Action::Filter, _) => {
@@ -277,7 +297,7 @@ impl Pane for InstancesPane {
                 self.only_changed = !self.only_changed;
                 self.list.selected = 0;
                 self.sort(ctx);
-                self.apply_filter(ctx);
+                self.request_filter(ctx);
                 Outcome::Consumed
             }
             (Action::Back, _) if self.shown.is_some() => {
@@ -289,14 +309,26 @@ impl Pane for InstancesPane {
         }
     }
 
+    fn has_work(&self) -> bool {
+        self.filter_pending
+    }
+
+    fn work(&mut self, ctx: &Ctx) {
+        if self.filter_pending {
+            self.apply_filter(ctx);
+        }
+    }
+
     fn draw(&self, f: &mut Frame, area: Rect, ctx: &Ctx) {
         let g = &ctx.snap.graph;
         // A narrow pane (one side of a diff) keeps the end of the class name.
         let mut title = sanitize(&self.title(ctx)).into_owned();
         let room = area.width.saturating_sub(4) as usize;
         if title.chars().count() > room {
+            // The sort goes first; what a filter matched (or is matching) stays.
             if let Some(i) = title.find(", by ") {
-                title.truncate(i);
+                let end = title[i + 2..].find(", ").map_or(title.len(), |j| i + 2 + j);
+                title.replace_range(i..end, "");
             }
         }
         let len = title.chars().count();

@@ -79,6 +79,14 @@ pub trait Pane {
     }
     /// The dominator tree became ready (retained sizes can be shown).
     fn dominators_ready(&mut self, _ctx: &Ctx) {}
+    /// Whether a key asked for work long enough to be announced first (filtering
+    /// millions of instances): the run loop draws a frame that says so (the title), then
+    /// calls [`Pane::work`] and draws again.
+    fn has_work(&self) -> bool {
+        false
+    }
+    /// Does the work [`Pane::has_work`] announced.
+    fn work(&mut self, _ctx: &Ctx) {}
     /// The keys worth a hint in this pane.
     fn hints(&self) -> &'static [Action] {
         &[
