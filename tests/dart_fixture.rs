@@ -163,7 +163,7 @@ fn objects_named_by_evaluate_are_found_by_identity_hash_with_their_values() {
     use heaptui::format::Value;
     let e = expected();
     let p = &e["program"]["ready"];
-    let path = fixture("dart/before.dartheap.gz");
+    let path = gunzipped("dart/before.dartheap.gz");
     let snap = heaptui::open(&path, &Progress::new()).unwrap();
     let probes = &e["snapshots"]["before"]["probes"];
     let obj = |ex: &str| {
@@ -253,7 +253,7 @@ fn objects_named_by_evaluate_are_found_by_identity_hash_with_their_values() {
 #[test]
 fn inspect_through_the_cli_shows_values_and_external_sizes() {
     let e = expected();
-    let path = fixture("dart/before.dartheap.gz");
+    let path = gunzipped("dart/before.dartheap.gz");
     let snap = heaptui::open(&path, &Progress::new()).unwrap();
     let c0 = by_hash(
         &snap,
@@ -332,8 +332,8 @@ fn diff_matches_objects_by_identity_hash() {
         assert_eq!(row(c)["gone_count"], 0, "{c}");
     }
     // The probes' hashes: the same objects in both snapshots, the new ones only after.
-    let before = heaptui::open(&fixture("dart/before.dartheap.gz"), &Progress::new()).unwrap();
-    let after = heaptui::open(&fixture("dart/after.dartheap.gz"), &Progress::new()).unwrap();
+    let before = heaptui::open(&gunzipped("dart/before.dartheap.gz"), &Progress::new()).unwrap();
+    let after = heaptui::open(&gunzipped("dart/after.dartheap.gz"), &Progress::new()).unwrap();
     let pb = &e["snapshots"]["before"]["probes"];
     let pa = &e["snapshots"]["after"]["probes"];
     for ex in ["orders.first", "customers[3]", "chain"] {
