@@ -123,8 +123,16 @@ pub fn open(path: &Path, progress: &Progress) -> Result<Source> {
             return Ok(Source::from_file_map(path, map_file(path)?));
         }
     }
-    let (copy, warnings) = gunzip_cached(path, progress)?;
-    let mut s = Source::from_file_map(path, map_file(&copy)?);
+    let (mut copy, mut warnings) = gunzip_cached(path, progress)?;
+    let map = match map_file(&copy) {
+        // Another heaptui pruned the copy between our check and our open: make it again.
+        Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+            (copy, warnings) = gunzip_cached(path, progress)?;
+            map_file(&copy)?
+        }
+        m => m?,
+    };
+    let mut s = Source::from_file_map(path, map);
     s.decompressed = Some(copy);
     s.warnings = warnings;
     Ok(s)
@@ -266,8 +274,9 @@ fn gunzip_cached(path: &Path, progress: &Progress) -> Result<(PathBuf, Vec<Strin
         }
     }
 
-    // Room on the disk first: at least the size the last gzip member states (its
-    // length modulo 4 GiB, a floor for one member), then every 64 MiB written.
+    // Room on the disk first: at least the compressed size (a heap dump does not
+    // shrink when decompressed; the trailer's stated length is no guide, since a cut
+    // file ends in compressed data), then every 64 MiB written.
     let no_room = |why: String| {
         Error::io(
             path,
@@ -277,7 +286,7 @@ fn gunzip_cached(path: &Path, progress: &Progress) -> Result<(PathBuf, Vec<Strin
             ),
         )
     };
-    check_room(&dir, 0, gzip_stated_size(path).unwrap_or(0)).map_err(no_room)?;
+    check_room(&dir, 0, meta.len()).map_err(no_room)?;
     progress.phase("decompressing", meta.len());
     let f = File::open(path).map_err(|e| Error::io(path, e))?;
     let counting = Counting {
@@ -365,27 +374,19 @@ fn gunzip_cached(path: &Path, progress: &Progress) -> Result<(PathBuf, Vec<Strin
     Ok((data_path, warnings))
 }
 
-/// The uncompressed length a gzip file's last member states in its trailer (modulo
-/// 4 GiB), or `None` when the file is too short to have one.
-fn gzip_stated_size(path: &Path) -> Option<u64> {
-    use std::io::{Seek, SeekFrom};
-    let mut f = File::open(path).ok()?;
-    if f.metadata().ok()?.len() < 18 {
-        return None;
-    }
-    f.seek(SeekFrom::End(-4)).ok()?;
-    let mut b = [0u8; 4];
-    f.read_exact(&mut b).ok()?;
-    Some(u32::from_le_bytes(b) as u64)
-}
-
 /// How many decompressed copies the cache keeps (the most recently used ones).
 pub const KEEP_GUNZIP: usize = 4;
 
+/// How long a temporary file of a process that is gone stays before it is removed.
+const STALE_TMP: std::time::Duration = std::time::Duration::from_secs(600);
+
 /// Bounds the decompressed copies: keeps the [`KEEP_GUNZIP`] most recently used (by
-/// their key's modification time, which a reuse refreshes) besides `current`, and
-/// removes copies without a key and temporary files left by processes that are gone.
-/// A copy that another heaptui still maps stays readable there until it is unmapped.
+/// their key's modification time, which a reuse refreshes), `current` among them, and
+/// removes copies without a key and temporary files left by processes that are gone
+/// (not running here and the file untouched for [`STALE_TMP`]: a live writer in
+/// another pid namespace keeps its file fresh). A copy that another heaptui still maps
+/// stays readable there until it is unmapped; one it is about to open is made again
+/// ([`open`]).
 fn prune_gunzip(dir: &Path, current: &Path) {
     let Ok(rd) = std::fs::read_dir(dir) else {
         return;
@@ -420,8 +421,15 @@ fn prune_gunzip(dir: &Path, current: &Path) {
         if let Some((_, rest)) = name.split_once(".tmp") {
             // `<stem>.tmp<pid>-<serial>`: removed once its process is gone (Linux).
             let pid = rest.split('-').next().and_then(|v| v.parse::<u32>().ok());
+            let stale = std::fs::metadata(&p)
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age >= STALE_TMP);
             if let Some(pid) = pid {
-                if Path::new("/proc/self").exists() && !Path::new(&format!("/proc/{pid}")).exists()
+                if stale
+                    && Path::new("/proc/self").exists()
+                    && !Path::new(&format!("/proc/{pid}")).exists()
                 {
                     let _ = std::fs::remove_file(&p);
                 }

@@ -356,8 +356,19 @@ fn gunzip_copies_are_bounded_and_kept_by_use() {
         .collect();
     let dir = cache.join("gunzip");
     std::fs::create_dir_all(&dir).unwrap();
+    // A temporary file of a process that is gone (no such pid), untouched for an hour,
+    // and one just written (perhaps by a heaptui in another pid namespace).
     let dead_tmp = dir.join("0123456789abcdef.tmp999999999-0");
     std::fs::write(&dead_tmp, b"left by a killed process").unwrap();
+    let an_hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    std::fs::File::options()
+        .append(true)
+        .open(&dead_tmp)
+        .unwrap()
+        .set_modified(an_hour_ago)
+        .unwrap();
+    let fresh_tmp = dir.join("0123456789abcdef.tmp999999999-1");
+    std::fs::write(&fresh_tmp, b"being written").unwrap();
     // The copies' key files name the dump they were made from.
     let kept = || -> Vec<String> {
         let mut names: Vec<String> = std::fs::read_dir(&dir)
@@ -388,6 +399,8 @@ fn gunzip_copies_are_bounded_and_kept_by_use() {
     }
     assert_eq!(kept(), ["dump1.gz", "dump2.gz", "dump3.gz", "dump4.gz"]);
     assert!(!dead_tmp.exists(), "a dead process's temporary file stays");
+    assert!(fresh_tmp.exists(), "a fresh temporary file is removed");
+    std::fs::remove_file(&fresh_tmp).unwrap();
     // Reusing dump1 makes it recent; dump2 is the one to go when dump5 comes in.
     std::thread::sleep(std::time::Duration::from_millis(30));
     histogram(&copies[1]);
@@ -453,5 +466,43 @@ fn a_full_disk_gets_no_cache_files_and_says_why() {
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A gzip dump cut short ends in compressed data, not in the trailer that states the
+/// length: the room asked for is the copy's, not what those last bytes would say. Here
+/// the last four bytes of the cut read as more than 200 MB, and the disk is given just
+/// 200 MB to spare: the cut still opens, as far as it is whole.
+#[test]
+fn a_cut_gzip_dump_is_not_refused_for_its_garbage_trailer() {
+    let work = tempfile::tempdir().unwrap();
+    let cache = work.path().join("cache");
+    std::fs::create_dir_all(&cache).unwrap();
+    let gz = std::fs::read(common::fixture("java/coops/heap-live-jvmgz.hprof.gz")).unwrap();
+    let cut = (gz.len() / 2..gz.len() - 8)
+        .find(|&n| u32::from_le_bytes(gz[n - 4..n].try_into().unwrap()) > 400 << 20)
+        .expect("a cut whose last four bytes read as a large length");
+    let f = work.path().join("cut.hprof.gz");
+    std::fs::write(&f, &gz[..cut]).unwrap();
+    let Some(free) = heaptui::source::disk_free(&cache) else {
+        eprintln!("skipping: the free space of {} is unknown", cache.display());
+        return;
+    };
+    let reserve = free.saturating_sub(200 << 20).to_string();
+    let out = Command::new(env!("CARGO_BIN_EXE_heaptui"))
+        .args(["summary", f.to_str().unwrap(), "--json"])
+        .env("HEAPTUI_CACHE_DIR", &cache)
+        .env("HEAPTUI_DISK_RESERVE", &reserve)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        v["warnings"].to_string().contains("gzip stream ends early"),
+        "{v}"
     );
 }

@@ -57,9 +57,12 @@ fn run(app: &mut App, t: &mut Terminal<TestBackend>, keys: &str) -> String {
         },
     )
     .unwrap();
-    // The loop's next turn: the work the last key asked for (a filter), then a frame.
-    app.work();
+    // The loop's next turn: a frame, the work the last key asked for (a filter) and,
+    // after work, another frame.
     t.draw(|f| app.draw(f)).unwrap();
+    if app.work() {
+        t.draw(|f| app.draw(f)).unwrap();
+    }
     screen(t)
 }
 
@@ -687,4 +690,26 @@ fn an_instance_filter_is_announced_then_applied() {
     let s = screen(&t);
     // Fuzzy: "customer-" with a 3 and a later 1: 31, 131, 231, 301 and 310.
     assert!(s.contains("5 match \"customer-31\""), "{s}");
+}
+
+/// Sorting a filtered instance list re-applies the filter after a frame that announces
+/// it; that frame draws the list whole, not the old matches (they index rows the sort
+/// replaced: drawing them went out of bounds).
+#[test]
+fn sorting_a_filtered_list_draws_the_announcing_frame() {
+    let mut t = Terminal::new(TestBackend::new(100, 30)).unwrap();
+    let mut a = app();
+    let s = run(&mut a, &mut t, "/java.lang.String\n\n/customer-30\n");
+    assert!(s.contains("14 match \"customer-30\""), "{s}");
+    for key in ['s', 'n', 's', 's'] {
+        a.on_key(&KeyEvent::new(KeyCode::Char(key), KeyModifiers::NONE));
+        t.draw(|f| a.draw(f)).unwrap();
+        let s = screen(&t);
+        if a.work() {
+            assert!(s.contains("filtering 9,719 for \"customer-30\"…"), "{s}");
+            t.draw(|f| a.draw(f)).unwrap();
+        }
+        let s = screen(&t);
+        assert!(s.contains("14 match \"customer-30\""), "after {key}: {s}");
+    }
 }

@@ -35,7 +35,8 @@ pub fn corpus(rel: &str) -> Option<PathBuf> {
 /// It lives under Cargo's `target/tmp` as `scratch-<pid>-<random>` and is removed when
 /// the process exits. A static is never dropped, so the removal is registered with
 /// `atexit`; the directories of test processes that were killed before they could
-/// exit are swept by the next process that starts (their pids are no longer running).
+/// exit are swept by a later process (their pids no longer running, the directory
+/// untouched for ten minutes).
 pub fn scratch() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
@@ -80,7 +81,15 @@ fn sweep_dead_scratch(parent: &Path) {
         else {
             continue;
         };
-        if !Path::new(&format!("/proc/{pid}")).exists() {
+        // Untouched for ten minutes too: a test process in another pid namespace that
+        // shares this target directory is not in our /proc.
+        let stale = e
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age.as_secs() >= 600);
+        if stale && !Path::new(&format!("/proc/{pid}")).exists() {
             let _ = std::fs::remove_dir_all(e.path());
         }
     }

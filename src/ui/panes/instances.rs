@@ -167,7 +167,10 @@ impl InstancesPane {
 
     fn row(&self, i: usize) -> Option<ObjId> {
         match &self.shown {
-            Some(s) => s.get(i).map(|&k| self.objs[k as usize].1),
+            Some(s) => s
+                .get(i)
+                .and_then(|&k| self.objs.get(k as usize))
+                .map(|x| x.1),
             None => self.objs.get(i).map(|x| x.1),
         }
     }
@@ -178,7 +181,11 @@ impl InstancesPane {
             self.filter_pending = false;
             self.apply_filter(ctx);
         } else {
+            // Until it is applied the list is shown whole: the old matches may point
+            // into rows a new sort has replaced.
             self.filter_pending = true;
+            self.shown = None;
+            self.list.selected = 0;
         }
     }
 
