@@ -30,10 +30,9 @@ fn screen(t: &Terminal<TestBackend>) -> String {
     s
 }
 
-/// Feeds `keys` to the loop, then one more draw, and returns the screen.
-fn run(app: &mut App, t: &mut Terminal<TestBackend>, keys: &str) -> String {
-    let mut q: VecDeque<Event> = keys
-        .chars()
+/// The key events of `keys` ('\n' Enter, '\u{1b}' Esc, '\u{8}' Backspace, '\t' Tab).
+fn events(keys: &str) -> VecDeque<Event> {
+    keys.chars()
         .map(|c| {
             let code = match c {
                 '\n' => KeyCode::Enter,
@@ -44,9 +43,13 @@ fn run(app: &mut App, t: &mut Terminal<TestBackend>, keys: &str) -> String {
             };
             Event::Key(KeyEvent::new(code, KeyModifiers::NONE))
         })
-        .collect();
-    let n = q.len();
-    let mut left = n + 1;
+        .collect()
+}
+
+/// Feeds `keys` to the run loop, one per turn, and stops when they are used up.
+fn drive(app: &mut App, t: &mut Terminal<TestBackend>, keys: &str) {
+    let mut q = events(keys);
+    let mut left = q.len() + 1;
     run_loop(
         t,
         app,
@@ -57,6 +60,11 @@ fn run(app: &mut App, t: &mut Terminal<TestBackend>, keys: &str) -> String {
         },
     )
     .unwrap();
+}
+
+/// Feeds `keys` to the loop, then one more turn's drawing, and returns the screen.
+fn run(app: &mut App, t: &mut Terminal<TestBackend>, keys: &str) -> String {
+    drive(app, t, keys);
     // The loop's next turn: a frame, the work the last key asked for (a filter) and,
     // after work, another frame.
     t.draw(|f| app.draw(f)).unwrap();
@@ -64,6 +72,18 @@ fn run(app: &mut App, t: &mut Terminal<TestBackend>, keys: &str) -> String {
         t.draw(|f| app.draw(f)).unwrap();
     }
     screen(t)
+}
+
+/// The app at 100×30 on the instances of `java.lang.String` (9,719 of them).
+fn string_instances() -> (App, Terminal<TestBackend>) {
+    let mut t = Terminal::new(TestBackend::new(100, 30)).unwrap();
+    let mut a = app();
+    let s = run(&mut a, &mut t, "/java.lang.String\n\n");
+    assert!(
+        s.contains("Instances of java.lang.String — 9,719 objects"),
+        "{s}"
+    );
+    (a, t)
 }
 
 #[test]
@@ -276,13 +296,7 @@ fn instances_past_the_first_sorted_rows_stay_in_order() {
 
 #[test]
 fn instances_filter_by_value_and_sort_by_size_or_address() {
-    let mut t = Terminal::new(TestBackend::new(100, 30)).unwrap();
-    let mut a = app();
-    let s = run(&mut a, &mut t, "/java.lang.String\n\n");
-    assert!(
-        s.contains("Instances of java.lang.String — 9,719 objects"),
-        "{s}"
-    );
+    let (mut a, mut t) = string_instances();
     // Filter (fuzzy) on the strings' text: of the program's 311 names "customer-0" …
     // "customer-310", those with "customer-3" and a later "0" are 30, 130, 230,
     // 300 … 309 and 310: 14.
@@ -640,13 +654,7 @@ fn v8_string_instances_filter_by_their_text() {
 /// screen must not sit unchanged meanwhile).
 #[test]
 fn an_instance_filter_is_announced_then_applied() {
-    let mut t = Terminal::new(TestBackend::new(100, 30)).unwrap();
-    let mut a = app();
-    let s = run(&mut a, &mut t, "/java.lang.String\n\n");
-    assert!(
-        s.contains("Instances of java.lang.String — 9,719 objects"),
-        "{s}"
-    );
+    let (mut a, mut t) = string_instances();
     for c in "/customer-30".chars() {
         a.on_key(&KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE));
     }
@@ -663,28 +671,7 @@ fn an_instance_filter_is_announced_then_applied() {
     assert!(!a.work(), "nothing left to do");
 
     // The run loop does that work itself, before it waits for the next key.
-    let mut keys: VecDeque<Event> = "\u{1b}/customer-31\nj"
-        .chars()
-        .map(|c| {
-            let code = match c {
-                '\n' => KeyCode::Enter,
-                '\u{1b}' => KeyCode::Esc,
-                c => KeyCode::Char(c),
-            };
-            Event::Key(KeyEvent::new(code, KeyModifiers::NONE))
-        })
-        .collect();
-    let mut turns = keys.len() + 1;
-    run_loop(
-        &mut t,
-        &mut a,
-        |_: Duration| Ok(keys.pop_front()),
-        || {
-            turns -= 1;
-            turns == 0
-        },
-    )
-    .unwrap();
+    drive(&mut a, &mut t, "\u{1b}/customer-31\nj");
     assert!(!a.work(), "the loop applied the filter");
     t.draw(|f| a.draw(f)).unwrap();
     let s = screen(&t);
@@ -697,9 +684,8 @@ fn an_instance_filter_is_announced_then_applied() {
 /// replaced: drawing them went out of bounds).
 #[test]
 fn sorting_a_filtered_list_draws_the_announcing_frame() {
-    let mut t = Terminal::new(TestBackend::new(100, 30)).unwrap();
-    let mut a = app();
-    let s = run(&mut a, &mut t, "/java.lang.String\n\n/customer-30\n");
+    let (mut a, mut t) = string_instances();
+    let s = run(&mut a, &mut t, "/customer-30\n");
     assert!(s.contains("14 match \"customer-30\""), "{s}");
     for key in ['s', 'n', 's', 's'] {
         a.on_key(&KeyEvent::new(KeyCode::Char(key), KeyModifiers::NONE));
