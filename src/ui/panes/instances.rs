@@ -178,7 +178,6 @@ impl InstancesPane {
     /// Applies the filter: at once when it is empty, else in [`Pane::work`].
     fn request_filter(&mut self, ctx: &Ctx) {
         if self.filter.is_empty() {
-            self.filter_pending = false;
             self.apply_filter(ctx);
         } else {
             // Until it is applied the list is shown whole: the old matches may point
@@ -219,10 +218,10 @@ impl InstancesPane {
         self.list.selected = 0;
         self.list.scroll(self.rows_len());
     }
-}
 
-impl Pane for InstancesPane {
-    fn title(&self, ctx: &Ctx) -> String {
+    /// The title, with the sort (`, by …`) or without it for a narrow pane: what a
+    /// filter matched, or is matching, stays either way.
+    fn heading(&self, ctx: &Ctx, with_sort: bool) -> String {
         let which = match &self.changed {
             Some((_, word)) if self.only_changed => {
                 let mut w = word.to_string();
@@ -231,14 +230,19 @@ impl Pane for InstancesPane {
             }
             _ => "Instances".to_string(),
         };
+        let sort = match self.sort_by {
+            SortBy::Address => "address",
+            SortBy::Retained if self.by_retained => "retained size",
+            _ => "shallow size",
+        };
         format!(
-            "{which} of {} — {} objects, by {}{}",
+            "{which} of {} — {} objects{}{}",
             ctx.snap.graph.classes[self.class as usize].name,
             thousands(self.len as u64),
-            match self.sort_by {
-                SortBy::Address => "address",
-                SortBy::Retained if self.by_retained => "retained size",
-                _ => "shallow size",
+            if with_sort {
+                format!(", by {sort}")
+            } else {
+                String::new()
             },
             match &self.shown {
                 _ if self.filter_pending => format!(
@@ -250,6 +254,12 @@ impl Pane for InstancesPane {
                 None => String::new(),
             }
         )
+    }
+}
+
+impl Pane for InstancesPane {
+    fn title(&self, ctx: &Ctx) -> String {
+        self.heading(ctx, true)
     }
 
     fn handle(&mut self, key: &KeyEvent, ctx: &Ctx) -> Outcome {
@@ -321,22 +331,16 @@ impl Pane for InstancesPane {
     }
 
     fn work(&mut self, ctx: &Ctx) {
-        if self.filter_pending {
-            self.apply_filter(ctx);
-        }
+        self.apply_filter(ctx);
     }
 
     fn draw(&self, f: &mut Frame, area: Rect, ctx: &Ctx) {
         let g = &ctx.snap.graph;
         // A narrow pane (one side of a diff) keeps the end of the class name.
-        let mut title = sanitize(&self.title(ctx)).into_owned();
+        let mut title = sanitize(&self.heading(ctx, true)).into_owned();
         let room = area.width.saturating_sub(4) as usize;
         if title.chars().count() > room {
-            // The sort goes first; what a filter matched (or is matching) stays.
-            if let Some(i) = title.find(", by ") {
-                let end = title[i + 2..].find(", ").map_or(title.len(), |j| i + 2 + j);
-                title.replace_range(i..end, "");
-            }
+            title = sanitize(&self.heading(ctx, false)).into_owned();
         }
         let len = title.chars().count();
         if len > room {
