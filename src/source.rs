@@ -298,6 +298,14 @@ fn gunzip_cached(path: &Path, progress: &Progress) -> Result<(PathBuf, Vec<Strin
     static SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let serial = SERIAL.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let tmp = dir.join(format!("{stem}.tmp{}-{serial}", std::process::id()));
+    // Removes the temporary file on every way out but the rename into place.
+    struct Unplaced<'a>(&'a Path);
+    impl Drop for Unplaced<'_> {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(self.0);
+        }
+    }
+    let _unplaced = Unplaced(&tmp);
     let mut out = std::io::BufWriter::with_capacity(
         1 << 20,
         File::create(&tmp).map_err(|e| Error::io(&tmp, e))?,
@@ -311,15 +319,10 @@ fn gunzip_cached(path: &Path, progress: &Progress) -> Result<(PathBuf, Vec<Strin
             Ok(0) => break,
             Ok(n) => {
                 if (written + n as u64) >> 26 != written >> 26 {
-                    if let Err(why) = check_room(&dir, written, 1 << 26) {
-                        drop(out);
-                        let _ = std::fs::remove_file(&tmp);
-                        return Err(no_room(why));
-                    }
+                    check_room(&dir, written, 1 << 26).map_err(no_room)?;
                 }
                 written += n as u64;
                 if written > limit {
-                    let _ = std::fs::remove_file(&tmp);
                     return Err(Error::parse(
                         path,
                         ParseError::new(
@@ -329,15 +332,10 @@ fn gunzip_cached(path: &Path, progress: &Progress) -> Result<(PathBuf, Vec<Strin
                         ),
                     ));
                 }
-                if let Err(e) = out.write_all(&buf[..n]) {
-                    drop(out);
-                    let _ = std::fs::remove_file(&tmp);
-                    return Err(Error::io(&tmp, e));
-                }
+                out.write_all(&buf[..n]).map_err(|e| Error::io(&tmp, e))?;
             }
             Err(e) => {
                 if written == 0 {
-                    let _ = std::fs::remove_file(&tmp);
                     return Err(Error::parse(
                         path,
                         ParseError::new(dec.get_ref().count, "a gzip stream", e.to_string()),
@@ -351,11 +349,7 @@ fn gunzip_cached(path: &Path, progress: &Progress) -> Result<(PathBuf, Vec<Strin
             }
         }
     }
-    if let Err(e) = out.flush() {
-        drop(out);
-        let _ = std::fs::remove_file(&tmp);
-        return Err(Error::io(&tmp, e));
-    }
+    out.flush().map_err(|e| Error::io(&tmp, e))?;
     drop(out);
     // The key first, then the copy: a key without its copy (or with a copy of another
     // length) is never trusted, and a copy is pruned only together with its key.
@@ -363,13 +357,8 @@ fn gunzip_cached(path: &Path, progress: &Progress) -> Result<(PathBuf, Vec<Strin
     for w in &warnings {
         saved.push_str(&format!("warning={w}\n"));
     }
-    let placed = std::fs::write(&key_path, saved)
-        .map_err(|e| Error::io(&key_path, e))
-        .and_then(|()| std::fs::rename(&tmp, &data_path).map_err(|e| Error::io(&data_path, e)));
-    if let Err(e) = placed {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(e);
-    }
+    std::fs::write(&key_path, saved).map_err(|e| Error::io(&key_path, e))?;
+    std::fs::rename(&tmp, &data_path).map_err(|e| Error::io(&data_path, e))?;
     prune_gunzip(&dir, &data_path);
     Ok((data_path, warnings))
 }

@@ -506,3 +506,33 @@ fn a_cut_gzip_dump_is_not_refused_for_its_garbage_trailer() {
         "{v}"
     );
 }
+
+/// A gzip file that fails to decompress leaves no temporary file in the cache: the
+/// error names the file (exit 2) and the `gunzip` directory is empty afterwards.
+#[test]
+fn a_failed_decompression_leaves_nothing_behind() {
+    let work = tempfile::tempdir().unwrap();
+    let cache = work.path().join("cache");
+    // A gzip header, then bytes that are no deflate stream.
+    let mut bytes = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3];
+    bytes.extend(std::iter::repeat_n(0xffu8, 4096));
+    let f = work.path().join("broken.hprof.gz");
+    std::fs::write(&f, &bytes).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_heaptui"))
+        .args(["summary", f.to_str().unwrap()])
+        .env("HEAPTUI_CACHE_DIR", &cache)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("broken.hprof.gz") && err.contains("gzip"),
+        "{err}"
+    );
+    let left: Vec<_> = std::fs::read_dir(cache.join("gunzip"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
