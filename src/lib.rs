@@ -22,7 +22,9 @@ pub mod format;
 pub mod heap;
 pub mod progress;
 pub mod source;
+pub mod suspects;
 pub mod ui;
+pub mod waste;
 
 pub use error::{Error, Result};
 pub use format::{open, Snapshot};

@@ -7,6 +7,7 @@
 
 mod analyses;
 mod commands;
+pub mod findings;
 
 pub use analyses::value_text;
 pub use commands::rss;
@@ -142,6 +143,23 @@ pub enum Cmd {
         file: PathBuf,
         #[arg(long)]
         json: bool,
+    },
+    /// Leak suspects: the objects that hold a large share of the heap, named by the
+    /// object a fix would touch
+    Suspects {
+        file: PathBuf,
+        #[arg(long)]
+        json: bool,
+        #[arg(long, default_value_t = 10)]
+        top: usize,
+    },
+    /// Wasted memory: duplicate strings and primitive arrays, sparse collections
+    Waste {
+        file: PathBuf,
+        #[arg(long)]
+        json: bool,
+        #[arg(long, default_value_t = 10)]
+        top: usize,
     },
     /// An object's class, sizes, fields, string or array contents, and referrers
     Inspect {
@@ -315,6 +333,21 @@ pub fn run(cli: Cli) -> Result<()> {
         Some(Cmd::Threads { file, json }) => {
             let snap = open_for_cli(&file)?;
             analyses::threads(&snap, json);
+            Ok(())
+        }
+        Some(Cmd::Suspects { file, json, top }) => {
+            let snap = open_for_cli(&file)?;
+            let dom = dominators_for_cli(&snap);
+            findings::suspects(&snap, &dom, json, top);
+            Ok(())
+        }
+        Some(Cmd::Waste { file, json, top }) => {
+            let snap = open_for_cli(&file)?;
+            let w = with_bar(|p| {
+                p.phase("looking for waste", 0);
+                crate::waste::find(&snap, top)
+            });
+            findings::waste(&snap, &w, json);
             Ok(())
         }
         Some(Cmd::Inspect { target, json }) => {

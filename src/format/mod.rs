@@ -202,6 +202,17 @@ pub trait Decoder: Send + Sync {
     fn save_state(&self) -> Option<Vec<u8>> {
         None
     }
+    /// The classes whose instances have [`Content`] (strings, primitive arrays), for the
+    /// waste report; empty where the format keeps no such contents (MoarVM and Go write
+    /// no string text, Dart no array elements).
+    fn content_classes(&self, _bytes: &[u8], _g: &Graph) -> Vec<crate::heap::ClassId> {
+        Vec::new()
+    }
+    /// The contents of a string or primitive array, whole, for comparing objects; `None`
+    /// for other objects and for contents the dump did not keep whole.
+    fn content<'a>(&self, _bytes: &'a [u8], _g: &Graph, _o: ObjId) -> Option<Content<'a>> {
+        None
+    }
     /// Bytes of memory the decoder's own state holds (what it keeps beside the graph to
     /// decode on demand: string tables, per-object or per-edge side columns), counted
     /// with the graph in `summary`'s `index_bytes`. Vectors by capacity; maps and strings
@@ -209,6 +220,18 @@ pub trait Decoder: Send + Sync {
     fn heap_bytes(&self) -> u64 {
         0
     }
+}
+
+/// What a string or primitive array holds, as [`Decoder::content`] gives it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Content<'a> {
+    /// A string (the data is its text in UTF-8) rather than an array (element bytes).
+    pub string: bool,
+    pub data: std::borrow::Cow<'a, [u8]>,
+    /// Characters of a string, elements of an array.
+    pub length: u64,
+    /// What one copy costs: the object, and for a Java `String` its value array.
+    pub bytes: u64,
 }
 
 /// Bytes of a vector's buffer, by capacity.

@@ -351,6 +351,34 @@ impl Decoder for DartDecoder {
         }
     }
 
+    fn content_classes(&self, _b: &[u8], g: &Graph) -> Vec<crate::heap::ClassId> {
+        (0..g.classes.len() as u32)
+            .filter(|&c| {
+                let n = g.classes[c as usize].name.as_str();
+                n.ends_with("::_OneByteString") || n.ends_with("::_TwoByteString")
+            })
+            .collect()
+    }
+
+    /// A string's text when the snapshot kept all of it (the VM may keep a prefix only).
+    fn content<'a>(&self, b: &'a [u8], g: &Graph, o: ObjId) -> Option<crate::format::Content<'a>> {
+        let d = self.data_of(b, g, o)?;
+        let (len, kept) = match d {
+            Data::Latin1 { len, kept, .. } | Data::Utf16 { len, kept, .. } => (len, kept),
+            _ => return None,
+        };
+        if (kept as u64) < len {
+            return None;
+        }
+        let (text, _, _) = string_text(b, &d, usize::MAX)?;
+        Some(crate::format::Content {
+            string: true,
+            data: std::borrow::Cow::Owned(text.into_bytes()),
+            length: len,
+            bytes: g.shallow_size(o),
+        })
+    }
+
     fn persistent_ids(&self, b: &[u8], g: &Graph) -> Option<(&'static str, Vec<u64>)> {
         if !self.hashes.present {
             return None;

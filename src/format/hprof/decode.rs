@@ -395,6 +395,49 @@ impl Decoder for HprofDecoder {
         map_bytes(&self.utf8) + map_bytes(&self.class_names)
     }
 
+    fn content_classes(&self, _bytes: &[u8], g: &Graph) -> Vec<crate::heap::ClassId> {
+        const PRIMITIVE_ARRAYS: [&str; 8] = [
+            "boolean[]", "char[]", "float[]", "double[]", "byte[]", "short[]", "int[]", "long[]",
+        ];
+        (0..g.classes.len() as u32)
+            .filter(|&c| {
+                let n = g.classes[c as usize].name.as_str();
+                n == "java.lang.String" || PRIMITIVE_ARRAYS.contains(&n)
+            })
+            .collect()
+    }
+
+    fn content<'a>(
+        &self,
+        bytes: &'a [u8],
+        g: &Graph,
+        o: ObjId,
+    ) -> Option<crate::format::Content<'a>> {
+        match self.record(bytes, g, o).ok()? {
+            Record::PrimArray { length, elems, .. } => Some(crate::format::Content {
+                string: false,
+                data: Cow::Borrowed(elems),
+                length,
+                bytes: g.shallow_size(o),
+            }),
+            Record::Instance { class, .. } if self.class_name(bytes, class) == "java.lang.String" => {
+                let ins = self.inspect(bytes, g, o);
+                let (text, length) = self.string_text(bytes, g, &ins.fields, usize::MAX)?;
+                let value = ins.fields.iter().find_map(|f| match f.value {
+                    Value::Object(v) if f.name == "value" => Some(v),
+                    _ => None,
+                })?;
+                Some(crate::format::Content {
+                    string: true,
+                    data: Cow::Owned(text.into_bytes()),
+                    length,
+                    bytes: g.shallow_size(o) + g.shallow_size(value),
+                })
+            }
+            _ => None,
+        }
+    }
+
     fn object_name(&self, bytes: &[u8], g: &Graph, o: ObjId) -> String {
         format!("0x{:x}", self.address(bytes, g, o))
     }

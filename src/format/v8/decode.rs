@@ -533,6 +533,32 @@ impl Decoder for V8Decoder {
         self.label_of(b, g, o, &rec)
     }
 
+    fn content_classes(&self, _b: &[u8], g: &Graph) -> Vec<crate::heap::ClassId> {
+        (0..g.classes.len() as u32)
+            .filter(|&c| g.classes[c as usize].name == "(string)")
+            .collect()
+    }
+
+    /// A string's text, concatenated strings flattened; not a sliced string, whose
+    /// start in its parent the snapshot does not give.
+    fn content<'a>(&self, b: &'a [u8], g: &Graph, o: ObjId) -> Option<crate::format::Content<'a>> {
+        let rec = self.node(b, g, o)?;
+        let t = self.type_name(&rec);
+        if !t.ends_with("string") || t == "sliced string" {
+            return None;
+        }
+        let (text, sliced) = self.string_text_of(b, g, o, &rec, 1 << 20)?;
+        if sliced {
+            return None;
+        }
+        Some(crate::format::Content {
+            string: true,
+            length: text.chars().count() as u64,
+            data: std::borrow::Cow::Owned(text.into_bytes()),
+            bytes: g.shallow_size(o),
+        })
+    }
+
     fn name_and_label(&self, b: &[u8], g: &Graph, o: ObjId) -> String {
         let Some(rec) = self.node(b, g, o) else {
             return format!("@?{o} ");

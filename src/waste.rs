@@ -1,0 +1,347 @@
+//! Wasted memory (`heaptui waste`, the TUI's waste findings): equal strings and equal
+//! primitive arrays held by distinct objects, and collections whose capacity is far above
+//! their size.
+//!
+//! Duplicates are found from what the format's decoder gives as an object's contents
+//! ([`crate::format::Decoder::content`]): one parallel pass over the objects of the
+//! classes it names, hashing each object's contents (XXH3, 128 bits, with the length and
+//! kind) and counting per hash; only the groups reported are decoded again for their
+//! text. Formats whose snapshots keep no string text (MoarVM, Go) or no array elements
+//! (Dart, V8) give empty lists.
+//!
+//! Sparse collections are read from the Java collections' own fields (`HashMap.table`
+//! and `size`, `ArrayList.elementData` and `size`, …), grouped by the reference that
+//! holds them (`field byName of com.example.Index`): a fix changes that one line. V8
+//! snapshots give no capacity, so only HPROF has them.
+
+use std::collections::HashMap;
+
+use rayon::prelude::*;
+
+use crate::format::{Format, Snapshot, Value};
+use crate::heap::ObjId;
+
+/// Equal text held by `count` distinct string objects.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DupString {
+    pub text: String,
+    pub count: u64,
+    /// What one copy costs (for Java: the `String` and its value array).
+    pub bytes_each: u64,
+    pub example: ObjId,
+}
+
+impl DupString {
+    pub fn wasted_bytes(&self) -> u64 {
+        self.count.saturating_sub(1) * self.bytes_each
+    }
+}
+
+/// Equal contents held by `count` distinct primitive arrays of one class.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DupArray {
+    pub length: u64,
+    pub count: u64,
+    pub bytes_each: u64,
+    pub example: ObjId,
+}
+
+impl DupArray {
+    pub fn wasted_bytes(&self) -> u64 {
+        self.count.saturating_sub(1) * self.bytes_each
+    }
+}
+
+/// Collections of one class held by one reference, whose capacity is far above their
+/// size: `size` entries in `capacity` slots over `count` collections.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sparse {
+    pub class: String,
+    pub holder: String,
+    pub count: u64,
+    pub size: u64,
+    pub capacity: u64,
+    pub wasted_bytes: u64,
+    pub example: ObjId,
+}
+
+/// The waste report, each list largest `wasted_bytes` first.
+#[derive(Clone, Debug, Default)]
+pub struct Waste {
+    pub strings: Vec<DupString>,
+    pub arrays: Vec<DupArray>,
+    pub sparse: Vec<Sparse>,
+    /// Why there can be no duplicate strings in this format, when there cannot.
+    pub strings_note: Option<String>,
+}
+
+impl Waste {
+    pub fn total_wasted(&self) -> u64 {
+        self.strings.iter().map(|s| s.wasted_bytes()).sum::<u64>()
+            + self.arrays.iter().map(|a| a.wasted_bytes()).sum::<u64>()
+            + self.sparse.iter().map(|c| c.wasted_bytes).sum::<u64>()
+    }
+}
+
+/// A collection is sparse from this capacity up (below it, the defaults: 16 slots of an
+/// empty `HashMap`, 10 of an `ArrayList`, are everywhere and cost little)...
+const SPARSE_MIN_CAPACITY: u64 = 32;
+/// ... when its capacity is at least this many times its size.
+const SPARSE_RATIO: u64 = 4;
+
+/// The waste findings of a snapshot, at most `top` per list.
+pub fn find(snap: &Snapshot, top: usize) -> Waste {
+    let (strings, arrays) = duplicates(snap, top);
+    let strings_note = match snap.format {
+        Format::MoarVm => Some(" (MoarVM snapshots keep no string text)".to_string()),
+        Format::Go => Some(" (Go heap dumps keep no types, so no strings)".to_string()),
+        _ => None,
+    };
+    Waste {
+        strings,
+        arrays,
+        sparse: sparse(snap, top),
+        strings_note,
+    }
+}
+
+/// Per content: how many objects hold it, what one costs, the first of them.
+type Groups = HashMap<(bool, u32, u64, u128), (u64, u64, ObjId)>;
+
+fn duplicates(snap: &Snapshot, top: usize) -> (Vec<DupString>, Vec<DupArray>) {
+    let g = &snap.graph;
+    let b = snap.bytes();
+    let classes = snap.decoder.content_classes(b, g);
+    if classes.is_empty() || top == 0 {
+        return (Vec::new(), Vec::new());
+    }
+    let mut wanted = vec![false; g.classes.len()];
+    for &c in &classes {
+        if let Some(w) = wanted.get_mut(c as usize) {
+            *w = true;
+        }
+    }
+    let n = g.len();
+    let groups: Groups = (0..n.div_ceil(1 << 14))
+        .into_par_iter()
+        .fold(Groups::default, |mut acc, chunk| {
+            let lo = chunk << 14;
+            let hi = (lo + (1 << 14)).min(n);
+            for o in lo..hi {
+                let c = g.class_of.get(o);
+                if !wanted[c as usize] {
+                    continue;
+                }
+                let Some(content) = snap.decoder.content(b, g, o as ObjId) else {
+                    continue;
+                };
+                // Arrays of one class only; strings of every string class alike.
+                let class = if content.string { 0 } else { c };
+                let key = (
+                    content.string,
+                    class,
+                    content.length,
+                    xxhash_rust::xxh3::xxh3_128(&content.data),
+                );
+                let e = acc.entry(key).or_insert((0, content.bytes, o as ObjId));
+                e.0 += 1;
+            }
+            acc
+        })
+        .reduce(Groups::default, |a, b| {
+            if a.len() < b.len() {
+                merge(b, a)
+            } else {
+                merge(a, b)
+            }
+        });
+    let mut strings = Vec::new();
+    let mut arrays = Vec::new();
+    for ((string, _, length, _), (count, bytes_each, example)) in groups {
+        if count < 2 {
+            continue;
+        }
+        if string {
+            strings.push(DupString {
+                text: String::new(),
+                count,
+                bytes_each,
+                example,
+            });
+        } else {
+            arrays.push(DupArray {
+                length,
+                count,
+                bytes_each,
+                example,
+            });
+        }
+    }
+    strings.sort_by(|a, b| {
+        b.wasted_bytes()
+            .cmp(&a.wasted_bytes())
+            .then(a.example.cmp(&b.example))
+    });
+    strings.truncate(top);
+    for s in &mut strings {
+        if let Some(c) = snap.decoder.content(b, g, s.example) {
+            s.text = String::from_utf8_lossy(&c.data).into_owned();
+        }
+    }
+    arrays.sort_by(|a, b| {
+        b.wasted_bytes()
+            .cmp(&a.wasted_bytes())
+            .then(a.example.cmp(&b.example))
+    });
+    arrays.truncate(top);
+    (strings, arrays)
+}
+
+fn merge(mut into: Groups, from: Groups) -> Groups {
+    for (k, (count, bytes, ex)) in from {
+        let e = into.entry(k).or_insert((0, bytes, ex));
+        e.0 += count;
+        e.2 = e.2.min(ex);
+    }
+    into
+}
+
+/// Capacity and size of a Java collection, from its fields; `None` for other objects
+/// and for collections whose table is not allocated yet.
+fn capacity_and_size(snap: &Snapshot, o: ObjId) -> Option<(u64, u64, ObjId)> {
+    let ins = snap.inspect(o);
+    let field = |n: &str| ins.fields.iter().find(|f| f.name == n && !f.is_static);
+    let int = |n: &str| match field(n).map(|f| &f.value) {
+        Some(Value::Int(i)) => Some(*i),
+        _ => None,
+    };
+    let obj = |n: &str| match field(n).map(|f| &f.value) {
+        Some(Value::Object(x)) => Some(*x),
+        _ => None,
+    };
+    let (array, size) = if let Some(t) = obj("table") {
+        let size = int("size")
+            .or_else(|| int("count"))
+            .or_else(|| int("baseCount"))?;
+        (t, size)
+    } else if let Some(e) = obj("elementData") {
+        (e, int("size").or_else(|| int("elementCount"))?)
+    } else if let Some(e) = obj("elements") {
+        let cap = snap.inspect(e).length? as i64;
+        let (h, t) = (int("head")?, int("tail")?);
+        (e, if cap > 0 { (t - h).rem_euclid(cap) } else { 0 })
+    } else {
+        return None;
+    };
+    let capacity = snap.inspect(array).length?;
+    Some((capacity, size.max(0) as u64, array))
+}
+
+const SPARSE_CLASSES: [&str; 9] = [
+    "java.util.HashMap",
+    "java.util.LinkedHashMap",
+    "java.util.ArrayList",
+    "java.util.ArrayDeque",
+    "java.util.Vector",
+    "java.util.Hashtable",
+    "java.util.WeakHashMap",
+    "java.util.IdentityHashMap",
+    "java.util.concurrent.ConcurrentHashMap",
+];
+
+fn sparse(snap: &Snapshot, top: usize) -> Vec<Sparse> {
+    if snap.format != Format::Hprof || top == 0 {
+        return Vec::new();
+    }
+    let g = &snap.graph;
+    let wanted: Vec<bool> = g
+        .classes
+        .iter()
+        .map(|c| SPARSE_CLASSES.contains(&c.name.as_str()))
+        .collect();
+    if !wanted.iter().any(|&w| w) {
+        return Vec::new();
+    }
+    let found: Vec<(ObjId, u64, u64, u64)> = (0..g.len() as ObjId)
+        .into_par_iter()
+        .filter(|&o| wanted[g.class_of.get(o as usize) as usize])
+        .filter_map(|o| {
+            let (capacity, size, array) = capacity_and_size(snap, o)?;
+            if capacity < SPARSE_MIN_CAPACITY || capacity < SPARSE_RATIO * size.max(1) {
+                return None;
+            }
+            let slot = g.shallow_size(array) / capacity.max(1);
+            Some((o, capacity, size, (capacity - size) * slot))
+        })
+        .collect();
+    // Grouped by class and holder.
+    let mut groups: HashMap<(String, String), Sparse> = HashMap::new();
+    for (o, capacity, size, wasted) in found {
+        let (class, holder) = class_and_holder(snap, o);
+        let e = groups
+            .entry((class.clone(), holder.clone()))
+            .or_insert(Sparse {
+                class,
+                holder,
+                count: 0,
+                size: 0,
+                capacity: 0,
+                wasted_bytes: 0,
+                example: o,
+            });
+        e.count += 1;
+        e.size += size;
+        e.capacity += capacity;
+        e.wasted_bytes += wasted;
+        e.example = e.example.min(o);
+    }
+    let mut out: Vec<Sparse> = groups.into_values().collect();
+    out.sort_by(|a, b| {
+        b.wasted_bytes
+            .cmp(&a.wasted_bytes)
+            .then(a.example.cmp(&b.example))
+    });
+    out.truncate(top);
+    out
+}
+
+/// The class a user wrote (a `HashSet` for the map inside it) and the reference that
+/// holds the collection, in words.
+fn class_and_holder(snap: &Snapshot, o: ObjId) -> (String, String) {
+    let g = &snap.graph;
+    let mut class = snap.class_name(o).to_string();
+    let mut held = o;
+    let strong = |x: ObjId| -> Option<ObjId> {
+        g.referrer_range(x)
+            .find(|&i| !g.is_weak_referrer(i))
+            .map(|i| g.referrer_index().in_sources[i])
+    };
+    let Some(mut from) = strong(o) else {
+        return (class, "no referrer".to_string());
+    };
+    let outer = snap.class_name(from);
+    if matches!(outer, "java.util.HashSet" | "java.util.LinkedHashSet")
+        && snap.edge_label(from, o).as_deref() == Some("map")
+    {
+        class = outer.to_string();
+        held = from;
+        match strong(from) {
+            Some(f) => from = f,
+            None => return (class, "no referrer".to_string()),
+        }
+    }
+    let label = snap.edge_label(from, held).unwrap_or_else(|| "?".into());
+    let fc = snap.class_name(from);
+    let holder = if fc == "java.lang.Class" {
+        let owner = snap
+            .label(from)
+            .map(|l| l.trim_start_matches("class ").to_string())
+            .unwrap_or_else(|| fc.to_string());
+        format!("static {owner}.{}", label.trim_start_matches("static "))
+    } else if label.starts_with('[') {
+        format!("elements of {fc}")
+    } else {
+        format!("field {label} of {fc}")
+    };
+    (class, holder)
+}
