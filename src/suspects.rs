@@ -734,12 +734,19 @@ pub fn holder_words(snap: &Snapshot, path: &[ObjId], o: ObjId) -> String {
             _ if fc.is_empty() => label.clone(),
             Format::V8 if fc == "global" || fc.starts_with("Window") => format!("global {label}"),
             Format::V8 if fc == "(synthetic)" => format!("{label} of {}", snap.describe_roots(from)),
+            Format::V8 if fc == "(closure)" => match snap.label(from) {
+                Some(f) => format!("property {label} of {f}"),
+                None => format!("property {label} of (closure)"),
+            },
             Format::V8 => format!("property {label} of {fc}"),
             Format::Hprof | Format::Dart => format!("field {label} of {fc}"),
             Format::MoarVm if label == "unknown" => format!("an attribute of {fc}"),
             _ => format!("{label} of {fc}"),
         };
-        let done = !is_structural(snap.format, fc) || i == 1;
+        // A V8 plain object on the way is a holder's part too (`_events` of an
+        // EventEmitter).
+        let plain = snap.format == Format::V8 && fc == "Object";
+        let done = !(is_structural(snap.format, fc) || plain) || i == 1;
         words.push(w);
         if done {
             break;
@@ -761,7 +768,25 @@ pub fn holder_words(snap: &Snapshot, path: &[ObjId], o: ObjId) -> String {
             }
         }
     }
-    words.join(" in ")
+    // V8: `property tick of Object in property _events of EventBus` reads as
+    // `property _events.tick of EventBus`.
+    let mut merged: Vec<String> = Vec::new();
+    for w in words {
+        if let Some(prev) = merged.last_mut() {
+            if let (Some(inner), Some(outer)) = (
+                prev.strip_prefix("property ")
+                    .and_then(|p| p.strip_suffix(" of Object")),
+                w.strip_prefix("property "),
+            ) {
+                if let Some((name, owner)) = outer.split_once(" of ") {
+                    *prev = format!("property {name}.{inner} of {owner}");
+                    continue;
+                }
+            }
+        }
+        merged.push(w);
+    }
+    merged.join(" in ")
 }
 
 /// MoarVM writes most references without a name; a frame's lexical (`%SESSIONS`,
@@ -787,4 +812,39 @@ fn short(s: &str, max: usize) -> String {
     let mut out: String = s.chars().take(max - 1).collect();
     out.push('…');
     out
+}
+
+/// `text` with the runtime's qualified names shortened to what a narrow screen needs:
+/// Java packages (`com.example.SessionCache.SESSIONS` → `SessionCache.SESSIONS`), Dart
+/// library URIs (`package:app/model.dart::Order` → `Order`), Go source directories
+/// (`(example.com/app/cache.go:24)` → `(cache.go:24)`).
+pub fn brief(format: Format, text: &str) -> String {
+    let words: Vec<String> = text
+        .split(' ')
+        .map(|w| match format {
+            Format::Hprof => {
+                let segs: Vec<&str> = w.split('.').collect();
+                if segs.len() < 2 || !segs[0].starts_with(|c: char| c.is_ascii_lowercase()) {
+                    return w.to_string();
+                }
+                match segs
+                    .iter()
+                    .position(|s| s.starts_with(|c: char| c.is_ascii_uppercase()))
+                {
+                    Some(i) => segs[i..].join("."),
+                    None => w.to_string(),
+                }
+            }
+            Format::Dart => match w.rfind("::") {
+                Some(i) => w[i + 2..].to_string(),
+                None => w.to_string(),
+            },
+            Format::Go => match (w.strip_prefix('('), w.rfind('/')) {
+                (Some(_), Some(i)) => format!("({}", &w[i + 1..]),
+                _ => w.to_string(),
+            },
+            _ => w.to_string(),
+        })
+        .collect();
+    words.join(" ")
 }

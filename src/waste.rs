@@ -40,6 +40,8 @@ impl DupString {
 /// Equal contents held by `count` distinct primitive arrays of one class.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DupArray {
+    /// The example's label (Go: its printable text), when it has one.
+    pub preview: Option<String>,
     pub length: u64,
     pub count: u64,
     pub bytes_each: u64,
@@ -94,7 +96,11 @@ pub fn find(snap: &Snapshot, top: usize) -> Waste {
     let (strings, arrays) = duplicates(snap, top);
     let strings_note = match snap.format {
         Format::MoarVm => Some(" (MoarVM snapshots keep no string text)".to_string()),
-        Format::Go => Some(" (Go heap dumps keep no types, so no strings)".to_string()),
+        Format::Go => Some(
+            " (Go heap dumps keep no types: equal pointer-free objects, string bytes \
+             among them, are listed with the arrays)"
+                .to_string(),
+        ),
         _ => None,
     };
     Waste {
@@ -170,6 +176,7 @@ fn duplicates(snap: &Snapshot, top: usize) -> (Vec<DupString>, Vec<DupArray>) {
             });
         } else {
             arrays.push(DupArray {
+                preview: None,
                 length,
                 count,
                 bytes_each,
@@ -194,6 +201,9 @@ fn duplicates(snap: &Snapshot, top: usize) -> (Vec<DupString>, Vec<DupArray>) {
             .then(a.example.cmp(&b.example))
     });
     arrays.truncate(top);
+    for a in &mut arrays {
+        a.preview = snap.label(a.example);
+    }
     (strings, arrays)
 }
 

@@ -157,6 +157,7 @@ pub fn waste_json(snap: &Snapshot, w: &Waste) -> Json {
         "duplicate_arrays": w.arrays.iter().map(|a| json!({
             "class": snap.class_name(a.example),
             "length": a.length,
+            "preview": a.preview,
             "count": a.count,
             "bytes_each": a.bytes_each,
             "wasted_bytes": a.wasted_bytes(),
@@ -204,13 +205,17 @@ pub fn waste(snap: &Snapshot, w: &Waste, as_json: bool) {
     }
     for a in &w.arrays {
         println!(
-            "  {:>11} wasted  {:>8} × {:>7}  {} length {} e.g. {}",
+            "  {:>11} wasted  {:>8} × {:>7}  {} length {} e.g. {}{}",
             human(a.wasted_bytes()),
             a.count,
             human(a.bytes_each),
             sanitize(snap.class_name(a.example)),
             a.length,
-            snap.object_name(a.example)
+            snap.object_name(a.example),
+            a.preview
+                .as_ref()
+                .map(|p| format!(" {}", sanitize(p)))
+                .unwrap_or_default()
         );
     }
     println!();

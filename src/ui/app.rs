@@ -29,6 +29,7 @@ use super::panes::histogram::{thousands, HistogramPane};
 use super::panes::inspector::InspectorPane;
 use super::panes::instances::InstancesPane;
 use super::panes::snapshots::SnapshotsPane;
+use super::panes::suspects::{Mode, SuspectsPane};
 use super::panes::threads::ThreadsPane;
 use super::panes::tree::{TreeKind, TreePane};
 use super::panes::{Ctx, Outcome, Pane, Request};
@@ -39,6 +40,9 @@ use crate::format::Snapshot;
 use crate::heap::dominators::Dominators;
 use crate::progress::Progress;
 
+/// How many leak suspects the TUI lists.
+const SUSPECTS: usize = 10;
+
 pub struct Ready {
     pub snap: Arc<Snapshot>,
     /// The summary overlay's lines: a walk of the whole graph (reachability), so the
@@ -47,6 +51,8 @@ pub struct Ready {
     pub summary: Arc<std::sync::OnceLock<Vec<(String, String)>>>,
     /// The dominator tree, once the background thread has built it.
     pub dom: Option<Arc<Dominators>>,
+    /// The leak suspects, found with the dominator tree.
+    pub suspects: Option<Arc<crate::suspects::Report>>,
     /// The navigation history: the class histogram at the bottom, the pane on screen on
     /// top. `Esc`/`Backspace` pops a pane onto `forward`, `]` brings it back.
     pub stack: Vec<Box<dyn Pane>>,
@@ -75,6 +81,7 @@ impl Ready {
             snap,
             summary: Default::default(),
             dom: None,
+            suspects: None,
             reopen: None,
         }
     }
@@ -158,6 +165,31 @@ impl Ready {
             Some(Action::Outgoing) => sel.map(Request::Outgoing),
             Some(Action::DominatorTree) => Some(Request::Dominators(sel)),
             Some(Action::Threads) => Some(Request::Threads),
+            Some(Action::Suspects) | Some(Action::Waste) => {
+                let waste = action_for(key) == Some(Action::Waste);
+                if self.suspects.is_none() {
+                    *message = Some(
+                        "the leak suspects come with the dominator tree, still being built".into(),
+                    );
+                    return true;
+                }
+                // Back to the suspects pane where one is on the stack (what was above it
+                // can be brought back with `]`).
+                if let Some(i) = self.stack.iter().position(|p| p.is_suspects()) {
+                    while self.stack.len() > i + 1 {
+                        let p = self.stack.pop().expect("above the suspects pane");
+                        self.forward.push(p);
+                    }
+                    if waste {
+                        let (ctx, stack, _) = self.parts(theme);
+                        if let Some(top) = stack.last_mut() {
+                            top.handle(key, &ctx);
+                        }
+                    }
+                    return true;
+                }
+                Some(Request::Suspects(waste))
+            }
             Some(Action::Snapshots) => Some(Request::Snapshots),
             Some(Action::Copy) => {
                 if let Some(o) = sel {
@@ -192,9 +224,22 @@ impl Ready {
         }
     }
 
-    /// The dominator tree is ready: every pane on either stack is told.
-    pub fn set_dominators(&mut self, d: Arc<Dominators>, theme: &Theme) {
+    /// The dominator tree is ready: every pane on either stack is told. With the leak
+    /// suspects, a user still on the first pane is taken to them (the histogram is one
+    /// `Esc` away).
+    pub fn set_dominators(
+        &mut self,
+        d: Arc<Dominators>,
+        suspects: Option<Arc<crate::suspects::Report>>,
+        theme: &Theme,
+    ) {
         self.dom = Some(d);
+        if let Some(report) = suspects {
+            self.suspects = Some(report.clone());
+            if self.stack.len() == 1 && !report.suspects.is_empty() {
+                self.stack.push(Box::new(SuspectsPane::new(report, Mode::Suspects)));
+            }
+        }
         let (ctx, stack, forward) = self.parts(theme);
         for p in stack.iter_mut().chain(forward.iter_mut()) {
             p.dominators_ready(&ctx);
@@ -212,6 +257,13 @@ impl Ready {
             Request::Dominators(o) => Box::new(TreePane::new(TreeKind::Dominators(o), &ctx)),
             Request::Threads => Box::new(ThreadsPane::new(&ctx)),
             Request::Snapshots => Box::new(SnapshotsPane::new(&ctx)),
+            Request::Suspects(waste) => match &self.suspects {
+                Some(r) => Box::new(SuspectsPane::new(
+                    r.clone(),
+                    if waste { Mode::Waste } else { Mode::Suspects },
+                )),
+                None => return,
+            },
             Request::Snapshot(n) => {
                 // The app reopens the file on that snapshot (see `App::on_key`).
                 self.reopen = Some(n);
@@ -247,7 +299,7 @@ pub enum Loaded {
 /// also the figures that need them (a walk of both snapshots, kept off the UI thread).
 #[allow(clippy::large_enum_variant)] // sent once per load
 pub enum DomsReady {
-    One(Dominators),
+    One(Dominators, Option<Arc<crate::suspects::Report>>),
     Two {
         base: Dominators,
         target: Dominators,
@@ -391,7 +443,9 @@ impl App {
                                 }
                             });
                             let d = crate::heap::dominators::compute(&snap.graph, &dp);
-                            let _ = dom_tx.send(DomsReady::One(d));
+                            dp.phase("finding leak suspects", 0);
+                            let report = crate::suspects::find(&snap, &d, SUSPECTS);
+                            let _ = dom_tx.send(DomsReady::One(d, Some(Arc::new(report))));
                             drop(tree_tx);
                         });
                     }
@@ -503,7 +557,11 @@ impl App {
         let (dom_tx, dom_rx) = std::sync::mpsc::channel();
         let p = Progress::new();
         let doms = match &loaded {
-            Loaded::One(s) => DomsReady::One(crate::heap::dominators::compute(&s.graph, &p)),
+            Loaded::One(s) => {
+                let d = crate::heap::dominators::compute(&s.graph, &p);
+                let report = crate::suspects::find(s, &d, SUSPECTS);
+                DomsReady::One(d, Some(Arc::new(report)))
+            }
             Loaded::Two(a, b, ids, _) => DomsReady::two(a, b, ids.as_deref(), &p),
         };
         let _ = dom_tx.send(doms);
@@ -586,8 +644,8 @@ impl App {
                 if let Ok(d) = rx.try_recv() {
                     self.dom_rx = None;
                     match (&mut self.screen, d) {
-                        (Screen::Ready(r), DomsReady::One(d)) => {
-                            r.set_dominators(Arc::new(d), &self.theme)
+                        (Screen::Ready(r), DomsReady::One(d, report)) => {
+                            r.set_dominators(Arc::new(d), report, &self.theme)
                         }
                         (
                             Screen::Diff(v),
@@ -908,8 +966,12 @@ impl App {
                     f,
                     area,
                     " Summary ",
-                    r.summary_lines()
+                    r.suspects
+                        .as_deref()
+                        .and_then(crate::cli::findings::top_suspect_sentence)
+                        .map(|t| ("top suspect".to_string(), t))
                         .iter()
+                        .chain(r.summary_lines().iter())
                         .map(|(k, v)| Line::from(format!("{k:<22}{}", sanitize(v))))
                         .collect(),
                 );

@@ -30,6 +30,8 @@ pub enum Action {
     Changed,
     Side,
     Snapshots,
+    Suspects,
+    Waste,
     Suspend,
     Quit,
 }
@@ -157,6 +159,18 @@ pub const KEYMAP: &[Binding] = &[
         action: Action::Threads,
         help: "threads with their frames and the objects each frame holds",
         hint: Some("t threads"),
+    },
+    Binding {
+        keys: &["!"],
+        action: Action::Suspects,
+        help: "leak suspects: what holds the most, named by the object a fix touches",
+        hint: Some("! suspects"),
+    },
+    Binding {
+        keys: &["W"],
+        action: Action::Waste,
+        help: "wasted memory: duplicate strings and arrays, sparse collections",
+        hint: Some("W waste"),
     },
     Binding {
         keys: &["#"],

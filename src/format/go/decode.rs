@@ -69,6 +69,28 @@ impl GoDecoder {
 }
 
 impl Decoder for GoDecoder {
+    /// Go objects carry no type: every class may hold pointer-free objects (string
+    /// bytes, byte slices, numbers), whose contents are compared whole.
+    fn content_classes(&self, _b: &[u8], g: &Graph) -> Vec<crate::heap::ClassId> {
+        (0..g.classes.len() as u32).collect()
+    }
+
+    fn content<'a>(&self, b: &'a [u8], g: &Graph, o: ObjId) -> Option<crate::format::Content<'a>> {
+        if !g.edges(o).is_empty() {
+            return None;
+        }
+        let (content, slots) = self.record(b, g, o)?;
+        if !slots.is_empty() || content.is_empty() {
+            return None;
+        }
+        Some(crate::format::Content {
+            string: false,
+            data: std::borrow::Cow::Borrowed(content),
+            length: content.len() as u64,
+            bytes: g.shallow_size(o),
+        })
+    }
+
     fn save_state(&self) -> Option<Vec<u8>> {
         crate::cache::encode(self)
     }

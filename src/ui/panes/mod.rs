@@ -7,6 +7,7 @@ pub mod inspector;
 pub mod instances;
 pub mod list;
 pub mod snapshots;
+pub mod suspects;
 pub mod threads;
 pub mod tree;
 
@@ -43,6 +44,8 @@ pub enum Request {
     Snapshots,
     /// Open snapshot N of the file instead of this one.
     Snapshot(usize),
+    /// The leak suspects (`false`) or the waste findings (`true`).
+    Suspects(bool),
 }
 
 /// What a pane did with a key.
@@ -76,6 +79,10 @@ pub trait Pane {
     /// The hint line while editing.
     fn editing_hint(&self) -> Option<String> {
         None
+    }
+    /// Whether this is the leak suspects pane (`!` goes back to it).
+    fn is_suspects(&self) -> bool {
+        false
     }
     /// The dominator tree became ready (retained sizes can be shown).
     fn dominators_ready(&mut self, _ctx: &Ctx) {}

@@ -1,0 +1,369 @@
+//! Leak suspects (the first pane once the dominator tree is ready) and, one key away
+//! (`W`), the waste findings: MAT's Leak Suspects report as a list. One line per
+//! finding with its size and share first, so that they stay readable at 80 columns;
+//! the selected one in full below the list (kind, holder, where the size accumulates,
+//! the classes it retains, the path from a GC root). `Enter` inspects the object;
+//! `p`, `r`, `d` work on it as everywhere.
+
+use std::sync::Arc;
+
+use crossterm::event::KeyEvent;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::Frame;
+
+use super::list::ListState;
+use super::{human, Ctx, Outcome, Pane, Request};
+use crate::heap::ObjId;
+use crate::suspects::{brief, Report};
+use crate::ui::keys::{action_for, Action};
+use crate::ui::text::sanitize;
+use crate::waste::Waste;
+
+/// Which findings the pane lists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Suspects,
+    Waste,
+}
+
+/// One waste finding as a row: its words and the object `Enter` opens.
+struct WasteRow {
+    wasted: u64,
+    text: String,
+    example: ObjId,
+}
+
+pub struct SuspectsPane {
+    report: Arc<Report>,
+    mode: Mode,
+    waste: Option<Vec<WasteRow>>,
+    /// `W` asked for the waste findings and they are not computed yet.
+    pending: bool,
+    list: ListState,
+    waste_list: ListState,
+}
+
+impl SuspectsPane {
+    pub fn new(report: Arc<Report>, mode: Mode) -> Self {
+        SuspectsPane {
+            report,
+            pending: mode == Mode::Waste,
+            mode,
+            waste: None,
+            list: ListState::new(),
+            waste_list: ListState::new(),
+        }
+    }
+
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    fn len(&self) -> usize {
+        match self.mode {
+            Mode::Suspects => self.report.suspects.len(),
+            Mode::Waste => self.waste.as_ref().map_or(0, |w| w.len()),
+        }
+    }
+
+    fn rows_of(w: &Waste, ctx: &Ctx) -> Vec<WasteRow> {
+        let snap = ctx.snap;
+        let mut rows = Vec::new();
+        for s in &w.strings {
+            let mut t: String = s.text.chars().take(40).collect();
+            if s.text.chars().count() > 40 {
+                t.push('…');
+            }
+            rows.push(WasteRow {
+                wasted: s.wasted_bytes(),
+                text: format!("{} equal strings {t:?}", s.count),
+                example: s.example,
+            });
+        }
+        for a in &w.arrays {
+            rows.push(WasteRow {
+                wasted: a.wasted_bytes(),
+                text: format!(
+                    "{} equal {} of length {}{}",
+                    a.count,
+                    brief(snap.format, snap.class_name(a.example)),
+                    a.length,
+                    a.preview
+                        .as_ref()
+                        .map(|p| format!(" {p}"))
+                        .unwrap_or_default()
+                ),
+                example: a.example,
+            });
+        }
+        for c in &w.sparse {
+            rows.push(WasteRow {
+                wasted: c.wasted_bytes,
+                text: format!(
+                    "{} sparse {} in {}: {} entries in {} slots",
+                    c.count,
+                    brief(snap.format, &c.class),
+                    brief(snap.format, &c.holder),
+                    c.size,
+                    c.capacity
+                ),
+                example: c.example,
+            });
+        }
+        rows.sort_by(|a, b| b.wasted.cmp(&a.wasted));
+        rows
+    }
+
+    fn detail(&self, ctx: &Ctx) -> Vec<String> {
+        let snap = ctx.snap;
+        let mut out = Vec::new();
+        match self.mode {
+            Mode::Suspects => {
+                let Some(s) = self.report.suspects.get(self.list.selected) else {
+                    out.push(
+                        "Nothing holds 1 % of the heap or more below the GC roots' own objects."
+                            .into(),
+                    );
+                    return out;
+                };
+                out.push(s.title.clone());
+                out.push(format!(
+                    "{} · retains {} ({:.1} % of {}) · object {} {}",
+                    s.kind,
+                    human(s.retained),
+                    s.share * 100.0,
+                    human(self.report.heap_bytes),
+                    snap.object_name(s.object),
+                    snap.class_name(s.object)
+                ));
+                out.push(format!("held by {}", s.holder));
+                if let Some((a, r)) = s.accumulation {
+                    out.push(format!(
+                        "accumulates in {} {} ({})",
+                        snap.object_name(a),
+                        snap.class_name(a),
+                        human(r)
+                    ));
+                }
+                for m in s.members.iter().take(4) {
+                    out.push(format!(
+                        "  {:>9} × {} {}",
+                        m.count,
+                        brief(snap.format, &snap.graph.classes[m.class as usize].name),
+                        human(m.retained)
+                    ));
+                }
+                if !s.path.is_empty() {
+                    let mut p = snap.describe_roots(s.path[0]);
+                    for k in 1..s.path.len() {
+                        let e = snap
+                            .edge_label(s.path[k - 1], s.path[k])
+                            .unwrap_or_else(|| "?".into());
+                        p.push_str(&format!(" → {e}"));
+                    }
+                    out.push(format!("path: {p}"));
+                }
+            }
+            Mode::Waste => match &self.waste {
+                None => out.push("looking for duplicate strings and sparse collections…".into()),
+                Some(rows) if rows.is_empty() => {
+                    out.push("No duplicate strings or arrays, no sparse collections.".into());
+                    if matches!(
+                        snap.format,
+                        crate::format::Format::MoarVm | crate::format::Format::Go
+                    ) {
+                        out.push(
+                            "(this format keeps no string text; Go's pointer-free objects \
+                             are compared byte for byte)"
+                                .into(),
+                        );
+                    }
+                }
+                Some(rows) => {
+                    if let Some(r) = rows.get(self.waste_list.selected) {
+                        out.push(r.text.clone());
+                        out.push(format!(
+                            "wastes {} · e.g. {} {}",
+                            human(r.wasted),
+                            snap.object_name(r.example),
+                            snap.class_name(r.example)
+                        ));
+                    }
+                }
+            },
+        }
+        out
+    }
+}
+
+impl Pane for SuspectsPane {
+    fn title(&self, ctx: &Ctx) -> String {
+        match self.mode {
+            Mode::Suspects => format!(
+                "Leak suspects — {} of {} reachable (W: waste)",
+                self.report.suspects.len(),
+                human(self.report.heap_bytes)
+            ),
+            Mode::Waste => match &self.waste {
+                Some(w) => format!(
+                    "Waste — {} findings, {} (W: suspects)",
+                    w.len(),
+                    human(w.iter().map(|r| r.wasted).sum())
+                ),
+                None => format!(
+                    "Waste — looking in {} objects… (W: suspects)",
+                    ctx.snap.graph.len()
+                ),
+            },
+        }
+    }
+
+    fn handle(&mut self, key: &KeyEvent, _ctx: &Ctx) -> Outcome {
+        let Some(a) = action_for(key) else {
+            return Outcome::Ignored;
+        };
+        let len = self.len();
+        let list = match self.mode {
+            Mode::Suspects => &mut self.list,
+            Mode::Waste => &mut self.waste_list,
+        };
+        if list.apply(a, len) {
+            return Outcome::Consumed;
+        }
+        match a {
+            Action::Waste => {
+                self.mode = match self.mode {
+                    Mode::Suspects => Mode::Waste,
+                    Mode::Waste => Mode::Suspects,
+                };
+                self.pending = self.mode == Mode::Waste && self.waste.is_none();
+                Outcome::Consumed
+            }
+            Action::Suspects => {
+                self.mode = Mode::Suspects;
+                Outcome::Consumed
+            }
+            Action::Open => match self.selected_object() {
+                Some(o) => Outcome::Open(Request::Inspect(o)),
+                None => Outcome::Consumed,
+            },
+            _ => Outcome::Ignored,
+        }
+    }
+
+    fn is_suspects(&self) -> bool {
+        true
+    }
+
+    fn has_work(&self) -> bool {
+        self.pending
+    }
+
+    fn work(&mut self, ctx: &Ctx) {
+        self.pending = false;
+        if self.waste.is_none() {
+            let w = crate::waste::find(ctx.snap, 20);
+            self.waste = Some(Self::rows_of(&w, ctx));
+        }
+    }
+
+    fn draw(&self, f: &mut Frame, area: Rect, ctx: &Ctx) {
+        let snap = ctx.snap;
+        let block = Block::default()
+            .borders(Borders::TOP)
+            .title(format!(" {} ", sanitize(&self.title(ctx))));
+        let inner = block.inner(area);
+        f.render_widget(block, area);
+        let detail = self.detail(ctx);
+        let want = (detail.len() as u16 + 1).min(inner.height / 2);
+        let [top, bottom] =
+            Layout::vertical([Constraint::Min(1), Constraint::Length(want)]).areas(inner);
+        let w = top.width as usize;
+        let cut = |s: &str| -> String { sanitize(s).chars().take(w).collect() };
+        let lines: Vec<Line> = match self.mode {
+            Mode::Suspects => {
+                let range = self.list.visible(top.height as usize, self.len());
+                range
+                    .map(|i| {
+                        let s = &self.report.suspects[i];
+                        let text = format!(
+                            "{:>9} {:>3.0}% {}",
+                            human(s.retained),
+                            s.share * 100.0,
+                            brief(snap.format, &s.title)
+                        );
+                        Line::from(Span::styled(
+                            cut(&text),
+                            ctx.theme.row(i == self.list.selected),
+                        ))
+                    })
+                    .collect()
+            }
+            Mode::Waste => match &self.waste {
+                None => vec![Line::from("looking for waste…")],
+                Some(rows) => {
+                    let range = self.waste_list.visible(top.height as usize, rows.len());
+                    range
+                        .map(|i| {
+                            let r = &rows[i];
+                            let text = format!("{:>10} wasted  {}", human(r.wasted), r.text);
+                            Line::from(Span::styled(
+                                cut(&text),
+                                ctx.theme.row(i == self.waste_list.selected),
+                            ))
+                        })
+                        .collect()
+                }
+            },
+        };
+        f.render_widget(Paragraph::new(lines), top);
+        let block = Block::default().borders(Borders::TOP);
+        let area = block.inner(bottom);
+        f.render_widget(block, bottom);
+        let lines: Vec<Line> = detail
+            .iter()
+            .map(|l| Line::from(Span::styled(cut(l), ctx.theme.dim())))
+            .collect();
+        f.render_widget(Paragraph::new(lines), area);
+    }
+
+    fn selected_object(&self) -> Option<ObjId> {
+        match self.mode {
+            Mode::Suspects => self
+                .report
+                .suspects
+                .get(self.list.selected)
+                .map(|s| s.object),
+            Mode::Waste => self
+                .waste
+                .as_ref()?
+                .get(self.waste_list.selected)
+                .map(|r| r.example),
+        }
+    }
+
+    fn selected_text(&self, ctx: &Ctx) -> Option<String> {
+        let o = self.selected_object()?;
+        Some(format!(
+            "{} {}",
+            ctx.snap.class_name(o),
+            ctx.snap.object_name(o)
+        ))
+    }
+
+    fn hints(&self) -> &'static [Action] {
+        &[
+            Action::Down,
+            Action::Open,
+            Action::Back,
+            Action::Paths,
+            Action::Referrers,
+            Action::DominatorTree,
+            Action::Waste,
+            Action::Help,
+            Action::Quit,
+        ]
+    }
+}
