@@ -12,10 +12,14 @@ use heaptui::ui::app::{run_loop, App};
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 
+/// The app on the JDK 17 fixture, back on the class histogram: it opens on the leak
+/// suspects once the dominator tree is ready, and `Esc` goes back to the histogram.
 fn app() -> App {
     let p = gunzipped("java/coops/heap-live-jvmgz.hprof.gz");
     let snap = heaptui::open(&p, &heaptui::progress::Progress::new()).unwrap();
-    App::with_snapshot(p, snap)
+    let mut a = App::with_snapshot(p, snap);
+    a.on_key(&KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
+    a
 }
 
 fn screen(t: &Terminal<TestBackend>) -> String {
@@ -603,7 +607,7 @@ fn v8_string_instances_filter_by_their_text() {
     assert!(want >= 1 && want < all / 10, "{want} of {all}");
     let mut a = App::with_snapshot(p.clone(), snap);
     let mut t = Terminal::new(TestBackend::new(200, 50)).unwrap();
-    let s = run(&mut a, &mut t, "/(string)\n\n");
+    let s = run(&mut a, &mut t, "\u{1b}/(string)\n\n");
     assert!(s.contains("Instances of (string)"), "{s}");
     let s = run(&mut a, &mut t, &format!("/{pattern}\n"));
     let title = format!("{} match \"{pattern}\"", want);

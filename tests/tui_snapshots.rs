@@ -18,6 +18,9 @@ fn screen(keys: &str, w: u16, h: u16) -> String {
     let p = gunzipped("java/coops/heap-live-jvmgz.hprof.gz");
     let snap = heaptui::open(&p, &heaptui::progress::Progress::new()).unwrap();
     let mut app = App::with_snapshot(p, snap);
+    // It opens on the leak suspects; `Esc` goes back to the histogram, where each
+    // pane's keys start.
+    app.on_key(&KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
     let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
     let mut q: VecDeque<Event> = keys
         .chars()
@@ -42,6 +45,10 @@ fn screen(keys: &str, w: u16, h: u16) -> String {
     )
     .unwrap();
     t.draw(|f| app.draw(f)).unwrap();
+    // The loop's next turn: the work the last key asked for (the waste findings), drawn.
+    if app.work() {
+        t.draw(|f| app.draw(f)).unwrap();
+    }
     let buf = t.backend().buffer();
     let mut s = String::new();
     for y in 0..buf.area.height {
@@ -54,6 +61,8 @@ fn screen(keys: &str, w: u16, h: u16) -> String {
 
 const PANES: &[(&str, &str)] = &[
     ("histogram", ""),
+    ("suspects", "!"),
+    ("waste", "!W"),
     ("histogram_filtered", "/fixture\n"),
     ("instances", "/fixture.Session\n\n"),
     ("inspector", "/fixture.Session\n\n\n"),

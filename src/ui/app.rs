@@ -53,6 +53,9 @@ pub struct Ready {
     pub dom: Option<Arc<Dominators>>,
     /// The leak suspects, found with the dominator tree.
     pub suspects: Option<Arc<crate::suspects::Report>>,
+    /// A key was pressed: the user is busy, and the suspects do not take the screen
+    /// from them when they arrive.
+    pub touched: bool,
     /// The navigation history: the class histogram at the bottom, the pane on screen on
     /// top. `Esc`/`Backspace` pops a pane onto `forward`, `]` brings it back.
     pub stack: Vec<Box<dyn Pane>>,
@@ -82,6 +85,7 @@ impl Ready {
             summary: Default::default(),
             dom: None,
             suspects: None,
+            touched: false,
             reopen: None,
         }
     }
@@ -137,6 +141,7 @@ impl Ready {
         clipboard: &std::sync::Mutex<Vec<String>>,
         message: &mut Option<String>,
     ) -> bool {
+        self.touched = true;
         let (ctx, stack, _) = self.parts(theme);
         let top = stack.last_mut().expect("the bottom pane is always there");
         match top.handle(key, &ctx) {
@@ -225,25 +230,35 @@ impl Ready {
     }
 
     /// The dominator tree is ready: every pane on either stack is told. With the leak
-    /// suspects, a user still on the first pane is taken to them (the histogram is one
-    /// `Esc` away).
+    /// suspects, a user who has not pressed a key yet is taken to them (the histogram is
+    /// one `Esc` away); a busy one gets a message instead, returned here.
     pub fn set_dominators(
         &mut self,
         d: Arc<Dominators>,
         suspects: Option<Arc<crate::suspects::Report>>,
         theme: &Theme,
-    ) {
+    ) -> Option<String> {
         self.dom = Some(d);
+        let mut said = None;
         if let Some(report) = suspects {
             self.suspects = Some(report.clone());
-            if self.stack.len() == 1 && !report.suspects.is_empty() {
-                self.stack.push(Box::new(SuspectsPane::new(report, Mode::Suspects)));
+            if !report.suspects.is_empty() {
+                if self.touched || self.stack.len() > 1 {
+                    said = Some(format!(
+                        "{} leak suspects found: press ! to see them",
+                        report.suspects.len()
+                    ));
+                } else {
+                    self.stack
+                        .push(Box::new(SuspectsPane::new(report, Mode::Suspects)));
+                }
             }
         }
         let (ctx, stack, forward) = self.parts(theme);
         for p in stack.iter_mut().chain(forward.iter_mut()) {
             p.dominators_ready(&ctx);
         }
+        said
     }
 
     fn open(&mut self, req: Request, theme: &Theme) {
@@ -326,6 +341,9 @@ impl DomsReady {
 
 pub struct App {
     pub path: PathBuf,
+    /// A key was pressed since the app started (kept when another snapshot of the file
+    /// is opened): the leak suspects then wait for `!` rather than take the screen.
+    pub busy: bool,
     pub screen: Screen,
     pub progress: Progress,
     rx: Option<Receiver<Result<Loaded>>>,
@@ -514,6 +532,7 @@ impl App {
     ) -> Self {
         App {
             title: None,
+            busy: false,
             path,
             screen: Screen::Loading,
             progress,
@@ -645,7 +664,10 @@ impl App {
                     self.dom_rx = None;
                     match (&mut self.screen, d) {
                         (Screen::Ready(r), DomsReady::One(d, report)) => {
-                            r.set_dominators(Arc::new(d), report, &self.theme)
+                            r.touched |= self.busy;
+                            if let Some(m) = r.set_dominators(Arc::new(d), report, &self.theme) {
+                                self.message = Some(m);
+                            }
                         }
                         (
                             Screen::Diff(v),
@@ -708,6 +730,7 @@ impl App {
         if key.kind == KeyEventKind::Release {
             return;
         }
+        self.busy = true;
         self.message = None;
         if self.help || self.summary {
             let page = self.overlay_page.get().max(1);
@@ -753,6 +776,7 @@ impl App {
                     name.push(format!("#{n}"));
                     let (theme, clipboard) = (self.theme, self.clipboard.clone());
                     *self = App::load(PathBuf::from(name));
+                    self.busy = true;
                     // The run loop drains this clipboard: keep the same one.
                     (self.theme, self.clipboard) = (theme, clipboard);
                     return;
