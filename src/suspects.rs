@@ -393,7 +393,15 @@ fn is_collection(format: Format, name: &str) -> bool {
         Format::Hprof => {
             let last = name.rsplit('.').next().unwrap_or(name);
             [
-                "Map", "Set", "List", "Deque", "Queue", "Vector", "Hashtable", "Stack", "Bag",
+                "Map",
+                "Set",
+                "List",
+                "Deque",
+                "Queue",
+                "Vector",
+                "Hashtable",
+                "Stack",
+                "Bag",
                 "Cache",
             ]
             .iter()
@@ -474,7 +482,7 @@ fn describe(snap: &Snapshot, d: &Dominators, candidate: ObjId, heap: u64) -> Sus
         .next()
         .unwrap_or_default();
     let members = members(snap, d, object);
-    let (kind, holder) = kind_and_holder(snap, d, object, &path, &members);
+    let (kind, holder) = kind_and_holder(snap, d, object, &path, &members, point != object);
     let mut s = Suspect {
         kind,
         title: String::new(),
@@ -598,6 +606,7 @@ fn kind_and_holder(
     o: ObjId,
     path: &[ObjId],
     members: &[Member],
+    has_backing: bool,
 ) -> (&'static str, String) {
     let name = snap.class_name(o);
     let chain = d.dominator_chain(o);
@@ -640,10 +649,11 @@ fn kind_and_holder(
     let listeners = holder.contains("_events")
         || holder.to_ascii_lowercase().contains("listener")
         || members.iter().take(4).any(|m| {
-            let n = &snap.graph.classes[m.class as usize].name;
-            n.ends_with("Listener") || n.ends_with("Callback") || n.ends_with("Handler")
+            let n = brief(snap.format, &snap.graph.classes[m.class as usize].name);
+            n.contains("Listener") || n.contains("Callback") || n.contains("Handler")
         });
-    let collectionish = is_collection(snap.format, name) || is_structural(snap.format, name);
+    let collectionish =
+        has_backing || is_collection(snap.format, name) || is_structural(snap.format, name);
     if listeners && collectionish {
         return ("listeners", holder);
     }
@@ -679,10 +689,17 @@ fn is_thread(snap: &Snapshot, o: ObjId) -> bool {
 pub fn holder_words(snap: &Snapshot, path: &[ObjId], o: ObjId) -> String {
     if path.len() < 2 {
         if snap.format == Format::Go {
-            if let Some(r) = snap.graph.roots_of(o).iter().find(|r| {
-                matches!(r.kind, RootKind::DataSegment | RootKind::BssSegment)
-            }) {
-                let seg = if r.kind == RootKind::BssSegment { "bss" } else { "data" };
+            if let Some(r) = snap
+                .graph
+                .roots_of(o)
+                .iter()
+                .find(|r| matches!(r.kind, RootKind::DataSegment | RootKind::BssSegment))
+            {
+                let seg = if r.kind == RootKind::BssSegment {
+                    "bss"
+                } else {
+                    "data"
+                };
                 return format!("global variable at {seg} +0x{:x}", r.frame);
             }
         }
@@ -733,7 +750,9 @@ pub fn holder_words(snap: &Snapshot, path: &[ObjId], o: ObjId) -> String {
             Format::Dart if fc == "Isolate" => format!("static {label}"),
             _ if fc.is_empty() => label.clone(),
             Format::V8 if fc == "global" || fc.starts_with("Window") => format!("global {label}"),
-            Format::V8 if fc == "(synthetic)" => format!("{label} of {}", snap.describe_roots(from)),
+            Format::V8 if fc == "(synthetic)" => {
+                format!("{label} of {}", snap.describe_roots(from))
+            }
             Format::V8 if fc == "(closure)" => match snap.label(from) {
                 Some(f) => format!("property {label} of {f}"),
                 None => format!("property {label} of (closure)"),

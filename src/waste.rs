@@ -127,6 +127,16 @@ fn duplicates(snap: &Snapshot, top: usize) -> (Vec<DupString>, Vec<DupArray>) {
             *w = true;
         }
     }
+    // A Java string's value array is counted with its string, not again as an array.
+    let string_class: Vec<u32> = (0..g.classes.len() as u32)
+        .filter(|&c| g.classes[c as usize].name == "java.lang.String")
+        .collect();
+    let owned_by_string = |o: ObjId| {
+        !string_class.is_empty()
+            && g.referrers(o)
+                .iter()
+                .any(|&r| string_class.contains(&g.class_of.get(r as usize)))
+    };
     let n = g.len();
     let groups: Groups = (0..n.div_ceil(1 << 14))
         .into_par_iter()
@@ -141,6 +151,9 @@ fn duplicates(snap: &Snapshot, top: usize) -> (Vec<DupString>, Vec<DupArray>) {
                 let Some(content) = snap.decoder.content(b, g, o as ObjId) else {
                     continue;
                 };
+                if !content.string && owned_by_string(o as ObjId) {
+                    continue;
+                }
                 // Arrays of one class only; strings of every string class alike.
                 let class = if content.string { 0 } else { c };
                 let key = (

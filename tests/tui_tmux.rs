@@ -99,13 +99,16 @@ impl Tmux {
     /// Waits for the histogram of the built index: an HPROF file shows the quick pass's
     /// first, whose status line says "indexing" and whose `Enter` does not open yet.
     fn wait_for_index(&self) -> String {
-        self.wait_until("the leak suspects, or the histogram of a dump without any", |s| {
-            s.contains("Leak suspects")
-                || (s.contains("Class histogram")
-                    && s.contains(" objects")
-                    && !s.contains("indexing")
-                    && !s.contains("computing"))
-        });
+        self.wait_until(
+            "the leak suspects, or the histogram of a dump without any",
+            |s| {
+                s.contains("Leak suspects")
+                    || (s.contains("Class histogram")
+                        && s.contains(" objects")
+                        && !s.contains("indexing")
+                        && !s.contains("computing"))
+            },
+        );
         // The first screen once the dominator tree is ready; `Esc` goes back to the
         // histogram, where these tests start.
         if self.screen().contains("Leak suspects") {

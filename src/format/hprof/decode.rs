@@ -397,7 +397,14 @@ impl Decoder for HprofDecoder {
 
     fn content_classes(&self, _bytes: &[u8], g: &Graph) -> Vec<crate::heap::ClassId> {
         const PRIMITIVE_ARRAYS: [&str; 8] = [
-            "boolean[]", "char[]", "float[]", "double[]", "byte[]", "short[]", "int[]", "long[]",
+            "boolean[]",
+            "char[]",
+            "float[]",
+            "double[]",
+            "byte[]",
+            "short[]",
+            "int[]",
+            "long[]",
         ];
         (0..g.classes.len() as u32)
             .filter(|&c| {
@@ -420,7 +427,9 @@ impl Decoder for HprofDecoder {
                 length,
                 bytes: g.shallow_size(o),
             }),
-            Record::Instance { class, .. } if self.class_name(bytes, class) == "java.lang.String" => {
+            Record::Instance { class, .. }
+                if self.class_name(bytes, class) == "java.lang.String" =>
+            {
                 let ins = self.inspect(bytes, g, o);
                 let (text, length) = self.string_text(bytes, g, &ins.fields, usize::MAX)?;
                 let value = ins.fields.iter().find_map(|f| match f.value {

@@ -1,0 +1,503 @@
+//! Leak suspects and waste on the leak fixtures of every runtime (`fixtures/<runtime>/leak`):
+//! each planted problem is its own suspect or waste finding in the top 5, named by its
+//! holder, with the retained size the runtime (or the peer tool) measured; and on the
+//! Java and Node fixtures, the peers' own reports (hprof-analyzer 0.3.2, memlab 2.0.5)
+//! agree. Ground truth is each fixture's `truth.json` (the program's and the runtime's
+//! own figures) and the peers' saved reports, never heaptui's output.
+
+mod common;
+
+use common::*;
+use heaptui::format::Snapshot;
+use heaptui::heap::dominators::{self, Dominators};
+use heaptui::progress::Progress;
+use heaptui::suspects::{Report, Suspect};
+use serde_json::Value;
+
+fn open(rel: &str) -> (Snapshot, Dominators) {
+    let snap = heaptui::open(&gunzipped(rel), &Progress::new()).unwrap();
+    let d = dominators::compute(&snap.graph, &Progress::new());
+    (snap, d)
+}
+
+fn truth(rel: &str) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(fixture(rel)).unwrap()).unwrap()
+}
+
+/// What holds for every report: suspects are disjoint, their sizes the dominator tree's,
+/// their paths lead to them, and none is a class loader, a class object, a global object
+/// or a synthetic root.
+fn check_report(snap: &Snapshot, d: &Dominators, r: &Report) {
+    assert!(!r.suspects.is_empty());
+    for (i, a) in r.suspects.iter().enumerate() {
+        if a.objects == 1 {
+            assert_eq!(Some(a.retained), d.retained(a.object), "{}", a.title);
+        }
+        let class = snap.class_name(a.object);
+        assert!(
+            !class.ends_with("ClassLoader")
+                && class != "java.lang.Class"
+                && class != "global"
+                && class != "(synthetic)"
+                && !class.starts_with("Window"),
+            "{class} is a suspect: {}",
+            a.title
+        );
+        if let Some(&last) = a.path.last() {
+            assert_eq!(last, a.object);
+            assert!(snap.graph.is_root(a.path[0]), "{}", a.title);
+        }
+        for (j, b) in r.suspects.iter().enumerate() {
+            if i != j {
+                assert!(
+                    !d.dominator_chain(b.object).contains(&a.object),
+                    "{} lies inside {}",
+                    b.title,
+                    a.title
+                );
+            }
+        }
+        if i > 0 {
+            assert!(r.suspects[i - 1].retained >= a.retained, "largest first");
+        }
+    }
+}
+
+/// The one suspect among the top 5 whose holder contains `holder`.
+fn suspect<'a>(r: &'a Report, holder: &str) -> &'a Suspect {
+    let found: Vec<&Suspect> = r
+        .suspects
+        .iter()
+        .take(5)
+        .filter(|s| s.holder.contains(holder))
+        .collect();
+    assert_eq!(
+        found.len(),
+        1,
+        "one suspect held by {holder:?} in the top 5: {:#?}",
+        r.suspects
+            .iter()
+            .map(|s| (&s.title, &s.holder))
+            .collect::<Vec<_>>()
+    );
+    found[0]
+}
+
+fn member_count(snap: &Snapshot, s: &Suspect, class: &str) -> u64 {
+    s.members
+        .iter()
+        .find(|m| snap.graph.classes[m.class as usize].name == class)
+        .map_or(0, |m| m.count)
+}
+
+#[test]
+fn java_planted_leaks_are_suspects_and_waste() {
+    let t = truth("java/leak/truth.json");
+    let p = &t["plants"];
+    let (snap, d) = open("java/leak/heap-live.hprof.gz");
+    let r = heaptui::suspects::find(&snap, &d, 10);
+    check_report(&snap, &d, &r);
+
+    // (a) The map in SessionCache.SESSIONS, not the loader nor the class above it.
+    let a = suspect(&r, "SessionCache.SESSIONS");
+    assert_eq!(snap.class_name(a.object), "java.util.HashMap");
+    assert_eq!(a.kind, "collection");
+    assert_eq!(
+        a.retained,
+        p["session_cache"]["retained_bytes"].as_u64().unwrap()
+    );
+    assert_eq!(
+        member_count(&snap, a, "com.example.Session"),
+        p["session_cache"]["count"].as_u64().unwrap()
+    );
+    assert!(
+        a.title.contains("holds 12,000 com.example.Session"),
+        "{}",
+        a.title
+    );
+    let acc = a.accumulation.expect("the table");
+    assert_eq!(snap.class_name(acc.0), "java.util.HashMap$Node[]");
+
+    // (b) The listener list of the EventBus.
+    let b = suspect(&r, "field listeners of com.example.EventBus");
+    assert_eq!(b.kind, "listeners");
+    assert_eq!(
+        b.retained,
+        p["listeners"]["list_retained_bytes"].as_u64().unwrap()
+    );
+    assert_eq!(member_count(&snap, b, "com.example.Listener"), 3000);
+
+    // (d1) The thread-local value of the pooled thread.
+    let tl = &p["thread_local"];
+    let c = suspect(&r, "thread-local");
+    assert_eq!(c.kind, "thread-local");
+    assert!(
+        c.holder.contains(tl["thread"].as_str().unwrap()),
+        "{}",
+        c.holder
+    );
+    assert_eq!(snap.class_name(c.object), "byte[]");
+    assert_eq!(c.retained, tl["value_shallow_bytes"].as_u64().unwrap());
+
+    // The 1,000 indexes' list is a suspect by its size (46 %).
+    let sp = &p["sparse_maps"];
+    let e = suspect(&r, "Catalog.INDEXES");
+    assert_eq!(e.retained, sp["list_retained_bytes"].as_u64().unwrap());
+
+    // (c) and (d2) in the waste report.
+    let w = heaptui::waste::find(&snap, 5);
+    let ds = &p["duplicate_strings"];
+    let top = &w.strings[0];
+    assert_eq!(top.text, ds["text"].as_str().unwrap());
+    assert_eq!(top.count, ds["count"].as_u64().unwrap());
+    assert_eq!(
+        top.bytes_each,
+        ds["string_shallow_bytes"].as_u64().unwrap() + ds["value_shallow_bytes"].as_u64().unwrap()
+    );
+    assert_eq!(top.wasted_bytes(), ds["wasted_bytes"].as_u64().unwrap());
+    // The strings' value arrays are not counted again as duplicate arrays.
+    assert!(
+        !w.arrays
+            .iter()
+            .any(|a| a.count == ds["count"].as_u64().unwrap()),
+        "{:?}",
+        w.arrays
+    );
+    let sparse = &w.sparse[0];
+    assert_eq!(sparse.class, "java.util.HashMap");
+    assert_eq!(sparse.holder, "field byName of com.example.Index");
+    assert_eq!(sparse.count, sp["count"].as_u64().unwrap());
+    assert_eq!(sparse.size, sp["count"].as_u64().unwrap());
+    assert_eq!(
+        sparse.capacity,
+        sp["count"].as_u64().unwrap() * sp["table_length"].as_u64().unwrap()
+    );
+    assert_eq!(
+        sparse.wasted_bytes,
+        sp["empty_slot_bytes"].as_u64().unwrap()
+    );
+}
+
+#[test]
+fn java_suspects_agree_with_hprof_analyzer() {
+    let report: Value = {
+        let gz = std::fs::read(fixture("java/leak/hprof-analyzer-report.json.gz")).unwrap();
+        let mut s = String::new();
+        use std::io::Read;
+        flate2::read::GzDecoder::new(&gz[..])
+            .read_to_string(&mut s)
+            .unwrap();
+        serde_json::from_str(&s).unwrap()
+    };
+    let (snap, d) = open("java/leak/heap-live.hprof.gz");
+    let r = heaptui::suspects::find(&snap, &d, 10);
+    let heap = report["leaks"]["total_shallow"].as_u64().unwrap() as f64;
+    let mut checked = 0;
+    for s in report["leaks"]["suspects"].as_array().unwrap() {
+        for dom in s["dominated"].as_array().unwrap() {
+            let retained = dom["retained"].as_u64().unwrap() as f64;
+            if retained < heap * 0.05 {
+                continue;
+            }
+            // A class object (its statics): the collection in its static field.
+            let class = dom["display_class"].as_str().unwrap();
+            let ours = r
+                .suspects
+                .iter()
+                .find(|x| {
+                    x.holder.starts_with(&format!("static {class}."))
+                        || snap.class_name(x.object) == class
+                })
+                .unwrap_or_else(|| panic!("{class} ({retained} B) is no suspect"));
+            let diff = (ours.retained as f64 - retained).abs() / retained;
+            assert!(
+                diff <= 0.005,
+                "{class}: {} against {retained}",
+                ours.retained
+            );
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 2, "Catalog and SessionCache are over 5 %");
+    // Its duplicate strings, ours.
+    let w = heaptui::waste::find(&snap, 10);
+    let theirs = &report["overview"]["duplicate_strings"]["top_duplicated"][0];
+    let ours = w
+        .strings
+        .iter()
+        .find(|s| s.text == theirs["text"].as_str().unwrap())
+        .unwrap();
+    assert_eq!(ours.count, theirs["count"].as_u64().unwrap());
+}
+
+#[test]
+fn node_planted_leaks_agree_with_memlab() {
+    let t = truth("node/leak/truth.json");
+    let (snap, d) = open("node/leak/leak.heapsnapshot.gz");
+    let r = heaptui::suspects::find(&snap, &d, 10);
+    check_report(&snap, &d, &r);
+    let ids = &t["ids"];
+    let at = |k: &str| format!("@{}", ids[k]["id"].as_u64().unwrap());
+    let retained = &t["fromSnapshotFile"]["retainedSize"];
+
+    let a = suspect(&r, "SESSIONS");
+    assert_eq!(snap.object_name(a.object), at("sessionsMap"));
+    assert_eq!(a.kind, "collection");
+    assert_eq!(a.retained, retained["sessionsMap"].as_u64().unwrap());
+    assert_eq!(member_count(&snap, a, "Session"), 12000);
+
+    let b = suspect(&r, "_events.tick of EventBus");
+    assert_eq!(b.kind, "listeners");
+    assert_eq!(snap.object_name(b.object), at("tickListenersArray"));
+    assert_eq!(b.retained, retained["tickListenersArray"].as_u64().unwrap());
+
+    let c = suspect(&r, "closure variable buffer of reportMetrics()");
+    assert_eq!(c.kind, "closure");
+    assert_eq!(c.retained, retained["reporterBuffer"].as_u64().unwrap());
+
+    let e = suspect(&r, "global DUPLICATES");
+    assert_eq!(snap.object_name(e.object), at("duplicatesArray"));
+
+    // memlab's `analyze object-size` top 3 are our top 3, in order.
+    let memlab = std::fs::read_to_string(fixture("node/leak/memlab-object-size.txt")).unwrap();
+    let theirs: Vec<&str> = memlab
+        .lines()
+        .filter_map(|l| l.strip_prefix("· "))
+        .filter_map(|l| l.split(' ').next())
+        .take(3)
+        .collect();
+    let ours: Vec<String> = r
+        .suspects
+        .iter()
+        .take(3)
+        .map(|s| snap.object_name(s.object))
+        .collect();
+    assert_eq!(ours, theirs);
+
+    // memlab's `analyze string`: the top duplicated string and its count.
+    let w = heaptui::waste::find(&snap, 5);
+    let strings = std::fs::read_to_string(fixture("node/leak/memlab-string.txt")).unwrap();
+    let line = strings
+        .lines()
+        .skip_while(|l| !l.starts_with("Top duplicated strings in count"))
+        .nth(1)
+        .unwrap();
+    let count: u64 = line
+        .trim_start_matches(|c: char| !c.is_ascii_digit())
+        .split(',')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(w.strings[0].count, count);
+    assert_eq!(
+        w.strings[0].count,
+        t["duplicates"]["count"].as_u64().unwrap()
+    );
+    assert_eq!(w.strings[0].text, t["duplicates"]["text"].as_str().unwrap());
+}
+
+#[test]
+fn go_planted_leaks_are_suspects_and_waste() {
+    let t = truth("go/leak/truth.json");
+    let (snap, d) = open("go/leak/heap.dump.gz");
+    let r = heaptui::suspects::find(&snap, &d, 10);
+    check_report(&snap, &d, &r);
+    let pl = &t["planted"];
+    let g = &t["globals"];
+    let at = |name: &str| format!("bss +{}", g[name]["segment_offset"].as_str().unwrap());
+
+    let a = suspect(&r, &at("main.SESSIONS"));
+    assert_eq!(
+        snap.object_name(a.object),
+        pl["a_sessions"]["hmap_address"].as_str().unwrap()
+    );
+    assert_eq!(
+        a.retained,
+        pl["a_sessions"]["expected_retained_by_hmap"]
+            .as_u64()
+            .unwrap()
+    );
+    let session = t["holder_alloc_sites"]["sessions_hmap"].as_str().unwrap();
+    assert_eq!(snap.class_name(a.object), session);
+
+    let b = suspect(&r, &at("main.Bus"));
+    assert_eq!(b.kind, "listeners");
+    assert_eq!(
+        b.retained,
+        pl["b_listeners"]["expected_retained_by_eventbus"]
+            .as_u64()
+            .unwrap()
+    );
+
+    let c = suspect(&r, &at("main.DUPLICATES"));
+    assert_eq!(
+        c.retained,
+        pl["c_duplicates"]["expected_retained_by_backing"]
+            .as_u64()
+            .unwrap()
+    );
+
+    let goroutine = pl["d_goroutine_local"]["goroutine_id"].as_u64().unwrap();
+    let e = suspect(&r, &format!("goroutine {goroutine},"));
+    assert_eq!(e.kind, "goroutine");
+    assert_eq!(
+        e.retained,
+        pl["d_goroutine_local"]["expected_retained_by_backing"]
+            .as_u64()
+            .unwrap()
+    );
+
+    // Go objects carry no type: the equal strings are equal pointer-free objects.
+    let w = heaptui::waste::find(&snap, 5);
+    let dup = &w.arrays[0];
+    assert_eq!(
+        dup.count,
+        pl["c_duplicates"]["equal_to_text"].as_u64().unwrap()
+    );
+    assert_eq!(
+        dup.wasted_bytes(),
+        pl["c_duplicates"]["wasted_bytes_if_deduped"]
+            .as_u64()
+            .unwrap()
+    );
+    assert!(dup
+        .preview
+        .as_deref()
+        .unwrap_or("")
+        .contains(pl["c_duplicates"]["text"].as_str().unwrap()));
+}
+
+#[test]
+fn moarvm_planted_leaks_are_suspects() {
+    let t = truth("moarvm/leak/truth.json");
+    let (snap, d) = open("moarvm/leak/leak.mvmheap.gz");
+    let r = heaptui::suspects::find(&snap, &d, 10);
+    check_report(&snap, &d, &r);
+    let pl = &t["planted"];
+
+    let a = suspect(&r, "%SESSIONS");
+    assert_eq!(a.kind, "collection");
+    assert_eq!(snap.class_name(a.object), "Hash");
+    assert_eq!(
+        member_count(&snap, a, "Session"),
+        pl["unbounded_cache"]["count"].as_u64().unwrap()
+    );
+
+    let b = suspect(&r, "of EventBus");
+    assert_eq!(b.kind, "listeners");
+    assert_eq!(
+        member_count(&snap, b, "Listener"),
+        pl["growing_listeners"]["count"].as_u64().unwrap()
+    );
+
+    // The 10,000 strings' array: MoarVM snapshots keep no string text, so the duplicates
+    // show as a suspect holding 10,000 Str, not in the waste report.
+    let count = pl["duplicate_strings"]["count"].as_u64().unwrap();
+    let c = r
+        .suspects
+        .iter()
+        .take(5)
+        .find(|s| {
+            snap.class_name(s.object) == "Array" && member_count(&snap, s, "Str") >= count - 1
+        })
+        .expect("the duplicates' array");
+    assert_ne!(c.object, b.object);
+    assert!(heaptui::waste::find(&snap, 5).strings.is_empty());
+}
+
+#[test]
+fn dart_planted_leaks_are_suspects_and_waste() {
+    let t = truth("dart/leak/truth.json");
+    let (snap, d) = open("dart/leak/leak.dartheap.gz");
+    let r = heaptui::suspects::find(&snap, &d, 10);
+    check_report(&snap, &d, &r);
+    let h = &t["holders"];
+
+    let a = suspect(&r, "static SESSIONS");
+    assert_eq!(a.kind, "collection");
+    assert_eq!(
+        a.retained,
+        h["sessions_map"]["retainedSize"].as_u64().unwrap()
+    );
+    assert_eq!(
+        member_count(&snap, a, "package:leakshape/leaks.dart::Session"),
+        t["program"]["sessions"].as_u64().unwrap()
+    );
+
+    let b = suspect(
+        &r,
+        "field listeners of package:leakshape/leaks.dart::EventBus",
+    );
+    assert_eq!(b.kind, "listeners");
+    assert_eq!(
+        b.retained,
+        h["bus_listeners"]["retainedSize"].as_u64().unwrap()
+    );
+
+    let c = suspect(&r, "static DUPLICATES");
+    assert_eq!(
+        c.retained,
+        h["duplicates"]["retainedSize"].as_u64().unwrap()
+    );
+
+    let w = heaptui::waste::find(&snap, 5);
+    assert_eq!(
+        w.strings[0].text,
+        t["program"]["duplicate_text"].as_str().unwrap()
+    );
+    assert_eq!(
+        w.strings[0].count,
+        t["program"]["duplicates"].as_u64().unwrap()
+    );
+}
+
+#[test]
+fn the_cli_prints_the_contract_s_documents() {
+    let f = fixture("java/leak/heap-live.hprof.gz");
+    let out = heaptui(&["suspects", f.to_str().unwrap(), "--json", "--top", "3"]);
+    assert!(out.status.success(), "{out:?}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["heap_bytes"].as_u64().unwrap() > 30_000_000);
+    let s = v["suspects"].as_array().unwrap();
+    assert_eq!(s.len(), 3);
+    for (i, x) in s.iter().enumerate() {
+        assert_eq!(x["rank"], i + 1);
+        for k in [
+            "kind",
+            "title",
+            "object",
+            "class",
+            "retained_bytes",
+            "share",
+            "holder",
+            "path",
+            "accumulation",
+            "members",
+        ] {
+            assert!(x.get(k).is_some(), "{k} missing in {x}");
+        }
+        assert!(x["object"].as_str().unwrap().starts_with("0x"));
+        let path = x["path"].as_array().unwrap();
+        assert!(path[0]["root"].is_string());
+    }
+    let out = heaptui(&["waste", f.to_str().unwrap(), "--json", "--top", "2"]);
+    assert!(out.status.success(), "{out:?}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for k in [
+        "duplicate_strings",
+        "duplicate_arrays",
+        "sparse_collections",
+    ] {
+        assert!(v[k].as_array().unwrap().len() <= 2, "{k}");
+    }
+    assert_eq!(v["duplicate_strings"][0]["count"], 10000);
+    assert_eq!(v["sparse_collections"][0]["count"], 1000);
+    // The text tables at 80 columns: the first suspect's line names its holder.
+    let out = heaptui(&["suspects", f.to_str().unwrap(), "--top", "1"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("static com.example.Catalog.INDEXES"),
+        "{text}"
+    );
+}
