@@ -112,7 +112,7 @@ impl SuspectsPane {
                 example: c.example,
             });
         }
-        rows.sort_by(|a, b| b.wasted.cmp(&a.wasted));
+        rows.sort_by_key(|r| std::cmp::Reverse(r.wasted));
         rows
     }
 
