@@ -501,3 +501,29 @@ fn the_cli_prints_the_contract_s_documents() {
         "{text}"
     );
 }
+
+#[test]
+fn a_cut_file_gives_suspects_over_what_is_whole_and_garbage_exits_2() {
+    // The Java fixture cut in the middle of its heap dump segment.
+    let whole = std::fs::read(gunzipped("java/leak/heap-live.hprof.gz")).unwrap();
+    let cut = scratch().join("leak-cut.hprof");
+    std::fs::write(&cut, &whole[..whole.len() / 2]).unwrap();
+    let out = heaptui(&["suspects", cut.to_str().unwrap(), "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("truncated"));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let heap = v["heap_bytes"].as_u64().unwrap();
+    for s in v["suspects"].as_array().unwrap() {
+        assert!(s["retained_bytes"].as_u64().unwrap() <= heap);
+    }
+    let out = heaptui(&["waste", cut.to_str().unwrap(), "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    // Not a heap snapshot at all.
+    let junk = scratch().join("junk.bin");
+    std::fs::write(&junk, b"JAVA PROFILE 9.9\0garbage").unwrap();
+    for cmd in ["suspects", "waste"] {
+        let out = heaptui(&[cmd, junk.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(2), "{cmd}: {out:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("junk.bin"));
+    }
+}

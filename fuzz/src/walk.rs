@@ -139,6 +139,21 @@ pub fn walk(s: &Snapshot) -> u64 {
     let (group_of, names) = histogram::package_groups(g);
     answers += d.group_retained(g, &group_of, names.len()).len() as u64;
     answers += d.children(dominators::VIRTUAL_ROOT).len() as u64;
+    // The leak suspects and the waste report, as the TUI's first screen finds them.
+    let report = heaptui::suspects::find(s, &d, 10);
+    for x in &report.suspects {
+        assert!(
+            x.retained <= d.total_bytes(),
+            "a suspect retains more than the heap"
+        );
+        assert!((x.object as usize) < n);
+        answers += x.title.len() as u64 + x.members.len() as u64;
+    }
+    let waste = heaptui::waste::find(s, 10);
+    for w in &waste.strings {
+        assert!(w.count >= 2 && (w.example as usize) < n);
+    }
+    answers += waste.arrays.len() as u64 + waste.sparse.len() as u64;
     if let Some((_, ids)) = s.persistent_ids() {
         assert_eq!(ids.len(), n, "one persistent id per object");
     }

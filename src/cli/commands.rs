@@ -67,14 +67,22 @@ pub fn summary_value(snap: &Snapshot) -> Value {
     })
 }
 
-pub fn summary(snap: &Snapshot, as_json: bool) -> Result<()> {
-    let v = summary_value(snap);
+/// `summary`: the document, led by the top leak suspect in one sentence (`top_suspect`,
+/// `null` when nothing holds 1 % of the heap), which needs the dominator tree.
+pub fn summary(snap: &Snapshot, dom: &Dominators, as_json: bool) -> Result<()> {
+    let mut v = summary_value(snap);
+    let report = crate::suspects::find(snap, dom, 1);
+    let top = super::findings::top_suspect_sentence(&report);
     if std::env::var_os("HEAPTUI_TIMING").is_some() {
         eprintln!("timing: summary computed");
     }
     if as_json {
+        v["top_suspect"] = serde_json::json!(top);
         println!("{}", json_line(&v));
         return Ok(());
+    }
+    if let Some(t) = &top {
+        println!("{:<24}{}", "top suspect", sanitize(t));
     }
     for (label, value) in summary_lines(&v) {
         println!("{label:<24}{}", sanitize(&value));

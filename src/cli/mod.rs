@@ -233,7 +233,8 @@ pub fn run(cli: Cli) -> Result<()> {
     match cli.cmd {
         Some(Cmd::Summary { file, json }) => {
             let snap = open_for_cli(&file)?;
-            commands::summary(&snap, json)
+            let dom = dominators_for_cli(&snap);
+            commands::summary(&snap, &dom, json)
         }
         Some(Cmd::Histogram {
             file,
