@@ -17,6 +17,9 @@ wall seconds, peak RssAnon (the process's own memory) and peak RssFile (pages of
 files: heaptui's map of the dump, which stay page cache), and VmHWM. Commands:
   heaptui   histogram FILE --no-retained --json --top 1 --no-cache   -> time to histogram
             dominators FILE --json --top 1 --no-cache                -> time to dominator tree
+            suspects FILE --json --no-cache                          -> leak suspects (issue 25:
+                                                                        at most 1.2x the tree's time)
+            waste FILE --json --no-cache                             -> duplicates, sparse collections
             summary FILE --json (cache on, private cache dir: writes the index), then
             histogram FILE --no-retained --json --top 1 (reads it back)  -> reopen from the cache
   hprof-slurp FILE               (HPROF: one streaming pass, the class histogram)
@@ -150,6 +153,10 @@ def run_set(name):
     h = best([HEAPTUI, "histogram", path, "--no-retained", "--json", "--top", "1", "--no-cache"], env)
     log(f"{name}: heaptui dominators")
     d = best([HEAPTUI, "dominators", path, "--json", "--top", "1", "--no-cache"], env)
+    log(f"{name}: heaptui suspects")
+    sus = best([HEAPTUI, "suspects", path, "--json", "--no-cache"], env)
+    log(f"{name}: heaptui waste")
+    was = best([HEAPTUI, "waste", path, "--json", "--no-cache"], env)
     cache = tempfile.mkdtemp(prefix="heaptui-run-cache-")
     try:
         cenv = heaptui_env(HEAPTUI_CACHE_DIR=cache, HEAPTUI_CACHE_MIN_BYTES="0")
@@ -164,7 +171,8 @@ def run_set(name):
         cache_bytes = sum(os.path.getsize(os.path.join(cache, "index", f)) for f in os.listdir(os.path.join(cache, "index")))
     finally:
         shutil.rmtree(cache, ignore_errors=True)
-    out["tools"]["heaptui"] = {"histogram": h, "dominators": d, "cache_write": w, "reopen": r, "cache_bytes": cache_bytes}
+    out["tools"]["heaptui"] = {"histogram": h, "dominators": d, "suspects": sus, "waste": was,
+                               "cache_write": w, "reopen": r, "cache_bytes": cache_bytes}
     if PEERS and fmt == "hprof":
         if shutil.which("hprof-slurp"):
             log(f"{name}: hprof-slurp")
@@ -218,6 +226,11 @@ def fmt_row(r):
         anon = peak["rss_anon_bytes"] if peak else 0
         ratio = []
         if tool == "heaptui":
+            sus, was = res.get("suspects"), res.get("waste")
+            if sus and d and sus["exit"] == 0:
+                ratio.append(f"suspects {sus['wall_seconds'] / d['wall_seconds']:.2f}x dom's time")
+            if was and h and was["exit"] == 0:
+                ratio.append(f"waste {was['wall_seconds'] / h['wall_seconds']:.1f}x hist's time")
             if peer_hist and h and peer_hist["exit"] == 0:
                 ratio.append(f"hist {h['wall_seconds'] / peer_hist['wall_seconds']:.2f}x slurp's time")
             for peer_name, peer_dom in dom_peers:
@@ -231,6 +244,8 @@ def fmt_row(r):
             r["set"], mb(r["bytes"]), f"{n:,}" if n else "-", tool,
             f"{h['wall_seconds']:.2f}" if h else "-",
             f"{d['wall_seconds']:.2f}" if d else "-",
+            f"{res['suspects']['wall_seconds']:.2f}" if res.get("suspects") else "-",
+            f"{res['waste']['wall_seconds']:.2f}" if res.get("waste") else "-",
             f"{r['bytes'] / 1e6 / d['wall_seconds']:.0f}" if d else (f"{r['bytes'] / 1e6 / h['wall_seconds']:.0f}" if h else "-"),
             mb(anon), mb(peak["rss_file_bytes"]) if peak else "-", mb(peak["vm_hwm_bytes"]) if peak else "-",
             f"{anon / n:.1f}" if n and anon else "-",
@@ -239,7 +254,7 @@ def fmt_row(r):
         ])
     if n and ht.get("dominators"):
         idx = r.get("index_bytes") or 0
-        rows.append(["", "", "", "  index", "", "", "", mb(idx), "", "", f"{idx / n:.1f}", "",
+        rows.append(["", "", "", "  index", "", "", "", "", "", mb(idx), "", "", f"{idx / n:.1f}", "",
                      f"{e:,} edges; 24 B/object + 8 B/edge would be {(24 * n + 8 * e) / 1e6:,.0f} MB"])
     return rows
 
@@ -257,7 +272,7 @@ def main():
             results.append(run_set(s))
         except subprocess.CalledProcessError as e:
             log(f"{s}: could not make the input ({e}); skipped")
-    head = ["set", "MB", "objects", "tool", "hist s", "dom s", "MB/s", "anon MB", "file MB",
+    head = ["set", "MB", "objects", "tool", "hist s", "dom s", "susp s", "waste s", "MB/s", "anon MB", "file MB",
             "HWM MB", "anon B/obj", "reopen s", "ratios (heaptui against the peers)"]
     rows = [head] + [row for r in results for row in fmt_row(r)]
     widths = [max(len(str(row[i])) for row in rows) for i in range(len(head) - 1)]

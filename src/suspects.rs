@@ -499,19 +499,23 @@ fn describe(snap: &Snapshot, d: &Dominators, candidate: ObjId, heap: u64) -> Sus
     s
 }
 
-/// The classes `o` retains (itself included), largest first, by MAT's rule.
+/// The classes `o` retains (itself included), largest first, by MAT's rule: one
+/// iterative walk of its dominator subtree, counting per class the instances met while
+/// none of the class is on the path above (whose retained sizes are summed).
 pub fn members(snap: &Snapshot, d: &Dominators, o: ObjId) -> Vec<Member> {
     let g = &snap.graph;
-    let mut per: HashMap<ClassId, (u64, u64, u32)> = HashMap::new(); // count, retained, active
+    // Per class: count, retained, instances on the current path.
+    let mut per = vec![(0u64, 0u64, 0u32); g.classes.len()];
     let mut stack: Vec<(ObjId, usize)> = Vec::new();
-    let enter = |x: ObjId, per: &mut HashMap<ClassId, (u64, u64, u32)>| {
-        let c = g.class_of.get(x as usize);
-        let e = per.entry(c).or_insert((0, 0, 0));
-        e.0 += 1;
-        if e.2 == 0 {
-            e.1 += d.retained(x).unwrap_or(0);
+    let class = |x: ObjId| g.class_of.get(x as usize) as usize;
+    let enter = |x: ObjId, per: &mut Vec<(u64, u64, u32)>| {
+        if let Some(e) = per.get_mut(class(x)) {
+            e.0 += 1;
+            if e.2 == 0 {
+                e.1 += d.retained(x).unwrap_or(0);
+            }
+            e.2 += 1;
         }
-        e.2 += 1;
     };
     enter(o, &mut per);
     stack.push((o, 0));
@@ -524,22 +528,23 @@ pub fn members(snap: &Snapshot, d: &Dominators, o: ObjId) -> Vec<Member> {
             stack.push((k, 0));
         } else {
             stack.pop();
-            let c = g.class_of.get(x as usize);
-            if let Some(e) = per.get_mut(&c) {
+            if let Some(e) = per.get_mut(class(x)) {
                 e.2 -= 1;
             }
         }
     }
     let mut out: Vec<Member> = per
         .into_iter()
-        .map(|(class, (count, retained, _))| Member {
-            class,
+        .enumerate()
+        .filter(|(_, e)| e.0 > 0)
+        .map(|(c, (count, retained, _))| Member {
+            class: c as ClassId,
             count,
             retained,
         })
         .collect();
     out.sort_by(|a, b| b.retained.cmp(&a.retained).then(a.class.cmp(&b.class)));
-    out.truncate(MEMBERS.max(out.len().min(MEMBERS)));
+    out.truncate(MEMBERS);
     out
 }
 

@@ -16,6 +16,8 @@
 
 use std::collections::HashMap;
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use rayon::prelude::*;
 
 use crate::format::{Format, Snapshot, Value};
@@ -111,8 +113,9 @@ pub fn find(snap: &Snapshot, top: usize) -> Waste {
     }
 }
 
-/// Per content: how many objects hold it, what one costs, the first of them.
-type Groups = HashMap<(bool, u32, u64, u128), (u64, u64, ObjId)>;
+/// One object's contents seen: a hash of its kind, class, length and bytes; what one
+/// copy costs; the object.
+type Seen = (u128, u64, ObjId);
 
 fn duplicates(snap: &Snapshot, top: usize) -> (Vec<DupString>, Vec<DupArray>) {
     let g = &snap.graph;
@@ -127,106 +130,109 @@ fn duplicates(snap: &Snapshot, top: usize) -> (Vec<DupString>, Vec<DupArray>) {
             *w = true;
         }
     }
-    // A Java string's value array is counted with its string, not again as an array.
-    let string_class: Vec<u32> = (0..g.classes.len() as u32)
-        .filter(|&c| g.classes[c as usize].name == "java.lang.String")
-        .collect();
-    let owned_by_string = |o: ObjId| {
-        !string_class.is_empty()
-            && g.referrers(o)
-                .iter()
-                .any(|&r| string_class.contains(&g.class_of.get(r as usize)))
-    };
+    // Two passes: the strings first, marking each and the value array it owns (a Java
+    // `String`'s `byte[]`), so that the arrays' pass counts an array once, with its
+    // string, not again as an array of its own. Each pass lists what it saw; one sort
+    // by hash then brings equal contents together (less memory than a map per thread
+    // holding millions of distinct strings, and no merging of maps).
     let n = g.len();
-    let groups: Groups = (0..n.div_ceil(1 << 14))
-        .into_par_iter()
-        .fold(Groups::default, |mut acc, chunk| {
-            let lo = chunk << 14;
-            let hi = (lo + (1 << 14)).min(n);
-            for o in lo..hi {
-                let c = g.class_of.get(o);
-                if !wanted[c as usize] {
-                    continue;
+    let done: Vec<AtomicU64> = (0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
+    let mark = |o: ObjId| {
+        if let Some(w) = done.get(o as usize / 64) {
+            w.fetch_or(1 << (o % 64), Ordering::Relaxed);
+        }
+    };
+    let marked = |o: usize| done[o / 64].load(Ordering::Relaxed) >> (o % 64) & 1 == 1;
+    let pass = |strings: bool| -> Vec<Seen> {
+        let parts: Vec<Vec<Seen>> = (0..n.div_ceil(1 << 14))
+            .into_par_iter()
+            .map(|chunk| {
+                let mut out = Vec::new();
+                let lo = chunk << 14;
+                let hi = (lo + (1 << 14)).min(n);
+                for o in lo..hi {
+                    let c = g.class_of.get(o);
+                    if !wanted[c as usize] || marked(o) {
+                        continue;
+                    }
+                    let Some(content) = snap.decoder.content(b, g, o as ObjId) else {
+                        continue;
+                    };
+                    if content.string != strings {
+                        continue;
+                    }
+                    if strings {
+                        mark(o as ObjId);
+                        if let Some(v) = content.owns {
+                            mark(v);
+                        }
+                    }
+                    // Arrays of one class only; strings of every string class alike.
+                    let class = if strings { 0 } else { c as u64 + 1 };
+                    let seed = content.length.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                        ^ class.rotate_left(40)
+                        ^ content.encoding as u64;
+                    let h = xxhash_rust::xxh3::xxh3_128_with_seed(&content.data, seed);
+                    out.push((h, content.bytes, o as ObjId));
                 }
-                let Some(content) = snap.decoder.content(b, g, o as ObjId) else {
-                    continue;
-                };
-                if !content.string && owned_by_string(o as ObjId) {
-                    continue;
-                }
-                // Arrays of one class only; strings of every string class alike.
-                let class = if content.string { 0 } else { c };
-                let key = (
-                    content.string,
-                    class,
-                    content.length,
-                    xxhash_rust::xxh3::xxh3_128(&content.data),
-                );
-                let e = acc.entry(key).or_insert((0, content.bytes, o as ObjId));
-                e.0 += 1;
-            }
-            acc
-        })
-        .reduce(Groups::default, |a, b| {
-            if a.len() < b.len() {
-                merge(b, a)
-            } else {
-                merge(a, b)
-            }
-        });
+                out
+            })
+            .collect();
+        parts.concat()
+    };
+    let timing = std::env::var_os("HEAPTUI_TIMING").is_some();
+    let t0 = std::time::Instant::now();
+    let mut seen = pass(true);
+    let strings_seen = seen.len();
+    seen.extend(pass(false));
+    seen.par_sort_unstable_by_key(|x| x.0);
+    if timing {
+        eprintln!(
+            "timing: waste: {strings_seen} strings and {} arrays hashed and sorted in {:.3} s",
+            seen.len() - strings_seen,
+            t0.elapsed().as_secs_f64()
+        );
+    }
+    // Runs of one hash: (count, bytes each, the first object).
+    let mut groups: Vec<(u64, u64, ObjId)> = Vec::new();
+    for run in seen.chunk_by(|a, b| a.0 == b.0) {
+        if run.len() >= 2 {
+            let first = run.iter().map(|x| x.2).min().unwrap_or(run[0].2);
+            groups.push((run.len() as u64, run[0].1, first));
+        }
+    }
+    drop(seen);
+    groups.sort_unstable_by(|a, b| {
+        let w = |x: &(u64, u64, ObjId)| (x.0 - 1).saturating_mul(x.1);
+        w(b).cmp(&w(a)).then(a.2.cmp(&b.2))
+    });
     let mut strings = Vec::new();
     let mut arrays = Vec::new();
-    for ((string, _, length, _), (count, bytes_each, example)) in groups {
-        if count < 2 {
+    for (count, bytes_each, example) in groups {
+        if strings.len() >= top && arrays.len() >= top {
+            break;
+        }
+        let Some(c) = snap.decoder.content(b, g, example) else {
             continue;
-        }
-        if string {
+        };
+        if c.string && strings.len() < top {
             strings.push(DupString {
-                text: String::new(),
+                text: c.text(),
                 count,
                 bytes_each,
                 example,
             });
-        } else {
+        } else if !c.string && arrays.len() < top {
             arrays.push(DupArray {
-                preview: None,
-                length,
+                preview: snap.label(example),
+                length: c.length,
                 count,
                 bytes_each,
                 example,
             });
         }
-    }
-    strings.sort_by(|a, b| {
-        b.wasted_bytes()
-            .cmp(&a.wasted_bytes())
-            .then(a.example.cmp(&b.example))
-    });
-    strings.truncate(top);
-    for s in &mut strings {
-        if let Some(c) = snap.decoder.content(b, g, s.example) {
-            s.text = String::from_utf8_lossy(&c.data).into_owned();
-        }
-    }
-    arrays.sort_by(|a, b| {
-        b.wasted_bytes()
-            .cmp(&a.wasted_bytes())
-            .then(a.example.cmp(&b.example))
-    });
-    arrays.truncate(top);
-    for a in &mut arrays {
-        a.preview = snap.label(a.example);
     }
     (strings, arrays)
-}
-
-fn merge(mut into: Groups, from: Groups) -> Groups {
-    for (k, (count, bytes, ex)) in from {
-        let e = into.entry(k).or_insert((0, bytes, ex));
-        e.0 += count;
-        e.2 = e.2.min(ex);
-    }
-    into
 }
 
 /// Capacity and size of a Java collection, from its fields; `None` for other objects
@@ -273,6 +279,15 @@ const SPARSE_CLASSES: [&str; 9] = [
 ];
 
 fn sparse(snap: &Snapshot, top: usize) -> Vec<Sparse> {
+    let t0 = std::time::Instant::now();
+    let out = sparse_in(snap, top);
+    if std::env::var_os("HEAPTUI_TIMING").is_some() {
+        eprintln!("timing: waste: sparse collections {:.3} s", t0.elapsed().as_secs_f64());
+    }
+    out
+}
+
+fn sparse_in(snap: &Snapshot, top: usize) -> Vec<Sparse> {
     if snap.format != Format::Hprof || top == 0 {
         return Vec::new();
     }

@@ -232,6 +232,40 @@ pub struct Content<'a> {
     pub length: u64,
     /// What one copy costs: the object, and for a Java `String` its value array.
     pub bytes: u64,
+    /// The object whose contents these are, where it is not the object itself (a Java
+    /// `String`'s value array): counted with the string, never again as an array.
+    pub owns: Option<ObjId>,
+    /// How `data` encodes a string's text (the bytes as the dump has them, so that
+    /// millions of strings are compared without being converted).
+    pub encoding: Encoding,
+}
+
+/// The encoding of a [`Content`]'s data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Encoding {
+    Utf8,
+    Latin1,
+    Utf16Le,
+    /// An array's element bytes.
+    Binary,
+}
+
+impl Content<'_> {
+    /// A string's text (an array's bytes as Latin-1).
+    pub fn text(&self) -> String {
+        match self.encoding {
+            Encoding::Utf8 => String::from_utf8_lossy(&self.data).into_owned(),
+            Encoding::Latin1 | Encoding::Binary => self.data.iter().map(|&b| b as char).collect(),
+            Encoding::Utf16Le => {
+                let units: Vec<u16> = self
+                    .data
+                    .chunks_exact(2)
+                    .map(|p| u16::from_le_bytes([p[0], p[1]]))
+                    .collect();
+                String::from_utf16_lossy(&units)
+            }
+        }
+    }
 }
 
 /// Bytes of a vector's buffer, by capacity.

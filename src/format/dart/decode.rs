@@ -376,6 +376,8 @@ impl Decoder for DartDecoder {
             data: std::borrow::Cow::Owned(text.into_bytes()),
             length: len,
             bytes: g.shallow_size(o),
+            owns: None,
+            encoding: crate::format::Encoding::Utf8,
         })
     }
 

@@ -88,6 +88,8 @@ impl Decoder for GoDecoder {
             data: std::borrow::Cow::Borrowed(content),
             length: content.len() as u64,
             bytes: g.shallow_size(o),
+            owns: None,
+            encoding: crate::format::Encoding::Binary,
         })
     }
 

@@ -33,7 +33,25 @@ pub struct HprofDecoder {
     pub(super) id_size: usize,
     pub(super) utf8: IdMap<(usize, usize)>,
     pub(super) class_names: IdMap<u64>,
+    /// Where `java.lang.String`'s `value` and `coder` lie in its instances' field bytes,
+    /// found once (the waste report reads millions of strings; `inspect` re-reads the
+    /// class chain for each).
+    #[serde(skip)]
+    pub(super) string_layout: std::sync::OnceLock<Option<StringLayout>>,
 }
+
+/// `java.lang.String`'s instance layout: its class id and the byte positions of its
+/// `value` reference and its `coder` byte (absent before JDK 9).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct StringLayout {
+    class: u64,
+    value_at: usize,
+    coder_at: Option<usize>,
+    size: usize,
+}
+
+/// HPROF's type code of `byte`.
+const T_BYTE: u8 = 8;
 
 /// The parts of a record, as far as they are whole.
 enum Record<'a> {
@@ -271,6 +289,80 @@ impl HprofDecoder {
         }
     }
 
+    /// The layout of `java.lang.String`, from the class dump of `class` (a string's
+    /// class) and its superclasses; `None` when its `value` is not a `byte[]` alone
+    /// (older VMs' `char[]` with `offset` and `count`).
+    fn string_layout(&self, bytes: &[u8], g: &Graph, class: u64) -> Option<StringLayout> {
+        *self.string_layout.get_or_init(|| {
+            let (chain, problem) = self.class_chain(bytes, g, class);
+            if problem.is_some() {
+                return None;
+            }
+            let (mut at, mut value_at, mut coder_at) = (0usize, None, None);
+            for cd in &chain {
+                for &(nid, t) in &cd.fields {
+                    let size = type_size(t, self.id_size)?;
+                    match &*self.text(bytes, nid) {
+                        "value" if t == T_OBJECT => value_at = Some(at),
+                        "coder" if t == T_BYTE => coder_at = Some(at),
+                        "offset" | "count" => return None,
+                        _ => {}
+                    }
+                    at += size;
+                }
+            }
+            Some(StringLayout {
+                class,
+                value_at: value_at?,
+                coder_at,
+                size: at,
+            })
+        })
+    }
+
+    /// A string's contents by the layout, without naming its fields: its value's bytes
+    /// (Latin-1, or UTF-16 in the dumping VM's order, little-endian here, as
+    /// [`Self::string_text`] reads them) and the value array.
+    fn string_by_layout<'a>(
+        &self,
+        bytes: &'a [u8],
+        g: &Graph,
+        o: ObjId,
+        l: &StringLayout,
+        data: &[u8],
+    ) -> Option<crate::format::Content<'a>> {
+        if data.len() != l.size {
+            return None;
+        }
+        let value = be_uint(data.get(l.value_at..l.value_at + self.id_size)?);
+        // The string's one reference is its value: the index has it resolved already.
+        let v = g
+            .edges(o)
+            .map(|e| g.out_targets[e])
+            .find(|&t| self.address(bytes, g, t) == value)?;
+        let Ok(Record::PrimArray {
+            ty: T_BYTE,
+            length,
+            elems,
+        }) = self.record(bytes, g, v)
+        else {
+            return None;
+        };
+        let utf16 = l.coder_at.and_then(|at| data.get(at)) == Some(&1);
+        Some(crate::format::Content {
+            string: true,
+            data: Cow::Borrowed(elems),
+            length: if utf16 { elems.len() as u64 / 2 } else { length },
+            bytes: g.shallow_size(o) + g.shallow_size(v),
+            owns: Some(v),
+            encoding: if utf16 {
+                crate::format::Encoding::Utf16Le
+            } else {
+                crate::format::Encoding::Latin1
+            },
+        })
+    }
+
     /// The text of a `java.lang.String` whose fields are `fields`: up to `max` UTF-16
     /// units, and its full length. Latin-1 (`coder` 0 or absent) and UTF-16 (`coder` 1,
     /// in the dumping VM's byte order, little-endian here) `byte[]` values, and the
@@ -426,10 +518,31 @@ impl Decoder for HprofDecoder {
                 data: Cow::Borrowed(elems),
                 length,
                 bytes: g.shallow_size(o),
+                owns: None,
+                encoding: crate::format::Encoding::Binary,
             }),
+            Record::Instance { class, data, .. }
+                if self
+                    .string_layout
+                    .get()
+                    .is_some_and(|l| l.is_some_and(|l| l.class == class)) =>
+            {
+                let l = self.string_layout.get()?.as_ref()?;
+                self.string_by_layout(bytes, g, o, l, data)
+            }
             Record::Instance { class, .. }
                 if self.class_name(bytes, class) == "java.lang.String" =>
             {
+                // The first string finds the layout the others are read by, and is read
+                // by it too (its contents compare with theirs).
+                if let Some(l) = self.string_layout(bytes, g, class) {
+                    if l.class == class {
+                        let Ok(Record::Instance { data, .. }) = self.record(bytes, g, o) else {
+                            return None;
+                        };
+                        return self.string_by_layout(bytes, g, o, &l, data);
+                    }
+                }
                 let ins = self.inspect(bytes, g, o);
                 let (text, length) = self.string_text(bytes, g, &ins.fields, usize::MAX)?;
                 let value = ins.fields.iter().find_map(|f| match f.value {
@@ -441,6 +554,8 @@ impl Decoder for HprofDecoder {
                     data: Cow::Owned(text.into_bytes()),
                     length,
                     bytes: g.shallow_size(o) + g.shallow_size(value),
+                    owns: Some(value),
+                    encoding: crate::format::Encoding::Utf8,
                 })
             }
             _ => None,

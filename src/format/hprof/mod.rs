@@ -1311,6 +1311,7 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
         id_size: id,
         utf8: std::mem::take(&mut p.utf8),
         class_names: std::mem::take(&mut p.class_names),
+        string_layout: Default::default(),
     };
     let mut snap = Snapshot {
         format: Format::Hprof,

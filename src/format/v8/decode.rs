@@ -556,6 +556,8 @@ impl Decoder for V8Decoder {
             length: text.chars().count() as u64,
             data: std::borrow::Cow::Owned(text.into_bytes()),
             bytes: g.shallow_size(o),
+            owns: None,
+            encoding: crate::format::Encoding::Utf8,
         })
     }
 
