@@ -5,8 +5,10 @@
 # same capture with its colours (render_png.py; Pillow is installed into a private venv
 # under the cache directory when missing).
 #
-# The walk is the leak hunt: histogram, filter, instances, inspector, paths, dominator
-# tree, plus the summary and the keys; then the diff view on the Java growth pair.
+# First the leak suspects and the waste findings on the Java leak fixture (the first
+# screen once the dominator tree is ready). Then the walk is the leak hunt: histogram,
+# filter, instances, inspector, paths, dominator tree, plus the summary and the keys;
+# then the diff view on the Java growth pair.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"
@@ -36,7 +38,7 @@ t() { tmux -L "$sock" "$@"; }
 sock_path=
 # tmux leaves its socket file behind; it is removed with the server.
 trap 't kill-server 2>/dev/null || true; [[ -z "$sock_path" ]] || rm -f "$sock_path"; [[ -z "$own_cache" ]] || rm -rf "$own_cache"' EXIT
-t -f /dev/null new-session -d -x 80 -y 24 "$bin $dump"
+t -f /dev/null new-session -d -x 80 -y 24 "$bin fixtures/java/leak/heap-live.hprof.gz"
 sock_path="$(t display -p '#{socket_path}')"
 wait_for() {
   for _ in $(seq 1 300); do
@@ -61,6 +63,19 @@ shot() {
   echo "wrote screenshots/$1.txt and $1.png"
 }
 key() { t send-keys "$@"; sleep 0.2; }
+wait_for "Leak suspects"
+shot suspects
+key W
+wait_for "wasted"
+shot waste
+t send-keys q
+sleep 0.5
+
+t -f /dev/null new-session -d -x 80 -y 24 "$bin $dump"
+# It opens on the leak suspects once the dominator tree is ready; Esc goes back to the
+# histogram.
+wait_for "Leak suspects"
+key Escape
 wait_for "Class histogram"
 # The index is ready (an HPROF file shows the quick histogram first, its status line
 # saying "indexing"), then the dominator tree.

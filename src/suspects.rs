@@ -104,6 +104,7 @@ pub fn find(snap: &Snapshot, d: &Dominators, top: usize) -> Report {
     let floor = ((heap_bytes as f64 * FLOOR_SHARE) as u64).max(1);
     let big = (heap_bytes as f64 * SUSPECT_SHARE) as u64;
     let size = |o: ObjId| d.retained(o).unwrap_or(0);
+    let started = std::time::Instant::now();
 
     // 1. Candidates, best first. Each entry: (retained, object).
     let mut frontier: BinaryHeap<(u64, Reverse<ObjId>)> = BinaryHeap::new();
@@ -138,11 +139,25 @@ pub fn find(snap: &Snapshot, d: &Dominators, top: usize) -> Report {
         candidates.push(o);
     }
 
+    let timing = std::env::var_os("HEAPTUI_TIMING").is_some();
+    if timing {
+        eprintln!(
+            "timing: suspects: {} candidates in {:.3} s",
+            candidates.len(),
+            started.elapsed().as_secs_f64()
+        );
+    }
     // 2. and 3. for each candidate.
     let mut found: Vec<Suspect> = candidates
         .iter()
         .map(|&c| describe(snap, d, c, heap_bytes))
         .collect();
+    if timing {
+        eprintln!(
+            "timing: suspects: described in {:.3} s",
+            started.elapsed().as_secs_f64()
+        );
+    }
 
     // 4. One suspect per shape: same kind, class and holder.
     let mut by_shape: HashMap<(ClassId, String), usize> = HashMap::new();
@@ -499,16 +514,18 @@ fn describe(snap: &Snapshot, d: &Dominators, candidate: ObjId, heap: u64) -> Sus
     s
 }
 
-/// The classes `o` retains (itself included), largest first, by MAT's rule: one
-/// iterative walk of its dominator subtree, counting per class the instances met while
-/// none of the class is on the path above (whose retained sizes are summed).
+/// The classes `o` retains (itself included), largest first, by MAT's rule: a walk of
+/// its dominator subtree, counting per class the instances met while no instance of
+/// the class is on the path above them (whose retained sizes are summed). The subtree's
+/// spine (while it does not branch) is walked first; the subtrees below it on every core.
 pub fn members(snap: &Snapshot, d: &Dominators, o: ObjId) -> Vec<Member> {
+    use rayon::prelude::*;
     let g = &snap.graph;
-    // Per class: count, retained, instances on the current path.
-    let mut per = vec![(0u64, 0u64, 0u32); g.classes.len()];
-    let mut stack: Vec<(ObjId, usize)> = Vec::new();
+    let classes = g.classes.len();
     let class = |x: ObjId| g.class_of.get(x as usize) as usize;
-    let enter = |x: ObjId, per: &mut Vec<(u64, u64, u32)>| {
+    // Per class: count, retained, instances on the current path.
+    type Counts = Vec<(u64, u64, u32)>;
+    let enter = |x: ObjId, per: &mut Counts| {
         if let Some(e) = per.get_mut(class(x)) {
             e.0 += 1;
             if e.2 == 0 {
@@ -517,22 +534,59 @@ pub fn members(snap: &Snapshot, d: &Dominators, o: ObjId) -> Vec<Member> {
             e.2 += 1;
         }
     };
+    let mut spine = vec![0u32; classes];
+    let mut per: Counts = vec![(0, 0, 0); classes];
+    let mut top = o;
     enter(o, &mut per);
-    stack.push((o, 0));
-    while let Some(&mut (x, ref mut next)) = stack.last_mut() {
-        let kids = d.children(x);
-        if *next < kids.len() {
-            let k = kids[*next];
-            *next += 1;
-            enter(k, &mut per);
-            stack.push((k, 0));
-        } else {
-            stack.pop();
-            if let Some(e) = per.get_mut(class(x)) {
-                e.2 -= 1;
+    while let [only] = d.children(top) {
+        top = *only;
+        enter(top, &mut per);
+    }
+    for (i, e) in per.iter().enumerate() {
+        spine[i] = e.2;
+    }
+    // The subtrees of `roots`, one after the other (each leaves the path as it found it).
+    let walk = |roots: &[ObjId]| -> Counts {
+        let mut per: Counts = spine.iter().map(|&a| (0, 0, a)).collect();
+        let mut stack: Vec<(ObjId, usize)> = Vec::new();
+        for &root in roots {
+            enter(root, &mut per);
+            stack.push((root, 0));
+            while let Some(&mut (x, ref mut next)) = stack.last_mut() {
+                let kids = d.children(x);
+                if *next < kids.len() {
+                    let k = kids[*next];
+                    *next += 1;
+                    enter(k, &mut per);
+                    stack.push((k, 0));
+                } else {
+                    stack.pop();
+                    if let Some(e) = per.get_mut(class(x)) {
+                        e.2 -= 1;
+                    }
+                }
             }
         }
-    }
+        per
+    };
+    let below = d.children(top);
+    let add = |mut a: Counts, b: Counts| {
+        for (x, y) in a.iter_mut().zip(b) {
+            x.0 += y.0;
+            x.1 += y.1;
+        }
+        a
+    };
+    let zero = || -> Counts { vec![(0, 0, 0); classes] };
+    let sums = if below.len() >= 64 {
+        below
+            .par_chunks(below.len().div_ceil(64))
+            .map(walk)
+            .reduce(zero, add)
+    } else {
+        walk(below)
+    };
+    let per = add(per, sums);
     let mut out: Vec<Member> = per
         .into_iter()
         .enumerate()

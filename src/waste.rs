@@ -282,7 +282,10 @@ fn sparse(snap: &Snapshot, top: usize) -> Vec<Sparse> {
     let t0 = std::time::Instant::now();
     let out = sparse_in(snap, top);
     if std::env::var_os("HEAPTUI_TIMING").is_some() {
-        eprintln!("timing: waste: sparse collections {:.3} s", t0.elapsed().as_secs_f64());
+        eprintln!(
+            "timing: waste: sparse collections {:.3} s",
+            t0.elapsed().as_secs_f64()
+        );
     }
     out
 }

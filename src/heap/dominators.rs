@@ -268,32 +268,65 @@ impl Dominators {
         self.tree.get_or_init(|| {
             let n = self.idom.len();
             let slot = |d: ObjId| if d == VIRTUAL_ROOT { n } else { d as usize };
-            let mut child_start = vec![0u32; n + 2];
+            // Counts two slots up, summed one slot up, then each list filled through its
+            // own start, which it moves to its end, the next list's start: no copy of the
+            // starts to fill through (fresh memory costs its first touch).
+            let mut child_start = vec![0u32; n + 3];
             for &d in &self.idom {
                 if d != NONE {
-                    child_start[slot(d) + 1] += 1;
+                    child_start[slot(d) + 2] += 1;
                 }
             }
             for i in 0..n + 1 {
-                child_start[i + 1] += child_start[i];
+                child_start[i + 2] += child_start[i + 1];
             }
-            let mut fill = child_start.clone();
-            let mut children = vec![0 as ObjId; child_start[n + 1] as usize];
+            let mut children = vec![0 as ObjId; child_start[n + 2] as usize];
             for (o, &d) in self.idom.iter().enumerate() {
                 if d != NONE {
-                    children[fill[slot(d)] as usize] = o as ObjId;
-                    fill[slot(d)] += 1;
+                    let at = &mut child_start[slot(d) + 1];
+                    children[*at as usize] = o as ObjId;
+                    *at += 1;
                 }
             }
-            drop(fill);
-            for i in 0..n + 1 {
-                let range = child_start[i] as usize..child_start[i + 1] as usize;
-                if range.len() > 1 {
-                    // Largest first; ties by id, so the order is deterministic.
-                    children[range]
-                        .sort_unstable_by(|a, b| self.size(*b).cmp(&self.size(*a)).then(a.cmp(b)));
-                }
+            // Largest first; ties by id, so the order is deterministic. The lists are
+            // sorted on every core, in blocks of nodes whose lists lie side by side.
+            use rayon::prelude::*;
+            const BLOCK: usize = 1 << 16;
+            let mut blocks: Vec<(usize, &mut [ObjId])> = Vec::with_capacity(n / BLOCK + 2);
+            let mut rest: &mut [ObjId] = &mut children;
+            let mut first = 0;
+            while first < n + 1 {
+                let last = (first + BLOCK).min(n + 1);
+                let len = (child_start[last] - child_start[first]) as usize;
+                let (block, tail) = std::mem::take(&mut rest).split_at_mut(len);
+                blocks.push((first, block));
+                rest = tail;
+                first = last;
             }
+            blocks.into_par_iter().for_each(|(first, block)| {
+                let base = child_start[first] as usize;
+                let last = (first + BLOCK).min(n + 1);
+                for i in first..last {
+                    let range = child_start[i] as usize - base..child_start[i + 1] as usize - base;
+                    if range.len() > 1 << 12 {
+                        // A long list (a big collection's entries): its sizes read once,
+                        // then sorted on every core, not looked up at every comparison.
+                        let list = &mut block[range];
+                        let mut keyed: Vec<(std::cmp::Reverse<u64>, ObjId)> = list
+                            .par_iter()
+                            .map(|&o| (std::cmp::Reverse(self.size(o)), o))
+                            .collect();
+                        keyed.par_sort_unstable();
+                        list.par_iter_mut()
+                            .zip(keyed.par_iter())
+                            .for_each(|(x, k)| *x = k.1);
+                    } else if range.len() > 1 {
+                        block[range].sort_unstable_by(|a, b| {
+                            self.size(*b).cmp(&self.size(*a)).then(a.cmp(b))
+                        });
+                    }
+                }
+            });
             Tree {
                 child_start,
                 children,

@@ -352,7 +352,11 @@ impl HprofDecoder {
         Some(crate::format::Content {
             string: true,
             data: Cow::Borrowed(elems),
-            length: if utf16 { elems.len() as u64 / 2 } else { length },
+            length: if utf16 {
+                elems.len() as u64 / 2
+            } else {
+                length
+            },
             bytes: g.shallow_size(o) + g.shallow_size(v),
             owns: Some(v),
             encoding: if utf16 {
