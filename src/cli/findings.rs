@@ -96,13 +96,13 @@ pub fn suspects(snap: &Snapshot, d: &Dominators, as_json: bool, top: usize) {
     for (i, s) in r.suspects.iter().enumerate() {
         println!();
         println!(
-            "{}. {} {} {:.1}%  {}",
+            "{}. {} ({:.1} % of the heap), {}",
             i + 1,
-            s.kind,
             human(s.retained),
             s.share * 100.0,
-            sanitize(&s.title)
+            s.kind,
         );
+        println!("   {}", sanitize(&s.title));
         println!(
             "   object  {} {}",
             snap.object_name(s.object),

@@ -128,22 +128,23 @@ impl SuspectsPane {
                     );
                     return out;
                 };
-                out.push(s.title.clone());
+                let b = |t: &str| brief(snap.format, t);
+                out.push(b(&s.title));
                 out.push(format!(
-                    "{} · retains {} ({:.1} % of {}) · object {} {}",
+                    "{} · retains {} ({:.1} % of {}) · {} {}",
                     s.kind,
                     human(s.retained),
                     s.share * 100.0,
                     human(self.report.heap_bytes),
                     snap.object_name(s.object),
-                    snap.class_name(s.object)
+                    b(snap.class_name(s.object))
                 ));
-                out.push(format!("held by {}", s.holder));
+                out.push(format!("held by {}", b(&s.holder)));
                 if let Some((a, r)) = s.accumulation {
                     out.push(format!(
                         "accumulates in {} {} ({})",
                         snap.object_name(a),
-                        snap.class_name(a),
+                        b(snap.class_name(a)),
                         human(r)
                     ));
                 }
