@@ -187,7 +187,7 @@ pub fn find(snap: &Snapshot, d: &Dominators, top: usize) -> Report {
     }
     for s in &mut merged {
         if s.objects > 1 {
-            s.title = group_title(snap, s);
+            s.title = title(snap, s);
         }
     }
     merged.sort_by(|a, b| b.retained.cmp(&a.retained).then(a.object.cmp(&b.object)));
@@ -628,29 +628,19 @@ fn thousands(n: u64) -> String {
     out
 }
 
+/// The suspect in words: `CLASS in HOLDER holds COUNT MEMBER`, or for several of one
+/// shape `N × CLASS in HOLDER hold COUNT MEMBER`.
 fn title(snap: &Snapshot, s: &Suspect) -> String {
     let class = short(snap.class_name(s.object), 60);
-    let mut t = format!("{class} in {}", s.holder);
+    let (mut t, verb) = if s.objects > 1 {
+        let n = thousands(s.objects);
+        (format!("{n} × {class} in {}", shape_of(&s.holder)), "hold")
+    } else {
+        (format!("{class} in {}", s.holder), "holds")
+    };
     if let Some(m) = headline_member(snap, s) {
         t.push_str(&format!(
-            " holds {} {}",
-            thousands(m.count),
-            short(&snap.graph.classes[m.class as usize].name, 60)
-        ));
-    }
-    t
-}
-
-fn group_title(snap: &Snapshot, s: &Suspect) -> String {
-    let class = short(snap.class_name(s.object), 60);
-    let mut t = format!(
-        "{} × {class} in {}",
-        thousands(s.objects),
-        shape_of(&s.holder)
-    );
-    if let Some(m) = headline_member(snap, s) {
-        t.push_str(&format!(
-            " hold {} {}",
+            " {verb} {} {}",
             thousands(m.count),
             short(&snap.graph.classes[m.class as usize].name, 60)
         ));

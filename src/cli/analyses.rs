@@ -10,6 +10,7 @@
 //! `"problems"`, `"more_elements"` and `"referrers_total"`, and fields of a class object
 //! carry `"static": true`.
 
+use super::findings::path_json;
 use serde_json::{json, Value as Json};
 
 use crate::diff::DiffSort;
@@ -931,28 +932,4 @@ pub fn owner_leaks(s: [&Snapshot; 3], d: [&Dominators; 3], as_json: bool) -> Res
         );
     }
     Ok(())
-}
-
-/// A path from a GC root in the contract's shape: each step's object, class and the edge
-/// that holds it; the first names the root kind.
-fn path_json(c: &Snapshot, p: &[ObjId]) -> Vec<Json> {
-    (0..p.len())
-        .map(|i| {
-            let x = p[i];
-            let mut v = json!({
-                "object": c.object_name(x),
-                "class": c.class_name(x),
-                "edge": if i == 0 { None } else { c.edge_label(p[i - 1], x) },
-            });
-            if i == 0 {
-                v["root"] = json!(c
-                    .graph
-                    .roots_of(x)
-                    .first()
-                    .map(|r| r.kind.name())
-                    .unwrap_or("unknown"));
-            }
-            v
-        })
-        .collect()
 }
