@@ -703,3 +703,78 @@ fn sorting_a_filtered_list_draws_the_announcing_frame() {
         assert!(s.contains("14 match \"customer-30\""), "after {key}: {s}");
     }
 }
+
+/// The TUI on the Java leak fixture, as it opens: on the leak suspects.
+fn leak_app() -> App {
+    let p = gunzipped("java/leak/heap-live.hprof.gz");
+    let snap = heaptui::open(&p, &heaptui::progress::Progress::new()).unwrap();
+    App::with_snapshot(p, snap)
+}
+
+#[test]
+fn it_opens_on_the_suspects_whose_rows_fit_80_columns_and_lead_to_the_object() {
+    let t: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture("java/leak/truth.json")).unwrap())
+            .unwrap();
+    let mut term = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    let mut a = leak_app();
+    let s = run(&mut a, &mut term, "");
+    assert!(s.contains("Leak suspects — 5 of"), "{s}");
+    // Each row whole at 80 columns: size, share and the title in short names.
+    let rows: Vec<&str> = s.lines().skip(1).take(5).collect();
+    let want = [
+        (
+            "46%",
+            "ArrayList in static Catalog.INDEXES holds 1,000 Index",
+        ),
+        (
+            "39%",
+            "HashMap in static SessionCache.SESSIONS holds 12,000 Session",
+        ),
+        ("6%", "byte[] in thread-local of thread \"worker-2\""),
+        (
+            "3%",
+            "ArrayList in field listeners of EventBus holds 3,000 Listener",
+        ),
+        (
+            "2%",
+            "ArrayList in static StatusLog.DUPLICATES holds 10,000 String",
+        ),
+    ];
+    for (row, (share, title)) in rows.iter().zip(want) {
+        assert!(
+            row.contains(share) && row.trim_end().ends_with(title),
+            "{row}"
+        );
+        assert!(row.contains("MiB") || row.contains("KiB"), "{row}");
+    }
+    // The second: the map of SessionCache.SESSIONS, with the truth's retained size.
+    let retained = t["plants"]["session_cache"]["retained_bytes"]
+        .as_u64()
+        .unwrap();
+    let s = run(&mut a, &mut term, "j");
+    assert!(s.contains("held by static SessionCache.SESSIONS"), "{s}");
+    assert!(
+        s.contains(&format!("{:.1} MiB", retained as f64 / 1048576.0)),
+        "{s}"
+    );
+    // Enter inspects it; `p` shows its paths; `!` comes back to the suspects.
+    let s = run(&mut a, &mut term, "\n");
+    assert!(s.contains("Inspector — java.util.HashMap"), "{s}");
+    let s = run(&mut a, &mut term, "p");
+    assert!(s.contains("Shortest paths"), "{s}");
+    assert!(s.contains("SESSIONS"), "{s}");
+    let s = run(&mut a, &mut term, "!");
+    assert!(s.contains("Leak suspects — 5 of"), "{s}");
+    // `W`: the waste findings, the sparse maps first (16,380,000 bytes: 15.6 MiB).
+    let s = run(&mut a, &mut term, "W");
+    assert!(s.contains("Waste — "), "{s}");
+    let first = s.lines().nth(1).unwrap();
+    assert!(
+        first.contains("15.6 MiB wasted") && first.contains("1000 sparse HashMap"),
+        "{s}"
+    );
+    // Esc goes back to the histogram, under the suspects.
+    let s = run(&mut a, &mut term, "\u{1b}");
+    assert!(s.contains("Class histogram"), "{s}");
+}
