@@ -778,3 +778,23 @@ fn it_opens_on_the_suspects_whose_rows_fit_80_columns_and_lead_to_the_object() {
     let s = run(&mut a, &mut term, "\u{1b}");
     assert!(s.contains("Class histogram"), "{s}");
 }
+
+#[test]
+fn h_goes_to_the_histogram_and_no_key_goes_unanswered() {
+    let mut term = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    let mut a = app();
+    let s = run(&mut a, &mut term, "t");
+    assert!(s.contains("Threads"), "{s}");
+    // A key the threads pane does not take says so in the status line.
+    let s = run(&mut a, &mut term, "/");
+    assert!(s.contains("`/` does nothing in Threads"), "{s}");
+    let s = run(&mut a, &mut term, "Z");
+    assert!(s.contains("`Z` is not a key of heaptui"), "{s}");
+    // H: the histogram from anywhere; ] walks forward again to where the user was.
+    let s = run(&mut a, &mut term, "dH");
+    assert!(s.contains("Class histogram"), "{s}");
+    let s = run(&mut a, &mut term, "]");
+    assert!(s.contains("Threads"), "{s}");
+    let s = run(&mut a, &mut term, "]");
+    assert!(s.contains("Dominator tree"), "{s}");
+}

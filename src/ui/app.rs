@@ -24,7 +24,7 @@ use ratatui::widgets::{Block, Borders, Clear, Gauge, Paragraph, Wrap};
 use ratatui::{Frame, Terminal};
 
 use super::diff::{DiffView, Side};
-use super::keys::{action_for, hint_line, hint_line_for, Action, KEYMAP};
+use super::keys::{action_for, hint_line, hint_line_for, key_name, Action, KEYMAP};
 use super::panes::histogram::{thousands, HistogramPane};
 use super::panes::inspector::InspectorPane;
 use super::panes::instances::InstancesPane;
@@ -170,6 +170,15 @@ impl Ready {
             Some(Action::Outgoing) => sel.map(Request::Outgoing),
             Some(Action::DominatorTree) => Some(Request::Dominators(sel)),
             Some(Action::Threads) => Some(Request::Threads),
+            Some(Action::Histogram) => {
+                // Down to the histogram at the bottom; what was above it can be brought
+                // back with `]`, nearest first.
+                while self.stack.len() > 1 {
+                    let p = self.stack.pop().expect("above the histogram");
+                    self.forward.push(p);
+                }
+                return true;
+            }
             Some(Action::Suspects) | Some(Action::Waste) => {
                 let waste = action_for(key) == Some(Action::Waste);
                 if self.suspects.is_none() {
@@ -811,7 +820,29 @@ impl App {
             Some(Action::Summary) => {
                 self.summary = matches!(self.screen, Screen::Ready(_) | Screen::Diff(_))
             }
-            _ => {}
+            // No key goes silently unanswered: say that this one does nothing here.
+            Some(_) => {
+                let here = match &self.screen {
+                    Screen::Ready(r) => {
+                        let ctx = r.ctx(&self.theme);
+                        format!("in {}", r.top().title(&ctx))
+                    }
+                    Screen::Diff(_) => "in the diff view".to_string(),
+                    _ => "while loading".to_string(),
+                };
+                let here: String = here.split(" — ").next().unwrap_or("").to_string();
+                self.message = Some(format!(
+                    "`{}` does nothing {here} (? lists the keys)",
+                    key_name(key)
+                ));
+            }
+            None if !key_name(key).is_empty() => {
+                self.message = Some(format!(
+                    "`{}` is not a key of heaptui (? lists them)",
+                    key_name(key)
+                ));
+            }
+            None => {}
         }
     }
 

@@ -32,6 +32,7 @@ pub enum Action {
     Snapshots,
     Suspects,
     Waste,
+    Histogram,
     Suspend,
     Quit,
 }
@@ -159,6 +160,12 @@ pub const KEYMAP: &[Binding] = &[
         action: Action::Threads,
         help: "threads with their frames and the objects each frame holds",
         hint: Some("t threads"),
+    },
+    Binding {
+        keys: &["H"],
+        action: Action::Histogram,
+        help: "the class histogram, from anywhere (] walks forward again)",
+        hint: None,
     },
     Binding {
         keys: &["!"],
