@@ -798,3 +798,48 @@ fn h_goes_to_the_histogram_and_no_key_goes_unanswered() {
     let s = run(&mut a, &mut term, "]");
     assert!(s.contains("Dominator tree"), "{s}");
 }
+
+#[test]
+fn w_follows_weak_references_and_garbage_is_called_unreachable() {
+    let p = gunzipped("java/coops/heap-live-jvmgz.hprof.gz");
+    let snap = heaptui::open(&p, &heaptui::progress::Progress::new()).unwrap();
+    let d = heaptui::heap::dominators::compute(&snap.graph, &heaptui::progress::Progress::new());
+    let n = snap.graph.len() as u32;
+    let weak = (0..n)
+        .find(|&o| d.is_weakly_reachable(o))
+        .expect("a weakly reachable object");
+    let garbage = (0..n).find(|&o| {
+        d.idom(o).is_none() && heaptui::heap::paths::to_roots(&snap.graph, o, 1, true).is_empty()
+    });
+    let (weak_name, garbage_name) = (snap.object_name(weak), garbage.map(|o| snap.object_name(o)));
+    let f = p.to_str().unwrap();
+    // The CLI: a hint for the weakly held, "unreachable" for garbage.
+    let out = heaptui(&["path", f, &weak_name]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("only weak or soft references reach it (try --include-weak)"),
+        "{text}"
+    );
+    let g = garbage_name.expect("the live dump still holds unreachable objects");
+    let out = heaptui(&["path", f, &g]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("unreachable (garbage in this dump)"),
+        "{text}"
+    );
+    // The TUI: the object's inspector (as `Enter` on its row opens it), `p`, then `w`.
+    let mut a = App::with_snapshot(p.clone(), snap);
+    let mut term = Terminal::new(TestBackend::new(120, 30)).unwrap();
+    if let heaptui::ui::app::Screen::Ready(r) = &mut a.screen {
+        let theme = heaptui::ui::theme::Theme { color: false };
+        r.open(heaptui::ui::panes::Request::Inspect(weak), &theme);
+    }
+    let s = run(&mut a, &mut term, "p");
+    assert!(
+        s.contains("held only by weak or soft references (w follows them)"),
+        "{s}"
+    );
+    let s = run(&mut a, &mut term, "w");
+    assert!(s.contains("weak references too"), "{s}");
+    assert!(s.contains("GC root"), "{s}");
+}

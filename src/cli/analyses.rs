@@ -347,14 +347,16 @@ pub fn path(snap: &Snapshot, o: ObjId, as_json: bool, max: usize, include_weak: 
         return;
     }
     if paths.is_empty() {
+        let weak_only = !include_weak && !crate::heap::paths::to_roots(g, o, 1, true).is_empty();
         println!(
-            "{} {}: no path from a GC root{}",
+            "{} {}: {}",
             snap.object_name(o),
             sanitize(snap.class_name(o)),
-            if include_weak {
-                ""
+            if weak_only {
+                "no path from a GC root over strong references: only weak or soft \
+                 references reach it (try --include-weak)"
             } else {
-                " over strong references (try --include-weak)"
+                "unreachable (garbage in this dump): no path from a GC root"
             }
         );
         return;

@@ -270,7 +270,7 @@ impl Ready {
         said
     }
 
-    fn open(&mut self, req: Request, theme: &Theme) {
+    pub fn open(&mut self, req: Request, theme: &Theme) {
         let ctx = self.ctx(theme);
         let pane: Box<dyn Pane> = match req {
             Request::Instances(c) => Box::new(InstancesPane::new(c, &ctx)),

@@ -33,6 +33,7 @@ pub enum Action {
     Suspects,
     Waste,
     Histogram,
+    Weak,
     Suspend,
     Quit,
 }
@@ -160,6 +161,12 @@ pub const KEYMAP: &[Binding] = &[
         action: Action::Threads,
         help: "threads with their frames and the objects each frame holds",
         hint: Some("t threads"),
+    },
+    Binding {
+        keys: &["w"],
+        action: Action::Weak,
+        help: "paths: follow weak and soft references too, or not",
+        hint: None,
     },
     Binding {
         keys: &["H"],

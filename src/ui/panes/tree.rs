@@ -44,6 +44,8 @@ struct Row {
 
 pub struct TreePane {
     kind: TreeKind,
+    /// Paths follow weak and soft references too (`w`).
+    weak: bool,
     rows: Vec<Row>,
     list: ListState,
     total: u64,
@@ -53,6 +55,7 @@ impl TreePane {
     pub fn new(kind: TreeKind, ctx: &Ctx) -> Self {
         let mut p = TreePane {
             kind,
+            weak: false,
             rows: Vec::new(),
             list: ListState::new(),
             total: 0,
@@ -93,15 +96,22 @@ impl TreePane {
                 // MAT's "merge shortest paths": the object at the top, the objects that
                 // hold it below, and so on up to the GC roots; paths that share a
                 // referrer share its row.
-                let paths = crate::heap::paths::to_roots(&ctx.snap.graph, o, 10, false);
+                let g = &ctx.snap.graph;
+                let paths = crate::heap::paths::to_roots(g, o, 10, self.weak);
                 if paths.is_empty() {
+                    let text =
+                        if !self.weak && !crate::heap::paths::to_roots(g, o, 1, true).is_empty() {
+                            "held only by weak or soft references (w follows them)"
+                        } else {
+                            "unreachable (garbage in this dump): no path from a GC root"
+                        };
                     self.rows.push(Row {
                         depth: 0,
                         obj: None,
                         edge: None,
                         expanded: false,
                         cycle: false,
-                        text: Some("no path from a GC root over strong references".into()),
+                        text: Some(text.into()),
                     });
                 }
                 // A trie of the reversed paths: (object, children), node 0 = the object.
@@ -287,7 +297,15 @@ impl Pane for TreePane {
             TreeKind::Dominators(Some(o)) => format!("Dominator tree — below {}", name(o)),
             TreeKind::Referrers(o) => format!("Referrers of {}", name(o)),
             TreeKind::Outgoing(o) => format!("References from {}", name(o)),
-            TreeKind::Paths(o) => format!("Shortest paths to GC roots, merged: {}", name(o)),
+            TreeKind::Paths(o) => format!(
+                "Shortest paths to GC roots, merged{}: {}",
+                if self.weak {
+                    ", weak references too"
+                } else {
+                    ""
+                },
+                name(o)
+            ),
         }
     }
 
@@ -302,6 +320,11 @@ impl Pane for TreePane {
         match a {
             Action::Expand => self.expand(i, ctx),
             Action::Collapse => self.collapse(i),
+            Action::Weak if matches!(self.kind, TreeKind::Paths(_)) => {
+                self.weak = !self.weak;
+                self.list.selected = 0;
+                self.build(ctx);
+            }
             Action::Open => match self.selected_object() {
                 Some(o) => return Outcome::Open(Request::Inspect(o)),
                 None => return Outcome::Consumed,
