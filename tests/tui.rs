@@ -549,11 +549,11 @@ fn the_quick_histogram_is_browsed_while_the_index_is_built_and_handed_over() {
     let s = run(&mut app, &mut t, "/java.lang.String\n");
     let line = s
         .lines()
-        .find(|l| l.trim_start().starts_with("java.lang.String "))
+        .find(|l| l.starts_with("= java.lang.String "))
         .unwrap_or_else(|| panic!("{s}"));
     let title = s.lines().next().unwrap().to_string();
     assert!(title.contains("Class histogram — "), "{title}");
-    let shown = line.split_whitespace().nth(1).unwrap().replace(',', "");
+    let shown = line.split_whitespace().nth(2).unwrap().replace(',', "");
     assert_eq!(shown.parse::<u64>().unwrap(), strings, "{line}");
     // What needs the index says so rather than doing nothing.
     let s = run(&mut app, &mut t, "\n");
@@ -842,4 +842,46 @@ fn w_follows_weak_references_and_garbage_is_called_unreachable() {
     let s = run(&mut a, &mut term, "w");
     assert!(s.contains("weak references too"), "{s}");
     assert!(s.contains("GC root"), "{s}");
+}
+
+#[test]
+fn the_filter_puts_substring_matches_before_fuzzy_ones_and_marks_each() {
+    let p = gunzipped("chromium/detached.heapsnapshot.gz");
+    let snap = heaptui::open(&p, &heaptui::progress::Progress::new()).unwrap();
+    let mut a = App::with_snapshot(p, snap);
+    a.on_key(&KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
+    let mut term = Terminal::new(TestBackend::new(120, 30)).unwrap();
+    let s = run(&mut a, &mut term, "/Detached <div\n");
+    let rows: Vec<&str> = s.lines().skip(2).collect();
+    assert!(
+        rows[0].starts_with("^ Detached <div class=\"detached-card\""),
+        "{s}"
+    );
+    // Fuzzy matches follow, marked as such, and no substring match comes after one.
+    let kinds: Vec<char> = rows
+        .iter()
+        .take_while(|l| l.starts_with(['=', '^', '+', '~']))
+        .map(|l| l.chars().next().unwrap())
+        .collect();
+    assert!(kinds.len() > 1 && kinds.contains(&'~'), "{s}");
+    assert!(
+        kinds.windows(2).all(|w| !(w[0] == '~' && w[1] != '~')),
+        "{s}"
+    );
+    // The CLI's --filter keeps the substring matches only, by the same matcher.
+    let f = fixture("chromium/detached.heapsnapshot.gz");
+    let out = heaptui(&[
+        "histogram",
+        f.to_str().unwrap(),
+        "--filter",
+        "Detached <div",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let classes = v["classes"].as_array().unwrap();
+    assert_eq!(classes.len(), 1);
+    assert!(classes[0]["class"]
+        .as_str()
+        .unwrap()
+        .starts_with("Detached <div"));
 }

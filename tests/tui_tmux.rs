@@ -425,7 +425,7 @@ fn a_moarvm_file_s_snapshots_are_listed_and_another_one_opens() {
     t.keys(&["/", "Order", "Enter"]);
     t.wait_until("Order's row with snapshot 0's count", |s| {
         s.lines()
-            .any(|l| l.starts_with("Order ") && l.contains("1,234"))
+            .any(|l| l.starts_with("= Order ") && l.contains("1,234"))
     });
     t.keys(&["Escape"]);
     t.keys(&["#"]);

@@ -204,7 +204,8 @@ fn arrange(
     filter: Option<&str>,
 ) -> Result<Vec<Row>> {
     if let Some(f) = filter {
-        rows.retain(|r| histogram::matches_filter(&r.name, f));
+        let m = crate::heap::matcher::Matcher::new(f);
+        rows.retain(|r| m.substring(&r.name).is_some());
     }
     let key = match sort {
         SortArg::Count => SortKey::Count,

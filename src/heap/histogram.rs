@@ -127,11 +127,6 @@ pub fn sort(rows: &mut [Row], key: SortKey) {
     }
 }
 
-/// Case-insensitive substring filter, as `histogram --filter` applies it.
-pub fn matches_filter(name: &str, filter: &str) -> bool {
-    filter.is_empty() || name.to_lowercase().contains(&filter.to_lowercase())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -21,6 +21,7 @@ pub mod dominators;
 pub mod histogram;
 pub mod huge;
 pub mod index;
+pub mod matcher;
 pub mod packed;
 pub mod paths;
 pub mod reach;

@@ -4,9 +4,8 @@
 
 use std::cell::Cell;
 
+use crate::heap::matcher::{Kind, Matcher};
 use crossterm::event::{KeyCode, KeyEvent};
-use fuzzy_matcher::skim::SkimMatcherV2;
-use fuzzy_matcher::FuzzyMatcher;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell as TCell, Row as TRow, Table};
@@ -20,8 +19,10 @@ use crate::ui::theme::Theme;
 
 pub struct HistogramPane {
     rows: Vec<Row>,
-    /// Indices into `rows` that pass the filter, in sort order.
+    /// Indices into `rows` that pass the filter: by how they match, then in sort order.
     view: Vec<usize>,
+    /// How each row of `view` matched the filter (empty without one).
+    kinds: Vec<Kind>,
     selected: usize,
     offset: usize,
     sort: SortKey,
@@ -60,6 +61,7 @@ impl HistogramPane {
         let mut p = HistogramPane {
             rows,
             view: Vec::new(),
+            kinds: Vec::new(),
             selected: 0,
             offset: 0,
             sort: SortKey::Shallow,
@@ -139,11 +141,17 @@ impl HistogramPane {
         histogram::sort(&mut self.rows, self.sort);
         if self.filter.is_empty() {
             self.view = (0..self.rows.len()).collect();
+            self.kinds.clear();
         } else {
-            let m = SkimMatcherV2::default();
-            self.view = (0..self.rows.len())
-                .filter(|&i| m.fuzzy_match(&self.rows[i].name, &self.filter).is_some())
+            // Exact, then prefix, then substring matches, then fuzzy ones; in the sort's
+            // order within each kind.
+            let m = Matcher::new(&self.filter);
+            let mut found: Vec<(Kind, usize)> = (0..self.rows.len())
+                .filter_map(|i| m.find(&self.rows[i].name).map(|k| (k, i)))
                 .collect();
+            found.sort_by_key(|&(k, _)| k);
+            self.kinds = found.iter().map(|&(k, _)| k).collect();
+            self.view = found.into_iter().map(|(_, i)| i).collect();
         }
         self.selected = self.selected.min(self.view.len().saturating_sub(1));
         self.scroll();
@@ -226,7 +234,10 @@ impl HistogramPane {
             if self.filter.is_empty() {
                 String::new()
             } else {
-                format!(", filter \"{}\"", sanitize(&self.filter))
+                format!(
+                    ", filter \"{}\" (= ^ + ~: exact, prefix, contains, fuzzy)",
+                    sanitize(&self.filter)
+                )
             }
         );
         let block = Block::default().borders(Borders::TOP).title(title);
@@ -253,8 +264,18 @@ impl HistogramPane {
             .map(|(k, &i)| {
                 let r = &self.rows[i];
                 let style = theme.row(self.offset + k == self.selected);
+                // With a filter, how the row matched: = exact, ^ prefix, + substring,
+                // ~ fuzzy.
+                let name = match self.kinds.get(self.offset + k) {
+                    Some(kind) => format!(
+                        "{} {}",
+                        kind.mark(),
+                        elide_left(&sanitize(&r.name), name_w.saturating_sub(2))
+                    ),
+                    None => elide_left(&sanitize(&r.name), name_w),
+                };
                 TRow::new(vec![
-                    TCell::from(elide_left(&sanitize(&r.name), name_w)),
+                    TCell::from(name),
                     TCell::from(Line::from(thousands(r.count)).right_aligned()),
                     TCell::from(Line::from(thousands(r.shallow)).right_aligned()),
                     TCell::from(

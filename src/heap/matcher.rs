@@ -1,0 +1,116 @@
+//! The one text matcher behind `/` in the TUI and `--filter` in the CLI: a pattern
+//! matches a name exactly, as its prefix, as a substring (all three ignoring case), or,
+//! failing those, fuzzily (skim's algorithm: the pattern's characters in order). The
+//! kinds rank in that order, so that typing a class's whole name puts it first
+//! (`/Detached <div` lists the detached divs before every fuzzy match), and each
+//! match says which kind it is ([`Kind::mark`]). The CLI's `--filter` keeps the
+//! substring kinds only, as the contract's "contains" says; the TUI adds the fuzzy
+//! matches after them.
+
+use fuzzy_matcher::skim::SkimMatcherV2;
+use fuzzy_matcher::FuzzyMatcher;
+
+/// How a name matched, best first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Kind {
+    Exact,
+    Prefix,
+    Substring,
+    Fuzzy,
+}
+
+impl Kind {
+    /// The mark a list shows beside a match of this kind.
+    pub fn mark(self) -> char {
+        match self {
+            Kind::Exact => '=',
+            Kind::Prefix => '^',
+            Kind::Substring => '+',
+            Kind::Fuzzy => '~',
+        }
+    }
+}
+
+pub struct Matcher {
+    pattern: String,
+    lower: String,
+    fuzzy: SkimMatcherV2,
+}
+
+impl Matcher {
+    pub fn new(pattern: &str) -> Self {
+        Matcher {
+            pattern: pattern.to_string(),
+            lower: pattern.to_lowercase(),
+            fuzzy: SkimMatcherV2::default(),
+        }
+    }
+
+    /// How `text` matches, if it does; an empty pattern matches everything exactly.
+    pub fn find(&self, text: &str) -> Option<Kind> {
+        if self.lower.is_empty() {
+            return Some(Kind::Exact);
+        }
+        if let Some(k) = self.substring(text) {
+            return Some(k);
+        }
+        self.fuzzy
+            .fuzzy_match(text, &self.pattern)
+            .map(|_| Kind::Fuzzy)
+    }
+
+    /// The substring kinds alone (what `--filter` keeps).
+    pub fn substring(&self, text: &str) -> Option<Kind> {
+        if self.lower.is_empty() {
+            return Some(Kind::Exact);
+        }
+        // ASCII names (most) are compared without a lowercase copy.
+        let (exact, prefix, contains) = if text.is_ascii() && self.lower.is_ascii() {
+            let t = text.as_bytes();
+            let p = self.lower.as_bytes();
+            let eq = |a: &[u8]| a.eq_ignore_ascii_case(p);
+            (
+                eq(t),
+                t.len() >= p.len() && eq(&t[..p.len()]),
+                t.windows(p.len()).any(eq),
+            )
+        } else {
+            let l = text.to_lowercase();
+            (
+                l == self.lower,
+                l.starts_with(&self.lower),
+                l.contains(&self.lower),
+            )
+        };
+        if exact {
+            Some(Kind::Exact)
+        } else if prefix {
+            Some(Kind::Prefix)
+        } else if contains {
+            Some(Kind::Substring)
+        } else {
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_rank_exact_prefix_substring_fuzzy() {
+        let m = Matcher::new("Detached <div");
+        assert_eq!(m.find("Detached <div>"), Some(Kind::Prefix));
+        assert_eq!(m.find("detached <div"), Some(Kind::Exact));
+        assert_eq!(m.find("HTMLDetached <div>"), Some(Kind::Substring));
+        assert_eq!(m.find("Detached <a> with a div"), Some(Kind::Fuzzy));
+        assert_eq!(m.find("Window"), None);
+        assert_eq!(m.substring("Detached <a> with a div"), None);
+        assert!(Kind::Exact < Kind::Prefix && Kind::Substring < Kind::Fuzzy);
+        // Non-ASCII names compare by their lowercase too.
+        let u = Matcher::new("ÉTÉ");
+        assert_eq!(u.find("été"), Some(Kind::Exact));
+        assert_eq!(Matcher::new("").find("x"), Some(Kind::Exact));
+    }
+}
