@@ -885,3 +885,51 @@ fn the_filter_puts_substring_matches_before_fuzzy_ones_and_marks_each() {
         .unwrap()
         .starts_with("Detached <div"));
 }
+
+#[test]
+fn a_tree_node_with_many_children_pages_through_them() {
+    let p = gunzipped("java/leak/heap-live.hprof.gz");
+    let snap = heaptui::open(&p, &heaptui::progress::Progress::new()).unwrap();
+    let d = heaptui::heap::dominators::compute(&snap.graph, &heaptui::progress::Progress::new());
+    // The sessions map's table: 12,000 entries below it in the dominator tree.
+    let r = heaptui::suspects::find(&snap, &d, 5);
+    let table = r
+        .suspects
+        .iter()
+        .find(|s| s.holder.contains("SESSIONS"))
+        .and_then(|s| s.accumulation)
+        .unwrap()
+        .0;
+    // (7,321 of the 12,000 nodes: the others hang in the bins' chains.)
+    let kids = d.children(table);
+    let n = kids.len();
+    assert!(n > 1000, "{n}");
+    let fmt = |x: usize| {
+        let s = x.to_string();
+        let mut out = String::new();
+        for (i, c) in s.chars().enumerate() {
+            if i > 0 && (s.len() - i) % 3 == 0 {
+                out.push(',');
+            }
+            out.push(c);
+        }
+        out
+    };
+    let rest: u64 = kids[500..].iter().map(|&k| d.retained(k).unwrap()).sum();
+    let mut a = App::with_snapshot(p, snap);
+    let mut term = Terminal::new(TestBackend::new(120, 30)).unwrap();
+    if let heaptui::ui::app::Screen::Ready(r) = &mut a.screen {
+        let theme = heaptui::ui::theme::Theme { color: false };
+        r.open(heaptui::ui::panes::Request::Dominators(Some(table)), &theme);
+    }
+    // The node and its first 500 children; then the row that stands for the rest.
+    let s = run(&mut a, &mut term, "G");
+    let want = format!(
+        "… {} more ({}): Enter shows the next 500",
+        fmt(n - 500),
+        heaptui::ui::panes::human(rest)
+    );
+    assert!(s.contains(&want), "want {want}:\n{s}");
+    let s = run(&mut a, &mut term, "\nG");
+    assert!(s.contains(&format!("… {} more (", fmt(n - 1000))), "{s}");
+}

@@ -13,6 +13,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 use ratatui::Frame;
 
+use super::histogram::thousands;
 use super::list::ListState;
 use super::{human, Ctx, Outcome, Pane, Request};
 use crate::heap::dominators::VIRTUAL_ROOT;
@@ -40,6 +41,9 @@ struct Row {
     expanded: bool,
     cycle: bool,
     text: Option<String>,
+    /// A "… N more" row: the object whose children it stands for, and how many of them
+    /// are shown above it (`Enter` shows the next page).
+    more: Option<(ObjId, usize)>,
 }
 
 pub struct TreePane {
@@ -72,6 +76,7 @@ impl TreePane {
             expanded: false,
             cycle: false,
             text: None,
+            more: None,
         };
         self.rows.clear();
         if let Some(d) = ctx.dom {
@@ -82,8 +87,8 @@ impl TreePane {
                 if ctx.dom.is_none() {
                     return;
                 }
-                let kids = self.children(VIRTUAL_ROOT, ctx);
-                self.push_children(0, kids);
+                let rows = self.page_rows(VIRTUAL_ROOT, 0, 0, &[], ctx);
+                self.rows.extend(rows);
             }
             TreeKind::Dominators(Some(o)) if ctx.dom.is_none() => {
                 let _ = o;
@@ -112,6 +117,7 @@ impl TreePane {
                         expanded: false,
                         cycle: false,
                         text: Some(text.into()),
+                        more: None,
                     });
                 }
                 // A trie of the reversed paths: (object, children), node 0 = the object.
@@ -152,73 +158,120 @@ impl TreePane {
         self.list.scroll(self.rows.len());
     }
 
-    fn children(&self, o: ObjId, ctx: &Ctx) -> Vec<(ObjId, Option<String>)> {
+    /// The children of `o` in this tree, from the `skip`th, at most a page of them;
+    /// with how many there are in all and the bytes of those past the page (retained
+    /// where the dominator tree is ready, else shallow).
+    #[allow(clippy::type_complexity)]
+    fn children(
+        &self,
+        o: ObjId,
+        ctx: &Ctx,
+        skip: usize,
+    ) -> (Vec<(ObjId, Option<String>)>, usize, u64) {
         let snap = ctx.snap;
         let g = &snap.graph;
-        match self.kind {
-            TreeKind::Dominators(_) => {
-                // Name the reference from the dominator where there is a direct one and
-                // finding it is cheap (a parent of a few hundred references at most).
-                let label = o != VIRTUAL_ROOT && g.edges(o).len() <= 256;
-                ctx.dom
-                    .map(|d| {
-                        d.children(o)
-                            .iter()
-                            .take(MAX_CHILDREN + 1)
-                            .map(|&c| (c, if label { snap.edge_label(o, c) } else { None }))
-                            .collect()
-                    })
-                    .unwrap_or_default()
-            }
+        let all: Vec<ObjId> = match self.kind {
+            TreeKind::Dominators(_) => ctx.dom.map(|d| d.children(o).to_vec()).unwrap_or_default(),
             TreeKind::Referrers(_) => {
                 let mut r: Vec<ObjId> = g.referrers(o).to_vec();
                 r.dedup();
-                r.into_iter()
-                    .take(MAX_CHILDREN + 1)
-                    .map(|x| (x, snap.edge_label(x, o)))
-                    .collect()
+                r
             }
             TreeKind::Outgoing(_) => {
-                let mut seen = Vec::new();
-                for e in g.edges(o) {
-                    let t = g.out_targets[e];
-                    if !seen.contains(&t) {
-                        seen.push(t);
-                    }
-                    if seen.len() > MAX_CHILDREN {
-                        break;
-                    }
-                }
-                seen.into_iter()
-                    .map(|t| (t, snap.edge_label(o, t)))
+                let mut seen = std::collections::HashSet::new();
+                g.edges(o)
+                    .map(|e| g.out_targets[e])
+                    .filter(|&t| seen.insert(t))
                     .collect()
             }
             TreeKind::Paths(_) => Vec::new(),
-        }
+        };
+        let total = all.len();
+        let page = &all[skip.min(total)..(skip + MAX_CHILDREN).min(total)];
+        let rest = &all[(skip + MAX_CHILDREN).min(total)..];
+        let size = |x: ObjId| {
+            ctx.dom
+                .and_then(|d| d.retained(x))
+                .unwrap_or_else(|| g.shallow_size(x))
+        };
+        let rest_bytes = rest.iter().map(|&x| size(x)).sum();
+        // Name the reference from the dominator where there is a direct one and finding
+        // it is cheap (a parent of a few hundred references at most).
+        let dom_label = o != VIRTUAL_ROOT && g.edges(o).len() <= 256;
+        let kids = page
+            .iter()
+            .map(|&c| {
+                let e = match self.kind {
+                    TreeKind::Dominators(_) if dom_label => snap.edge_label(o, c),
+                    TreeKind::Dominators(_) => None,
+                    TreeKind::Referrers(_) => snap.edge_label(c, o),
+                    _ => snap.edge_label(o, c),
+                };
+                (c, e)
+            })
+            .collect();
+        (kids, total, rest_bytes)
     }
 
-    fn push_children(&mut self, depth: usize, kids: Vec<(ObjId, Option<String>)>) {
-        let n = kids.len();
-        for (c, e) in kids.into_iter().take(MAX_CHILDREN) {
-            self.rows.push(Row {
+    /// The rows of a page of `o`'s children at `depth`, with a "… N more" row when more
+    /// follow; `branch` marks the cycles.
+    fn page_rows(
+        &self,
+        o: ObjId,
+        depth: usize,
+        skip: usize,
+        branch: &[ObjId],
+        ctx: &Ctx,
+    ) -> Vec<Row> {
+        let (kids, total, rest_bytes) = self.children(o, ctx, skip);
+        let shown = skip + kids.len();
+        let mut rows: Vec<Row> = kids
+            .into_iter()
+            .map(|(c, e)| Row {
                 depth,
                 obj: Some(c),
                 edge: e,
                 expanded: false,
-                cycle: false,
+                cycle: branch.contains(&c),
                 text: None,
-            });
-        }
-        if n > MAX_CHILDREN {
-            self.rows.push(Row {
+                more: None,
+            })
+            .collect();
+        if shown < total {
+            rows.push(Row {
                 depth,
                 obj: None,
                 edge: None,
                 expanded: false,
                 cycle: false,
-                text: Some("… more not shown".into()),
+                text: Some(format!(
+                    "… {} more ({}): Enter shows the next {MAX_CHILDREN}",
+                    thousands((total - shown) as u64),
+                    human(rest_bytes)
+                )),
+                more: Some((o, shown)),
             });
         }
+        rows
+    }
+
+    /// `Enter` on a "… N more" row: the next page in its place.
+    fn next_page(&mut self, i: usize, ctx: &Ctx) {
+        let Some(Row {
+            more: Some((o, shown)),
+            depth,
+            ..
+        }) = self.rows.get(i).cloned()
+        else {
+            return;
+        };
+        let branch = if i > 0 {
+            self.branch(i - 1)
+        } else {
+            Vec::new()
+        };
+        let rows = self.page_rows(o, depth, shown, &branch, ctx);
+        self.rows.splice(i..i + 1, rows);
     }
 
     /// The objects on the branch from the top down to row `i` (inclusive).
@@ -241,31 +294,8 @@ impl TreePane {
         }
         let Some(o) = row.obj else { return };
         let depth = row.depth;
-        let kids = self.children(o, ctx);
         let branch = self.branch(i);
-        let n = kids.len();
-        let mut new: Vec<Row> = kids
-            .into_iter()
-            .take(MAX_CHILDREN)
-            .map(|(c, e)| Row {
-                depth: depth + 1,
-                obj: Some(c),
-                edge: e,
-                expanded: false,
-                cycle: branch.contains(&c),
-                text: None,
-            })
-            .collect();
-        if n > MAX_CHILDREN {
-            new.push(Row {
-                depth: depth + 1,
-                obj: None,
-                edge: None,
-                expanded: false,
-                cycle: false,
-                text: Some("… more not shown".into()),
-            });
-        }
+        let new = self.page_rows(o, depth + 1, 0, &branch, ctx);
         self.rows[i].expanded = true;
         self.rows.splice(i + 1..i + 1, new);
     }
@@ -324,6 +354,9 @@ impl Pane for TreePane {
                 self.weak = !self.weak;
                 self.list.selected = 0;
                 self.build(ctx);
+            }
+            Action::Open if self.rows.get(i).is_some_and(|r| r.more.is_some()) => {
+                self.next_page(i, ctx)
             }
             Action::Open => match self.selected_object() {
                 Some(o) => return Outcome::Open(Request::Inspect(o)),
