@@ -704,6 +704,19 @@ fn sorting_a_filtered_list_draws_the_announcing_frame() {
     }
 }
 
+/// `12000` → `12,000`, as the TUI writes counts.
+fn with_commas(x: usize) -> String {
+    let s = x.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// The TUI on the Java leak fixture, as it opens: on the leak suspects.
 fn leak_app() -> App {
     let p = gunzipped("java/leak/heap-live.hprof.gz");
@@ -904,17 +917,7 @@ fn a_tree_node_with_many_children_pages_through_them() {
     let kids = d.children(table);
     let n = kids.len();
     assert!(n > 1000, "{n}");
-    let fmt = |x: usize| {
-        let s = x.to_string();
-        let mut out = String::new();
-        for (i, c) in s.chars().enumerate() {
-            if i > 0 && (s.len() - i) % 3 == 0 {
-                out.push(',');
-            }
-            out.push(c);
-        }
-        out
-    };
+    let fmt = with_commas;
     let rest: u64 = kids[500..].iter().map(|&k| d.retained(k).unwrap()).sum();
     let mut a = App::with_snapshot(p, snap);
     let mut term = Terminal::new(TestBackend::new(120, 30)).unwrap();
@@ -932,4 +935,34 @@ fn a_tree_node_with_many_children_pages_through_them() {
     assert!(s.contains(&want), "want {want}:\n{s}");
     let s = run(&mut a, &mut term, "\nG");
     assert!(s.contains(&format!("… {} more (", fmt(n - 1000))), "{s}");
+}
+
+#[test]
+fn p_merges_the_paths_of_a_class_s_instances() {
+    let t: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture("java/leak/truth.json")).unwrap())
+            .unwrap();
+    let sessions = t["plants"]["session_cache"]["count"].as_u64().unwrap();
+    let mut a = leak_app();
+    a.on_key(&KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
+    let mut term = Terminal::new(TestBackend::new(160, 40)).unwrap();
+    let s = run(&mut a, &mut term, "/com.example.Session\n");
+    assert!(s.contains("= com.example.Session"), "{s}");
+    let s = run(&mut a, &mut term, "P");
+    // The first 10,000 of the 12,000 sessions, all through the one map.
+    assert!(
+        s.contains(&format!(
+            "Merged paths from GC roots — 10,000 of {} com.example.Session",
+            with_commas(sessions as usize)
+        )),
+        "{s}"
+    );
+    let map_row = s
+        .lines()
+        .find(|l| l.contains("static SESSIONS → java.util.HashMap"))
+        .unwrap_or_else(|| panic!("{s}"));
+    assert!(map_row.contains("10,000 objects"), "{map_row}");
+    // Enter inspects the row's object.
+    let s = run(&mut a, &mut term, "\n");
+    assert!(s.contains("Inspector — "), "{s}");
 }

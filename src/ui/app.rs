@@ -28,6 +28,7 @@ use super::keys::{action_for, hint_line, hint_line_for, key_name, Action, KEYMAP
 use super::panes::histogram::{thousands, HistogramPane};
 use super::panes::inspector::InspectorPane;
 use super::panes::instances::InstancesPane;
+use super::panes::merged::MergedPathsPane;
 use super::panes::snapshots::SnapshotsPane;
 use super::panes::suspects::{Mode, SuspectsPane};
 use super::panes::threads::ThreadsPane;
@@ -153,6 +154,7 @@ impl Ready {
             Outcome::Ignored => {}
         }
         let sel = top.selected_object();
+        let class = top.selected_class();
         let req = match action_for(key) {
             Some(Action::Back) if self.stack.len() > 1 => {
                 let p = self.stack.pop().expect("more than one pane");
@@ -170,6 +172,7 @@ impl Ready {
             Some(Action::Outgoing) => sel.map(Request::Outgoing),
             Some(Action::DominatorTree) => Some(Request::Dominators(sel)),
             Some(Action::Threads) => Some(Request::Threads),
+            Some(Action::MergedPaths) => class.map(Request::MergedPaths),
             Some(Action::Histogram) => {
                 // Down to the histogram at the bottom; what was above it can be brought
                 // back with `]`, nearest first.
@@ -281,6 +284,7 @@ impl Ready {
             Request::Dominators(o) => Box::new(TreePane::new(TreeKind::Dominators(o), &ctx)),
             Request::Threads => Box::new(ThreadsPane::new(&ctx)),
             Request::Snapshots => Box::new(SnapshotsPane::new(&ctx)),
+            Request::MergedPaths(c) => Box::new(MergedPathsPane::new(c)),
             Request::Suspects(waste) => match &self.suspects {
                 Some(r) => Box::new(SuspectsPane::new(
                     r.clone(),

@@ -34,6 +34,7 @@ pub enum Action {
     Waste,
     Histogram,
     Weak,
+    MergedPaths,
     Suspend,
     Quit,
 }
@@ -161,6 +162,12 @@ pub const KEYMAP: &[Binding] = &[
         action: Action::Threads,
         help: "threads with their frames and the objects each frame holds",
         hint: Some("t threads"),
+    },
+    Binding {
+        keys: &["P"],
+        action: Action::MergedPaths,
+        help: "the shortest paths of a class's instances from GC roots, merged (counts, sizes)",
+        hint: None,
     },
     Binding {
         keys: &["w"],

@@ -309,6 +309,10 @@ impl HistogramPane {
 }
 
 impl super::Pane for HistogramPane {
+    fn selected_class(&self) -> Option<crate::heap::ClassId> {
+        self.selected_row().and_then(|r| r.class)
+    }
+
     fn title(&self, _ctx: &super::Ctx) -> String {
         "Class histogram".into()
     }

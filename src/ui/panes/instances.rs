@@ -411,6 +411,10 @@ impl Pane for InstancesPane {
         self.row(self.list.selected)
     }
 
+    fn selected_class(&self) -> Option<ClassId> {
+        Some(self.class)
+    }
+
     fn is_editing(&self) -> bool {
         self.editing
     }

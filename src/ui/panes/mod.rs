@@ -6,6 +6,7 @@ pub mod histogram;
 pub mod inspector;
 pub mod instances;
 pub mod list;
+pub mod merged;
 pub mod snapshots;
 pub mod suspects;
 pub mod threads;
@@ -46,6 +47,8 @@ pub enum Request {
     Snapshot(usize),
     /// The leak suspects (`false`) or the waste findings (`true`).
     Suspects(bool),
+    /// The shortest paths of a class's instances from the GC roots, merged.
+    MergedPaths(ClassId),
 }
 
 /// What a pane did with a key.
@@ -78,6 +81,10 @@ pub trait Pane {
     }
     /// The hint line while editing.
     fn editing_hint(&self) -> Option<String> {
+        None
+    }
+    /// The class of the selected row, or of the list (for `P`).
+    fn selected_class(&self) -> Option<ClassId> {
         None
     }
     /// Whether this is the leak suspects pane (`!` goes back to it).
