@@ -382,6 +382,43 @@ fn leaks_finds_what_the_action_left_behind_grouped_by_retainer_path() {
         .map(|l| (l["class"].as_str().unwrap(), l["count"].as_u64().unwrap()))
         .collect();
     assert_eq!(own, vec![("HeaptuiLeak", kept)], "{own:?}");
+    // --top: at most N clusters. The engine's own objects held by a leaked object of the
+    // program's are folded into it unless --internal asks for them; the count stays.
+    let top = run_json(&[
+        "leaks",
+        &f("baseline"),
+        &f("target"),
+        &f("final"),
+        "--json",
+        "--top",
+        "2",
+    ]);
+    assert_eq!(top["leaks"].as_array().unwrap().len(), 2);
+    assert_eq!(top["leaks"][0], v["leaks"][0]);
+    let (b, t, fi) = (f("baseline"), f("target"), f("final"));
+    let every = |extra: &[&str]| {
+        let mut args = vec!["leaks", &b, &t, &fi, "--json", "--top", "100000"];
+        args.extend_from_slice(extra);
+        run_json(&args)
+    };
+    let all = every(&["--internal"]);
+    let v = every(&[]);
+    assert_eq!(all["objects"], v["objects"]);
+    assert_eq!(all["folded_internal"], 0);
+    let folded = v["folded_internal"].as_u64().unwrap();
+    let count = |d: &serde_json::Value| -> u64 {
+        d["leaks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l["count"].as_u64().unwrap())
+            .sum()
+    };
+    assert_eq!(
+        count(&all),
+        count(&v) + folded,
+        "folded ones are listed with --internal"
+    );
     // Formats whose ids do not survive between snapshots are compared by owner: one
     // dump three times grew nothing.
     let j = fixture("java/coops/heap-live-jvmgz.hprof.gz");

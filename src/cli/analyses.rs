@@ -753,6 +753,8 @@ pub fn leaks(
     c: &Snapshot,
     d: &Dominators,
     as_json: bool,
+    top: usize,
+    internal: bool,
 ) -> Result<()> {
     use std::collections::{HashMap, HashSet};
     let (Some((_, ia)), Some((_, ib)), Some((kind, ic))) =
@@ -769,10 +771,31 @@ pub fn leaks(
         .filter(|id| *id != 0 && !base.contains(id))
         .collect();
     let g = &c.graph;
-    let leaked: Vec<ObjId> = (0..g.len() as ObjId)
+    let mut leaked: Vec<ObjId> = (0..g.len() as ObjId)
         .filter(|&o| target.contains(&ic[o as usize]))
         .collect();
     let members: HashSet<ObjId> = leaked.iter().copied().collect();
+    // The engine's own objects (code, shapes, system and synthetic nodes) are folded into
+    // what holds them: listed only when asked for, or when no leaked object of the
+    // program's own holds them.
+    let mut folded = 0usize;
+    if !internal {
+        let is_internal = |o: ObjId| {
+            let n = c.class_name(o);
+            matches!(
+                n,
+                "(compiled code)" | "(object shape)" | "(system)" | "(synthetic)" | "(code)"
+            ) || n.starts_with("system / ")
+        };
+        leaked.retain(|&o| {
+            let fold = is_internal(o)
+                && d.dominator_chain(o)
+                    .iter()
+                    .any(|x| members.contains(x) && !is_internal(*x));
+            folded += fold as usize;
+            !fold
+        });
+    }
     // Group by class and path shape (paths only for the first 20,000 objects).
     let mut groups: HashMap<GroupKey, Vec<ObjId>> = HashMap::new();
     let mut paths: HashMap<GroupKey, Vec<ObjId>> = HashMap::new();
@@ -837,6 +860,7 @@ pub fn leaks(
     if as_json {
         let list: Vec<Json> = rows
             .iter()
+            .take(top)
             .map(|(ret, key, objs)| {
                 let path = paths.get(key).map(|p| path_json(c, p)).unwrap_or_default();
                 json!({"class": key.0, "count": objs.len(), "retained_bytes": ret,
@@ -845,16 +869,22 @@ pub fn leaks(
             .collect();
         println!(
             "{}",
-            json_line(&json!({"leaks": list, "matched_by": kind, "objects": leaked.len()}))
+            json_line(&json!({"leaks": list, "matched_by": kind,
+                              "objects": leaked.len() + folded, "folded_internal": folded}))
         );
         return Ok(());
     }
     println!(
         "{} objects allocated between the baseline and the target are still in the final snapshot (matched by {kind})",
-        leaked.len()
+        leaked.len() + folded
     );
+    if folded > 0 {
+        println!(
+            "({folded} of them the engine's own, counted in what holds them; --internal lists them)"
+        );
+    }
     println!("     RETAINED    COUNT  CLASS / RETAINED BY");
-    for (ret, key, objs) in rows.iter().take(50) {
+    for (ret, key, objs) in rows.iter().take(top) {
         println!("{ret:>13} {:>8}  {}", objs.len(), sanitize(&key.0));
         if !key.1.is_empty() {
             println!("{:>24}{}", "", sanitize(&key.1.join(" → ")));
@@ -870,7 +900,12 @@ pub fn leaks(
 /// Each is reported in the contract's shape: its class, the objects it gained
 /// (`count`), the bytes it gained (`retained_bytes`), an example node in FINAL and its
 /// path there; plus the owner's name and its three retained sizes.
-pub fn owner_leaks(s: [&Snapshot; 3], d: [&Dominators; 3], as_json: bool) -> Result<()> {
+pub fn owner_leaks(
+    s: [&Snapshot; 3],
+    d: [&Dominators; 3],
+    as_json: bool,
+    top: usize,
+) -> Result<()> {
     let [a, b, c] = s;
     let grown = crate::diff::owner_deltas(a, d[0], b, d[1], 200);
     let fin = crate::diff::owner_map(c, d[2]);
@@ -881,7 +916,7 @@ pub fn owner_leaks(s: [&Snapshot; 3], d: [&Dominators; 3], as_json: bool) -> Res
             let growth = r.delta_retained() as u64;
             (f.retained + growth / 10 >= r.target.retained).then_some((r, f))
         })
-        .take(50)
+        .take(top)
         .collect();
     if as_json {
         let list: Vec<Json> = rows

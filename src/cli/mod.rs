@@ -137,6 +137,13 @@ pub enum Cmd {
         final_: PathBuf,
         #[arg(long)]
         json: bool,
+        /// At most N clusters (default 50)
+        #[arg(long, default_value_t = 50)]
+        top: usize,
+        /// List the runtime's internal objects (V8's compiled code, object shapes,
+        /// system and synthetic nodes) too, not only inside what holds them
+        #[arg(long)]
+        internal: bool,
     },
     /// Threads (Java threads, goroutines) with their frames and the objects each holds
     Threads {
@@ -313,6 +320,8 @@ pub fn run(cli: Cli) -> Result<()> {
             target,
             final_,
             json,
+            top,
+            internal,
         }) => {
             let a = open_for_cli(&baseline)?;
             let b = open_for_cli(&target)?;
@@ -320,7 +329,7 @@ pub fn run(cli: Cli) -> Result<()> {
             let ids = [&a, &b, &c].iter().all(|s| s.persistent_ids().is_some());
             if ids {
                 let d = dominators_for_cli(&c);
-                analyses::leaks(&a, &b, &c, &d, json)
+                analyses::leaks(&a, &b, &c, &d, json, top, internal)
             } else {
                 // No ids: the owners that grew and stayed grown.
                 let (da, db, dc) = (
@@ -328,7 +337,7 @@ pub fn run(cli: Cli) -> Result<()> {
                     dominators_for_cli(&b),
                     dominators_for_cli(&c),
                 );
-                analyses::owner_leaks([&a, &b, &c], [&da, &db, &dc], json)
+                analyses::owner_leaks([&a, &b, &c], [&da, &db, &dc], json, top)
             }
         }
         Some(Cmd::Threads { file, json }) => {
