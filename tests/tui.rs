@@ -966,3 +966,23 @@ fn p_merges_the_paths_of_a_class_s_instances() {
     let s = run(&mut a, &mut term, "\n");
     assert!(s.contains("Inspector — "), "{s}");
 }
+
+#[test]
+fn s_opens_a_sort_menu_that_takes_the_column_s_letter() {
+    let mut term = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    let mut a = app();
+    let s = run(&mut a, &mut term, "S");
+    assert!(
+        s.contains("sort by: r retained  c count  s shallow  n name"),
+        "{s}"
+    );
+    let s = run(&mut a, &mut term, "c");
+    assert!(s.contains("sorted by count"), "{s}");
+    let s = run(&mut a, &mut term, "Sr");
+    assert!(s.contains("sorted by retained"), "{s}");
+    // Another key leaves the sort as it was; `s` still cycles.
+    let s = run(&mut a, &mut term, "Sx");
+    assert!(s.contains("sorted by retained"), "{s}");
+    let s = run(&mut a, &mut term, "s");
+    assert!(s.contains("sorted by shallow"), "{s}");
+}

@@ -35,6 +35,7 @@ pub enum Action {
     Histogram,
     Weak,
     MergedPaths,
+    SortMenu,
     Suspend,
     Quit,
 }
@@ -90,6 +91,12 @@ pub const KEYMAP: &[Binding] = &[
         action: Action::Sort,
         help: "change the sort column",
         hint: Some("s sort"),
+    },
+    Binding {
+        keys: &["S"],
+        action: Action::SortMenu,
+        help: "sort by a column: then r retained, c count, s shallow, n name",
+        hint: None,
     },
     Binding {
         keys: &["/"],

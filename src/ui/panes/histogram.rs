@@ -29,6 +29,8 @@ pub struct HistogramPane {
     filter: String,
     /// The filter prompt is open and takes the keys.
     editing: bool,
+    /// `S` was pressed: the next key names the column to sort by.
+    sort_menu: bool,
     /// Rows that fit, as last drawn (the one thing drawing records).
     height: Cell<usize>,
 }
@@ -67,6 +69,7 @@ impl HistogramPane {
             sort: SortKey::Shallow,
             filter: String::new(),
             editing: false,
+            sort_menu: false,
             height: Cell::new(20),
         };
         p.rebuild();
@@ -82,7 +85,7 @@ impl HistogramPane {
     }
 
     pub fn is_editing(&self) -> bool {
-        self.editing
+        self.editing || self.sort_menu
     }
 
     pub fn visible_len(&self) -> usize {
@@ -179,6 +182,23 @@ impl HistogramPane {
     }
 
     pub fn handle(&mut self, key: &KeyEvent) -> Outcome {
+        if self.sort_menu {
+            // The column's letter; any other key closes the menu.
+            self.sort_menu = false;
+            let retained = self.rows.iter().any(|r| r.retained.is_some());
+            let pick = match key.code {
+                KeyCode::Char('r') if retained => Some(SortKey::Retained),
+                KeyCode::Char('c') => Some(SortKey::Count),
+                KeyCode::Char('s') => Some(SortKey::Shallow),
+                KeyCode::Char('n') => Some(SortKey::Name),
+                _ => None,
+            };
+            if let Some(k) = pick {
+                self.sort = k;
+                self.rebuild();
+            }
+            return Outcome::Consumed;
+        }
         if self.editing {
             match key.code {
                 KeyCode::Enter => self.editing = false,
@@ -214,6 +234,7 @@ impl HistogramPane {
             Some(Action::Top) => self.selected = 0,
             Some(Action::Bottom) => self.selected = last,
             Some(Action::Sort) => self.next_sort(),
+            Some(Action::SortMenu) => self.sort_menu = true,
             Some(Action::Filter) => self.editing = true,
             Some(Action::Back) if !self.filter.is_empty() => {
                 self.filter.clear();
@@ -318,7 +339,7 @@ impl super::Pane for HistogramPane {
     }
 
     fn handle(&mut self, key: &KeyEvent, _ctx: &super::Ctx) -> Outcome {
-        if !self.editing && action_for(key) == Some(Action::Open) {
+        if !HistogramPane::is_editing(self) && action_for(key) == Some(Action::Open) {
             return match self.selected_row().and_then(|r| r.class) {
                 Some(c) => Outcome::Open(super::Request::Instances(c)),
                 None => Outcome::Consumed,
@@ -336,10 +357,17 @@ impl super::Pane for HistogramPane {
     }
 
     fn is_editing(&self) -> bool {
-        self.editing
+        HistogramPane::is_editing(self)
     }
 
     fn editing_hint(&self) -> Option<String> {
+        if self.sort_menu {
+            let retained = self.rows.iter().any(|r| r.retained.is_some());
+            return Some(format!(
+                "sort by: {}c count  s shallow  n name  (any other key: as it was)",
+                if retained { "r retained  " } else { "" }
+            ));
+        }
         self.editing
             .then(|| format!("filter: {}▏  Enter keep  Esc clear", sanitize(&self.filter)))
     }
