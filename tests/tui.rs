@@ -986,3 +986,50 @@ fn s_opens_a_sort_menu_that_takes_the_column_s_letter() {
     let s = run(&mut a, &mut term, "s");
     assert!(s.contains("sorted by shallow"), "{s}");
 }
+
+#[test]
+fn wide_screens_show_the_selected_instance_s_inspector_beside_the_list() {
+    let mut a = app();
+    let mut term = Terminal::new(TestBackend::new(160, 40)).unwrap();
+    let s = run(&mut a, &mut term, "/fixture.Session\n\n");
+    let first = s.lines().nth(2).unwrap().to_string();
+    // The list on the left, the first instance's inspector on the right, focus marked.
+    assert!(
+        s.contains("Instances of dev.heaptui.fixture.Session"),
+        "{s}"
+    );
+    let title = s.lines().next().unwrap();
+    assert!(title.starts_with('▶'), "{s}");
+    let right = title
+        .find("Inspector — dev.heaptui.fixture.Session")
+        .expect(&s);
+    assert!(right > 80, "{s}");
+    let addr = |line: &str| {
+        line.split_whitespace()
+            .find(|w| w.starts_with("0x"))
+            .map(String::from)
+    };
+    let a0 = addr(&first).unwrap();
+    assert!(
+        title.contains(&a0),
+        "the inspector follows the selection:\n{s}"
+    );
+    // Down: the inspector follows.
+    let s = run(&mut a, &mut term, "j");
+    let second = addr(s.lines().nth(3).unwrap()).unwrap();
+    assert!(s.lines().next().unwrap().contains(&second), "{s}");
+    // Tab: the keys go to the inspector (its side marked); Esc gives them back.
+    let s = run(&mut a, &mut term, "\t");
+    let title = s.lines().next().unwrap();
+    assert!(
+        !title.starts_with('▶') && title.chars().filter(|&c| c == '▶').count() == 1,
+        "{s}"
+    );
+    let s = run(&mut a, &mut term, "\u{1b}");
+    assert!(s.lines().next().unwrap().starts_with('▶'), "{s}");
+    // At 80 columns, one pane as before.
+    let mut narrow = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    let _ = run(&mut a, &mut narrow, "");
+    let s = run(&mut a, &mut narrow, "k");
+    assert!(!s.contains("Inspector — "), "{s}");
+}

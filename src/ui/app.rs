@@ -39,10 +39,14 @@ use super::theme::Theme;
 use crate::error::Result;
 use crate::format::Snapshot;
 use crate::heap::dominators::Dominators;
+use crate::heap::ObjId;
 use crate::progress::Progress;
 
 /// How many leak suspects the TUI lists.
 const SUSPECTS: usize = 10;
+
+/// From this many columns the selected row's detail is drawn beside the list.
+pub const WIDE: u16 = 120;
 
 pub struct Ready {
     pub snap: Arc<Snapshot>,
@@ -57,6 +61,14 @@ pub struct Ready {
     /// A key was pressed: the user is busy, and the suspects do not take the screen
     /// from them when they arrive.
     pub touched: bool,
+    /// Beside the list, where the screen is wide enough ([`WIDE`]): the inspector of
+    /// the selected row's object, following the selection (DevTools' retainers below
+    /// its Summary, MAT's inspector beside its lists).
+    pub detail: Option<(ObjId, Box<dyn Pane>)>,
+    /// `Tab` moved the keys to the detail pane.
+    pub focus_detail: bool,
+    /// The screen was wide enough for the detail pane when last drawn.
+    pub wide: bool,
     /// The navigation history: the class histogram at the bottom, the pane on screen on
     /// top. `Esc`/`Backspace` pops a pane onto `forward`, `]` brings it back.
     pub stack: Vec<Box<dyn Pane>>,
@@ -87,6 +99,9 @@ impl Ready {
             dom: None,
             suspects: None,
             touched: false,
+            detail: None,
+            focus_detail: false,
+            wide: false,
             reopen: None,
         }
     }
@@ -143,6 +158,68 @@ impl Ready {
         message: &mut Option<String>,
     ) -> bool {
         self.touched = true;
+        let used = self.on_key_inner(key, theme, clipboard, message);
+        self.sync_detail(theme);
+        used
+    }
+
+    /// The detail pane follows the selection: rebuilt when the selected object changes,
+    /// dropped where there is none (or the screen is narrow).
+    pub fn sync_detail(&mut self, theme: &Theme) {
+        let sel = if self.wide && self.top().wants_detail() {
+            self.top().selected_object()
+        } else {
+            None
+        };
+        match (sel, &self.detail) {
+            (Some(o), Some((d, _))) if *d == o => {}
+            (Some(o), _) => {
+                let ctx = self.ctx(theme);
+                let pane: Box<dyn Pane> = Box::new(InspectorPane::new(o, &ctx));
+                self.detail = Some((o, pane));
+            }
+            (None, _) => {
+                self.detail = None;
+                self.focus_detail = false;
+            }
+        }
+    }
+
+    fn on_key_inner(
+        &mut self,
+        key: &KeyEvent,
+        theme: &Theme,
+        clipboard: &std::sync::Mutex<Vec<String>>,
+        message: &mut Option<String>,
+    ) -> bool {
+        // Tab moves the keys between the list and the detail beside it.
+        if action_for(key) == Some(Action::Side) && self.wide && self.detail.is_some() {
+            self.focus_detail = !self.focus_detail;
+            return true;
+        }
+        if self.focus_detail {
+            if let Some((_, d)) = self.detail.as_mut() {
+                let ctx = Ctx {
+                    snap: &self.snap,
+                    dom: self.dom.as_deref(),
+                    theme,
+                };
+                match d.handle(key, &ctx) {
+                    Outcome::Consumed => return true,
+                    Outcome::Open(req) => {
+                        self.focus_detail = false;
+                        self.open(req, theme);
+                        return true;
+                    }
+                    Outcome::Ignored => {
+                        if action_for(key) == Some(Action::Back) {
+                            self.focus_detail = false;
+                            return true;
+                        }
+                    }
+                }
+            }
+        }
         let (ctx, stack, _) = self.parts(theme);
         let top = stack.last_mut().expect("the bottom pane is always there");
         match top.handle(key, &ctx) {
@@ -357,6 +434,8 @@ pub struct App {
     /// A key was pressed since the app started (kept when another snapshot of the file
     /// is opened): the leak suspects then wait for `!` rather than take the screen.
     pub busy: bool,
+    /// The screen's width when last drawn (for the detail pane beside the list).
+    width: std::cell::Cell<u16>,
     pub screen: Screen,
     pub progress: Progress,
     rx: Option<Receiver<Result<Loaded>>>,
@@ -546,6 +625,7 @@ impl App {
         App {
             title: None,
             busy: false,
+            width: std::cell::Cell::new(80),
             path,
             screen: Screen::Loading,
             progress,
@@ -671,6 +751,10 @@ impl App {
 
     /// Picks up the background thread's results, if it has any.
     pub fn tick(&mut self) {
+        if let Screen::Ready(r) = &mut self.screen {
+            r.wide = self.width.get() >= WIDE;
+            r.sync_detail(&self.theme);
+        }
         if let Some(rx) = &self.dom_rx {
             if matches!(self.screen, Screen::Ready(_) | Screen::Diff(_)) {
                 if let Ok(d) = rx.try_recv() {
@@ -860,6 +944,7 @@ impl App {
 
     pub fn draw(&self, f: &mut Frame) {
         let area = f.area();
+        self.width.set(area.width);
         let [main, status, hints] = Layout::vertical([
             Constraint::Min(1),
             Constraint::Length(1),
@@ -938,7 +1023,24 @@ impl App {
             }
             Screen::Ready(r) => {
                 let ctx = r.ctx(&self.theme);
-                r.top().draw(f, main, &ctx);
+                match (&r.detail, r.wide) {
+                    (Some((_, d)), true) => {
+                        let [left, right] = Layout::horizontal([
+                            Constraint::Percentage(55),
+                            Constraint::Percentage(45),
+                        ])
+                        .areas(main);
+                        r.top().draw(f, left, &ctx);
+                        d.draw(f, right, &ctx);
+                        // The focused side is marked at its title's left end.
+                        let at = if r.focus_detail { right } else { left };
+                        f.render_widget(
+                            Paragraph::new("▶").style(self.theme.selected()),
+                            Rect::new(at.x, at.y, 1, 1),
+                        );
+                    }
+                    _ => r.top().draw(f, main, &ctx),
+                }
                 let g = &r.snap.graph;
                 let sel = r
                     .top()

@@ -221,7 +221,7 @@ pub const KEYMAP: &[Binding] = &[
     Binding {
         keys: &["Tab"],
         action: Action::Side,
-        help: "diff: move between the base (left) and target (right) side",
+        help: "the list and the inspector beside it (wide screens); diff: base and target",
         hint: Some("Tab side"),
     },
     Binding {

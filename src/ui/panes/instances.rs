@@ -415,6 +415,10 @@ impl Pane for InstancesPane {
         Some(self.class)
     }
 
+    fn wants_detail(&self) -> bool {
+        true
+    }
+
     fn is_editing(&self) -> bool {
         self.editing
     }

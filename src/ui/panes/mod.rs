@@ -87,6 +87,11 @@ pub trait Pane {
     fn selected_class(&self) -> Option<ClassId> {
         None
     }
+    /// Whether this is a list whose selected object's inspector is drawn beside it on a
+    /// wide screen (instances, suspects); trees and the inspector itself fill the screen.
+    fn wants_detail(&self) -> bool {
+        false
+    }
     /// Whether this is the leak suspects pane (`!` goes back to it).
     fn is_suspects(&self) -> bool {
         false

@@ -258,6 +258,10 @@ impl Pane for SuspectsPane {
         true
     }
 
+    fn wants_detail(&self) -> bool {
+        true
+    }
+
     fn has_work(&self) -> bool {
         self.pending
     }
