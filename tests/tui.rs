@@ -1033,3 +1033,16 @@ fn wide_screens_show_the_selected_instance_s_inspector_beside_the_list() {
     let s = run(&mut a, &mut narrow, "k");
     assert!(!s.contains("Inspector — "), "{s}");
 }
+
+#[test]
+fn instances_without_a_label_show_and_match_their_first_fields() {
+    let mut a = app();
+    let mut term = Terminal::new(TestBackend::new(100, 30)).unwrap();
+    let s = run(&mut a, &mut term, "/fixture.Session\n\n");
+    // The Value column: each session's id, its first primitive field.
+    assert!(s.lines().skip(2).take(5).all(|l| l.contains("id=1")), "{s}");
+    let s = run(&mut a, &mut term, "/id=100005\n");
+    let rows: Vec<&str> = s.lines().skip(2).filter(|l| l.starts_with("0x")).collect();
+    assert!(!rows.is_empty() && rows.len() < 50, "{s}");
+    assert!(rows.iter().any(|l| l.contains("id=100005")), "{s}");
+}

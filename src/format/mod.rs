@@ -362,6 +362,38 @@ impl Snapshot {
         self.decoder.name_and_label(self.bytes(), &self.graph, o)
     }
 
+    /// The first two primitive fields of `o` as `name=value` (`id=4242 active=true`):
+    /// what tells apart instances that have no label.
+    pub fn first_fields(&self, o: ObjId) -> String {
+        let ins = self.inspect(o);
+        let words: Vec<String> = ins
+            .fields
+            .iter()
+            .filter(|f| !f.is_static)
+            .filter_map(|f| {
+                let v = match &f.value {
+                    Value::Int(i) => i.to_string(),
+                    Value::Float(x) => x.to_string(),
+                    Value::Bool(b) => b.to_string(),
+                    Value::Char(c) => char::from_u32(*c as u32)
+                        .map(|c| c.to_string())
+                        .unwrap_or_else(|| format!("\\u{{{c:x}}}")),
+                    Value::Text(t) => format!("{t:?}"),
+                    _ => return None,
+                };
+                Some(format!("{}={v}", f.name))
+            })
+            .take(2)
+            .collect();
+        words.join(" ")
+    }
+
+    /// What an instance list shows in its Value column and `/` matches there: the
+    /// object's label, or else its first two primitive fields.
+    pub fn value_words(&self, o: ObjId) -> String {
+        self.label(o).unwrap_or_else(|| self.first_fields(o))
+    }
+
     pub fn persistent_ids(&self) -> Option<(&'static str, Vec<u64>)> {
         self.decoder.persistent_ids(self.bytes(), &self.graph)
     }

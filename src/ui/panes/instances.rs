@@ -207,7 +207,12 @@ impl InstancesPane {
             let mut shown: Vec<u32> = order
                 .into_par_iter()
                 .map_init(SkimMatcherV2::default, |m, k| {
-                    let text = snap.name_and_label(objs[k as usize].1);
+                    let o = objs[k as usize].1;
+                    let mut text = snap.name_and_label(o);
+                    // No label: the first fields are its value (`id=4242`).
+                    if text.ends_with(' ') {
+                        text.push_str(&snap.first_fields(o));
+                    }
                     m.fuzzy_match(&text, filter).map(|_| k)
                 })
                 .flatten()
@@ -374,7 +379,7 @@ impl Pane for InstancesPane {
                     TCell::from(format!("{}{mark}", ctx.snap.object_name(o))),
                     TCell::from(Line::from(human(g.shallow_size(o))).right_aligned()),
                     TCell::from(Line::from(retained).right_aligned()),
-                    TCell::from(sanitize(&ctx.snap.label(o).unwrap_or_default()).into_owned()),
+                    TCell::from(sanitize(&ctx.snap.value_words(o)).into_owned()),
                 ])
                 .style(style)
             })
