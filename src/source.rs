@@ -106,8 +106,41 @@ fn map_file(path: &Path) -> Result<Option<Mmap>> {
     Ok(Some(m))
 }
 
+/// Refuses what is not a regular file (or a link to one) before anything opens it: a
+/// FIFO would block the open until a writer came, a device or a socket is no dump, and
+/// a directory cannot be mapped.
+pub fn check_regular(path: &Path) -> Result<()> {
+    use std::os::unix::fs::FileTypeExt;
+    let m = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
+    let t = m.file_type();
+    if t.is_file() {
+        return Ok(());
+    }
+    let what = if t.is_dir() {
+        "a directory"
+    } else if t.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if t.is_char_device() {
+        "a character device"
+    } else if t.is_block_device() {
+        "a block device"
+    } else if t.is_socket() {
+        "a socket"
+    } else {
+        "not a file"
+    };
+    Err(Error::io(
+        path,
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("{what}, not a regular file: heaptui reads dumps from regular files"),
+        ),
+    ))
+}
+
 /// Opens `path`: maps it, or decompresses a gzip file into the cache and maps that.
 pub fn open(path: &Path, progress: &Progress) -> Result<Source> {
+    check_regular(path)?;
     let mut magic = [0u8; 2];
     {
         let mut f = File::open(path).map_err(|e| Error::io(path, e))?;
@@ -139,9 +172,11 @@ pub fn open(path: &Path, progress: &Progress) -> Result<Source> {
 }
 
 /// The directory for decompressed copies: `$HEAPTUI_CACHE_DIR`, else the platform's
-/// user cache directory (`$XDG_CACHE_HOME/heaptui` on Linux).
+/// user cache directory (`$XDG_CACHE_HOME/heaptui` on Linux). An empty
+/// `HEAPTUI_CACHE_DIR` is unset, as the shell's `VAR= cmd` means it (it wrote `./gunzip`
+/// and `./index` into the current directory).
 pub fn cache_dir() -> Option<PathBuf> {
-    if let Some(d) = std::env::var_os("HEAPTUI_CACHE_DIR") {
+    if let Some(d) = std::env::var_os("HEAPTUI_CACHE_DIR").filter(|d| !d.is_empty()) {
         return Some(PathBuf::from(d));
     }
     directories::ProjectDirs::from("", "", "heaptui").map(|p| p.cache_dir().to_path_buf())

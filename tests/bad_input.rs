@@ -417,3 +417,67 @@ fn v8_integers_without_a_comma_between_them_are_refused_with_the_offset() {
     let ctrl = String::from_utf8_lossy(good).replace("1,0,3,8,0", "1,0,3\u{1}8,0");
     assert!(open_bytes(ctrl.as_bytes()).is_err());
 }
+
+#[test]
+fn a_fifo_a_directory_or_a_device_is_refused_before_it_is_opened() {
+    // Issue 28, defect 8: `summary` on a FIFO blocked in open(2) until a writer came.
+    let fifo = scratch().join("dump.fifo");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path; mkfifo only creates the node.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let link = scratch().join("link-to-fifo");
+    std::os::unix::fs::symlink(&fifo, &link).unwrap();
+    for (file, what) in [
+        (fifo.as_path(), "a FIFO (named pipe)"),
+        (link.as_path(), "a FIFO (named pipe)"),
+        (scratch(), "a directory"),
+        (std::path::Path::new("/dev/null"), "a character device"),
+    ] {
+        for cmd in ["summary", "histogram", "suspects", "waste"] {
+            let start = std::time::Instant::now();
+            let out = heaptui(&[cmd, file.to_str().unwrap()]);
+            assert!(start.elapsed() < std::time::Duration::from_secs(10));
+            assert_eq!(out.status.code(), Some(2), "{cmd} {file:?}: {out:?}");
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                err.contains(what) && err.contains("not a regular file"),
+                "{err}"
+            );
+        }
+    }
+    // A symlink to a regular file still opens.
+    let real = fixture("go/heap.dump.gz");
+    let ok = scratch().join("link-to-dump.gz");
+    std::os::unix::fs::symlink(&real, &ok).unwrap();
+    let out = heaptui(&["summary", ok.to_str().unwrap(), "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+}
+
+#[test]
+fn an_empty_cache_dir_variable_means_unset() {
+    // Issue 28, defect 14: HEAPTUI_CACHE_DIR="" wrote ./gunzip and ./index.
+    let cwd = scratch().join("empty-cache-cwd");
+    let xdg = scratch().join("empty-cache-xdg");
+    std::fs::create_dir_all(&cwd).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_heaptui"))
+        .args([
+            "summary",
+            fixture("go/heap.dump.gz").to_str().unwrap(),
+            "--json",
+        ])
+        .current_dir(&cwd)
+        .env("HEAPTUI_CACHE_DIR", "")
+        .env("XDG_CACHE_HOME", &xdg)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let here: Vec<_> = std::fs::read_dir(&cwd).unwrap().collect();
+    assert!(
+        here.is_empty(),
+        "written into the current directory: {here:?}"
+    );
+    assert!(
+        xdg.join("heaptui").join("gunzip").is_dir(),
+        "the user cache is used"
+    );
+}

@@ -34,7 +34,7 @@ fn run_app(paths: &[&Path]) -> Result<()> {
     // Fail before taking over the screen when a file cannot even be opened.
     for &path in paths {
         let (file, _) = crate::format::split_snapshot_suffix(path);
-        std::fs::metadata(&file).map_err(|e| Error::io(&file, e))?;
+        crate::source::check_regular(&file)?;
     }
     let mut app = match paths {
         [one] => app::App::load(one.to_path_buf()),
