@@ -644,6 +644,55 @@ fn ten_million_chain_on_a_small_stack() {
     chain_on_small_stack(10_000_000);
 }
 
+#[test]
+fn a_deep_dominator_tree_prints_without_recursion_or_quadratic_time() {
+    // Issue 28, defects 4 and 5: `dominators --depth 16000 --json` on a 25,000-long chain
+    // overflowed the stack (a recursive JSON writer), and every level of `--depth` was a
+    // scan of the whole tree (200,000 levels: 28.8 s). The binary, on its own stack.
+    let n = 200_000;
+    let f = scratch().join("chain-200k.hprof");
+    std::fs::write(&f, chain_hprof(n)).unwrap();
+    let start = std::time::Instant::now();
+    let depth = n.to_string();
+    let out = heaptui(&[
+        "dominators",
+        f.to_str().unwrap(),
+        "--json",
+        "--top",
+        "1",
+        "--depth",
+        &depth,
+    ]);
+    let took = start.elapsed();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{:?}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    // One object per level below the JNI global's link, each but the last with children;
+    // the last link is the deepest.
+    assert_eq!(text.matches("\"children\":[").count(), n - 1);
+    assert_eq!(text.matches("\"object\":").count(), n);
+    let last = format!("\"object\":\"0x{:x}\"", 0x1000 + 16 * (n - 1));
+    assert!(text.contains(&last));
+    assert!(text.trim_end().ends_with('}'));
+    assert!(took < std::time::Duration::from_secs(60), "{took:?}");
+    // The text form walks it too.
+    let out = heaptui(&[
+        "dominators",
+        f.to_str().unwrap(),
+        "--top",
+        "1",
+        "--depth",
+        &depth,
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), n + 2);
+    std::fs::remove_file(&f).unwrap();
+}
+
 // ---------------------------------------------------------------------------------------
 // 6. Duplicate object ids.
 

@@ -129,11 +129,25 @@ type Shown = crate::heap::index::IdMap<(Vec<ObjId>, usize)>;
 fn shown_tree(d: &Dominators, top: usize, depth: usize) -> Shown {
     let mut shown = Shown::default();
     let mut level = vec![VIRTUAL_ROOT];
+    // A scan of every object per level is cheaper than the children lists for the few
+    // levels people print; a deep tree (a long chain) takes the lists, built once, or
+    // its levels' scans make it quadratic.
+    let deep = depth > 4;
     for _ in 0..=depth {
         if level.is_empty() {
             break;
         }
-        let kids = d.top_children(&level, top);
+        let kids: Vec<(Vec<ObjId>, usize)> = if deep {
+            level
+                .iter()
+                .map(|&p| {
+                    let c = d.children(p);
+                    (c.iter().take(top).copied().collect(), c.len())
+                })
+                .collect()
+        } else {
+            d.top_children(&level, top)
+        };
         let mut next = Vec::new();
         for (&p, (k, count)) in level.iter().zip(kids) {
             next.extend_from_slice(&k);
@@ -150,15 +164,9 @@ fn kids_of(shown: &Shown, o: ObjId) -> (&[ObjId], usize) {
         .map_or((&[], 0), |(k, c)| (&k[..], *c))
 }
 
-fn dominator_json(
-    snap: &Snapshot,
-    d: &Dominators,
-    shown: &Shown,
-    o: ObjId,
-    top: usize,
-    depth: usize,
-) -> Json {
-    let (kids, count) = kids_of(shown, o);
+/// One node of `dominators --json` without its children: a flat object.
+fn dominator_node_json(snap: &Snapshot, d: &Dominators, shown: &Shown, o: ObjId) -> Json {
+    let (_, count) = kids_of(shown, o);
     let mut v = json!({
         "object": snap.object_name(o),
         "class": snap.class_name(o),
@@ -172,32 +180,67 @@ fn dominator_json(
     if let Some(r) = root_words(snap, d, o) {
         v["root"] = json!(r);
     }
-    if depth > 1 {
-        let kids: Vec<Json> = kids
-            .iter()
-            .take(top)
-            .map(|&c| dominator_json(snap, d, shown, c, top, depth - 1))
-            .collect();
-        v["children"] = Json::Array(kids);
-    }
     v
+}
+
+/// The `objects` array of `dominators --json`, written as it is walked: each node's
+/// flat object, its `children` array opened after its own fields and closed when its
+/// subtree is done. No recursion and no nested value in memory, however deep the tree
+/// asked for is (a recursive writer overflowed the stack on a chain 25,000 deep).
+fn write_dominator_objects(
+    out: &mut String,
+    snap: &Snapshot,
+    d: &Dominators,
+    shown: &Shown,
+    top: usize,
+    depth: usize,
+) {
+    let first: Vec<ObjId> = kids_of(shown, VIRTUAL_ROOT)
+        .0
+        .iter()
+        .take(top)
+        .copied()
+        .collect();
+    out.push('[');
+    // (the nodes of one level under one parent, the next to write, their level)
+    let mut stack: Vec<(Vec<ObjId>, usize, usize)> = vec![(first, 0, 1)];
+    while let Some((list, next, level)) = stack.last_mut() {
+        let Some(&o) = list.get(*next) else {
+            stack.pop();
+            out.push(']');
+            if !stack.is_empty() {
+                out.push('}');
+            }
+            continue;
+        };
+        if *next > 0 {
+            out.push(',');
+        }
+        *next += 1;
+        let level = *level;
+        let node = json_line(&dominator_node_json(snap, d, shown, o));
+        if level < depth {
+            out.push_str(node.strip_suffix('}').unwrap_or(&node));
+            out.push_str(",\"children\":[");
+            let kids = kids_of(shown, o).0.iter().take(top).copied().collect();
+            stack.push((kids, 0, level + 1));
+        } else {
+            out.push_str(&node);
+        }
+    }
 }
 
 pub fn dominators(snap: &Snapshot, d: &Dominators, as_json: bool, top: usize, depth: usize) {
     let total = d.total_bytes();
     let shown = shown_tree(d, top, depth);
     if as_json {
-        let objects: Vec<Json> = kids_of(&shown, VIRTUAL_ROOT)
-            .0
-            .iter()
-            .take(top)
-            .map(|&o| dominator_json(snap, d, &shown, o, top, depth))
-            .collect();
-        println!(
-            "{}",
-            json_line(&json!({"objects": objects, "total_retained_bytes": total,
-                   "reachable_objects": d.reachable, "weakly_reachable_objects": d.weakly_reachable}))
-        );
+        let mut out = String::from("{\"objects\":");
+        write_dominator_objects(&mut out, snap, d, &shown, top, depth);
+        let rest = json_line(&json!({"total_retained_bytes": total,
+               "reachable_objects": d.reachable, "weakly_reachable_objects": d.weakly_reachable}));
+        out.push(',');
+        out.push_str(rest.strip_prefix('{').unwrap_or(&rest));
+        println!("{out}");
         return;
     }
     println!("     RETAINED      %      SHALLOW  OBJECT");
