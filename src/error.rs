@@ -54,6 +54,10 @@ pub enum Error {
     Usage(String),
     #[error("{0}")]
     NotFound(String),
+    /// The file could be read, but not within the memory this process may use: it
+    /// cannot be opened here (exit 2, as an unreadable file), with the figures.
+    #[error("{0}")]
+    Memory(String),
 }
 
 impl Error {
@@ -75,7 +79,10 @@ impl Error {
     pub fn exit_code(&self) -> i32 {
         match self {
             Error::Usage(_) => 1,
-            Error::Io { .. } | Error::Parse { .. } | Error::Unsupported { .. } => 2,
+            Error::Io { .. }
+            | Error::Parse { .. }
+            | Error::Unsupported { .. }
+            | Error::Memory(_) => 2,
             Error::NotFound(_) => 3,
         }
     }

@@ -335,8 +335,9 @@ fn released_pages_read_back_the_same_bytes() {
 #[test]
 fn a_file_whose_index_would_not_fit_is_refused_up_front_with_the_figure() {
     // HEAPTUI_MEMORY_LIMIT pretends the machine has 1 MB left; the 6.6 MB dump needs
-    // more, so it is refused before any index is built (exit 1, usage), naming the
-    // figure needed; HEAPTUI_IGNORE_MEMORY=1 opens it anyway.
+    // more, so it is refused before any index is built (exit 2: the file cannot be read
+    // here; issue 28 defect 16, it was 1), naming the figure needed;
+    // HEAPTUI_IGNORE_MEMORY=1 opens it anyway.
     let f = fixture("java/nocoops/heap-live.hprof.gz");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_heaptui"))
         .args(["summary", f.to_str().unwrap()])
@@ -344,7 +345,7 @@ fn a_file_whose_index_would_not_fit_is_refused_up_front_with_the_figure() {
         .env("HEAPTUI_MEMORY_LIMIT", "1000000")
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("needs about") && err.contains("MB of memory") && err.contains("only 1 MB"),
@@ -375,7 +376,7 @@ fn a_moarvm_format_2_file_is_checked_up_front_and_format_3_is_not() {
             .unwrap()
     };
     let v2 = run("moarvm/app-v2.mvmheap.gz");
-    assert_eq!(v2.status.code(), Some(1));
+    assert_eq!(v2.status.code(), Some(2));
     let err = String::from_utf8_lossy(&v2.stderr);
     assert!(
         err.contains("needs about") && err.contains("only 1 MB"),
@@ -480,4 +481,24 @@ fn an_empty_cache_dir_variable_means_unset() {
         xdg.join("heaptui").join("gunzip").is_dir(),
         "the user cache is used"
     );
+}
+
+#[test]
+fn a_memory_limit_that_is_not_a_number_is_a_usage_error_not_no_limit() {
+    // Issue 28, defect 16: `abc`, `1e9` and `-1` turned the memory check off silently.
+    let f = fixture("go/heap.dump.gz");
+    for bad in ["abc", "1e9", "-1", "4 GB"] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_heaptui"))
+            .args(["summary", f.to_str().unwrap()])
+            .env("HEAPTUI_CACHE_DIR", scratch().join("cache"))
+            .env("HEAPTUI_MEMORY_LIMIT", bad)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{bad}: {out:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("HEAPTUI_MEMORY_LIMIT") && err.contains("not a whole number"),
+            "{err}"
+        );
+    }
 }

@@ -498,12 +498,25 @@ fn memory_per_file_byte(format: Format, first: &[u8]) -> Option<f64> {
     }
 }
 
-/// Bytes of memory this process may still use: `HEAPTUI_MEMORY_LIMIT` when set, else
-/// the kernel's MemAvailable plus free swap.
-fn memory_available() -> Option<u64> {
-    if let Some(v) = std::env::var_os("HEAPTUI_MEMORY_LIMIT") {
-        return v.to_str()?.trim().parse().ok();
+/// Bytes of memory this process may still use: `HEAPTUI_MEMORY_LIMIT` when set (a
+/// whole number of bytes; anything else is a usage error, never a check turned off),
+/// else the kernel's MemAvailable plus free swap.
+fn memory_available() -> Result<Option<u64>> {
+    if let Some(v) = std::env::var_os("HEAPTUI_MEMORY_LIMIT").filter(|v| !v.is_empty()) {
+        let text = v.to_string_lossy();
+        return match text.trim().parse::<u64>() {
+            Ok(n) => Ok(Some(n)),
+            Err(_) => Err(Error::Usage(format!(
+                "HEAPTUI_MEMORY_LIMIT={:?} is not a whole number of bytes (e.g. 4294967296)",
+                text
+            ))),
+        };
     }
+    Ok(system_memory_available())
+}
+
+/// The kernel's MemAvailable plus free swap, in bytes.
+fn system_memory_available() -> Option<u64> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;
     let kb = |key: &str| -> Option<u64> {
         let line = info.lines().find(|l| l.starts_with(key))?;
@@ -521,7 +534,8 @@ fn memory_available() -> Option<u64> {
 /// left, with the figure needed, rather than being killed by the kernel half-way
 /// (`HEAPTUI_IGNORE_MEMORY=1` tries anyway).
 fn check_memory(path: &Path, format: Format, first: &[u8], file_bytes: u64) -> Result<()> {
-    let (Some(k), Some(avail)) = (memory_per_file_byte(format, first), memory_available()) else {
+    let avail = memory_available()?;
+    let (Some(k), Some(avail)) = (memory_per_file_byte(format, first), avail) else {
         return Ok(());
     };
     let need = (file_bytes as f64 * k) as u64;
@@ -529,7 +543,7 @@ fn check_memory(path: &Path, format: Format, first: &[u8], file_bytes: u64) -> R
         return Ok(());
     }
     let mb = |b: u64| b.div_ceil(1 << 20);
-    Err(Error::Usage(format!(
+    Err(Error::Memory(format!(
         "{}: indexing this {} file of {} MB needs about {} MB of memory ({k} bytes per byte \
          of dump, as measured on large dumps), and only {} MB is available; free memory, \
          use a larger machine, or set HEAPTUI_IGNORE_MEMORY=1 to try anyway",
