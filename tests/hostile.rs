@@ -693,6 +693,46 @@ fn a_deep_dominator_tree_prints_without_recursion_or_quadratic_time() {
     std::fs::remove_file(&f).unwrap();
 }
 
+#[test]
+fn the_json_path_of_a_two_million_deep_object_is_written_in_bounded_memory() {
+    // Issue 28, defect 7: `path --json` built the whole document first: a 2 M-deep chain
+    // took 3.5 GB (5 M: 7.8 GB, then an abort). Under a 1.5 GiB address-space limit
+    // it must finish, the path whole, step by step.
+    use std::os::unix::process::CommandExt;
+    let n = 2_000_000;
+    let f = scratch().join("chain-2m.hprof");
+    std::fs::write(&f, chain_hprof(n)).unwrap();
+    let last = format!("0x{:x}", 0x1000 + 16 * (n - 1));
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_heaptui"));
+    cmd.args(["path", f.to_str().unwrap(), &last, "--json", "--max", "1"])
+        .env("HEAPTUI_CACHE_DIR", scratch().join("cache"))
+        .env("HEAPTUI_NO_CACHE", "1");
+    // SAFETY: setrlimit is async-signal-safe; it only lowers this child's own limit.
+    unsafe {
+        cmd.pre_exec(|| {
+            let lim = libc::rlimit {
+                rlim_cur: 1536 << 20,
+                rlim_max: 1536 << 20,
+            };
+            if libc::setrlimit(libc::RLIMIT_AS, &lim) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let out = cmd.output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.matches("\"edge\":\"next\"").count(), n - 1);
+    assert!(text.trim_end().ends_with("]]}"));
+    std::fs::remove_file(&f).unwrap();
+}
+
 // ---------------------------------------------------------------------------------------
 // 6. Duplicate object ids.
 

@@ -360,33 +360,43 @@ pub fn largest(snap: &Snapshot, d: &Dominators, as_json: bool, top: usize) {
 pub fn path(snap: &Snapshot, o: ObjId, as_json: bool, max: usize, include_weak: bool) {
     let g = &snap.graph;
     let paths = crate::heap::paths::to_roots(g, o, max, include_weak);
-    let steps = |p: &[ObjId]| -> Vec<Json> {
-        p.iter()
-            .enumerate()
-            .map(|(i, &x)| {
-                let mut v = json!({
-                    "object": snap.object_name(x),
-                    "class": snap.class_name(x),
-                    "edge": if i == 0 { None } else { snap.edge_label(p[i - 1], x) },
-                });
-                if i == 0 {
-                    let roots = g.roots_of(x);
-                    v["root"] = json!(roots.first().map(|r| r.kind.name()).unwrap_or("unknown"));
-                    v["root_detail"] = json!(snap.describe_roots(x));
-                }
-                if let Some(l) = snap.label(x) {
-                    v["label"] = json!(l);
-                }
-                v
-            })
-            .collect()
+    // Step `i` of path `p` as its JSON object.
+    let steps = |p: &[ObjId], i: usize| -> Json {
+        let x = p[i];
+        let mut v = json!({
+            "object": snap.object_name(x),
+            "class": snap.class_name(x),
+            "edge": if i == 0 { None } else { snap.edge_label(p[i - 1], x) },
+        });
+        if i == 0 {
+            let roots = g.roots_of(x);
+            v["root"] = json!(roots.first().map(|r| r.kind.name()).unwrap_or("unknown"));
+            v["root_detail"] = json!(snap.describe_roots(x));
+        }
+        if let Some(l) = snap.label(x) {
+            v["label"] = json!(l);
+        }
+        v
     };
     if as_json {
-        let all: Vec<Json> = paths.iter().map(|p| Json::Array(steps(p))).collect();
-        println!(
-            "{}",
-            json_line(&json!({"object": snap.object_name(o), "paths": all}))
-        );
+        // Written step by step: a path two million references long is two million
+        // steps, and as one JSON value it took gigabytes.
+        use std::io::Write;
+        let stdout = std::io::stdout();
+        let mut w = std::io::BufWriter::new(stdout.lock());
+        let name = json_line(&json!(snap.object_name(o)));
+        let _ = write!(w, "{{\"object\":{name},\"paths\":[");
+        for (n, p) in paths.iter().enumerate() {
+            let _ = w.write_all(if n == 0 { b"[" } else { b",[" });
+            for i in 0..p.len() {
+                if i > 0 {
+                    let _ = w.write_all(b",");
+                }
+                let _ = w.write_all(json_line(&steps(p, i)).as_bytes());
+            }
+            let _ = w.write_all(b"]");
+        }
+        let _ = writeln!(w, "]}}");
         return;
     }
     if paths.is_empty() {
