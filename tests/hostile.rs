@@ -646,6 +646,7 @@ fn ten_million_chain_on_a_small_stack() {
 
 #[test]
 fn a_deep_dominator_tree_prints_without_recursion_or_quadratic_time() {
+    let _g = shared();
     // Issue 28, defects 4 and 5: `dominators --depth 16000 --json` on a 25,000-long chain
     // overflowed the stack (a recursive JSON writer), and every level of `--depth` was a
     // scan of the whole tree (200,000 levels: 28.8 s). The binary, on its own stack.
@@ -695,6 +696,7 @@ fn a_deep_dominator_tree_prints_without_recursion_or_quadratic_time() {
 
 #[test]
 fn the_json_path_of_a_two_million_deep_object_is_written_in_bounded_memory() {
+    let _g = shared();
     // Issue 28, defect 7: `path --json` built the whole document first: a 2 M-deep chain
     // took 3.5 GB (5 M: 7.8 GB, then an abort). Under a 1.5 GiB address-space limit
     // it must finish, the path whole, step by step.
