@@ -212,8 +212,14 @@ impl HprofDecoder {
         let mut cur = cid;
         while cur != 0 {
             // Stop at the first class met twice: a loop's fields are listed once.
-            if chain.len() > 512 || chain.iter().any(|d: &ClassDump| d.id == cur) {
+            if chain.iter().any(|d: &ClassDump| d.id == cur) {
                 return (chain, Some("the superclass chain loops".into()));
+            }
+            if chain.len() >= 512 {
+                return (
+                    chain,
+                    Some("the superclass chain is deeper than 512 classes: the fields past the 512th are not read".into()),
+                );
             }
             let Some(o) = self.find_addr(bytes, g, cur) else {
                 return (
