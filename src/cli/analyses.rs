@@ -360,24 +360,7 @@ pub fn largest(snap: &Snapshot, d: &Dominators, as_json: bool, top: usize) {
 pub fn path(snap: &Snapshot, o: ObjId, as_json: bool, max: usize, include_weak: bool) {
     let g = &snap.graph;
     let paths = crate::heap::paths::to_roots(g, o, max, include_weak);
-    // Step `i` of path `p` as its JSON object.
-    let steps = |p: &[ObjId], i: usize| -> Json {
-        let x = p[i];
-        let mut v = json!({
-            "object": snap.object_name(x),
-            "class": snap.class_name(x),
-            "edge": if i == 0 { None } else { snap.edge_label(p[i - 1], x) },
-        });
-        if i == 0 {
-            let roots = g.roots_of(x);
-            v["root"] = json!(roots.first().map(|r| r.kind.name()).unwrap_or("unknown"));
-            v["root_detail"] = json!(snap.describe_roots(x));
-        }
-        if let Some(l) = snap.label(x) {
-            v["label"] = json!(l);
-        }
-        v
-    };
+    let steps = |p: &[ObjId], i: usize| super::findings::step_json(snap, p, i, true);
     if as_json {
         // Written step by step: a path two million references long is two million
         // steps, and as one JSON value it took gigabytes.

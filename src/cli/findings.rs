@@ -10,28 +10,34 @@ use crate::ui::panes::human;
 use crate::ui::text::{json_line, sanitize};
 use crate::waste::Waste;
 
-/// A path from a GC root in the contract's shape: each step's object, class and the edge
-/// that holds it; the first names the root kind.
+/// Step `i` of the path `p` from a GC root in the contract's shape: its object, class
+/// and the edge that holds it; the first step names the root kind. `full` adds the
+/// root's words and the object's label (`path` prints them).
+pub fn step_json(snap: &Snapshot, p: &[crate::heap::ObjId], i: usize, full: bool) -> Json {
+    let x = p[i];
+    let mut v = json!({
+        "object": snap.object_name(x),
+        "class": snap.class_name(x),
+        "edge": if i == 0 { None } else { snap.edge_label(p[i - 1], x) },
+    });
+    if i == 0 {
+        let roots = snap.graph.roots_of(x);
+        v["root"] = json!(roots.first().map(|r| r.kind.name()).unwrap_or("unknown"));
+        if full {
+            v["root_detail"] = json!(snap.describe_roots(x));
+        }
+    }
+    if full {
+        if let Some(l) = snap.label(x) {
+            v["label"] = json!(l);
+        }
+    }
+    v
+}
+
+/// A whole path in the contract's shape ([`step_json`] of each step).
 pub fn path_json(snap: &Snapshot, p: &[crate::heap::ObjId]) -> Vec<Json> {
-    (0..p.len())
-        .map(|i| {
-            let x = p[i];
-            let mut v = json!({
-                "object": snap.object_name(x),
-                "class": snap.class_name(x),
-                "edge": if i == 0 { None } else { snap.edge_label(p[i - 1], x) },
-            });
-            if i == 0 {
-                v["root"] = json!(snap
-                    .graph
-                    .roots_of(x)
-                    .first()
-                    .map(|r| r.kind.name())
-                    .unwrap_or("unknown"));
-            }
-            v
-        })
-        .collect()
+    (0..p.len()).map(|i| step_json(snap, p, i, false)).collect()
 }
 
 pub fn suspect_json(snap: &Snapshot, s: &Suspect, rank: usize) -> Json {

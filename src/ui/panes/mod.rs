@@ -121,6 +121,17 @@ pub trait Pane {
     }
 }
 
+/// Draws a pane's top border with its title (sanitised) and returns the area inside.
+pub fn titled(f: &mut Frame, area: Rect, title: &str) -> Rect {
+    use ratatui::widgets::{Block, Borders};
+    let block = Block::default()
+        .borders(Borders::TOP)
+        .title(format!(" {} ", crate::ui::text::sanitize(title)));
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    inner
+}
+
 /// Bytes in a human unit (B, KiB, MiB, GiB), as lists show them.
 pub fn human(bytes: u64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];

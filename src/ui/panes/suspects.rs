@@ -14,7 +14,7 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 use ratatui::Frame;
 
 use super::list::ListState;
-use super::{human, Ctx, Outcome, Pane, Request};
+use super::{human, titled, Ctx, Outcome, Pane, Request};
 use crate::heap::ObjId;
 use crate::suspects::{brief, Report};
 use crate::ui::keys::{action_for, Action};
@@ -276,11 +276,7 @@ impl Pane for SuspectsPane {
 
     fn draw(&self, f: &mut Frame, area: Rect, ctx: &Ctx) {
         let snap = ctx.snap;
-        let block = Block::default()
-            .borders(Borders::TOP)
-            .title(format!(" {} ", sanitize(&self.title(ctx))));
-        let inner = block.inner(area);
-        f.render_widget(block, area);
+        let inner = titled(f, area, &self.title(ctx));
         let detail = self.detail(ctx);
         let want = (detail.len() as u16 + 1).min(inner.height / 2);
         let [top, bottom] =

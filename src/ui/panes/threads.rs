@@ -6,11 +6,11 @@
 use crossterm::event::KeyEvent;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 use super::list::ListState;
-use super::{human, Ctx, Outcome, Pane, Request};
+use super::{human, titled, Ctx, Outcome, Pane, Request};
 use crate::heap::ObjId;
 use crate::ui::keys::{action_for, Action};
 use crate::ui::text::sanitize;
@@ -119,11 +119,7 @@ impl Pane for ThreadsPane {
 
     fn draw(&self, f: &mut Frame, area: Rect, ctx: &Ctx) {
         let snap = ctx.snap;
-        let block = Block::default()
-            .borders(Borders::TOP)
-            .title(format!(" {} ", sanitize(&self.title(ctx))));
-        let inner = block.inner(area);
-        f.render_widget(block, area);
+        let inner = titled(f, area, &self.title(ctx));
         let range = self.list.visible(inner.height as usize, self.rows.len());
         let lines: Vec<Line> = range
             .map(|i| {

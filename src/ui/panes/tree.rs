@@ -10,12 +10,12 @@
 use crossterm::event::KeyEvent;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 use super::histogram::thousands;
 use super::list::ListState;
-use super::{human, Ctx, Outcome, Pane, Request};
+use super::{human, titled, Ctx, Outcome, Pane, Request};
 use crate::heap::dominators::VIRTUAL_ROOT;
 use crate::heap::ObjId;
 use crate::ui::keys::{action_for, Action};
@@ -370,11 +370,7 @@ impl Pane for TreePane {
 
     fn draw(&self, f: &mut Frame, area: Rect, ctx: &Ctx) {
         let snap = ctx.snap;
-        let block = Block::default()
-            .borders(Borders::TOP)
-            .title(format!(" {} ", sanitize(&self.title(ctx))));
-        let inner = block.inner(area);
-        f.render_widget(block, area);
+        let inner = titled(f, area, &self.title(ctx));
         if self.rows.is_empty() {
             let msg = if ctx.dom.is_none() {
                 "waiting for the dominator tree (it is being computed in the background)"
