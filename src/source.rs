@@ -138,8 +138,18 @@ pub fn check_regular(path: &Path) -> Result<()> {
     ))
 }
 
+/// What a decompressed stream's first bytes must pass before the rest is written out
+/// (the formats' magic: `crate::format::detect`), so that a gzip of something else is
+/// refused at once rather than decompressed whole into the cache first.
+pub type Check<'a> = &'a (dyn Fn(&[u8]) -> std::result::Result<(), ParseError> + Sync);
+
 /// Opens `path`: maps it, or decompresses a gzip file into the cache and maps that.
 pub fn open(path: &Path, progress: &Progress) -> Result<Source> {
+    open_checked(path, progress, &|_| Ok(()))
+}
+
+/// [`open`], with a gzip file's first decompressed bytes passed through `check` first.
+pub fn open_checked(path: &Path, progress: &Progress, check: Check) -> Result<Source> {
     check_regular(path)?;
     let mut magic = [0u8; 2];
     {
@@ -156,11 +166,11 @@ pub fn open(path: &Path, progress: &Progress) -> Result<Source> {
             return Ok(Source::from_file_map(path, map_file(path)?));
         }
     }
-    let (mut copy, mut warnings) = gunzip_cached(path, progress)?;
+    let (mut copy, mut warnings) = gunzip_cached(path, progress, check)?;
     let map = match map_file(&copy) {
         // Another heaptui pruned the copy between our check and our open: make it again.
         Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
-            (copy, warnings) = gunzip_cached(path, progress)?;
+            (copy, warnings) = gunzip_cached(path, progress, check)?;
             map_file(&copy)?
         }
         m => m?,
@@ -263,7 +273,7 @@ impl<R: Read> Read for Counting<R> {
 /// corrupt or hostile stream, and we stop before filling the disk.
 const MAX_GZIP_RATIO: u64 = 1032;
 
-fn gunzip_cached(path: &Path, progress: &Progress) -> Result<(PathBuf, Vec<String>)> {
+fn gunzip_cached(path: &Path, progress: &Progress, check: Check) -> Result<(PathBuf, Vec<String>)> {
     let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
     let canon = path.canonicalize().map_err(|e| Error::io(path, e))?;
     let mtime = meta
@@ -349,10 +359,31 @@ fn gunzip_cached(path: &Path, progress: &Progress) -> Result<(PathBuf, Vec<Strin
     let mut written = 0u64;
     let mut buf = vec![0u8; 1 << 20];
     let mut warnings = Vec::new();
+    // The first bytes, until they are checked.
+    let mut head: Option<Vec<u8>> = Some(Vec::new());
+    let checked = |head: &[u8]| {
+        check(head).map_err(|e| {
+            Error::parse(
+                path,
+                ParseError::new(
+                    e.offset,
+                    format!("{}, in the decompressed content", e.expected),
+                    e.found,
+                ),
+            )
+        })
+    };
     loop {
         match dec.read(&mut buf) {
             Ok(0) => break,
             Ok(n) => {
+                if let Some(h) = head.as_mut() {
+                    h.extend_from_slice(&buf[..n.min(HEAD - h.len().min(HEAD))]);
+                    if h.len() >= HEAD {
+                        checked(h)?;
+                        head = None;
+                    }
+                }
                 if (written + n as u64) >> 26 != written >> 26 {
                     check_room(&dir, written, 1 << 26).map_err(no_room)?;
                 }
@@ -384,6 +415,9 @@ fn gunzip_cached(path: &Path, progress: &Progress) -> Result<(PathBuf, Vec<Strin
             }
         }
     }
+    if let Some(h) = head {
+        checked(&h)?;
+    }
     out.flush().map_err(|e| Error::io(&tmp, e))?;
     drop(out);
     // The key first, then the copy: a key without its copy (or with a copy of another
@@ -397,6 +431,9 @@ fn gunzip_cached(path: &Path, progress: &Progress) -> Result<(PathBuf, Vec<Strin
     prune_gunzip(&dir, &data_path);
     Ok((data_path, warnings))
 }
+
+/// Decompressed bytes checked against the formats before the rest is written.
+const HEAD: usize = 64 << 10;
 
 /// How many decompressed copies the cache keeps (the most recently used ones).
 pub const KEEP_GUNZIP: usize = 4;

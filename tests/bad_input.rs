@@ -502,3 +502,45 @@ fn a_memory_limit_that_is_not_a_number_is_a_usage_error_not_no_limit() {
         );
     }
 }
+
+#[test]
+fn a_gzip_of_something_else_is_refused_before_it_is_decompressed_whole() {
+    // Issue 28, defect 11: a 1 MB gzip of 1 GiB of zeros was decompressed whole into the
+    // cache (a 1 GiB copy), then refused. Its first decompressed bytes are checked now.
+    use std::io::Write;
+    let f = scratch().join("zeros.hprof.gz");
+    let mut gz = flate2::write::GzEncoder::new(
+        std::fs::File::create(&f).unwrap(),
+        flate2::Compression::fast(),
+    );
+    let zeros = vec![0u8; 1 << 20];
+    for _ in 0..256 {
+        gz.write_all(&zeros).unwrap();
+    }
+    gz.finish().unwrap();
+    let cache = scratch().join("zeros-cache");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_heaptui"))
+        .args(["summary", f.to_str().unwrap()])
+        .env("HEAPTUI_CACHE_DIR", &cache)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("zeros.hprof.gz") && err.contains("in the decompressed content"),
+        "{err}"
+    );
+    // Nothing of it is left in the cache.
+    let left: Vec<_> = std::fs::read_dir(cache.join("gunzip"))
+        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    assert!(
+        left.iter()
+            .all(|p| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0) < 4096),
+        "{left:?}"
+    );
+    assert!(
+        !left.iter().any(|p| p.to_string_lossy().contains(".tmp")),
+        "{left:?}"
+    );
+}

@@ -564,7 +564,7 @@ pub fn quick_histogram(path: &Path, progress: &Progress) -> Result<Option<hprof:
         return Ok(None);
     }
     let path = file.as_path();
-    let source = crate::source::open(path, progress)?;
+    let source = crate::source::open_checked(path, progress, &|b| detect(b).map(|_| ()))?;
     if detect(source.bytes()).map_err(|e| Error::parse(path, e))? != Format::Hprof {
         return Ok(None);
     }
@@ -615,7 +615,7 @@ pub fn open_deferring_cache(
 ) -> Result<(Snapshot, Option<PendingEntry>)> {
     let (file, which) = split_snapshot_suffix(path);
     let path = file.as_path();
-    let source = crate::source::open(path, progress)?;
+    let source = crate::source::open_checked(path, progress, &|b| detect(b).map(|_| ()))?;
     let format = detect(source.bytes()).map_err(|e| Error::parse(path, e))?;
     let key = crate::cache::key(path, which, &source);
     let mut rejected = None;
