@@ -297,7 +297,7 @@ pub fn store(key: &Key, snap: &Snapshot) -> Result<Option<PathBuf>, String> {
     };
     let path = entry_path(key).ok_or("no cache directory")?;
     let dir = path.parent().ok_or("no cache directory")?.to_path_buf();
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    crate::source::private_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     // The entry holds the index's columns and the decoder's state.
     let needed = snap.graph.index_bytes() + decoder.len() as u64;
     crate::source::check_room(&dir, 0, needed)?;
@@ -328,7 +328,7 @@ pub fn store(key: &Key, snap: &Snapshot) -> Result<Option<PathBuf>, String> {
         decoder,
     };
     let write = || -> std::io::Result<()> {
-        let f = File::create(&tmp)?;
+        let f = crate::source::create_exclusive(&tmp)?;
         let mut o = Out {
             w: BufWriter::with_capacity(1 << 20, f),
             h: Xxh3::new(),

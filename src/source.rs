@@ -291,7 +291,7 @@ fn gunzip_cached(path: &Path, progress: &Progress, check: Check) -> Result<(Path
     let dir = cache_dir()
         .ok_or_else(|| Error::Usage("no cache directory for decompressing a gzip dump".into()))?
         .join("gunzip");
-    std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+    private_dir(&dir).map_err(|e| Error::io(&dir, e))?;
     let stem = format!("{:016x}", fnv1a(key.as_bytes()));
     let data_path = dir.join(format!("{stem}.hprof"));
     let key_path = dir.join(format!("{stem}.key"));
@@ -353,7 +353,7 @@ fn gunzip_cached(path: &Path, progress: &Progress, check: Check) -> Result<(Path
     let _unplaced = Unplaced(&tmp);
     let mut out = std::io::BufWriter::with_capacity(
         1 << 20,
-        File::create(&tmp).map_err(|e| Error::io(&tmp, e))?,
+        create_exclusive(&tmp).map_err(|e| Error::io(&tmp, e))?,
     );
     let limit = meta.len().saturating_mul(MAX_GZIP_RATIO) + (1 << 20);
     let mut written = 0u64;
@@ -426,10 +426,56 @@ fn gunzip_cached(path: &Path, progress: &Progress, check: Check) -> Result<(Path
     for w in &warnings {
         saved.push_str(&format!("warning={w}\n"));
     }
-    std::fs::write(&key_path, saved).map_err(|e| Error::io(&key_path, e))?;
+    write_private(&key_path, saved.as_bytes()).map_err(|e| Error::io(&key_path, e))?;
     std::fs::rename(&tmp, &data_path).map_err(|e| Error::io(&data_path, e))?;
     prune_gunzip(&dir, &data_path);
     Ok((data_path, warnings))
+}
+
+/// Makes `dir` and its missing parents readable by this user only (`0700`): the cache
+/// holds copies of heap dumps, which hold whatever the program had in memory.
+pub fn private_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+}
+
+/// Creates `path` for writing, only if nothing is there: never through a symbolic link
+/// (`O_EXCL`, `O_NOFOLLOW`), readable by this user only. A link planted at a predictable
+/// temporary name had its target overwritten. A file of ours left there by a process of
+/// the same pid is replaced (removing a link removes the link, not its target).
+pub fn create_exclusive(path: &Path) -> std::io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let open = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .mode(0o600)
+            .open(path)
+    };
+    match open() {
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            std::fs::remove_file(path)?;
+            open()
+        }
+        r => r,
+    }
+}
+
+/// Writes `bytes` to `path` through an exclusive temporary file and a rename, so that
+/// nothing planted at `path` is followed.
+pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    // `<name>.tmp<pid>-key`: a temporary file that the pruning knows as one.
+    let tmp = path.with_extension(format!("tmp{}-key", std::process::id()));
+    let mut f = create_exclusive(&tmp)?;
+    f.write_all(bytes)?;
+    drop(f);
+    std::fs::rename(&tmp, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
 }
 
 /// Decompressed bytes checked against the formats before the rest is written.

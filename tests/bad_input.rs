@@ -544,3 +544,59 @@ fn a_gzip_of_something_else_is_refused_before_it_is_decompressed_whole() {
         "{left:?}"
     );
 }
+
+#[test]
+fn cache_files_are_created_exclusively_and_private() {
+    // Issue 28, defect 13: temporary files were created at predictable names with
+    // O_CREAT|O_TRUNC, so a link planted there had its target overwritten; the cache
+    // directories were world-readable.
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch().join("exclusive");
+    heaptui::source::private_dir(&dir.join("a").join("b")).unwrap();
+    for d in [dir.join("a"), dir.join("a").join("b")] {
+        let mode = std::fs::metadata(&d).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o700, "{d:?}");
+    }
+    let victim = dir.join("victim");
+    std::fs::write(&victim, b"precious").unwrap();
+    let planted = dir.join("a").join("index.tmp1234-0");
+    std::os::unix::fs::symlink(&victim, &planted).unwrap();
+    // The link is replaced by a file of our own; its target is untouched.
+    let mut f = heaptui::source::create_exclusive(&planted).unwrap();
+    use std::io::Write;
+    f.write_all(b"ours").unwrap();
+    drop(f);
+    assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
+    assert!(!std::fs::symlink_metadata(&planted)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(
+        std::fs::metadata(&planted).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+    // The same through a rename for a key file.
+    let key = dir.join("a").join("k.key");
+    std::os::unix::fs::symlink(&victim, &key).unwrap();
+    heaptui::source::write_private(&key, b"key").unwrap();
+    assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
+    assert_eq!(std::fs::read(&key).unwrap(), b"key");
+    // And the binary's own cache: a gzip dump's copy lands in a private directory.
+    let cache = scratch().join("private-cache");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_heaptui"))
+        .args([
+            "summary",
+            fixture("go/heap.dump.gz").to_str().unwrap(),
+            "--json",
+        ])
+        .env("HEAPTUI_CACHE_DIR", &cache)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let mode = std::fs::metadata(cache.join("gunzip"))
+        .unwrap()
+        .permissions()
+        .mode()
+        & 0o777;
+    assert_eq!(mode, 0o700);
+}
