@@ -10,9 +10,11 @@
 //!
 //! An entry is used only when all of these hold; otherwise the dump is indexed again and
 //! the entry replaced (never trusted):
-//! - the key matches: canonical path, snapshot number, the file's size and modification
-//!   time, a hash of the first and last 64 KiB of the bytes the readers see (after
-//!   gunzip), the cache layout version, and the build that wrote it (version and the
+//! - the key matches: canonical path, snapshot number, the file's size, modification
+//!   time, inode number and change time (a rewrite in place changes the change time,
+//!   which `touch -r` cannot set back), a hash of the first and last 64 KiB and of 64
+//!   blocks of 4 KiB spread between them of the bytes the readers see (after gunzip),
+//!   the cache layout version, and the build that wrote it (version and the
 //!   executable's size and modification time: a reader that changed may index
 //!   differently);
 //! - the whole entry hashes (xxh3-64) to the value in its trailer, so a file cut short
@@ -57,7 +59,7 @@ use crate::heap::{Column, Referrers};
 use crate::source::Source;
 
 const MAGIC: &[u8; 16] = b"heaptui index\0\0\0";
-const VERSION: u32 = 5;
+const VERSION: u32 = 6;
 const BYTE_ORDER: u32 = 0x0102_0304;
 /// Entries kept in the cache directory.
 pub const KEEP: usize = 8;
@@ -97,7 +99,12 @@ pub struct Key {
     snapshot: Option<usize>,
     size: u64,
     mtime_ns: u128,
+    /// The inode's number and its change time: a rewrite in place changes the change
+    /// time, and `touch -r` can set the modification time back but not that.
+    inode: u64,
+    ctime_ns: i128,
     bytes: u64,
+    /// The first and last 64 KiB and 64 blocks of 4 KiB spread over the rest.
     head_tail: u64,
     build: String,
 }
@@ -129,18 +136,34 @@ pub fn key(path: &Path, which: Option<usize>, source: &Source) -> Option<Key> {
     let meta = std::fs::metadata(path).ok()?;
     let canon = path.canonicalize().ok()?;
     let b = source.bytes();
-    let mut h = Xxh3::new();
-    h.update(&b[..b.len().min(EDGE)]);
-    h.update(&b[b.len().saturating_sub(EDGE)..]);
+    use std::os::unix::fs::MetadataExt;
     Some(Key {
         path: canon.to_string_lossy().into_owned(),
         snapshot: which,
         size: meta.len(),
         mtime_ns: mtime_ns(&meta),
+        inode: meta.ino(),
+        ctime_ns: meta.ctime() as i128 * 1_000_000_000 + meta.ctime_nsec() as i128,
         bytes: b.len() as u64,
-        head_tail: h.digest(),
+        head_tail: sample_hash(b),
         build: build_id(),
     })
+}
+
+/// A hash of the first and last [`EDGE`] bytes and of 64 blocks of 4 KiB spread evenly
+/// between them (a rewrite in the middle that keeps the size is seen too).
+pub fn sample_hash(b: &[u8]) -> u64 {
+    let mut h = Xxh3::new();
+    h.update(&b[..b.len().min(EDGE)]);
+    h.update(&b[b.len().saturating_sub(EDGE)..]);
+    if b.len() > 2 * EDGE {
+        let span = b.len() - 2 * EDGE;
+        for k in 0..64 {
+            let at = EDGE + span / 64 * k;
+            h.update(&b[at..(at + 4096).min(b.len())]);
+        }
+    }
+    h.digest()
 }
 
 fn entry_path(key: &Key) -> Option<PathBuf> {

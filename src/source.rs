@@ -282,11 +282,27 @@ fn gunzip_cached(path: &Path, progress: &Progress, check: Check) -> Result<(Path
         .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
         .map(|d| d.as_nanos())
         .unwrap_or(0);
+    // The inode's number and change time too: a rewrite that keeps the size and sets the
+    // modification time back (`touch -r`) changes those. And a sample of the compressed
+    // bytes.
+    use std::os::unix::fs::MetadataExt;
+    let sample = {
+        let f = File::open(path).map_err(|e| Error::io(path, e))?;
+        // SAFETY: read-only map of the dump; see `map_file`.
+        match unsafe { Mmap::map(&f) } {
+            Ok(m) => crate::cache::sample_hash(&m),
+            Err(_) => 0,
+        }
+    };
     let key = format!(
-        "heaptui-gunzip 1\npath={}\nsize={}\nmtime={}\n",
+        "heaptui-gunzip 2\npath={}\nsize={}\nmtime={}\ninode={}\nctime={}.{}\nsample={:016x}\n",
         canon.display(),
         meta.len(),
-        mtime
+        mtime,
+        meta.ino(),
+        meta.ctime(),
+        meta.ctime_nsec(),
+        sample
     );
     let dir = cache_dir()
         .ok_or_else(|| Error::Usage("no cache directory for decompressing a gzip dump".into()))?

@@ -536,3 +536,55 @@ fn a_failed_decompression_leaves_nothing_behind() {
         .collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+#[test]
+fn a_rewrite_that_keeps_size_and_mtime_is_not_served_from_the_cache() {
+    // Issue 28, defect 9: zeroing the middle of a dump, size and mtime kept, still served
+    // the old index. The key has the inode's change time and a sample of the middle now.
+    let dir = common::scratch().join("rewrite");
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("dump.hprof");
+    std::fs::copy(common::gunzipped("java/coops/heap-live-jvmgz.hprof.gz"), &f).unwrap();
+    let reference = dir.join("reference");
+    std::fs::write(&reference, b"").unwrap();
+    assert!(std::process::Command::new("touch")
+        .args(["-r", f.to_str().unwrap(), reference.to_str().unwrap()])
+        .status()
+        .unwrap()
+        .success());
+    let cache = dir.join("cache");
+    let summary = |no_cache: bool| -> serde_json::Value {
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_heaptui"));
+        c.args(["summary", f.to_str().unwrap(), "--json"])
+            .env("HEAPTUI_CACHE_DIR", &cache)
+            .env("HEAPTUI_CACHE_MIN_BYTES", "0")
+            .env_remove("HEAPTUI_NO_CACHE");
+        if no_cache {
+            c.arg("--no-cache");
+        }
+        let out = c.output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let before = summary(false);
+    // The entry is there and used.
+    assert_eq!(summary(false)["objects"], before["objects"]);
+    // Zero a stretch in the middle: same size, modification time set back.
+    let mut b = std::fs::read(&f).unwrap();
+    let (from, to) = (b.len() / 10 * 7, b.len() / 10 * 9);
+    b[from..to].fill(0);
+    std::fs::write(&f, &b).unwrap();
+    assert!(std::process::Command::new("touch")
+        .args(["-r", reference.to_str().unwrap(), f.to_str().unwrap()])
+        .status()
+        .unwrap()
+        .success());
+    let fresh = summary(true);
+    let cached = summary(false);
+    assert_ne!(
+        fresh["objects"], before["objects"],
+        "the rewrite changed the dump"
+    );
+    assert_eq!(cached["objects"], fresh["objects"]);
+    assert_eq!(cached["truncated"], fresh["truncated"]);
+}
