@@ -600,3 +600,25 @@ fn cache_files_are_created_exclusively_and_private() {
         & 0o777;
     assert_eq!(mode, 0o700);
 }
+
+#[test]
+fn a_go_record_of_an_unknown_kind_mid_file_is_an_error_with_its_offset() {
+    // Issue 28, defect 16: a damaged record in the middle opened as "truncated", exit 0.
+    let whole = gunzipped("go/heap.dump.gz");
+    let snap = heaptui::open(&whole, &Progress::new()).unwrap();
+    let mid = snap.graph.len() / 2;
+    let at = snap.graph.offset.get(mid).unwrap() as usize;
+    let mut b = std::fs::read(&whole).unwrap();
+    b[at] = 99;
+    let f = scratch().join("go-bad-kind.dump");
+    std::fs::write(&f, &b).unwrap();
+    let out = heaptui(&["summary", f.to_str().unwrap(), "--json"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("go-bad-kind.dump")
+            && err.contains(&at.to_string())
+            && err.contains("a record kind from 0 to 17"),
+        "{err}"
+    );
+}

@@ -312,19 +312,13 @@ fn pass1(b: &[u8], start: usize, progress: &Progress) -> Result<Pass1, ParseErro
                 let cut = e.found.contains("before the end")
                     || e.found.contains("bytes left")
                     || e.found == "end of file";
-                if p.objs.is_empty() && p.goroutines.is_empty() && !cut {
+                // A record that is there but wrong (an unknown kind, a bad field) is not
+                // a cut: the file is damaged, and says where (exit 2), rather than
+                // passing for a truncated one.
+                if !cut {
                     return Err(e);
                 }
-                if cut {
-                    p.truncated = Some(at);
-                } else {
-                    // Without record lengths nothing after an unreadable record can be found.
-                    p.truncated = Some(at);
-                    p.warnings.push(format!(
-                        "record at byte offset {at} is unreadable: expected {}, found {} (at {}); the rest of the file is left out",
-                        e.expected, e.found, e.offset
-                    ));
-                }
+                p.truncated = Some(at);
                 break;
             }
         }
