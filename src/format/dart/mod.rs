@@ -518,6 +518,15 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
                 g.offset.push(at);
             }
             Err(e) => {
+                // A cut reads as the end of the bytes; an object that is there but wrong
+                // (a bad tag, a class id past the table) is damage, and says where
+                // (exit 2) rather than passing for a truncated file.
+                let cut = e.found.contains("end of file")
+                    || e.found.contains("before the end")
+                    || e.found.contains("bytes left");
+                if !cut {
+                    return Err(e);
+                }
                 truncated = Some(at);
                 if !e.found.contains("end of file") {
                     warnings.push(format!(
