@@ -4,7 +4,9 @@
 //! Escape sequences (CSI, OSC, DCS and two-byte ESC sequences) are removed whole, other
 //! C0 and C1 control characters are dropped (tab and newlines become a space), and the
 //! bidirectional overrides that can make text read differently from what it is are
-//! removed. Everything printable passes through unchanged and unallocated.
+//! removed; characters that draw nothing (zero-width space and joiners, BOM) are shown
+//! as `\u{200b}`, so that a name cannot pass for another. Everything printable passes
+//! through unchanged and unallocated.
 
 use std::borrow::Cow;
 
@@ -12,8 +14,17 @@ fn is_bidi_control(c: char) -> bool {
     matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}')
 }
 
+/// Characters that draw nothing but make a name look like another (zero-width space
+/// and joiners, word joiner, byte order mark, soft hyphen): shown as `\u{200b}`.
+fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{200B}' | '\u{200C}' | '\u{200D}' | '\u{2060}' | '\u{FEFF}' | '\u{180E}' | '\u{00AD}'
+    )
+}
+
 fn needs_cleaning(c: char) -> bool {
-    c.is_control() || is_bidi_control(c)
+    c.is_control() || is_bidi_control(c) || is_invisible(c)
 }
 
 /// Returns `s` with escape sequences and control characters removed.
@@ -64,6 +75,7 @@ pub fn sanitize(s: &str) -> Cow<'_, str> {
                 }
             }
             '\t' | '\n' | '\r' => out.push(' '),
+            c if is_invisible(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
             c if needs_cleaning(c) => {}
             c => out.push(c),
         }
@@ -87,7 +99,9 @@ pub fn json_line(v: &serde_json::Value) -> String {
         ) -> std::io::Result<()> {
             let mut start = 0;
             for (i, c) in fragment.char_indices() {
-                if matches!(c, '\u{80}'..='\u{9f}' | '\u{2028}' | '\u{2029}') || is_bidi_control(c)
+                if matches!(c, '\u{7f}'..='\u{9f}' | '\u{2028}' | '\u{2029}')
+                    || is_bidi_control(c)
+                    || is_invisible(c)
                 {
                     w.write_all(&fragment.as_bytes()[start..i])?;
                     write!(w, "\\u{:04x}", c as u32)?;
@@ -122,6 +136,11 @@ mod tests {
         assert_eq!(sanitize("abc\u{202E}fed"), "abcfed");
         assert_eq!(sanitize("日本€"), "日本€");
         assert_eq!(sanitize("trailing\u{1b}"), "trailing");
+        // Issue 28, defect 15: what draws nothing is shown, so a name cannot pass for
+        // another; DEL is dropped.
+        assert_eq!(sanitize("Ses\u{200b}sion"), "Ses\\u{200b}sion");
+        assert_eq!(sanitize("\u{feff}A\u{200d}B"), "\\u{feff}A\\u{200d}B");
+        assert_eq!(sanitize("a\u{7f}b"), "ab");
     }
 
     #[test]
@@ -132,6 +151,12 @@ mod tests {
             line,
             r#"{"k":"a\u001b[31m\u009b2J\u0085\u202eb\u2066c\u2028d é😀"}"#
         );
+        let back: serde_json::Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(back["k"], text);
+        // DEL and the invisible characters are escaped too, and decode the same.
+        let text = "a\u{7f}b\u{200b}c\u{feff}";
+        let line = json_line(&serde_json::json!({ "k": text }));
+        assert_eq!(line, r#"{"k":"a\u007fb\u200bc\ufeff"}"#);
         let back: serde_json::Value = serde_json::from_str(&line).unwrap();
         assert_eq!(back["k"], text);
     }
