@@ -106,7 +106,8 @@ impl Tmux {
                     || (s.contains("Class histogram")
                         && s.contains(" objects")
                         && !s.contains("indexing")
-                        && !s.contains("computing"))
+                        && !s.contains("computing")
+                        && !s.contains("finding leak suspects"))
             },
         );
         // The first screen once the dominator tree is ready; `Esc` goes back to the

@@ -141,8 +141,8 @@ impl DiffView {
     ) {
         self.owners = owners;
         self.every = classes;
-        let _ = self.base.set_dominators(a, None, theme);
-        let _ = self.target.set_dominators(b, None, theme);
+        self.base.set_dominators(a, theme);
+        self.target.set_dominators(b, theme);
         self.show();
     }
 
