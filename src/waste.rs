@@ -93,6 +93,15 @@ const SPARSE_MIN_CAPACITY: u64 = 32;
 /// ... when its capacity is at least this many times its size.
 const SPARSE_RATIO: u64 = 4;
 
+/// The bytes a collection of `size` entries in `capacity` slots wastes, when it is
+/// sparse; `array_bytes` is its slot array's shallow size.
+pub(crate) fn sparse_waste(capacity: u64, size: u64, array_bytes: u64) -> Option<u64> {
+    if capacity < SPARSE_MIN_CAPACITY || capacity < SPARSE_RATIO * size.max(1) {
+        return None;
+    }
+    Some((capacity - size) * (array_bytes / capacity.max(1)))
+}
+
 /// The waste findings of a snapshot, at most `top` per list.
 pub fn find(snap: &Snapshot, top: usize) -> Waste {
     let (strings, arrays) = duplicates(snap, top);
@@ -111,6 +120,26 @@ pub fn find(snap: &Snapshot, top: usize) -> Waste {
         sparse: sparse(snap, top),
         strings_note,
     }
+}
+
+/// What equal contents are grouped by: the hash of an object's bytes (XXH3, 128 bits),
+/// mixed with its length, its class (0 for a string of any string class) and the
+/// encoding of its bytes.
+pub(crate) fn content_key(
+    data_hash: u128,
+    length: u64,
+    class: u64,
+    encoding: crate::format::Encoding,
+) -> u128 {
+    let mix = |mut x: u64| {
+        // splitmix64's finaliser.
+        x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        x ^ (x >> 31)
+    };
+    let a = mix(length ^ class.rotate_left(40) ^ (encoding as u64) << 58);
+    data_hash ^ ((a as u128) << 64 | mix(a) as u128)
 }
 
 /// One object's contents seen: a hash of its kind, class, length and bytes; what one
@@ -169,10 +198,12 @@ fn duplicates(snap: &Snapshot, top: usize) -> (Vec<DupString>, Vec<DupArray>) {
                     }
                     // Arrays of one class only; strings of every string class alike.
                     let class = if strings { 0 } else { c as u64 + 1 };
-                    let seed = content.length.wrapping_mul(0x9E37_79B9_7F4A_7C15)
-                        ^ class.rotate_left(40)
-                        ^ content.encoding as u64;
-                    let h = xxhash_rust::xxh3::xxh3_128_with_seed(&content.data, seed);
+                    let h = content_key(
+                        xxhash_rust::xxh3::xxh3_128(&content.data),
+                        content.length,
+                        class,
+                        content.encoding,
+                    );
                     out.push((h, content.bytes, o as ObjId));
                 }
                 out
@@ -266,7 +297,7 @@ fn capacity_and_size(snap: &Snapshot, o: ObjId) -> Option<(u64, u64, ObjId)> {
     Some((capacity, size.max(0) as u64, array))
 }
 
-const SPARSE_CLASSES: [&str; 9] = [
+pub(crate) const SPARSE_CLASSES: [&str; 9] = [
     "java.util.HashMap",
     "java.util.LinkedHashMap",
     "java.util.ArrayList",
@@ -308,17 +339,25 @@ fn sparse_in(snap: &Snapshot, top: usize) -> Vec<Sparse> {
         .filter(|&o| wanted[g.class_of.get(o as usize) as usize])
         .filter_map(|o| {
             let (capacity, size, array) = capacity_and_size(snap, o)?;
-            if capacity < SPARSE_MIN_CAPACITY || capacity < SPARSE_RATIO * size.max(1) {
-                return None;
-            }
-            let slot = g.shallow_size(array) / capacity.max(1);
-            Some((o, capacity, size, (capacity - size) * slot))
+            let wasted = sparse_waste(capacity, size, g.shallow_size(array))?;
+            Some((o, capacity, size, wasted))
         })
         .collect();
-    // Grouped by class and holder.
-    let mut groups: HashMap<(String, String), Sparse> = HashMap::new();
-    for (o, capacity, size, wasted) in found {
+    let found = found.into_iter().map(|(o, capacity, size, wasted)| {
         let (class, holder) = class_and_holder(snap, o);
+        (o, class, holder, capacity, size, wasted)
+    });
+    group_sparse(found, top)
+}
+
+/// Sparse collections grouped by class and holder, largest waste first, at most `top`:
+/// from (example, class, holder, capacity, size, wasted bytes).
+pub(crate) fn group_sparse(
+    found: impl Iterator<Item = (ObjId, String, String, u64, u64, u64)>,
+    top: usize,
+) -> Vec<Sparse> {
+    let mut groups: HashMap<(String, String), Sparse> = HashMap::new();
+    for (o, class, holder, capacity, size, wasted) in found {
         let e = groups
             .entry((class.clone(), holder.clone()))
             .or_insert(Sparse {
@@ -373,16 +412,21 @@ fn class_and_holder(snap: &Snapshot, o: ObjId) -> (String, String) {
     }
     let label = snap.edge_label(from, held).unwrap_or_else(|| "?".into());
     let fc = snap.class_name(from);
-    let holder = if fc == "java.lang.Class" {
-        let owner = snap
-            .label(from)
-            .map(|l| l.trim_start_matches("class ").to_string())
-            .unwrap_or_else(|| fc.to_string());
+    let owner = snap.label(from);
+    let owner = owner.as_deref().map(|l| l.trim_start_matches("class "));
+    (class, holder_words(fc, &label, owner))
+}
+
+/// The reference holding a collection, in words: `static Owner.NAME` (`from_class` is
+/// `java.lang.Class`, `owner` the class it stands for), `elements of X[]`, or
+/// `field NAME of X`.
+pub(crate) fn holder_words(from_class: &str, label: &str, owner: Option<&str>) -> String {
+    if from_class == "java.lang.Class" {
+        let owner = owner.unwrap_or(from_class);
         format!("static {owner}.{}", label.trim_start_matches("static "))
     } else if label.starts_with('[') {
-        format!("elements of {fc}")
+        format!("elements of {from_class}")
     } else {
-        format!("field {label} of {fc}")
-    };
-    (class, holder)
+        format!("field {label} of {from_class}")
+    }
 }

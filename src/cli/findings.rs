@@ -151,23 +151,53 @@ pub fn suspects(snap: &Snapshot, d: &Dominators, as_json: bool, top: usize) {
     }
 }
 
-pub fn waste_json(snap: &Snapshot, w: &Waste) -> Json {
+/// How the waste report names its example objects: by name (`0x…`, `@123`) and class.
+pub trait ExampleNames {
+    fn name(&self, o: crate::heap::ObjId) -> String;
+    fn class(&self, o: crate::heap::ObjId) -> String;
+}
+
+impl ExampleNames for Snapshot {
+    fn name(&self, o: crate::heap::ObjId) -> String {
+        self.object_name(o)
+    }
+    fn class(&self, o: crate::heap::ObjId) -> String {
+        self.class_name(o).to_string()
+    }
+}
+
+/// The examples of a report made without the index: its ids index this list of
+/// (name, class).
+impl ExampleNames for [(String, String)] {
+    fn name(&self, o: crate::heap::ObjId) -> String {
+        self.get(o as usize)
+            .map(|x| x.0.clone())
+            .unwrap_or_default()
+    }
+    fn class(&self, o: crate::heap::ObjId) -> String {
+        self.get(o as usize)
+            .map(|x| x.1.clone())
+            .unwrap_or_default()
+    }
+}
+
+pub fn waste_json(snap: &(impl ExampleNames + ?Sized), w: &Waste) -> Json {
     json!({
         "duplicate_strings": w.strings.iter().map(|s| json!({
             "text": s.text,
             "count": s.count,
             "bytes_each": s.bytes_each,
             "wasted_bytes": s.wasted_bytes(),
-            "example": snap.object_name(s.example),
+            "example": snap.name(s.example),
         })).collect::<Vec<_>>(),
         "duplicate_arrays": w.arrays.iter().map(|a| json!({
-            "class": snap.class_name(a.example),
+            "class": snap.class(a.example),
             "length": a.length,
             "preview": a.preview,
             "count": a.count,
             "bytes_each": a.bytes_each,
             "wasted_bytes": a.wasted_bytes(),
-            "example": snap.object_name(a.example),
+            "example": snap.name(a.example),
         })).collect::<Vec<_>>(),
         "sparse_collections": w.sparse.iter().map(|c| json!({
             "class": c.class,
@@ -176,12 +206,12 @@ pub fn waste_json(snap: &Snapshot, w: &Waste) -> Json {
             "size": c.size,
             "capacity": c.capacity,
             "wasted_bytes": c.wasted_bytes,
-            "example": snap.object_name(c.example),
+            "example": snap.name(c.example),
         })).collect::<Vec<_>>(),
     })
 }
 
-pub fn waste(snap: &Snapshot, w: &Waste, as_json: bool) {
+pub fn waste(snap: &(impl ExampleNames + ?Sized), w: &Waste, as_json: bool) {
     if as_json {
         println!("{}", json_line(&waste_json(snap, w)));
         return;
@@ -201,7 +231,7 @@ pub fn waste(snap: &Snapshot, w: &Waste, as_json: bool) {
             s.count,
             human(s.bytes_each),
             sanitize(&text),
-            snap.object_name(s.example)
+            snap.name(s.example)
         );
     }
     println!();
@@ -215,9 +245,9 @@ pub fn waste(snap: &Snapshot, w: &Waste, as_json: bool) {
             human(a.wasted_bytes()),
             a.count,
             human(a.bytes_each),
-            sanitize(snap.class_name(a.example)),
+            sanitize(&snap.class(a.example)),
             a.length,
-            snap.object_name(a.example),
+            snap.name(a.example),
             a.preview
                 .as_ref()
                 .map(|p| format!(" {}", sanitize(p)))
@@ -238,7 +268,7 @@ pub fn waste(snap: &Snapshot, w: &Waste, as_json: bool) {
             sanitize(&c.holder),
             c.size,
             c.capacity,
-            snap.object_name(c.example)
+            snap.name(c.example)
         );
     }
 }

@@ -352,6 +352,12 @@ pub fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
         Some(Cmd::Waste { file, json, top }) => {
+            // No index cache entry: an HPROF file is walked without building the index.
+            if let Some(q) = with_bar(|p| crate::format::quick_waste(&file, p, top))? {
+                report_open(&file, q.truncated, &q.warnings);
+                findings::waste(q.names.as_slice(), &q.waste, json);
+                return Ok(());
+            }
             let snap = open_for_cli(&file)?;
             let w = with_bar(|p| {
                 p.phase("looking for waste", 0);

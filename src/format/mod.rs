@@ -559,6 +559,21 @@ fn check_memory(path: &Path, format: Format, first: &[u8], file_bytes: u64) -> R
 /// an HPROF file (one parallel pass, [`hprof::quick_histogram`]) with no index cache
 /// entry to read instead. `None` for every other case, where [`open`] is the way.
 pub fn quick_histogram(path: &Path, progress: &Progress) -> Result<Option<hprof::QuickHistogram>> {
+    let Some((source, path)) = quick_source(path, progress)? else {
+        return Ok(None);
+    };
+    let path = path.as_path();
+    let mut q =
+        hprof::quick_histogram(source.bytes(), progress).map_err(|e| Error::parse(path, e))?;
+    let mut w = source.warnings.clone();
+    w.append(&mut q.warnings);
+    q.warnings = w;
+    Ok(Some(q))
+}
+
+/// The mapped file for a walk without the index: an HPROF file (not `FILE#N`) with no
+/// index cache entry to read instead.
+fn quick_source(path: &Path, progress: &Progress) -> Result<Option<(Source, std::path::PathBuf)>> {
     let (file, which) = split_snapshot_suffix(path);
     if which.is_some() {
         return Ok(None);
@@ -571,12 +586,28 @@ pub fn quick_histogram(path: &Path, progress: &Progress) -> Result<Option<hprof:
     if crate::cache::key(path, None, &source).is_some_and(|k| crate::cache::has_entry(&k)) {
         return Ok(None);
     }
-    let mut q =
-        hprof::quick_histogram(source.bytes(), progress).map_err(|e| Error::parse(path, e))?;
-    let mut w = source.warnings.clone();
-    w.append(&mut q.warnings);
-    q.warnings = w;
-    Ok(Some(q))
+    Ok(Some((source, file)))
+}
+
+/// The waste report of an HPROF file without the index, when it has no index cache
+/// entry (see [`hprof::QuickWaste`]); `None` for other formats, for a file with an
+/// entry, and for a file the walk leaves to the index.
+pub fn quick_waste(
+    path: &Path,
+    progress: &Progress,
+    top: usize,
+) -> Result<Option<hprof::QuickWaste>> {
+    let Some((source, path)) = quick_source(path, progress)? else {
+        return Ok(None);
+    };
+    let path = path.as_path();
+    let q = hprof::quick_waste(source.bytes(), progress, top).map_err(|e| Error::parse(path, e))?;
+    Ok(q.map(|mut q| {
+        let mut w = source.warnings.clone();
+        w.append(&mut q.warnings);
+        q.warnings = w;
+        q
+    }))
 }
 
 /// Opens a dump of any format: maps (or decompresses) it, detects the format and builds

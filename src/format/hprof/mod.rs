@@ -28,11 +28,13 @@
 
 pub mod decode;
 mod quick;
+mod quick_waste;
 pub mod spec;
 mod threads;
 
 pub use decode::HprofDecoder;
 pub use quick::{histogram as quick_histogram, QuickHistogram};
+pub use quick_waste::{waste as quick_waste, QuickWaste};
 
 use std::collections::HashMap;
 

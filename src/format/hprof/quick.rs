@@ -114,16 +114,23 @@ fn tally(b: &[u8], body: Body, id: usize, layout: &Layout) -> (Tally, BodyEnd) {
     (t, end)
 }
 
-/// The class histogram of the HPROF file `b`, without building the index.
-pub fn histogram(b: &[u8], progress: &Progress) -> Result<QuickHistogram, ParseError> {
+/// What a walk of the bodies without the index needs first: the header, the top-level
+/// records' facts, the bodies, and the layout inferred from the index's sample (the
+/// first object records in file order).
+pub(super) struct Prepared {
+    pub h: Header,
+    pub p: Pass1,
+    pub bodies: Vec<Body>,
+    pub layout: Layout,
+}
+
+pub(super) fn prepare(b: &[u8], progress: &Progress, phase: &str) -> Result<Prepared, ParseError> {
     let h = java_header(b)?;
     let id = h.id_size;
     let art = h.version.ends_with("1.0.3");
-    progress.phase("counting objects", b.len() as u64);
+    progress.phase(phase, b.len() as u64);
     let mut p = Pass1::default();
     let bodies = top_level(b, &h, &mut p);
-
-    // The layout, from the index's sample: the first object records in file order.
     let mut sample = Vec::new();
     if layout_is_inferred(&h, art) {
         'bodies: for &body in &bodies {
@@ -146,7 +153,23 @@ pub fn histogram(b: &[u8], progress: &Progress) -> Result<QuickHistogram, ParseE
         }
     }
     let (layout, _) = infer_layout(b, &h, &layout_sample(&sample), art);
-    drop(sample);
+    Ok(Prepared {
+        h,
+        p,
+        bodies,
+        layout,
+    })
+}
+
+/// The class histogram of the HPROF file `b`, without building the index.
+pub fn histogram(b: &[u8], progress: &Progress) -> Result<QuickHistogram, ParseError> {
+    let Prepared {
+        h,
+        mut p,
+        bodies,
+        layout,
+    } = prepare(b, progress, "counting objects")?;
+    let id = h.id_size;
 
     let mut all = Tally::default();
     for_bodies(
