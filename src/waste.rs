@@ -13,6 +13,11 @@
 //! and `size`, `ArrayList.elementData` and `size`, …), grouped by the reference that
 //! holds them (`field byName of com.example.Index`): a fix changes that one line. V8
 //! snapshots give no capacity, so only HPROF has them.
+//!
+//! For an HPROF file with no index cache entry, `heaptui waste` gives the same report
+//! without building the index (`format::hprof::quick_waste`), with the rules and
+//! helpers here ([`content_key`], [`sparse_waste`], [`group_sparse`],
+//! [`holder_words`]).
 
 use std::collections::HashMap;
 

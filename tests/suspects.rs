@@ -527,3 +527,100 @@ fn a_cut_file_gives_suspects_over_what_is_whole_and_garbage_exits_2() {
         assert!(String::from_utf8_lossy(&out.stderr).contains("junk.bin"));
     }
 }
+
+/// The waste report made without the index (`src/format/hprof/quick_waste.rs`, what
+/// `waste` runs on an HPROF file with no index cache entry) is the index's, examples
+/// and holders included, on every HPROF fixture and corpus file: JDK 17 with and
+/// without compressed oops, JDK 8/6/5 and the JVMTI agent (strings of `char[]`), and
+/// Android and strings with `offset`/`count` (left to the index).
+#[test]
+fn waste_without_the_index_is_the_index_s_answer() {
+    let mut files: Vec<std::path::PathBuf> = [
+        "java/leak/heap-live.hprof.gz",
+        "java/growth/base.hprof.gz",
+        "java/nocoops/heap-live.hprof.gz",
+        "java/coops/heap-live-jvmgz.hprof.gz",
+    ]
+    .iter()
+    .map(|r| gunzipped(r))
+    .collect();
+    for c in [
+        "hprof/RI.hprof",
+        "hprof/sun_jdk5_64bit.hprof",
+        "hprof/sun_jdk6_18_x32.hprof",
+        "hprof/jdk8u-jhat-hprof-32.bin",
+        "android/leak_service_binder.hprof",
+    ] {
+        files.extend(corpus(c));
+    }
+    let mut walked = 0;
+    for f in files {
+        let bytes = std::fs::read(&f).unwrap();
+        let q = heaptui::format::hprof::quick_waste(&bytes, &Progress::new(), 50).unwrap();
+        let Some(q) = q else {
+            // ART and strings with `offset`/`count` (JDK 5 and 6) are left to the index.
+            assert!(
+                f.to_string_lossy().contains("corpus"),
+                "{f:?} left to the index"
+            );
+            continue;
+        };
+        walked += 1;
+        let snap = heaptui::open(&f, &Progress::new()).unwrap();
+        let w = heaptui::waste::find(&snap, 50);
+        let name = |o| q.names[o as usize].0.clone();
+        let class = |o| q.names[o as usize].1.clone();
+        assert_eq!(q.waste.strings.len(), w.strings.len(), "{f:?}");
+        for (a, b) in q.waste.strings.iter().zip(&w.strings) {
+            assert_eq!(
+                (&a.text, a.count, a.bytes_each, name(a.example)),
+                (&b.text, b.count, b.bytes_each, snap.object_name(b.example)),
+                "{f:?}"
+            );
+        }
+        assert_eq!(q.waste.arrays.len(), w.arrays.len(), "{f:?}");
+        for (a, b) in q.waste.arrays.iter().zip(&w.arrays) {
+            assert_eq!(
+                (
+                    a.length,
+                    a.count,
+                    a.bytes_each,
+                    name(a.example),
+                    class(a.example)
+                ),
+                (
+                    b.length,
+                    b.count,
+                    b.bytes_each,
+                    snap.object_name(b.example),
+                    snap.class_name(b.example).to_string()
+                ),
+                "{f:?}"
+            );
+        }
+        assert_eq!(q.waste.sparse.len(), w.sparse.len(), "{f:?}");
+        for (a, b) in q.waste.sparse.iter().zip(&w.sparse) {
+            assert_eq!(
+                (
+                    &a.class,
+                    &a.holder,
+                    a.count,
+                    a.size,
+                    a.capacity,
+                    a.wasted_bytes
+                ),
+                (
+                    &b.class,
+                    &b.holder,
+                    b.count,
+                    b.size,
+                    b.capacity,
+                    b.wasted_bytes
+                ),
+                "{f:?}"
+            );
+            assert_eq!(name(a.example), snap.object_name(b.example), "{f:?}");
+        }
+    }
+    assert!(walked >= 4);
+}

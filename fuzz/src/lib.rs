@@ -31,6 +31,7 @@ pub fn run(reader: Reader, data: &[u8]) {
     let r = match reader {
         Reader::Hprof => {
             let quick = format::hprof::quick_histogram(data, &progress);
+            let _ = format::hprof::quick_waste(data, &progress, 5);
             let r = format::hprof::open(src, &progress);
             quick_agrees(quick, &r);
             r

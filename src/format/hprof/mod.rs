@@ -18,6 +18,8 @@
 //! [`quick`] counts the class histogram in one walk of the bodies, without the index,
 //! grouping and sizing objects with the same [`Classes`] and [`Layout`] as pass 2: the
 //! TUI shows it while the index is built, and `histogram --no-retained` prints it.
+//! [`quick_waste`] finds the waste report (duplicate strings and arrays, sparse
+//! collections) the same way, for `waste` on a file with no index cache entry.
 //!
 //! Shallow sizes are a model: the file records field bytes, not heap sizes. HotSpot
 //! objects are an object header plus their fields, aligned to 8; arrays an array header

@@ -24,6 +24,9 @@ use crate::waste::{content_key, group_sparse, holder_words, sparse_waste, DupArr
 use crate::waste::{Waste, SPARSE_CLASSES};
 use rayon::prelude::*;
 
+mod holders;
+use holders::holders;
+
 /// The waste report of a file, and what the walk found about it.
 #[derive(Debug)]
 pub struct QuickWaste {
@@ -35,7 +38,8 @@ pub struct QuickWaste {
     pub warnings: Vec<String>,
 }
 
-/// A primitive array: its address, record offset and the hash of its elements.
+/// A primitive array: its address, record offset (with its element type and flags
+/// above it) and its content key; or a string that took its value array's entry.
 #[derive(Clone, Copy)]
 struct Prim {
     addr: u64,
@@ -47,7 +51,9 @@ struct Prim {
 #[derive(Default)]
 struct Found {
     class_dumps: Vec<(u64, usize)>,
-    /// Strings: (address, record offset).
+    /// Strings read where the walk knew their layout: (value array, string, UTF-16).
+    values: Vec<(u64, u64, bool)>,
+    /// Strings it did not: (address, record offset).
     strings: Vec<(u64, u64)>,
     /// Instances of the collection classes: (address, record offset).
     collections: Vec<(u64, u64)>,
@@ -60,6 +66,7 @@ impl Found {
     fn append(&mut self, mut o: Found) {
         self.class_dumps.append(&mut o.class_dumps);
         self.strings.append(&mut o.strings);
+        self.values.append(&mut o.values);
         self.collections.append(&mut o.collections);
         self.prims.append(&mut o.prims);
         self.obj_arrays.append(&mut o.obj_arrays);
@@ -69,7 +76,7 @@ impl Found {
 /// Byte offset and type of a named instance field of class `cid`, own fields first,
 /// then the superclasses' (the order the decoder lists them in).
 fn field_at(
-    cls: &Classes,
+    dumps: &IdMap<ClassDump>,
     id: usize,
     cid: u64,
     name: &dyn Fn(u64) -> Option<String>,
@@ -78,7 +85,7 @@ fn field_at(
     let mut at = 0usize;
     let mut cur = cid;
     for _ in 0..512 {
-        let d = cls.dumps.get(&cur)?;
+        let d = dumps.get(&cur)?;
         for &(nid, t) in &d.fields {
             if name(nid).as_deref() == Some(want) {
                 return Some((at, t));
@@ -139,9 +146,19 @@ pub fn waste(b: &[u8], progress: &Progress, top: usize) -> Result<Option<QuickWa
         layout,
     } = prepare(b, progress, "looking for waste")?;
     let id = h.id_size;
-    if layout.art {
+    if layout.art || b.len() as u64 > OFFSET {
         return Ok(None);
     }
+    let t0 = std::time::Instant::now();
+    let timing = std::env::var_os("HEAPTUI_TIMING").is_some();
+    let lap = |what: &str| {
+        if timing {
+            eprintln!(
+                "timing: quick waste: {what} at {:.3} s",
+                t0.elapsed().as_secs_f64()
+            );
+        }
+    };
     let class_name = |cid: u64| class_name_of(b, &p.class_names, &p.utf8, cid);
     // The classes of interest by LOAD CLASS name, before any class dump is read.
     let mut string_ids = Vec::new();
@@ -160,6 +177,36 @@ pub fn waste(b: &[u8], progress: &Progress, top: usize) -> Result<Option<QuickWa
         return Ok(None);
     }
     let string_id = string_ids.first().copied();
+    let utf8 = std::mem::take(&mut p.utf8);
+    let name_of = |nid: u64| utf8_text(b, &utf8, nid).map(|s| s.into_owned());
+    // The class dumps before the first object (HotSpot writes every class first): the
+    // string layout from them lets the walk read each string's value as it passes.
+    let mut leading: IdMap<ClassDump> = IdMap::default();
+    'lead: for &body in &bodies {
+        let mut object = false;
+        walk_body(b, body, id, &|_| {}, |tag, _, off| {
+            match tag {
+                CLASS_DUMP => {
+                    if let Ok(d) = parse_class_dump(b, off as usize, id) {
+                        leading.insert(d.id, d);
+                    }
+                }
+                INSTANCE_DUMP
+                | OBJECT_ARRAY_DUMP
+                | PRIMITIVE_ARRAY_DUMP
+                | PRIMITIVE_ARRAY_NODATA => {
+                    object = true;
+                }
+                _ => {}
+            }
+            !object
+        });
+        if object {
+            break 'lead;
+        }
+    }
+    let early = string_id.and_then(|sid| string_layout(&leading, id, sid, &name_of).ok().flatten());
+    drop(leading);
 
     let mut all = Found::default();
     for_bodies(
@@ -173,7 +220,10 @@ pub fn waste(b: &[u8], progress: &Progress, top: usize) -> Result<Option<QuickWa
                     INSTANCE_DUMP => {
                         let cid = be_id(&rec[1 + id + 4..], id);
                         if Some(cid) == string_id {
-                            f.strings.push((addr, off));
+                            match early.and_then(|sl| Some((sl, sl.value(b, id, off)?))) {
+                                Some((_, (v, utf16))) => f.values.push((v, addr, utf16)),
+                                None => f.strings.push((addr, off)),
+                            }
                         } else if coll_ids.contains(&cid) {
                             f.collections.push((addr, off));
                         }
@@ -182,11 +232,14 @@ pub fn waste(b: &[u8], progress: &Progress, top: usize) -> Result<Option<QuickWa
                         f.obj_arrays.push((addr, be_u32(&rec[1 + id + 4..])));
                     }
                     PRIMITIVE_ARRAY_DUMP => {
-                        let elems = &rec[1 + id + 9..];
+                        let n = be_u32(&rec[1 + id + 4..]) as u64;
+                        let ty = rec[1 + id + 8];
+                        let class = if (4..=11).contains(&ty) { ty as u64 } else { 0 };
+                        let h = xxhash_rust::xxh3::xxh3_128(&rec[1 + id + 9..]);
                         f.prims.push(Prim {
                             addr,
-                            off,
-                            hash: xxhash_rust::xxh3::xxh3_128(elems),
+                            off: off | (ty as u64) << TYPE_SHIFT,
+                            hash: content_key(h, n, class + 1, Encoding::Binary),
                         });
                     }
                     CLASS_DUMP => f.class_dumps.push((addr, off as usize)),
@@ -202,44 +255,47 @@ pub fn waste(b: &[u8], progress: &Progress, top: usize) -> Result<Option<QuickWa
         },
     );
     p.finish(b.len());
-    let class_name = |cid: u64| class_name_of(b, &p.class_names, &p.utf8, cid);
-    let field_name = |nid: u64| utf8_text(b, &p.utf8, nid);
+    lap(&format!(
+        "walked: {} strings, {} primitive arrays, {} object arrays, {} collections",
+        all.strings.len(),
+        all.prims.len(),
+        all.obj_arrays.len(),
+        all.collections.len()
+    ));
+    let class_name = |cid: u64| class_name_of(b, &p.class_names, &utf8, cid);
+    let field_name = |nid: u64| utf8_text(b, &utf8, nid);
     let cls = Classes::build(b, id, layout, &all.class_dumps, &class_name, &field_name);
-    let name_of = |nid: u64| utf8_text(b, &p.utf8, nid).map(|s| s.into_owned());
 
-    // The string layout: `value` (a reference) and `coder` (a byte); none with
-    // `offset`/`count`, which the index reads field by field.
-    let mut string_layout = None;
-    if let Some(sid) = string_id {
-        if let Some(rec) = cls.recs.get(&sid) {
-            let has = |n: &str| field_at(&cls, id, sid, &name_of, n).is_some();
-            if has("offset") || has("count") {
-                return Ok(None);
-            }
-            let value = field_at(&cls, id, sid, &name_of, "value").filter(|f| f.1 == T_OBJECT);
-            let coder = field_at(&cls, id, sid, &name_of, "coder").filter(|f| f.1 == 8);
-            let size: usize = {
-                let mut n = 0usize;
-                let mut cur = sid;
-                for _ in 0..512 {
-                    let Some(d) = cls.dumps.get(&cur) else { break };
-                    n += d
-                        .fields
-                        .iter()
-                        .map(|&(_, t)| type_size(t, id).unwrap_or(0))
-                        .sum::<usize>();
-                    if d.super_id == 0 {
-                        break;
-                    }
-                    cur = d.super_id;
+    // The string layout, checked against the one the walk used.
+    let string_layout = match string_id {
+        None => None,
+        Some(sid) => match string_layout(&cls.dumps, id, sid, &name_of) {
+            Err(()) => return Ok(None),
+            Ok(None) => None,
+            Ok(Some(mut l)) => {
+                if early.is_some_and(|e| {
+                    (e.value_at, e.coder_at, e.size) != (l.value_at, l.coder_at, l.size)
+                }) {
+                    return Ok(None);
                 }
-                n
-            };
-            if let Some((value_at, _)) = value {
-                string_layout = Some((value_at, coder.map(|c| c.0), size, rec.instance_size));
+                l.bytes = cls.recs.get(&sid).map_or(0, |r| r.instance_size);
+                Some(l)
             }
-        }
+        },
+    };
+    // Strings the walk could not read (their class dump came later): read now.
+    if let Some(sl) = string_layout {
+        let late: Vec<(u64, u64, bool)> = all
+            .strings
+            .par_iter()
+            .filter_map(|&(addr, off)| {
+                let (v, utf16) = sl.value(b, id, off)?;
+                Some((v, addr, utf16))
+            })
+            .collect();
+        all.values.extend(late);
     }
+    all.strings = Vec::new();
 
     // Primitive arrays by address; a record's type and length re-read where needed.
     let mut prims = std::mem::take(&mut all.prims);
@@ -248,156 +304,13 @@ pub fn waste(b: &[u8], progress: &Progress, top: usize) -> Result<Option<QuickWa
         let i = prims.partition_point(|x| x.addr < addr);
         (prims.get(i)?.addr == addr).then_some(i)
     };
-    // (type, length, elements, shallow size) of the array at `off`.
-    let prim_rec = |off: u64| -> (u8, u64, &[u8], u64) {
-        let rec = &b[off as usize..];
-        let n = be_u32(&rec[1 + id + 4..]) as u64;
-        let ty = rec[1 + id + 8];
-        let es = type_size(ty, id).unwrap_or(1) as u64;
-        let elems = &rec[1 + id + 9..1 + id + 9 + (n * es) as usize];
-        (ty, n, elems, layout.array(n, es))
-    };
-
-    // Strings joined to their value arrays: (key, bytes each, address, the array).
-    let strings: Vec<(u128, u64, u64, usize)> = match string_layout {
-        None => Vec::new(),
-        Some((value_at, coder_at, size, string_bytes)) => all
-            .strings
-            .par_iter()
-            .filter_map(|&(addr, off)| {
-                let data = instance_data(&b[off as usize..], id);
-                let data = &data[..data
-                    .len()
-                    .min(be_u32(&b[off as usize + 1 + 2 * id + 4..]) as usize)];
-                if data.len() != size {
-                    return None;
-                }
-                let v = be_id(data.get(value_at..value_at + id)?, id);
-                let i = prim_at(v)?;
-                let (ty, n, elems, bytes) = prim_rec(prims[i].off);
-                if ty != 8 {
-                    return None;
-                }
-                let utf16 = coder_at.and_then(|at| data.get(at)) == Some(&1);
-                let (length, enc) = if utf16 {
-                    (elems.len() as u64 / 2, Encoding::Utf16Le)
-                } else {
-                    (n, Encoding::Latin1)
-                };
-                let key = content_key(prims[i].hash, length, 0, enc);
-                Some((key, string_bytes + bytes, addr, i))
-            })
-            .collect(),
-    };
-    let mut owned = vec![false; prims.len()];
-    for s in &strings {
-        owned[s.3] = true;
-    }
-    // Everything seen: (key, bytes each, address, is a string).
-    let mut seen: Vec<(u128, u64, u64, bool)> =
-        strings.iter().map(|s| (s.0, s.1, s.2, true)).collect();
-    drop(strings);
-    seen.par_extend(
-        prims
-            .par_iter()
-            .zip(owned.par_iter())
-            .filter(|x| !*x.1)
-            .map(|(x, _)| {
-                let (ty, n, _, bytes) = prim_rec(x.off);
-                let slot = if (4..=11).contains(&ty) { ty as u64 } else { 0 };
-                (
-                    content_key(x.hash, n, slot + 1, Encoding::Binary),
-                    bytes,
-                    x.addr,
-                    false,
-                )
-            }),
-    );
-    drop(owned);
-    seen.par_sort_unstable_by_key(|x| x.0);
-    let mut groups: Vec<(u64, u64, u64, bool)> = Vec::new();
-    for run in seen.chunk_by(|a, b| a.0 == b.0) {
-        if run.len() >= 2 {
-            let first = run.iter().map(|x| x.2).min().unwrap_or(run[0].2);
-            groups.push((run.len() as u64, run[0].1, first, run[0].3));
-        }
-    }
-    drop(seen);
-    groups.sort_unstable_by(|a, b| {
-        let w = |x: &(u64, u64, u64, bool)| (x.0 - 1).saturating_mul(x.1);
-        w(b).cmp(&w(a)).then(a.2.cmp(&b.2))
-    });
-
-    let mut names: Vec<(String, String)> = Vec::new();
-    let mut name = |addr: u64, class: String| -> ObjId {
-        names.push((format!("0x{addr:x}"), class));
-        (names.len() - 1) as ObjId
-    };
-    let mut waste = Waste::default();
-    all.strings.par_sort_unstable_by_key(|x| x.0);
-    let string_text = |addr: u64| -> Option<String> {
-        let (value_at, coder_at, _, _) = string_layout?;
-        let off = all
-            .strings
-            .binary_search_by_key(&addr, |x| x.0)
-            .ok()
-            .map(|i| all.strings[i].1)?;
-        let data = instance_data(&b[off as usize..], id);
-        let i = prim_at(be_id(data.get(value_at..value_at + id)?, id))?;
-        let (_, _, elems, _) = prim_rec(prims[i].off);
-        let utf16 = coder_at.and_then(|at| data.get(at)) == Some(&1);
-        let c = crate::format::Content {
-            string: true,
-            data: elems.into(),
-            length: 0,
-            bytes: 0,
-            owns: None,
-            encoding: if utf16 {
-                Encoding::Utf16Le
-            } else {
-                Encoding::Latin1
-            },
-        };
-        Some(c.text())
-    };
-    for (count, bytes_each, addr, is_string) in groups {
-        if waste.strings.len() >= top && waste.arrays.len() >= top {
-            break;
-        }
-        if is_string && waste.strings.len() < top {
-            let Some(text) = string_text(addr) else {
-                continue;
-            };
-            waste.strings.push(DupString {
-                text,
-                count,
-                bytes_each,
-                example: name(addr, "java.lang.String".into()),
-            });
-        } else if !is_string && waste.arrays.len() < top {
-            let Some(i) = prim_at(addr) else { continue };
-            let (ty, n, _, _) = prim_rec(prims[i].off);
-            let class = if (4..=11).contains(&ty) {
-                format!("{}[]", type_name(ty))
-            } else {
-                "unknown[]".to_string()
-            };
-            waste.arrays.push(DupArray {
-                preview: None,
-                length: n,
-                count,
-                bytes_each,
-                example: name(addr, class),
-            });
-        }
-    }
 
     // Sparse collections, from their fields.
     let mut obj_arrays = std::mem::take(&mut all.obj_arrays);
     obj_arrays.par_sort_unstable_by_key(|x| x.0);
     let mut layouts: IdMap<CollLayout> = IdMap::default();
     for &cid in &coll_ids {
-        let f = |n: &str| field_at(&cls, id, cid, &name_of, n);
+        let f = |n: &str| field_at(&cls.dumps, id, cid, &name_of, n);
         let obj = |n: &str| f(n).filter(|x| x.1 == T_OBJECT);
         let int = |n: &str| f(n).filter(|x| (8..=11).contains(&x.1));
         let set = matches!(
@@ -427,7 +340,7 @@ pub fn waste(b: &[u8], progress: &Progress, top: usize) -> Result<Option<QuickWa
             let n = obj_arrays[i].1 as u64;
             return Some((n, layout.array(n, layout.ref_size)));
         }
-        let (_, n, _, bytes) = prim_rec(prims[prim_at(addr)?].off);
+        let (_, n, _, bytes) = prim_rec(b, id, &layout, prims[prim_at(addr)?].off);
         Some((n, bytes))
     };
     let resolves = |addr: u64| -> bool {
@@ -478,6 +391,25 @@ pub fn waste(b: &[u8], progress: &Progress, top: usize) -> Result<Option<QuickWa
         .collect();
     found.sort_unstable_by_key(|x| x.0);
 
+    lap("collections read");
+    let mut names: Vec<(String, String)> = Vec::new();
+    let mut name = |addr: u64, class: String| -> ObjId {
+        names.push((format!("0x{addr:x}"), class));
+        (names.len() - 1) as ObjId
+    };
+    let mut waste = Waste::default();
+    (waste.strings, waste.arrays) = duplicates(
+        b,
+        id,
+        &layout,
+        string_layout,
+        std::mem::take(&mut all.values),
+        prims,
+        top,
+        &mut name,
+        &lap,
+    );
+
     if !found.is_empty() && top > 0 {
         let holders = holders(
             b,
@@ -513,6 +445,7 @@ pub fn waste(b: &[u8], progress: &Progress, top: usize) -> Result<Option<QuickWa
         }
     }
 
+    lap("holders found");
     let mut warnings = std::mem::take(&mut p.warnings);
     warnings.extend(cls.warnings.iter().cloned());
     if let Some(t) = p.truncated {
@@ -530,227 +463,221 @@ pub fn waste(b: &[u8], progress: &Progress, top: usize) -> Result<Option<QuickWa
     }))
 }
 
-/// The class and holder, in words, of each sparse collection in `found` (sorted by
-/// address): the first strong reference to it in address order, and for a map inside
-/// a `HashSet`, the set and the reference to the set.
-#[allow(clippy::too_many_arguments)]
-fn holders(
-    b: &[u8],
-    bodies: &[Body],
-    id: usize,
-    cls: &Classes,
-    all: &Found,
-    layouts: &IdMap<CollLayout>,
-    found: &[(u64, u64, u64, u64, u64)],
-    progress: &Progress,
-    name_of: &dyn Fn(u64) -> Option<String>,
-    class_name: &dyn Fn(u64) -> String,
-) -> IdMap<(String, String)> {
-    // Sets whose `map` is a sparse collection stand for it.
-    let mut set_of: IdMap<u64> = IdMap::default();
-    let found_at = |a: u64| found.binary_search_by_key(&a, |x| x.0).is_ok();
-    for &(addr, off) in &all.collections {
-        let cid = be_id(&b[off as usize + 1 + id + 4..], id);
-        let Some(l) = layouts.get(&cid).filter(|l| l.set) else {
-            continue;
-        };
-        let data = instance_data(&b[off as usize..], id);
-        if let Some((at, _)) = l.map {
-            if let Some(m) = data.get(at..at + id).map(|r| be_id(r, id)) {
-                if found_at(m) {
-                    set_of.entry(m).or_insert(addr);
-                }
-            }
-        }
-    }
-    let mut targets: Vec<u64> = found.iter().map(|x| x.0).collect();
-    targets.extend(set_of.values().copied());
-    targets.sort_unstable();
-    targets.dedup();
-    // A filter before the search: one bit per hash of an address.
-    let mut bits = vec![0u64; 1 << 14];
-    let bit = |a: u64| (a.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 44) as usize;
-    for &t in &targets {
-        bits[bit(t) / 64] |= 1 << (bit(t) % 64);
-    }
-    let wanted = |a: u64| {
-        a != 0 && bits[bit(a) / 64] >> (bit(a) % 64) & 1 == 1 && targets.binary_search(&a).is_ok()
-    };
-    progress.phase("finding what holds the sparse collections", b.len() as u64);
-    // (target, referrer address, referrer record offset), the lowest referrer kept.
-    let mut first: IdMap<(u64, u64)> = IdMap::default();
-    for_bodies(
-        bodies,
-        progress,
-        |body| {
-            let mut hits: Vec<(u64, u64, u64)> = Vec::new();
-            walk_body(b, body, id, &|_| {}, |tag, rec, off| {
-                let from = be_id(&rec[1..], id);
-                match tag {
-                    INSTANCE_DUMP => {
-                        let cid = be_id(&rec[1 + id + 4..], id);
-                        if let Some(cr) = cls.recs.get(&cid) {
-                            let data = instance_data(rec, id);
-                            for &(o, weak) in &cr.refs {
-                                let o = o as usize;
-                                if !weak && o + id <= data.len() {
-                                    let t = be_id(&data[o..], id);
-                                    if wanted(t) {
-                                        hits.push((t, from, off));
-                                    }
-                                }
-                            }
-                        }
-                    }
-                    OBJECT_ARRAY_DUMP => {
-                        let n = be_u32(&rec[1 + id + 4..]) as usize;
-                        for e in rec[1 + 2 * id + 8..][..n * id].chunks_exact(id) {
-                            let t = be_id(e, id);
-                            if wanted(t) {
-                                hits.push((t, from, off));
-                            }
-                        }
-                    }
-                    CLASS_DUMP => {
-                        let mut c = Cursor::new(rec, off);
-                        let _ = class_refs(&mut c, id, &mut |t| {
-                            if wanted(t) {
-                                hits.push((t, from, off));
-                            }
-                        });
-                    }
-                    _ => {}
-                }
-                true
-            });
-            hits
-        },
-        |_, hits| {
-            for (t, from, off) in hits {
-                let e = first.entry(t).or_insert((from, off));
-                if from < e.0 {
-                    *e = (from, off);
-                }
-            }
-        },
-    );
-    let record_class = |off: u64| -> String {
-        let rec = &b[off as usize..];
-        match rec[0] {
-            INSTANCE_DUMP => class_name(be_id(&rec[1 + id + 4..], id)),
-            OBJECT_ARRAY_DUMP => class_name(be_id(&rec[1 + id + 8..], id)),
-            _ => "java.lang.Class".to_string(),
-        }
-    };
-    let mut out = IdMap::default();
-    for &(addr, cid, ..) in found {
-        let mut class = class_name(cid);
-        let mut held = addr;
-        let Some(&(mut from, mut off)) = first.get(&addr) else {
-            out.insert(addr, (class, "no referrer".to_string()));
-            continue;
-        };
-        if set_of.get(&addr) == Some(&from) {
-            class = record_class(off);
-            held = from;
-            match first.get(&from) {
-                Some(&(f, o)) => (from, off) = (f, o),
-                None => {
-                    out.insert(addr, (class, "no referrer".to_string()));
-                    continue;
-                }
-            }
-        }
-        let _ = from;
-        let (label, owner) = reference_label(b, id, cls, off, held, name_of, class_name);
-        let holder = holder_words(&record_class(off), &label, owner.as_deref());
-        out.insert(addr, (class, holder));
-    }
-    out
+/// `java.lang.String`'s instance layout: where its `value` and `coder` are, the size
+/// of its instance data, and its modelled shallow size.
+#[derive(Clone, Copy)]
+struct StringLayout {
+    value_at: usize,
+    coder_at: Option<usize>,
+    size: usize,
+    bytes: u64,
 }
 
-/// The name of the reference to `to` in the record at `off`, as the decoder's edge
-/// label gives it (`[i]`, a field's name, `static NAME`), and for a class dump the
-/// class it stands for.
-fn reference_label(
+/// The layout of the string class `sid` from the class dumps: `None` when it has no
+/// `value` reference, `Err` when it has `offset`/`count` (read field by field by the
+/// index). Its `bytes` are left 0.
+fn string_layout(
+    dumps: &IdMap<ClassDump>,
+    id: usize,
+    sid: u64,
+    name_of: &dyn Fn(u64) -> Option<String>,
+) -> Result<Option<StringLayout>, ()> {
+    let has = |n: &str| field_at(dumps, id, sid, name_of, n).is_some();
+    if has("offset") || has("count") {
+        return Err(());
+    }
+    let Some((value_at, _)) =
+        field_at(dumps, id, sid, name_of, "value").filter(|f| f.1 == T_OBJECT)
+    else {
+        return Ok(None);
+    };
+    let coder_at = field_at(dumps, id, sid, name_of, "coder")
+        .filter(|f| f.1 == 8)
+        .map(|f| f.0);
+    let mut size = 0usize;
+    let mut cur = sid;
+    for _ in 0..512 {
+        let Some(d) = dumps.get(&cur) else {
+            // A chain that is not whole is not the layout.
+            return Ok(None);
+        };
+        size += d
+            .fields
+            .iter()
+            .map(|&(_, t)| type_size(t, id).unwrap_or(0))
+            .sum::<usize>();
+        if d.super_id == 0 {
+            break;
+        }
+        cur = d.super_id;
+    }
+    Ok(Some(StringLayout {
+        value_at,
+        coder_at,
+        size,
+        bytes: 0,
+    }))
+}
+
+impl StringLayout {
+    /// The value array's address and whether the text is UTF-16, for a string record.
+    fn value(&self, b: &[u8], id: usize, off: u64) -> Option<(u64, bool)> {
+        let rec = &b[off as usize..];
+        let len = be_u32(rec.get(1 + 2 * id + 4..)?) as usize;
+        let data = instance_data(rec, id);
+        let data = &data[..data.len().min(len)];
+        if data.len() != self.size {
+            return None;
+        }
+        let v = be_id(data.get(self.value_at..self.value_at + id)?, id);
+        Some((v, self.coder_at.and_then(|at| data.get(at)) == Some(&1)))
+    }
+}
+
+/// Type, length, elements and modelled shallow size of the primitive array whose
+/// record is at `off` (the walk checked that it is whole).
+fn prim_rec<'a>(b: &'a [u8], id: usize, layout: &Layout, off: u64) -> (u8, u64, &'a [u8], u64) {
+    let rec = &b[(off & OFFSET) as usize..];
+    let n = be_u32(&rec[1 + id + 4..]) as u64;
+    let ty = rec[1 + id + 8];
+    let es = type_size(ty, id).unwrap_or(1) as u64;
+    let elems = &rec[1 + id + 9..1 + id + 9 + (n * es) as usize];
+    (ty, n, elems, layout.array(n, es))
+}
+
+/// Set in [`Prim::off`] for an entry that stands for a string: its address is the
+/// string's, its offset its value array's.
+const STRING: u64 = 1 << 63;
+/// Set in [`Prim::off`] beside [`STRING`] for a string whose text is UTF-16.
+const UTF16: u64 = 1 << 62;
+/// Where [`Prim::off`] keeps the array's element type, above the record offset.
+const TYPE_SHIFT: u32 = 48;
+/// The record offset in [`Prim::off`].
+const OFFSET: u64 = (1 << TYPE_SHIFT) - 1;
+
+/// The duplicate strings and arrays, at most `top` of each. `prims` is sorted by
+/// address, `strings` (address, record offset) too. Each string takes its value
+/// array's entry (a merge of the two lists by the array's address), so that the array
+/// is counted with its string and not again; then one sort by content key brings
+/// equal contents together.
+#[allow(clippy::too_many_arguments)]
+fn duplicates(
     b: &[u8],
     id: usize,
-    cls: &Classes,
-    off: u64,
-    to: u64,
-    name_of: &dyn Fn(u64) -> Option<String>,
-    class_name: &dyn Fn(u64) -> String,
-) -> (String, Option<String>) {
-    let rec = &b[off as usize..];
-    let unknown = || ("?".to_string(), None);
-    match rec[0] {
-        INSTANCE_DUMP => {
-            let data = instance_data(rec, id);
-            let mut at = 0usize;
-            let mut cur = be_id(&rec[1 + id + 4..], id);
-            for _ in 0..512 {
-                let Some(d) = cls.dumps.get(&cur) else { break };
-                for &(nid, t) in &d.fields {
-                    let Some(s) = type_size(t, id) else {
-                        return unknown();
+    layout: &Layout,
+    sl: Option<StringLayout>,
+    mut values: Vec<(u64, u64, bool)>,
+    mut prims: Vec<Prim>,
+    top: usize,
+    name: &mut dyn FnMut(u64, String) -> ObjId,
+    lap: &dyn Fn(&str),
+) -> (Vec<DupString>, Vec<DupArray>) {
+    // (value array, string, UTF-16), by value array.
+    values.par_sort_unstable();
+    lap("string values read");
+    let extra: Vec<Prim> = prims
+        .par_chunks_mut(1 << 16)
+        .flat_map_iter(|chunk| {
+            let mut extra = Vec::new();
+            let mut j = values.partition_point(|v| v.0 < chunk[0].addr);
+            for p in chunk.iter_mut() {
+                while j < values.len() && values[j].0 < p.addr {
+                    j += 1;
+                }
+                let byte_array = (p.off >> TYPE_SHIFT) as u8 == 8;
+                let (array, array_key) = (p.addr, p.hash);
+                let mut taken = false;
+                while j < values.len() && values[j].0 == array {
+                    let (_, s, utf16) = values[j];
+                    j += 1;
+                    if !byte_array {
+                        continue;
+                    }
+                    // The array's key has its bytes and length: the string's adds how
+                    // they encode its text.
+                    let enc = if utf16 {
+                        Encoding::Utf16Le
+                    } else {
+                        Encoding::Latin1
                     };
-                    if t == T_OBJECT && data.get(at..at + id).map(|r| be_id(r, id)) == Some(to) {
-                        return (name_of(nid).unwrap_or_else(|| "?".into()), None);
+                    let e = Prim {
+                        addr: s,
+                        off: p.off | STRING | if utf16 { UTF16 } else { 0 },
+                        hash: content_key(array_key, 0, 0, enc),
+                    };
+                    if taken {
+                        extra.push(e);
+                    } else {
+                        *p = e;
+                        taken = true;
                     }
-                    at += s;
                 }
-                if d.super_id == 0 {
-                    break;
-                }
-                cur = d.super_id;
             }
-            unknown()
-        }
-        OBJECT_ARRAY_DUMP => {
-            let n = be_u32(&rec[1 + id + 4..]) as usize;
-            rec[1 + 2 * id + 8..][..n * id]
-                .chunks_exact(id)
-                .position(|e| be_id(e, id) == to)
-                .map(|i| (format!("[{i}]"), None))
-                .unwrap_or_else(unknown)
-        }
-        _ => {
-            let cid = be_id(&rec[1..], id);
-            let owner = Some(class_name(cid));
-            let mut c = Cursor::new(rec, off);
-            let label: ReadResult<Option<String>> = (|| {
-                c.skip(1 + id + 4, "class dump header")?;
-                for name in [
-                    "<super>",
-                    "<classloader>",
-                    "<signers>",
-                    "<protection domain>",
-                ] {
-                    if c.uint_be(id, "class reference")? == to {
-                        return Ok(Some(name.to_string()));
-                    }
-                }
-                c.skip(2 * id + 4, "reserved ids and instance size")?;
-                for _ in 0..c.u16_be("constant pool count")? {
-                    let idx = c.u16_be("constant pool index")?;
-                    let t = c.u8("constant pool type")?;
-                    let raw = c.bytes(type_size(t, id).unwrap_or(0), "constant pool value")?;
-                    if t == T_OBJECT && be_id(raw, id) == to {
-                        return Ok(Some(format!("<constant pool #{idx}>")));
-                    }
-                }
-                for _ in 0..c.u16_be("static field count")? {
-                    let nid = c.uint_be(id, "static field name")?;
-                    let t = c.u8("static field type")?;
-                    let raw = c.bytes(type_size(t, id).unwrap_or(0), "static field value")?;
-                    if t == T_OBJECT && be_id(raw, id) == to {
-                        let n = name_of(nid).unwrap_or_else(|| "?".into());
-                        return Ok(Some(format!("static {n}")));
-                    }
-                }
-                Ok(None)
-            })();
-            (label.ok().flatten().unwrap_or_else(|| "?".into()), owner)
+            extra
+        })
+        .collect();
+    drop(values);
+    prims.extend(extra);
+    lap("strings joined");
+    prims.par_sort_unstable_by_key(|x| x.hash);
+    lap("sorted");
+    // (count, bytes each, example address, its offset).
+    let mut groups: Vec<(u64, u64, u64, u64)> = Vec::new();
+    for run in prims.chunk_by(|a, b| a.hash == b.hash) {
+        if run.len() >= 2 {
+            let first = run.iter().min_by_key(|x| x.addr).unwrap_or(&run[0]);
+            let (_, _, _, mut bytes) = prim_rec(b, id, layout, first.off);
+            if first.off & STRING != 0 {
+                bytes += sl.map_or(0, |sl| sl.bytes);
+            }
+            groups.push((run.len() as u64, bytes, first.addr, first.off));
         }
     }
+    drop(prims);
+    groups.sort_unstable_by(|a, b| {
+        let w = |x: &(u64, u64, u64, u64)| (x.0 - 1).saturating_mul(x.1);
+        w(b).cmp(&w(a)).then(a.2.cmp(&b.2))
+    });
+    let (mut dup_strings, mut dup_arrays) = (Vec::new(), Vec::new());
+    for (count, bytes_each, addr, off) in groups {
+        if dup_strings.len() >= top && dup_arrays.len() >= top {
+            break;
+        }
+        let (ty, n, elems, _) = prim_rec(b, id, layout, off);
+        if off & STRING != 0 && dup_strings.len() < top {
+            let utf16 = off & UTF16 != 0;
+            let c = crate::format::Content {
+                string: true,
+                data: elems.into(),
+                length: n,
+                bytes: bytes_each,
+                owns: None,
+                encoding: if utf16 {
+                    Encoding::Utf16Le
+                } else {
+                    Encoding::Latin1
+                },
+            };
+            dup_strings.push(DupString {
+                text: c.text(),
+                count,
+                bytes_each,
+                example: name(addr, "java.lang.String".into()),
+            });
+        } else if off & STRING == 0 && dup_arrays.len() < top {
+            let class = if (4..=11).contains(&ty) {
+                format!("{}[]", type_name(ty))
+            } else {
+                "unknown[]".to_string()
+            };
+            dup_arrays.push(DupArray {
+                preview: None,
+                length: n,
+                count,
+                bytes_each,
+                example: name(addr, class),
+            });
+        }
+    }
+    (dup_strings, dup_arrays)
 }
