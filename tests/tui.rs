@@ -237,7 +237,7 @@ fn the_dominator_tree_expands_and_collapses_and_marks_nothing_twice() {
     assert!(s.contains("Dominator tree — from the GC roots"), "{s}");
     assert!(s.contains("class dev.heaptui.fixture.Main"), "{s}");
     // The first row is the largest; expanding it shows its children with their share.
-    let s = run(&mut a, &mut t, "gl");
+    let s = run(&mut a, &mut t, "l");
     assert!(s.contains("▾ java.lang.Class"), "{s}");
     // Main's children: the blob holder retains 2.9 MiB of it.
     let holder = s
@@ -935,6 +935,67 @@ fn a_tree_node_with_many_children_pages_through_them() {
     assert!(s.contains(&want), "want {want}:\n{s}");
     let s = run(&mut a, &mut term, "\nG");
     assert!(s.contains(&format!("… {} more (", fmt(n - 1000))), "{s}");
+}
+
+#[test]
+fn g_groups_a_tree_node_s_children_by_class() {
+    let p = gunzipped("java/leak/heap-live.hprof.gz");
+    let snap = heaptui::open(&p, &heaptui::progress::Progress::new()).unwrap();
+    let d = heaptui::heap::dominators::compute(&snap.graph, &heaptui::progress::Progress::new());
+    let r = heaptui::suspects::find(&snap, &d, 5);
+    let table = r
+        .suspects
+        .iter()
+        .find(|s| s.holder.contains("SESSIONS"))
+        .and_then(|s| s.accumulation)
+        .unwrap()
+        .0;
+    // The children of the table by class, counted from the dominator tree's lists.
+    let mut by_class: std::collections::BTreeMap<String, (usize, u64)> = Default::default();
+    for &k in d.children(table) {
+        let e = by_class.entry(snap.class_name(k).to_string()).or_default();
+        e.0 += 1;
+        e.1 += d.retained(k).unwrap();
+    }
+    let (top_class, &(count, bytes)) = by_class.iter().max_by_key(|x| (x.1 .1, x.1 .0)).unwrap();
+    assert!(count > 1000, "{count}");
+    let mut a = App::with_snapshot(p, snap);
+    let mut term = Terminal::new(TestBackend::new(120, 30)).unwrap();
+    if let heaptui::ui::app::Screen::Ready(r) = &mut a.screen {
+        let theme = heaptui::ui::theme::Theme { color: false };
+        r.open(heaptui::ui::panes::Request::Dominators(Some(table)), &theme);
+    }
+    // The node shows its first 500 children and a row for the rest; `g` on that row
+    // groups the node: one row per class, count and retained bytes.
+    let s = run(&mut a, &mut term, "G");
+    assert!(s.contains(" more ("), "{s}");
+    let s = run(&mut a, &mut term, "g");
+    let row = s
+        .lines()
+        .find(|l| l.contains(&format!("{} × {top_class}", with_commas(count))))
+        .unwrap_or_else(|| panic!("no row for {top_class}:\n{s}"));
+    assert!(
+        row.contains(&heaptui::ui::panes::human(bytes)),
+        "{row}\n{s}"
+    );
+    assert!(!s.contains(" more ("), "{s}");
+    // The class row expands to its instances, paged as before.
+    let s = run(&mut a, &mut term, "jl");
+    assert!(
+        s.contains(&format!("▾ {} × {top_class}", with_commas(count))),
+        "{s}"
+    );
+    let instances = s
+        .lines()
+        .filter(|l| l.contains(&format!("▸ {top_class} 0x")))
+        .count();
+    assert!(instances > 20, "{s}");
+    // `g` again (here on the class row) ungroups the node.
+    let s = run(&mut a, &mut term, "g");
+    assert!(
+        !s.contains(" × ") && s.contains(&format!("▸ {top_class} 0x")),
+        "{s}"
+    );
 }
 
 #[test]

@@ -34,6 +34,7 @@ pub enum Action {
     Waste,
     Histogram,
     Weak,
+    Group,
     MergedPaths,
     SortMenu,
     Suspend,
@@ -77,7 +78,7 @@ pub const KEYMAP: &[Binding] = &[
     Binding {
         keys: &["Home", "g"],
         action: Action::Top,
-        help: "go to the first row",
+        help: "go to the first row (g groups instead in a tree)",
         hint: None,
     },
     Binding {
@@ -177,6 +178,12 @@ pub const KEYMAP: &[Binding] = &[
         hint: None,
     },
     Binding {
+        keys: &["g"],
+        action: Action::Group,
+        help: "trees: a node's children grouped by class, or not",
+        hint: None,
+    },
+    Binding {
         keys: &["w"],
         action: Action::Weak,
         help: "paths: follow weak and soft references too, or not",
@@ -269,6 +276,14 @@ pub fn key_name(ev: &KeyEvent) -> String {
     }
 }
 
+/// The action of a key in a tree, where `g` groups (and `Home` goes to the top).
+pub fn tree_action_for(ev: &KeyEvent) -> Option<Action> {
+    match action_for(ev) {
+        Some(Action::Top) if key_name(ev) == "g" => Some(Action::Group),
+        a => a,
+    }
+}
+
 pub fn action_for(ev: &KeyEvent) -> Option<Action> {
     let name = key_name(ev);
     KEYMAP
@@ -309,12 +324,19 @@ mod tests {
         assert_eq!(action_for(&k(KeyCode::Char('G'))), Some(Action::Bottom));
         let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
         assert_eq!(action_for(&ctrl_c), Some(Action::Quit));
+        assert_eq!(action_for(&k(KeyCode::Char('g'))), Some(Action::Top));
+        assert_eq!(tree_action_for(&k(KeyCode::Char('g'))), Some(Action::Group));
+        assert_eq!(tree_action_for(&k(KeyCode::Home)), Some(Action::Top));
     }
 
     #[test]
     fn no_key_is_bound_twice() {
         let mut seen = std::collections::HashSet::new();
         for b in KEYMAP {
+            // The one exception: `g` groups in a tree ([`tree_action_for`]).
+            if b.action == Action::Group {
+                continue;
+            }
             for k in b.keys {
                 assert!(seen.insert(*k), "{k} bound twice");
             }

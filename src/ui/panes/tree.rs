@@ -17,8 +17,8 @@ use super::histogram::thousands;
 use super::list::ListState;
 use super::{human, titled, Ctx, Outcome, Pane, Request};
 use crate::heap::dominators::VIRTUAL_ROOT;
-use crate::heap::ObjId;
-use crate::ui::keys::{action_for, Action};
+use crate::heap::{ClassId, ObjId};
+use crate::ui::keys::{tree_action_for, Action};
 use crate::ui::text::sanitize;
 
 /// Children listed under one row; the rest are counted in a "… more" row.
@@ -41,9 +41,24 @@ struct Row {
     expanded: bool,
     cycle: bool,
     text: Option<String>,
-    /// A "… N more" row: the object whose children it stands for, and how many of them
-    /// are shown above it (`Enter` shows the next page).
-    more: Option<(ObjId, usize)>,
+    /// A "… N more" row: the object whose children it stands for (of one class, under
+    /// a class row), and how many of them are shown above it (`Enter` shows the next
+    /// page).
+    more: Option<(ObjId, Option<ClassId>, usize)>,
+    /// An object row whose children are shown grouped by class (`g`).
+    grouped: bool,
+    /// A class row of a grouped node: the node, the class, and its children of that
+    /// class: how many, their shallow and retained bytes.
+    group: Option<Group>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Group {
+    parent: ObjId,
+    class: ClassId,
+    count: u64,
+    shallow: u64,
+    retained: Option<u64>,
 }
 
 pub struct TreePane {
@@ -77,6 +92,8 @@ impl TreePane {
             cycle: false,
             text: None,
             more: None,
+            grouped: false,
+            group: None,
         };
         self.rows.clear();
         if let Some(d) = ctx.dom {
@@ -87,7 +104,7 @@ impl TreePane {
                 if ctx.dom.is_none() {
                     return;
                 }
-                let rows = self.page_rows(VIRTUAL_ROOT, 0, 0, &[], ctx);
+                let rows = self.page_rows((VIRTUAL_ROOT, None), 0, 0, &[], ctx);
                 self.rows.extend(rows);
             }
             TreeKind::Dominators(Some(o)) if ctx.dom.is_none() => {
@@ -118,6 +135,8 @@ impl TreePane {
                         cycle: false,
                         text: Some(text.into()),
                         more: None,
+                        grouped: false,
+                        group: None,
                     });
                 }
                 // A trie of the reversed paths: (object, children), node 0 = the object.
@@ -158,19 +177,10 @@ impl TreePane {
         self.list.scroll(self.rows.len());
     }
 
-    /// The children of `o` in this tree, from the `skip`th, at most a page of them;
-    /// with how many there are in all and the bytes of those past the page (retained
-    /// where the dominator tree is ready, else shallow).
-    #[allow(clippy::type_complexity)]
-    fn children(
-        &self,
-        o: ObjId,
-        ctx: &Ctx,
-        skip: usize,
-    ) -> (Vec<(ObjId, Option<String>)>, usize, u64) {
-        let snap = ctx.snap;
-        let g = &snap.graph;
-        let all: Vec<ObjId> = match self.kind {
+    /// Every child of `o` in this tree, in the tree's order.
+    fn all_children(&self, o: ObjId, ctx: &Ctx) -> Vec<ObjId> {
+        let g = &ctx.snap.graph;
+        match self.kind {
             TreeKind::Dominators(_) => ctx.dom.map(|d| d.children(o).to_vec()).unwrap_or_default(),
             TreeKind::Referrers(_) => {
                 let mut r: Vec<ObjId> = g.referrers(o).to_vec();
@@ -185,7 +195,86 @@ impl TreePane {
                     .collect()
             }
             TreeKind::Paths(_) => Vec::new(),
-        };
+        }
+    }
+
+    /// The class rows of `o`'s children, largest first: at most a page of them, the
+    /// rest counted in a last row.
+    fn group_rows(&self, o: ObjId, depth: usize, ctx: &Ctx) -> Vec<Row> {
+        let g = &ctx.snap.graph;
+        let mut by_class: std::collections::HashMap<ClassId, Group> = Default::default();
+        for x in self.all_children(o, ctx) {
+            let class = g.class_of.get(x as usize);
+            let e = by_class.entry(class).or_insert(Group {
+                parent: o,
+                class,
+                count: 0,
+                shallow: 0,
+                retained: ctx.dom.map(|_| 0),
+            });
+            e.count += 1;
+            e.shallow += g.shallow_size(x);
+            if let (Some(r), Some(d)) = (e.retained.as_mut(), ctx.dom) {
+                *r += d.retained(x).unwrap_or(0);
+            }
+        }
+        let mut groups: Vec<Group> = by_class.into_values().collect();
+        groups.sort_by(|a, b| {
+            (b.retained.unwrap_or(b.shallow), b.count, a.class).cmp(&(
+                a.retained.unwrap_or(a.shallow),
+                a.count,
+                b.class,
+            ))
+        });
+        let more = groups.len().saturating_sub(MAX_CHILDREN);
+        let mut rows: Vec<Row> = groups
+            .into_iter()
+            .take(MAX_CHILDREN)
+            .map(|gr| Row {
+                depth,
+                obj: None,
+                edge: None,
+                expanded: false,
+                cycle: false,
+                text: None,
+                more: None,
+                grouped: false,
+                group: Some(gr),
+            })
+            .collect();
+        if more > 0 {
+            rows.push(Row {
+                depth,
+                obj: None,
+                edge: None,
+                expanded: false,
+                cycle: false,
+                text: Some(format!("… {} more classes", thousands(more as u64))),
+                more: None,
+                grouped: false,
+                group: None,
+            });
+        }
+        rows
+    }
+
+    /// The children of `o` in this tree, from the `skip`th, at most a page of them;
+    /// with how many there are in all and the bytes of those past the page (retained
+    /// where the dominator tree is ready, else shallow).
+    #[allow(clippy::type_complexity)]
+    fn children(
+        &self,
+        o: ObjId,
+        class: Option<ClassId>,
+        ctx: &Ctx,
+        skip: usize,
+    ) -> (Vec<(ObjId, Option<String>)>, usize, u64) {
+        let snap = ctx.snap;
+        let g = &snap.graph;
+        let mut all = self.all_children(o, ctx);
+        if let Some(c) = class {
+            all.retain(|&x| g.class_of.get(x as usize) == c);
+        }
         let total = all.len();
         let page = &all[skip.min(total)..(skip + MAX_CHILDREN).min(total)];
         let rest = &all[(skip + MAX_CHILDREN).min(total)..];
@@ -217,13 +306,13 @@ impl TreePane {
     /// follow; `branch` marks the cycles.
     fn page_rows(
         &self,
-        o: ObjId,
+        (o, class): (ObjId, Option<ClassId>),
         depth: usize,
         skip: usize,
         branch: &[ObjId],
         ctx: &Ctx,
     ) -> Vec<Row> {
-        let (kids, total, rest_bytes) = self.children(o, ctx, skip);
+        let (kids, total, rest_bytes) = self.children(o, class, ctx, skip);
         let shown = skip + kids.len();
         let mut rows: Vec<Row> = kids
             .into_iter()
@@ -235,6 +324,8 @@ impl TreePane {
                 cycle: branch.contains(&c),
                 text: None,
                 more: None,
+                grouped: false,
+                group: None,
             })
             .collect();
         if shown < total {
@@ -245,11 +336,13 @@ impl TreePane {
                 expanded: false,
                 cycle: false,
                 text: Some(format!(
-                    "… {} more ({}): Enter shows the next {MAX_CHILDREN}",
+                    "… {} more ({}): Enter shows the next {MAX_CHILDREN}, g groups by class",
                     thousands((total - shown) as u64),
                     human(rest_bytes)
                 )),
-                more: Some((o, shown)),
+                more: Some((o, class, shown)),
+                grouped: false,
+                group: None,
             });
         }
         rows
@@ -258,7 +351,7 @@ impl TreePane {
     /// `Enter` on a "… N more" row: the next page in its place.
     fn next_page(&mut self, i: usize, ctx: &Ctx) {
         let Some(Row {
-            more: Some((o, shown)),
+            more: Some((o, class, shown)),
             depth,
             ..
         }) = self.rows.get(i).cloned()
@@ -270,7 +363,7 @@ impl TreePane {
         } else {
             Vec::new()
         };
-        let rows = self.page_rows(o, depth, shown, &branch, ctx);
+        let rows = self.page_rows((o, class), depth, shown, &branch, ctx);
         self.rows.splice(i..i + 1, rows);
     }
 
@@ -292,12 +385,41 @@ impl TreePane {
         if row.expanded || row.cycle || matches!(self.kind, TreeKind::Paths(_)) {
             return;
         }
-        let Some(o) = row.obj else { return };
         let depth = row.depth;
         let branch = self.branch(i);
-        let new = self.page_rows(o, depth + 1, 0, &branch, ctx);
+        let new = match (row.obj, row.group) {
+            (Some(o), _) if row.grouped => self.group_rows(o, depth + 1, ctx),
+            (Some(o), _) => self.page_rows((o, None), depth + 1, 0, &branch, ctx),
+            (None, Some(gr)) => {
+                self.page_rows((gr.parent, Some(gr.class)), depth + 1, 0, &branch, ctx)
+            }
+            (None, None) => return,
+        };
         self.rows[i].expanded = true;
         self.rows.splice(i + 1..i + 1, new);
+    }
+
+    /// `g`: the children of the node at or above row `i` grouped by class, or no
+    /// longer grouped; the node is selected, expanded.
+    fn group(&mut self, i: usize, ctx: &Ctx) {
+        let Some(row) = self.rows.get(i) else { return };
+        // The node: this row's object, or for a page or class row, its parent's.
+        let mut node = Some(i).filter(|_| row.obj.is_some() && !row.cycle);
+        let mut depth = row.depth;
+        while node.is_none() {
+            let Some(p) = self.rows[..i].iter().rposition(|r| r.depth < depth) else {
+                return;
+            };
+            depth = self.rows[p].depth;
+            node = Some(p).filter(|&p| self.rows[p].obj.is_some());
+        }
+        let Some(n) = node else { return };
+        if self.rows[n].expanded {
+            self.collapse(n);
+        }
+        self.rows[n].grouped = !self.rows[n].grouped;
+        self.list.selected = n;
+        self.expand(n, ctx);
     }
 
     fn collapse(&mut self, i: usize) {
@@ -316,6 +438,20 @@ impl TreePane {
         } else if let Some(p) = self.rows[..i].iter().rposition(|r| r.depth < depth) {
             self.list.selected = p;
         }
+    }
+}
+
+/// A row's size columns: shallow, retained and its share of the heap (`total`).
+fn sizes(shallow: u64, retained: Option<u64>, total: u64) -> String {
+    let shallow = human(shallow);
+    match retained {
+        Some(ret) if total > 0 => format!(
+            "{shallow:>9} {:>9} {:>5.1}%",
+            human(ret),
+            ret as f64 * 100.0 / total as f64
+        ),
+        Some(ret) => format!("{shallow:>9} {:>9}", human(ret)),
+        None => format!("{shallow:>9} {:>9}", "-"),
     }
 }
 
@@ -340,7 +476,7 @@ impl Pane for TreePane {
     }
 
     fn handle(&mut self, key: &KeyEvent, ctx: &Ctx) -> Outcome {
-        let Some(a) = action_for(key) else {
+        let Some(a) = tree_action_for(key) else {
             return Outcome::Ignored;
         };
         if self.list.apply(a, self.rows.len()) {
@@ -349,6 +485,7 @@ impl Pane for TreePane {
         let i = self.list.selected;
         match a {
             Action::Expand => self.expand(i, ctx),
+            Action::Group if !matches!(self.kind, TreeKind::Paths(_)) => self.group(i, ctx),
             Action::Collapse => self.collapse(i),
             Action::Weak if matches!(self.kind, TreeKind::Paths(_)) => {
                 self.weak = !self.weak;
@@ -388,9 +525,22 @@ impl Pane for TreePane {
                 let r = &self.rows[i];
                 let mut left = "  ".repeat(r.depth.min(30));
                 let mut right = String::new();
-                match r.obj {
-                    None => left.push_str(r.text.as_deref().unwrap_or("")),
-                    Some(o) => {
+                match (r.obj, r.group) {
+                    (None, Some(gr)) => {
+                        left.push_str(if r.expanded { "▾ " } else { "▸ " });
+                        left.push_str(&format!(
+                            "{} × {}",
+                            thousands(gr.count),
+                            ctx.snap
+                                .graph
+                                .classes
+                                .get(gr.class as usize)
+                                .map_or("?", |c| c.name.as_str())
+                        ));
+                        right = sizes(gr.shallow, gr.retained, self.total);
+                    }
+                    (None, None) => left.push_str(r.text.as_deref().unwrap_or("")),
+                    (Some(o), _) => {
                         let marker = if r.cycle {
                             "↺ "
                         } else if matches!(self.kind, TreeKind::Paths(_)) {
@@ -418,16 +568,11 @@ impl Pane for TreePane {
                                 left.push_str(&format!("  [{t}]"));
                             }
                         }
-                        let shallow = human(snap.graph.shallow_size(o));
-                        right = match ctx.dom.and_then(|d| d.retained(o)) {
-                            Some(ret) if self.total > 0 => format!(
-                                "{shallow:>9} {:>9} {:>5.1}%",
-                                human(ret),
-                                ret as f64 * 100.0 / self.total as f64
-                            ),
-                            Some(ret) => format!("{shallow:>9} {:>9}", human(ret)),
-                            None => format!("{shallow:>9} {:>9}", "-"),
-                        };
+                        right = sizes(
+                            snap.graph.shallow_size(o),
+                            ctx.dom.and_then(|d| d.retained(o)),
+                            self.total,
+                        );
                     }
                 }
                 let left_w = w.saturating_sub(sizes_w + 1);
