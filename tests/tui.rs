@@ -1107,3 +1107,29 @@ fn instances_without_a_label_show_and_match_their_first_fields() {
     assert!(!rows.is_empty() && rows.len() < 50, "{s}");
     assert!(rows.iter().any(|l| l.contains("id=100005")), "{s}");
 }
+
+#[test]
+fn the_inspector_calls_a_weakly_reachable_object_so() {
+    let p = gunzipped("java/coops/heap-live-jvmgz.hprof.gz");
+    let snap = heaptui::open(&p, &heaptui::progress::Progress::new()).unwrap();
+    let d = heaptui::heap::dominators::compute(&snap.graph, &heaptui::progress::Progress::new());
+    // An object only weak or soft references lead to (the JDK keeps some in caches).
+    let o = (0..snap.graph.len() as u32)
+        .find(|&o| {
+            d.is_weakly_reachable(o) && d.idom(o) == Some(heaptui::heap::dominators::VIRTUAL_ROOT)
+        })
+        .expect("a weakly reachable object");
+    let name = snap.object_name(o);
+    let mut a = App::with_snapshot(p, snap);
+    a.on_key(&KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
+    let mut term = Terminal::new(TestBackend::new(120, 30)).unwrap();
+    run(&mut a, &mut term, "");
+    if let heaptui::ui::app::Screen::Ready(r) = &mut a.screen {
+        let theme = heaptui::ui::theme::Theme { color: false };
+        r.open(heaptui::ui::panes::Request::Inspect(o), &theme);
+    }
+    let s = run(&mut a, &mut term, "");
+    assert!(s.contains(&name), "{s}");
+    assert!(s.contains("dominator none: weakly reachable"), "{s}");
+    assert!(!s.contains("dominator (the GC roots)"), "{s}");
+}

@@ -191,11 +191,24 @@ impl Pane for InspectorPane {
             "shallow {} ({shallow} bytes) · retained {retained}",
             human(shallow)
         ));
-        if let Some(d) = ctx.dom.and_then(|d| d.idom(o)) {
+        if let Some((dom, d)) = ctx.dom.and_then(|dom| Some((dom, dom.idom(o)?))) {
+            // Weakly reachable objects hang below the tree's root too: they are said to
+            // be what they are, as the README and the CLI's `dominators` call them.
+            let weak = dom.is_weakly_reachable(o);
             h.push(format!(
                 "dominator {}",
-                if d == VIRTUAL_ROOT {
+                if d == VIRTUAL_ROOT && weak {
+                    "none: weakly reachable (only weak or soft references lead to it)".to_string()
+                } else if d == VIRTUAL_ROOT && g.roots_of(o).is_empty() {
+                    "(the GC roots: held by several of them)".to_string()
+                } else if d == VIRTUAL_ROOT {
                     "(the GC roots)".to_string()
+                } else if weak {
+                    format!(
+                        "{} {} (weakly reachable)",
+                        snap.object_name(d),
+                        snap.class_name(d)
+                    )
                 } else {
                     format!("{} {}", snap.object_name(d), snap.class_name(d))
                 }
