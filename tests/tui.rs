@@ -1133,3 +1133,43 @@ fn the_inspector_calls_a_weakly_reachable_object_so() {
     assert!(s.contains("dominator none: weakly reachable"), "{s}");
     assert!(!s.contains("dominator (the GC roots)"), "{s}");
 }
+
+#[test]
+fn classes_with_unreachable_instances_are_marked_with_a_footnote() {
+    let p = gunzipped("java/coops/heap-live-jvmgz.hprof.gz");
+    let snap = heaptui::open(&p, &heaptui::progress::Progress::new()).unwrap();
+    let g = &snap.graph;
+    let d = heaptui::heap::dominators::compute(g, &heaptui::progress::Progress::new());
+    // A class whose retained size is below its shallow size: some of its instances no
+    // GC root reaches.
+    let retained = d.class_retained(g);
+    let rows = heaptui::heap::histogram::by_class(g);
+    let row = rows
+        .iter()
+        .filter(|r| retained[r.class.unwrap() as usize] < r.shallow)
+        .max_by_key(|r| r.shallow)
+        .expect("a class retaining less than its shallow size");
+    let c = row.class.unwrap();
+    let n = (0..g.len() as u32)
+        .filter(|&o| g.class_of.get(o as usize) == c && d.retained(o).is_none())
+        .count();
+    assert!(n > 0);
+    let name = row.name.clone();
+    let mut a = App::with_snapshot(p, snap);
+    a.on_key(&KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
+    let mut term = Terminal::new(TestBackend::new(140, 30)).unwrap();
+    let s = run(&mut a, &mut term, &format!("/{name}\n"));
+    let line = s
+        .lines()
+        .find(|l| l.starts_with(&format!("= {name} ")))
+        .unwrap_or_else(|| panic!("{s}"));
+    assert!(line.trim_end().ends_with('†'), "{line}\n{s}");
+    assert!(
+        s.contains(&format!(
+            "† {} of {name}'s {} instances unreachable, not retained by anything",
+            with_commas(n),
+            with_commas(row.count as usize)
+        )),
+        "{s}"
+    );
+}

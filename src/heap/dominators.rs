@@ -352,6 +352,33 @@ impl Dominators {
     /// Retained bytes per class by Eclipse MAT's rule: the sum of the retained sizes of
     /// the instances of the class that no other instance of the same class dominates (so
     /// that a linked list of nodes is not counted once per node).
+    /// Per class id, how many of its objects no GC root reaches, strongly or weakly
+    /// (they have no retained size and count in no class's).
+    pub fn class_unreachable(&self, g: &Graph) -> Vec<u64> {
+        use rayon::prelude::*;
+        let n = g.len();
+        (0..n.div_ceil(1 << 16))
+            .into_par_iter()
+            .map(|k| {
+                let mut out = vec![0u64; g.classes.len()];
+                for o in k << 16..((k + 1) << 16).min(n) {
+                    if self.retained(o as ObjId).is_none() {
+                        if let Some(c) = out.get_mut(g.class_of.get(o) as usize) {
+                            *c += 1;
+                        }
+                    }
+                }
+                out
+            })
+            .reduce(
+                || vec![0u64; g.classes.len()],
+                |mut a, b| {
+                    a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+                    a
+                },
+            )
+    }
+
     pub fn class_retained(&self, g: &Graph) -> Vec<u64> {
         let identity: Vec<u32> = (0..g.classes.len() as u32).collect();
         self.group_retained(g, &identity, g.classes.len())

@@ -33,6 +33,9 @@ pub struct HistogramPane {
     sort_menu: bool,
     /// Rows that fit, as last drawn (the one thing drawing records).
     height: Cell<usize>,
+    /// Instances per class id that no GC root reaches (retained by nothing, so a
+    /// class's retained size can be below its shallow size): marked `†`.
+    unreachable: Vec<u64>,
 }
 
 /// `1234567` → `1,234,567`.
@@ -71,6 +74,7 @@ impl HistogramPane {
             editing: false,
             sort_menu: false,
             height: Cell::new(20),
+            unreachable: Vec::new(),
         };
         p.rebuild();
         p
@@ -262,6 +266,26 @@ impl HistogramPane {
             }
         );
         let block = Block::default().borders(Borders::TOP).title(title);
+        let unreachable = |r: &Row| {
+            r.class
+                .and_then(|c| self.unreachable.get(c as usize))
+                .copied()
+                .unwrap_or(0)
+        };
+        // A footnote under the table when a class has unreachable instances.
+        let all_unreachable: u64 = self.unreachable.iter().sum();
+        let (area, foot) = if all_unreachable > 0 && area.height > 4 {
+            let foot = Rect::new(area.x, area.y + area.height - 1, area.width, 1);
+            (
+                Rect {
+                    height: area.height - 1,
+                    ..area
+                },
+                Some(foot),
+            )
+        } else {
+            (area, None)
+        };
         let inner_h = area.height.saturating_sub(2) as usize; // top border + header
         self.height.set(inner_h.max(1));
         let arrow = |k: SortKey| if self.sort == k { "▼" } else { "" };
@@ -300,8 +324,13 @@ impl HistogramPane {
                     TCell::from(Line::from(thousands(r.count)).right_aligned()),
                     TCell::from(Line::from(thousands(r.shallow)).right_aligned()),
                     TCell::from(
-                        Line::from(r.retained.map(thousands).unwrap_or_else(|| "…".into()))
-                            .right_aligned(),
+                        Line::from(match r.retained {
+                            Some(v) if unreachable(r) > 0 => format!("{}†", thousands(v)),
+                            Some(v) if all_unreachable > 0 => format!("{} ", thousands(v)),
+                            Some(v) => thousands(v),
+                            None => "…".into(),
+                        })
+                        .right_aligned(),
                     ),
                 ])
                 .style(style)
@@ -319,6 +348,21 @@ impl HistogramPane {
         .header(header)
         .block(block);
         f.render_widget(table, area);
+        if let Some(foot) = foot {
+            let text = match self.selected_row().map(|r| (r, unreachable(r))) {
+                Some((r, n)) if n > 0 => format!(
+                    "† {} of {}'s {} instances unreachable, not retained by anything (garbage in this dump)",
+                    thousands(n),
+                    sanitize(&r.name),
+                    thousands(r.count)
+                ),
+                _ => format!(
+                    "† classes with instances no GC root reaches ({} in all): unreachable, not retained by anything",
+                    thousands(all_unreachable)
+                ),
+            };
+            f.render_widget(Line::from(Span::styled(text, theme.dim())), foot);
+        }
         if self.view.is_empty() {
             let msg = Line::from(Span::styled("  no class matches the filter", theme.dim()));
             if area.height > 3 {
@@ -387,6 +431,7 @@ impl super::Pane for HistogramPane {
 
     fn dominators_ready(&mut self, ctx: &super::Ctx) {
         if let Some(d) = ctx.dom {
+            self.unreachable = d.class_unreachable(&ctx.snap.graph);
             self.set_retained(&d.class_retained(&ctx.snap.graph));
         }
     }
