@@ -1173,3 +1173,33 @@ fn classes_with_unreachable_instances_are_marked_with_a_footnote() {
         "{s}"
     );
 }
+
+#[test]
+fn the_help_wraps_under_its_own_column() {
+    for (w, h) in [(80, 24), (60, 20), (200, 50)] {
+        let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+        let mut a = app();
+        let s = run(&mut a, &mut t, "?");
+        let keys: std::collections::HashSet<&str> = heaptui::ui::keys::KEYMAP
+            .iter()
+            .flat_map(|b| b.keys.iter().copied())
+            .chain(["Space"])
+            .collect();
+        let mut inside = 0;
+        for l in s.lines() {
+            let parts: Vec<&str> = l.split('│').collect();
+            if parts.len() < 3 {
+                continue;
+            }
+            inside += 1;
+            let inner = parts[1];
+            // A line starts with a key, or with the blank key column of a wrapped help.
+            let first = inner.split(' ').next().unwrap_or("");
+            assert!(
+                first.is_empty() || keys.contains(first),
+                "{w}x{h}: {inner:?} starts under the keys:\n{s}"
+            );
+        }
+        assert!(inside > 5, "{s}");
+    }
+}

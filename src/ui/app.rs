@@ -1150,21 +1150,34 @@ impl App {
     }
 
     fn draw_help(&self, f: &mut Frame, area: Rect) {
-        let lines: Vec<Line> = KEYMAP
-            .iter()
-            .map(|b| {
-                let keys = b
-                    .keys
-                    .iter()
-                    .map(|k| if *k == " " { "Space" } else { k })
-                    .collect::<Vec<_>>()
-                    .join(" ");
-                Line::from(vec![
-                    Span::styled(format!("{keys:<30}"), self.theme.header()),
-                    Span::raw(b.help),
-                ])
-            })
-            .collect();
+        // The overlay's inner width (as `draw_overlay` sizes it): each key's help wraps
+        // under its own column, not under the keys.
+        let inner = (area.width.saturating_sub(4).min(90).saturating_sub(2) as usize).max(1);
+        let key_w = 30.min(inner / 3).max(1);
+        let text_w = inner.saturating_sub(key_w).max(8);
+        let mut lines: Vec<Line> = Vec::new();
+        for b in KEYMAP {
+            let keys = b
+                .keys
+                .iter()
+                .map(|k| if *k == " " { "Space" } else { k })
+                .collect::<Vec<_>>()
+                .join(" ");
+            let keys = if keys.chars().count() >= key_w {
+                // Keys wider than their column get a line of their own.
+                lines.push(Line::from(Span::styled(keys, self.theme.header())));
+                String::new()
+            } else {
+                keys
+            };
+            for (k, part) in wrap_words(b.help, text_w).into_iter().enumerate() {
+                let left = if k == 0 { keys.as_str() } else { "" };
+                lines.push(Line::from(vec![
+                    Span::styled(format!("{left:<key_w$}"), self.theme.header()),
+                    Span::raw(part),
+                ]));
+            }
+        }
         self.draw_overlay(f, area, " Keys ", lines);
     }
 
@@ -1199,6 +1212,33 @@ impl App {
             r,
         );
     }
+}
+
+/// `text` broken at spaces into lines of at most `width` characters (a longer word is
+/// cut).
+fn wrap_words(text: &str, width: usize) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        let (lw, ww) = (line.chars().count(), word.chars().count());
+        if lw > 0 && lw + 1 + ww > width {
+            out.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+        while line.chars().count() > width {
+            let head: String = line.chars().take(width).collect();
+            let tail: String = line.chars().skip(width).collect();
+            out.push(head);
+            line = tail;
+        }
+    }
+    if !line.is_empty() || out.is_empty() {
+        out.push(line);
+    }
+    out
 }
 
 /// Runs the loop until the user quits, `stop` says so, or events run out.
