@@ -598,3 +598,48 @@ fn quitting_while_the_cache_entry_is_written_waits_for_it() {
     );
     reopens_from(&cache, &file);
 }
+
+#[test]
+fn resizing_then_quitting_leaves_the_shell_s_screen_as_it_was() {
+    let Some(t) = Tmux::start("resize", "bash --norc --noprofile -i") else {
+        return;
+    };
+    t.keys(&["clear; echo BEFORE-MARK", "Enter"]);
+    t.wait_for("BEFORE-MARK");
+    t.keys(&[
+        &format!(
+            "{} {}",
+            env!("CARGO_BIN_EXE_heaptui"),
+            fixture("java/coops/heap-live-jvmgz.hprof.gz").display()
+        ),
+        "Enter",
+    ]);
+    t.wait_for_index();
+    t.keys(&["Escape"]);
+    t.wait_for("Class histogram");
+    // Shrink, grow, shrink in both directions, grow back: each time the TUI redraws.
+    for (w, h) in [("60", "20"), ("120", "40"), ("50", "12"), ("160", "45")] {
+        t.tmux(&["resize-window", "-x", w, "-y", h]);
+        // The redraw at the new size (the status line fits it).
+        t.wait_until("a redraw", |s| {
+            s.lines().count() == h.parse::<usize>().unwrap() && s.contains("Class histogram")
+        });
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    }
+    t.keys(&["q"]);
+    let s = t.wait_until("the shell's prompt", |s| !s.contains("Class histogram"));
+    // Nothing of the TUI is left on the screen or in the scrollback above the mark.
+    let all = t.tmux(&["capture-pane", "-p", "-S", "-200"]);
+    let before: Vec<&str> = all
+        .lines()
+        .take_while(|l| !l.contains("BEFORE-MARK"))
+        .collect();
+    assert!(
+        before
+            .iter()
+            .all(|l| !l.contains("java.") && !l.contains("byte[]")),
+        "the TUI's lines were left above the shell's:\n{all}"
+    );
+    assert!(!s.contains("java.lang"), "{s}");
+    assert_eq!(t.modes(), "0 1");
+}

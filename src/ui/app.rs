@@ -1241,6 +1241,15 @@ fn wrap_words(text: &str, width: usize) -> Vec<String> {
     out
 }
 
+/// Puts the (hidden) cursor at the top left between frames. A terminal that shrinks
+/// keeps the lines above its cursor, in its scrollback, and tmux does so on the
+/// alternate screen too: with the cursor at the bottom, where drawing leaves it, a
+/// shrink then a grow left histogram lines above the shell's prompt after quitting.
+fn park_cursor<B: Backend>(terminal: &mut Terminal<B>) -> std::io::Result<()> {
+    terminal.set_cursor_position((0, 0))?;
+    Backend::flush(terminal.backend_mut())
+}
+
 /// Runs the loop until the user quits, `stop` says so, or events run out.
 pub fn run_loop<B: Backend>(
     terminal: &mut Terminal<B>,
@@ -1251,9 +1260,11 @@ pub fn run_loop<B: Backend>(
     while !app.quit && !stop() {
         app.tick();
         terminal.draw(|f| app.draw(f))?;
+        park_cursor(terminal)?;
         // Long work a key asked for runs after the frame that says it is under way.
         if app.work() {
             terminal.draw(|f| app.draw(f))?;
+            park_cursor(terminal)?;
         }
         match next_event(Duration::from_millis(100))? {
             Some(Event::Key(k)) => app.on_key(&k),

@@ -17,6 +17,17 @@ use crossterm::{cursor, execute, terminal};
 pub fn restore() {
     let _ = terminal::disable_raw_mode();
     let mut out = io::stdout();
+    if TUI_ACTIVE.load(Ordering::Relaxed) {
+        // The alternate screen emptied and the cursor at its top left before leaving
+        // it: tmux, when the window was resized meanwhile, sizes the alternate screen
+        // back to the main one's size on the way out, keeping the lines above the
+        // cursor; with the cursor at the bottom they showed above the shell's prompt.
+        let _ = execute!(
+            out,
+            terminal::Clear(terminal::ClearType::All),
+            cursor::MoveTo(0, 0)
+        );
+    }
     let _ = execute!(
         out,
         crossterm::event::DisableMouseCapture,
@@ -44,7 +55,8 @@ static TUI_ACTIVE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool
 /// has it), says what happened, and exits with status 2. It only calls functions that
 /// are async-signal-safe (`tcsetattr`, `write`, `_exit`).
 extern "C" fn on_sigbus(_: libc::c_int) {
-    const LEAVE: &[u8] = b"\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1049l\x1b[?25h";
+    const LEAVE: &[u8] =
+        b"\x1b[2J\x1b[H\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1049l\x1b[?25h";
     const MSG: &[u8] =
         b"\r\nheaptui: the dump file changed or shrank on disk while it was being read \
 (SIGBUS): its bytes are gone; open it again once it is complete\r\n";
@@ -154,7 +166,7 @@ impl TerminalGuard {
 
 impl Drop for TerminalGuard {
     fn drop(&mut self) {
-        TUI_ACTIVE.store(false, Ordering::Relaxed);
         restore();
+        TUI_ACTIVE.store(false, Ordering::Relaxed);
     }
 }
