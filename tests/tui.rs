@@ -1166,7 +1166,7 @@ fn classes_with_unreachable_instances_are_marked_with_a_footnote() {
     assert!(line.trim_end().ends_with('†'), "{line}\n{s}");
     assert!(
         s.contains(&format!(
-            "† {} of {name}'s {} instances unreachable, not retained by anything",
+            "† {} of {} {name} unreachable, not retained by anything",
             with_commas(n),
             with_commas(row.count as usize)
         )),
@@ -1201,5 +1201,63 @@ fn the_help_wraps_under_its_own_column() {
             );
         }
         assert!(inside > 5, "{s}");
+    }
+}
+
+#[test]
+fn narrow_rows_keep_ids_and_root_kinds_and_the_selected_row_is_shown_whole() {
+    let p = gunzipped("java/coops/heap-live-jvmgz.hprof.gz");
+    let snap = heaptui::open(&p, &heaptui::progress::Progress::new()).unwrap();
+    let g = &snap.graph;
+    // An object with one of the longest shortest paths from a root that fit on the
+    // screen: the deepest rows.
+    let d = heaptui::heap::dominators::compute(g, &heaptui::progress::Progress::new());
+    let o = (0..g.len() as u32)
+        .filter(|&o| d.retained(o).is_some())
+        .step_by(97)
+        .map(|o| {
+            let n = heaptui::heap::paths::to_roots(g, o, 1, false)
+                .first()
+                .map_or(0, |p| p.len());
+            (n, o)
+        })
+        .filter(|&(n, _)| n <= 20)
+        .max()
+        .unwrap()
+        .1;
+    let path = heaptui::heap::paths::to_roots(g, o, 1, false).remove(0);
+    let names: Vec<String> = path.iter().map(|&x| snap.object_name(x)).collect();
+    let class = snap.class_name(o).to_string();
+    let mut a = App::with_snapshot(p, snap);
+    a.on_key(&KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
+    for w in [80u16, 120] {
+        let mut term = Terminal::new(TestBackend::new(w, 30)).unwrap();
+        run(&mut a, &mut term, "");
+        if let heaptui::ui::app::Screen::Ready(r) = &mut a.screen {
+            let theme = heaptui::ui::theme::Theme { color: false };
+            r.open(heaptui::ui::panes::Request::Paths(o), &theme);
+        }
+        let s = run(&mut a, &mut term, "");
+        // Every object of the path is on screen with its whole id, and the root row
+        // names its root kind whole.
+        for n in &names {
+            assert!(
+                s.lines()
+                    .any(|l| l.contains(&format!(" {n} ")) || l.ends_with(&format!(" {n}"))),
+                "{w} columns: {n} cut or missing:\n{s}"
+            );
+        }
+        assert!(
+            s.lines()
+                .any(|l| l.contains("[GC root: ") && l.contains("]")),
+            "{s}"
+        );
+        // The line under the list: the selected object whole.
+        assert!(
+            s.lines()
+                .any(|l| l.starts_with(&format!("▸ {class} {}", names.last().unwrap()))),
+            "{s}"
+        );
+        run(&mut a, &mut term, "\u{1b}");
     }
 }

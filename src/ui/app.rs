@@ -1030,6 +1030,28 @@ impl App {
             }
             Screen::Ready(r) => {
                 let ctx = r.ctx(&self.theme);
+                // The selected row whole, under the list, where there is room.
+                let line = r
+                    .top()
+                    .selected_line(&ctx)
+                    .map(|l| sanitize(&l).into_owned());
+                let main = match line {
+                    Some(l) if main.height > 8 => {
+                        let w = main.width.max(1) as usize;
+                        let rows = (l.chars().count() + 2).div_ceil(w).clamp(1, 2) as u16;
+                        let [top, below] =
+                            Layout::vertical([Constraint::Min(1), Constraint::Length(rows)])
+                                .areas(main);
+                        f.render_widget(
+                            Paragraph::new(format!("▸ {l}"))
+                                .style(self.theme.dim())
+                                .wrap(Wrap { trim: false }),
+                            below,
+                        );
+                        top
+                    }
+                    _ => main,
+                };
                 match (&r.detail, r.wide) {
                     (Some((_, d)), true) => {
                         let [left, right] = Layout::horizontal([

@@ -161,3 +161,98 @@ mod tests {
         assert_eq!(back["k"], text);
     }
 }
+
+/// `s` shortened to `width` characters by cutting its middle (`java.util.conc…Node`),
+/// for names whose both ends tell.
+pub fn elide_middle(s: &str, width: usize) -> String {
+    let n = s.chars().count();
+    if n <= width {
+        return s.to_string();
+    }
+    if width == 0 {
+        return String::new();
+    }
+    let keep = width - 1;
+    let head = keep.div_ceil(2);
+    let tail = keep - head;
+    let mut out: String = s.chars().take(head).collect();
+    out.push('…');
+    out.extend(s.chars().skip(n - tail));
+    out
+}
+
+/// One part of a row for [`fit_parts`]: its text, and how far it may shrink (`None`: it
+/// is kept whole, as an id, a size or a root kind are).
+pub struct Part {
+    pub text: String,
+    pub min: Option<usize>,
+}
+
+impl Part {
+    pub fn keep(text: impl Into<String>) -> Part {
+        Part {
+            text: text.into(),
+            min: None,
+        }
+    }
+    pub fn shrink(text: impl Into<String>, min: usize) -> Part {
+        Part {
+            text: text.into(),
+            min: Some(min),
+        }
+    }
+}
+
+/// The parts joined into at most `width` characters: the shrinkable ones are cut in
+/// their middle, the last listed first, each down to its minimum, before anything kept
+/// whole is touched; only a row that cannot fit even so is cut at its end.
+pub fn fit_parts(mut parts: Vec<Part>, width: usize) -> String {
+    let len = |p: &[Part]| p.iter().map(|x| x.text.chars().count()).sum::<usize>();
+    let mut over = len(&parts).saturating_sub(width);
+    for p in parts.iter_mut().rev() {
+        if over == 0 {
+            break;
+        }
+        let Some(min) = p.min else { continue };
+        let n = p.text.chars().count();
+        let to = n.saturating_sub(over).max(min);
+        if to < n {
+            p.text = elide_middle(&p.text, to);
+            over -= n - to;
+        }
+    }
+    let joined: String = parts.iter().map(|p| p.text.as_str()).collect();
+    joined.chars().take(width).collect()
+}
+
+#[cfg(test)]
+mod fit_tests {
+    use super::*;
+
+    #[test]
+    fn ids_and_root_kinds_are_kept_and_names_cut_in_the_middle() {
+        let row = |w| {
+            fit_parts(
+                vec![
+                    Part::keep("  · "),
+                    Part::shrink("elementData ← ", 4),
+                    Part::shrink("java.util.concurrent.ConcurrentHashMap$Node", 8),
+                    Part::keep(" 0x100000"),
+                    Part::shrink(" \"some label\"", 0),
+                    Part::keep("  [GC root: sticky class]"),
+                ],
+                w,
+            )
+        };
+        let wide = row(200);
+        assert!(wide.contains("ConcurrentHashMap$Node 0x100000 \"some label\""));
+        let narrow = row(70);
+        assert_eq!(narrow.chars().count(), 70, "{narrow}");
+        assert!(narrow.contains(" 0x100000"), "{narrow}");
+        assert!(narrow.ends_with("  [GC root: sticky class]"), "{narrow}");
+        assert!(narrow.contains('…'), "{narrow}");
+        assert!(narrow.contains("java.util"), "{narrow}");
+        assert!(narrow.contains("Node"), "{narrow}");
+        assert_eq!(elide_middle("abcdefghij", 5), "ab…ij");
+    }
+}

@@ -351,10 +351,10 @@ impl HistogramPane {
         if let Some(foot) = foot {
             let text = match self.selected_row().map(|r| (r, unreachable(r))) {
                 Some((r, n)) if n > 0 => format!(
-                    "† {} of {}'s {} instances unreachable, not retained by anything (garbage in this dump)",
+                    "† {} of {} {} unreachable, not retained by anything (garbage in this dump)",
                     thousands(n),
+                    thousands(r.count),
                     sanitize(&r.name),
-                    thousands(r.count)
                 ),
                 _ => format!(
                     "† classes with instances no GC root reaches ({} in all): unreachable, not retained by anything",
@@ -398,6 +398,20 @@ impl super::Pane for HistogramPane {
 
     fn selected_text(&self, _ctx: &super::Ctx) -> Option<String> {
         self.selected_row().map(|r| r.name.clone())
+    }
+
+    fn selected_line(&self, _ctx: &super::Ctx) -> Option<String> {
+        let r = self.selected_row()?;
+        let mut s = format!(
+            "{} · {} objects · shallow {}",
+            r.name,
+            thousands(r.count),
+            thousands(r.shallow)
+        );
+        if let Some(v) = r.retained {
+            s.push_str(&format!(" · retained {}", thousands(v)));
+        }
+        Some(s)
     }
 
     fn is_editing(&self) -> bool {

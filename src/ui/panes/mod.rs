@@ -75,6 +75,11 @@ pub trait Pane {
     fn selected_text(&self, _ctx: &Ctx) -> Option<String> {
         None
     }
+    /// The selected row whole, for the line under the list (names in a list are cut
+    /// to fit; this line is not): by default the selected object's.
+    fn selected_line(&self, ctx: &Ctx) -> Option<String> {
+        self.selected_object().map(|o| object_line(ctx, o))
+    }
     /// Whether the pane takes every key (a filter prompt is open).
     fn is_editing(&self) -> bool {
         false
@@ -146,6 +151,34 @@ pub fn human(bytes: u64) -> String {
     } else {
         format!("{v:.1} {}", UNITS[u])
     }
+}
+
+/// An object in one line: class, id, label, shallow and retained bytes with the share
+/// of the heap, and what kind of GC root it is.
+pub fn object_line(ctx: &Ctx, o: ObjId) -> String {
+    let snap = ctx.snap;
+    let mut s = format!("{} {}", snap.class_name(o), snap.object_name(o));
+    if let Some(l) = snap.label(o) {
+        s.push(' ');
+        s.push_str(&l);
+    }
+    s.push_str(&format!(" · shallow {}", human(snap.graph.shallow_size(o))));
+    if let Some(d) = ctx.dom {
+        match d.retained(o) {
+            Some(r) if d.total_bytes() > 0 => s.push_str(&format!(
+                " · retained {} ({:.1}%)",
+                human(r),
+                r as f64 * 100.0 / d.total_bytes() as f64
+            )),
+            Some(r) => s.push_str(&format!(" · retained {}", human(r))),
+            None => s.push_str(" · unreachable"),
+        }
+    }
+    let roots = snap.describe_roots(o);
+    if !roots.is_empty() {
+        s.push_str(&format!(" · GC root: {roots}"));
+    }
+    s
 }
 
 #[cfg(test)]

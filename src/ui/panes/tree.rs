@@ -19,7 +19,7 @@ use super::{human, titled, Ctx, Outcome, Pane, Request};
 use crate::heap::dominators::VIRTUAL_ROOT;
 use crate::heap::{ClassId, ObjId};
 use crate::ui::keys::{tree_action_for, Action};
-use crate::ui::text::sanitize;
+use crate::ui::text::{fit_parts, sanitize, Part};
 
 /// Children listed under one row; the rest are counted in a "… more" row.
 const MAX_CHILDREN: usize = 500;
@@ -441,6 +441,70 @@ impl TreePane {
     }
 }
 
+impl TreePane {
+    /// A row's text in parts (the indent and marker, the reference, the class, the id,
+    /// the label, the root kind), each sanitised, and its size columns: narrow screens
+    /// cut the label, the class and the reference in their middle, never the id or the
+    /// root kind.
+    fn row_parts(&self, r: &Row, ctx: &Ctx) -> (Vec<Part>, String) {
+        let snap = ctx.snap;
+        let clean = |t: &str| sanitize(t).into_owned();
+        // The indent gives way last, before the id and the root kind would.
+        let mut parts = vec![Part::shrink("  ".repeat(r.depth.min(30)), 2)];
+        let right = match (r.obj, r.group) {
+            (None, Some(gr)) => {
+                parts.push(Part::keep(if r.expanded { "▾ " } else { "▸ " }));
+                parts.push(Part::keep(format!("{} × ", thousands(gr.count))));
+                let class = snap
+                    .graph
+                    .classes
+                    .get(gr.class as usize)
+                    .map_or("?", |c| c.name.as_str());
+                parts.push(Part::shrink(clean(class), 8));
+                sizes(gr.shallow, gr.retained, self.total)
+            }
+            (None, None) => {
+                parts.push(Part::shrink(clean(r.text.as_deref().unwrap_or("")), 0));
+                String::new()
+            }
+            (Some(o), _) => {
+                let paths = matches!(self.kind, TreeKind::Paths(_));
+                parts.push(Part::keep(if r.cycle {
+                    "↺ "
+                } else if paths {
+                    "· "
+                } else if r.expanded {
+                    "▾ "
+                } else {
+                    "▸ "
+                }));
+                if let Some(e) = &r.edge {
+                    // In paths, the reference by which this row's object holds the one
+                    // above; elsewhere, by which the row above holds it.
+                    let arrow = if paths { " ← " } else { " → " };
+                    parts.push(Part::shrink(format!("{}{arrow}", clean(e)), 4));
+                }
+                parts.push(Part::shrink(clean(snap.class_name(o)), 8));
+                parts.push(Part::keep(format!(" {}", clean(&snap.object_name(o)))));
+                if let Some(l) = snap.label(o) {
+                    parts.push(Part::shrink(format!(" {}", clean(&l)), 0));
+                }
+                if paths {
+                    if let Some(t) = &r.text {
+                        parts.push(Part::keep(format!("  [{}]", clean(t))));
+                    }
+                }
+                sizes(
+                    snap.graph.shallow_size(o),
+                    ctx.dom.and_then(|d| d.retained(o)),
+                    self.total,
+                )
+            }
+        };
+        (parts, right)
+    }
+}
+
 /// A row's size columns: shallow, retained and its share of the heap (`total`).
 fn sizes(shallow: u64, retained: Option<u64>, total: u64) -> String {
     let shallow = human(shallow);
@@ -506,7 +570,6 @@ impl Pane for TreePane {
     }
 
     fn draw(&self, f: &mut Frame, area: Rect, ctx: &Ctx) {
-        let snap = ctx.snap;
         let inner = titled(f, area, &self.title(ctx));
         if self.rows.is_empty() {
             let msg = if ctx.dom.is_none() {
@@ -523,60 +586,9 @@ impl Pane for TreePane {
         let lines: Vec<Line> = range
             .map(|i| {
                 let r = &self.rows[i];
-                let mut left = "  ".repeat(r.depth.min(30));
-                let mut right = String::new();
-                match (r.obj, r.group) {
-                    (None, Some(gr)) => {
-                        left.push_str(if r.expanded { "▾ " } else { "▸ " });
-                        left.push_str(&format!(
-                            "{} × {}",
-                            thousands(gr.count),
-                            ctx.snap
-                                .graph
-                                .classes
-                                .get(gr.class as usize)
-                                .map_or("?", |c| c.name.as_str())
-                        ));
-                        right = sizes(gr.shallow, gr.retained, self.total);
-                    }
-                    (None, None) => left.push_str(r.text.as_deref().unwrap_or("")),
-                    (Some(o), _) => {
-                        let marker = if r.cycle {
-                            "↺ "
-                        } else if matches!(self.kind, TreeKind::Paths(_)) {
-                            "· "
-                        } else if r.expanded {
-                            "▾ "
-                        } else {
-                            "▸ "
-                        };
-                        left.push_str(marker);
-                        let paths = matches!(self.kind, TreeKind::Paths(_));
-                        if let Some(e) = &r.edge {
-                            // In paths, the reference by which this row's object holds
-                            // the one above; elsewhere, by which the row above holds it.
-                            left.push_str(e);
-                            left.push_str(if paths { " ← " } else { " → " });
-                        }
-                        left.push_str(&format!("{} {}", snap.class_name(o), snap.object_name(o)));
-                        if let Some(l) = snap.label(o) {
-                            left.push(' ');
-                            left.push_str(&l);
-                        }
-                        if paths {
-                            if let Some(t) = &r.text {
-                                left.push_str(&format!("  [{t}]"));
-                            }
-                        }
-                        right = sizes(
-                            snap.graph.shallow_size(o),
-                            ctx.dom.and_then(|d| d.retained(o)),
-                            self.total,
-                        );
-                    }
-                }
+                let (parts, right) = self.row_parts(r, ctx);
                 let left_w = w.saturating_sub(sizes_w + 1);
-                let left: String = sanitize(&left).chars().take(left_w).collect();
+                let left = fit_parts(parts, left_w);
                 let pad = left_w.saturating_sub(left.chars().count());
                 let text = format!("{left}{} {right:>sizes_w$}", " ".repeat(pad));
                 Line::from(Span::styled(text, ctx.theme.row(i == self.list.selected)))
@@ -587,6 +599,36 @@ impl Pane for TreePane {
 
     fn selected_object(&self) -> Option<ObjId> {
         self.rows.get(self.list.selected).and_then(|r| r.obj)
+    }
+
+    fn selected_line(&self, ctx: &Ctx) -> Option<String> {
+        let r = self.rows.get(self.list.selected)?;
+        let paths = matches!(self.kind, TreeKind::Paths(_));
+        match (r.obj, r.group) {
+            (Some(o), _) => {
+                let mut s = String::new();
+                if let Some(e) = &r.edge {
+                    s.push_str(e);
+                    s.push_str(if paths { " ← " } else { " → " });
+                }
+                s.push_str(&super::object_line(ctx, o));
+                Some(s)
+            }
+            (None, Some(gr)) => Some(format!(
+                "{} × {} · shallow {}{}",
+                thousands(gr.count),
+                ctx.snap
+                    .graph
+                    .classes
+                    .get(gr.class as usize)
+                    .map_or("?", |c| c.name.as_str()),
+                human(gr.shallow),
+                gr.retained
+                    .map(|r| format!(" · retained {}", human(r)))
+                    .unwrap_or_default()
+            )),
+            (None, None) => r.text.clone(),
+        }
     }
 
     fn hints(&self) -> &'static [Action] {
