@@ -1261,3 +1261,39 @@ fn narrow_rows_keep_ids_and_root_kinds_and_the_selected_row_is_shown_whole() {
         run(&mut a, &mut term, "\u{1b}");
     }
 }
+
+#[test]
+fn the_referrer_tree_and_the_paths_word_a_reference_alike() {
+    // A session, held by its map entry's `value` field.
+    let p = gunzipped("java/coops/heap-live-jvmgz.hprof.gz");
+    let snap = heaptui::open(&p, &heaptui::progress::Progress::new()).unwrap();
+    let g = &snap.graph;
+    let o = (0..g.len() as u32)
+        .find(|&o| snap.class_name(o) == "dev.heaptui.fixture.Session")
+        .unwrap();
+    let mut a = App::with_snapshot(p, snap);
+    a.on_key(&KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
+    let mut term = Terminal::new(TestBackend::new(120, 30)).unwrap();
+    let mut rows = Vec::new();
+    for req in [
+        heaptui::ui::panes::Request::Referrers(o),
+        heaptui::ui::panes::Request::Paths(o),
+    ] {
+        run(&mut a, &mut term, "");
+        if let heaptui::ui::app::Screen::Ready(r) = &mut a.screen {
+            let theme = heaptui::ui::theme::Theme { color: false };
+            r.open(req, &theme);
+        }
+        let s = run(&mut a, &mut term, "");
+        let row = s
+            .lines()
+            .find(|l| l.contains("java.util.HashMap$Node 0x"))
+            .unwrap_or_else(|| panic!("{s}"))
+            .to_string();
+        rows.push(row);
+        run(&mut a, &mut term, "\u{1b}");
+    }
+    for r in &rows {
+        assert!(r.contains("value ← java.util.HashMap$Node 0x"), "{rows:?}");
+    }
+}

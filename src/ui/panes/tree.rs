@@ -1,7 +1,8 @@
 //! Expandable trees of objects: the dominator tree (from the top or below an object), the
 //! referrer tree (who holds this, and who holds them), the outgoing-reference tree, and
 //! the shortest paths to GC roots merged into one tree (the object at the top, each row
-//! below holding the one above by the reference named before `←`, GC roots at the
+//! below holding the one above by the reference named before `←`, as in the referrer
+//! tree, while `field → X` in the other trees says the row above holds X; GC roots at the
 //! leaves, as MAT's "merge shortest paths"). `→`/`l` expands a row, `←`/`h` collapses it (or goes
 //! to its parent); a row whose object already appears above it on its branch is marked
 //! as a cycle (↺) and not followed. Each row shows the reference's name, the object, and
@@ -446,6 +447,12 @@ impl TreePane {
     /// the label, the root kind), each sanitised, and its size columns: narrow screens
     /// cut the label, the class and the reference in their middle, never the id or the
     /// root kind.
+    /// Whether each row holds the row above it (paths to the roots, referrers), rather
+    /// than being held by it.
+    fn upward(&self) -> bool {
+        matches!(self.kind, TreeKind::Paths(_) | TreeKind::Referrers(_))
+    }
+
     fn row_parts(&self, r: &Row, ctx: &Ctx) -> (Vec<Part>, String) {
         let snap = ctx.snap;
         let clean = |t: &str| sanitize(t).into_owned();
@@ -479,9 +486,10 @@ impl TreePane {
                     "▸ "
                 }));
                 if let Some(e) = &r.edge {
-                    // In paths, the reference by which this row's object holds the one
-                    // above; elsewhere, by which the row above holds it.
-                    let arrow = if paths { " ← " } else { " → " };
+                    // One wording in every tree: `field ← X` where X (this row) holds
+                    // the row above by `field` (paths, referrers); `field → X` where the
+                    // row above holds X by it (dominators, references, merged paths).
+                    let arrow = if self.upward() { " ← " } else { " → " };
                     parts.push(Part::shrink(format!("{}{arrow}", clean(e)), 4));
                 }
                 parts.push(Part::shrink(clean(snap.class_name(o)), 8));
@@ -603,13 +611,12 @@ impl Pane for TreePane {
 
     fn selected_line(&self, ctx: &Ctx) -> Option<String> {
         let r = self.rows.get(self.list.selected)?;
-        let paths = matches!(self.kind, TreeKind::Paths(_));
         match (r.obj, r.group) {
             (Some(o), _) => {
                 let mut s = String::new();
                 if let Some(e) = &r.edge {
                     s.push_str(e);
-                    s.push_str(if paths { " ← " } else { " → " });
+                    s.push_str(if self.upward() { " ← " } else { " → " });
                 }
                 s.push_str(&super::object_line(ctx, o));
                 Some(s)
