@@ -403,6 +403,51 @@ fn diff_app(base: &str, target: &str) -> App {
 }
 
 #[test]
+fn the_diff_at_160_columns_shows_base_target_and_the_focused_side_s_object() {
+    let mut app = diff_app("java/growth/base.hprof.gz", "java/growth/target.hprof.gz");
+    let mut t = Terminal::new(TestBackend::new(160, 45)).unwrap();
+    run(&mut app, &mut t, "");
+    // Δ count: byte[] first, then CacheEntry (2,000 → 5,000).
+    let s = run(&mut app, &mut t, "ssgj\n");
+    assert!(s.contains("CacheEntry — 2,000 objects"), "{s}");
+    assert!(s.contains("CacheEntry — 5,000 objects"), "{s}");
+    // The third column inspects the target side's selected instance, and follows it
+    // (the loop's tick reads the width the last frame had).
+    app.tick();
+    let s = run(&mut app, &mut t, "");
+    assert!(s.contains("TARGET: the selected object"), "{s}");
+    assert_eq!(
+        s.matches("Inspector — dev.heaptui.growth.CacheEntry")
+            .count(),
+        1,
+        "{s}"
+    );
+    let status = |s: &str| s.lines().rev().nth(1).unwrap_or("").to_string();
+    let first = status(&s);
+    run(&mut app, &mut t, "j");
+    app.tick();
+    let s = run(&mut app, &mut t, "");
+    assert_ne!(status(&s), first);
+    let id = status(&s).rsplit(' ').next().unwrap().to_string();
+    assert!(
+        s.lines()
+            .any(|l| l.contains("Inspector — dev.heaptui.growth.CacheEntry") && l.contains(&id)),
+        "the inspector follows the selection to {id}:\n{s}"
+    );
+    // Tab: the base side focused, its object inspected.
+    run(&mut app, &mut t, "\t");
+    app.tick();
+    let s = run(&mut app, &mut t, "");
+    assert!(s.contains("BASE: the selected object"), "{s}");
+    // Narrower: two sides only, as before.
+    let mut t = Terminal::new(TestBackend::new(120, 40)).unwrap();
+    run(&mut app, &mut t, "");
+    app.tick();
+    let s = run(&mut app, &mut t, "");
+    assert!(!s.contains("the selected object"), "{s}");
+}
+
+#[test]
 fn diff_view_sorts_by_delta_opens_both_sides_and_comes_back() {
     // fixtures/java/growth: the program grew Cache.entries from 2,000 to 5,000 entries
     // between the two dumps (expected.json), so 3,000 CacheEntry objects more.

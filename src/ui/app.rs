@@ -752,9 +752,22 @@ impl App {
 
     /// Picks up the background thread's results, if it has any.
     pub fn tick(&mut self) {
-        if let Screen::Ready(r) = &mut self.screen {
-            r.wide = self.width.get() >= WIDE;
-            r.sync_detail(&self.theme);
+        match &mut self.screen {
+            Screen::Ready(r) => {
+                r.wide = self.width.get() >= WIDE;
+                r.sync_detail(&self.theme);
+            }
+            // The diff's sides: from DIFF_WIDE columns the focused side's selected
+            // object is inspected in a third column.
+            Screen::Diff(v) => {
+                let wide = self.width.get() >= crate::ui::diff::DIFF_WIDE;
+                for side in [Side::Base, Side::Target] {
+                    let r = v.side_mut(side);
+                    r.wide = wide;
+                    r.sync_detail(&self.theme);
+                }
+            }
+            _ => {}
         }
         let arrived: Vec<DomsReady> = match &self.dom_rx {
             Some(rx) if matches!(self.screen, Screen::Ready(_) | Screen::Diff(_)) => {

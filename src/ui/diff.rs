@@ -36,6 +36,9 @@ pub enum Side {
     Target,
 }
 
+/// From this many columns the two sides get the focused side's inspector beside them.
+pub const DIFF_WIDE: u16 = 160;
+
 pub struct DiffView {
     pub base: Ready,
     pub target: Ready,
@@ -169,7 +172,7 @@ impl DiffView {
         }
     }
 
-    fn side_mut(&mut self, s: Side) -> &mut Ready {
+    pub fn side_mut(&mut self, s: Side) -> &mut Ready {
         match s {
             Side::Base => &mut self.base,
             Side::Target => &mut self.target,
@@ -429,9 +432,42 @@ impl DiffView {
     }
 
     fn draw_sides(&self, f: &mut Frame, area: Rect, theme: &Theme, focus: Side) {
-        let [left, right] =
-            Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
+        // From DIFF_WIDE columns: base, target, and the focused side's selected object
+        // inspected beside them.
+        let detail = self
+            .side(focus)
+            .detail
+            .as_ref()
+            .filter(|_| area.width >= DIFF_WIDE);
+        let (left, right) = match detail {
+            Some((_, d)) => {
+                let [left, right, third] = Layout::horizontal([
+                    Constraint::Percentage(34),
+                    Constraint::Percentage(33),
+                    Constraint::Percentage(33),
+                ])
                 .areas(area);
+                let r = self.side(focus);
+                let [head, body] =
+                    Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(third);
+                let word = match focus {
+                    Side::Base => "BASE",
+                    Side::Target => "TARGET",
+                };
+                f.render_widget(
+                    Paragraph::new(format!(" {word}: the selected object ")).style(theme.dim()),
+                    head,
+                );
+                d.draw(f, body, &r.ctx(theme));
+                (left, right)
+            }
+            None => {
+                let [left, right] =
+                    Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
+                        .areas(area);
+                (left, right)
+            }
+        };
         for (side, area) in [(Side::Base, left), (Side::Target, right)] {
             let r = self.side(side);
             let [head, body] =
