@@ -58,7 +58,7 @@ shot() {
   sleep "${2:-0.3}"
   t capture-pane -p > "$here/$1.txt"
   t capture-pane -e -p > "$here/.$1.ansi"
-  "$py" "$here/render_png.py" "$here/.$1.ansi" "$here/$1.png" 80 24
+  "$py" "$here/render_png.py" "$here/.$1.ansi" "$here/$1.png" "${W:-80}" "${H:-24}"
   rm -f "$here/.$1.ansi"
   echo "wrote screenshots/$1.txt and $1.png"
 }
@@ -68,6 +68,29 @@ shot suspects
 key W
 wait_for "wasted"
 shot waste
+# The sessions map (the second suspect) in the dominator tree, its table's 12,000
+# entries grouped by class (g); then the merged paths of every Session (P).
+key '!'
+wait_for "Leak suspects"
+key j d
+wait_for "Dominator tree — below java.util.HashMap"
+key j g
+wait_for " × "
+shot grouped-tree
+key H
+wait_for "Class histogram"
+key / c o m . e x a m p l e . S e s s i o n Enter
+key P
+wait_for "Merged paths from GC roots — 10,000"
+shot merged-paths
+# At 160 columns a list has the selected object's inspector beside it.
+key Escape
+t resize-window -x 160 -y 45
+wait_for "Class histogram"
+key Enter
+wait_for "Instances of com.example.Session"
+wait_for "Inspector — com.example.Session"
+W=160 H=45 shot split-layout
 t send-keys q
 sleep 0.5
 
