@@ -287,7 +287,8 @@ pub struct Snapshot {
     pub format_version: String,
     pub id_size: Option<u32>,
     pub graph: Graph,
-    /// How many threads the dump names (HPROF: distinct thread serials).
+    /// How many threads the snapshot lists: the length of `thread_list` where the format
+    /// has threads (Java threads as `jstack` lists them, goroutines), else 0.
     pub threads: usize,
     /// The threads with their frames and locals, where the format has them.
     pub thread_list: Vec<crate::heap::Thread>,
