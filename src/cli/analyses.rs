@@ -15,7 +15,7 @@ use serde_json::{json, Value as Json};
 
 use crate::diff::DiffSort;
 use crate::error::{Error, Result};
-use crate::format::{Snapshot, Value};
+use crate::format::{float_text, Snapshot, Value};
 use crate::heap::dominators::{Dominators, VIRTUAL_ROOT};
 use crate::heap::ObjId;
 use crate::ui::text::{json_line, sanitize};
@@ -30,7 +30,7 @@ pub fn value_json(snap: &Snapshot, v: &Value) -> Json {
         Value::Bool(b) => json!(b),
         Value::Int(i) => json!(i),
         Value::Float(f) if f.is_finite() => json!(f),
-        Value::Float(f) => json!(f.to_string()),
+        Value::Float(f) => json!(float_text(*f)),
         Value::Char(c) => json!(char_text(*c)),
         Value::Object(o) => json!(snap.object_name(*o)),
         Value::Missing(s) | Value::Text(s) => json!(s),
@@ -49,7 +49,7 @@ pub fn value_text(snap: &Snapshot, v: &Value) -> String {
         Value::Null => "null".into(),
         Value::Bool(b) => b.to_string(),
         Value::Int(i) => i.to_string(),
-        Value::Float(f) => f.to_string(),
+        Value::Float(f) => float_text(*f),
         Value::Char(c) => format!("{:?}", char_text(*c)),
         Value::Object(o) => {
             let mut s = format!("{} {}", snap.object_name(*o), snap.class_name(*o));

@@ -121,6 +121,30 @@ pub fn detect(b: &[u8]) -> Result<Format, ParseError> {
     Err(ParseError::new(0, EXPECTED_MAGIC, printable_prefix(b)))
 }
 
+/// A float as text in its shortest round-trip form: the fewest digits that read back as
+/// the same value, written positionally from 1e-4 up to 1e16 (`0.5`, `3.141592653589793`)
+/// and with an exponent outside it (`1.5e300`, `5e-324`), so no value prints as hundreds
+/// of digits. `NaN`, `inf` and `-inf` as Rust writes them. Used wherever a value is shown.
+pub fn float_text(x: f64) -> String {
+    let a = x.abs();
+    if a == 0.0 || !x.is_finite() || (1e-4..1e16).contains(&a) {
+        x.to_string()
+    } else {
+        format!("{x:e}")
+    }
+}
+
+/// A 32-bit float (Java `float`) as the `f64` whose shortest form is the float's own:
+/// `0.1f32` becomes `0.1`, not `0.10000000149011612`, in the text and in JSON. The value
+/// differs from the float by less than the float's own precision.
+pub fn widen_f32(x: f32) -> f64 {
+    if x.is_finite() {
+        format!("{x:e}").parse().unwrap_or(x as f64)
+    } else {
+        x as f64
+    }
+}
+
 /// A field's value, decoded from the dump.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Value {
@@ -374,7 +398,7 @@ impl Snapshot {
             .filter_map(|f| {
                 let v = match &f.value {
                     Value::Int(i) => i.to_string(),
-                    Value::Float(x) => x.to_string(),
+                    Value::Float(x) => float_text(*x),
                     Value::Bool(b) => b.to_string(),
                     Value::Char(c) => char::from_u32(*c as u32)
                         .map(|c| c.to_string())
