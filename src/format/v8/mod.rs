@@ -377,20 +377,66 @@ fn class_key(cols: &Cols, ty: i64, name: i64, detached: bool) -> (u32, u32, bool
     )
 }
 
-/// The histogram name of a class key, as DevTools' Summary names it.
-pub fn class_name(cols: &Cols, key: (u32, u32, bool), name: impl FnOnce(u32) -> String) -> String {
+/// The tag a DOM element's name is grouped under, as DevTools' Summary groups it: the
+/// name up to its first space, closed (`<div class="card" data-index="3">` is `<div>`); a
+/// name without attributes (`<div>`) is its own tag. `None` for a name that does not start
+/// with `<` (a constructor, `Text`, `HTMLDocument`). The attributes stay in the node's
+/// name, which is its label.
+pub fn dom_tag(name: &str) -> Option<std::borrow::Cow<'_, str>> {
+    if !name.starts_with('<') {
+        return None;
+    }
+    Some(match name.find(' ') {
+        Some(k) => format!("{}>", &name[..k]).into(),
+        None => name.into(),
+    })
+}
+
+/// The class key's name of DOM elements: the first string (by index) whose [`dom_tag`]
+/// is the element's, so that `<div id="a">` and `<div class="b">` share one class (one
+/// histogram row, `<div>` or `Detached <div>`) while each node keeps its own name.
+#[derive(Default)]
+struct DomTags(HashMap<String, u32>);
+
+impl DomTags {
+    /// The string index that stands for the tag of the name at `name`, or `name` itself
+    /// when it is not a DOM element's name. Only called once per distinct name.
+    fn canonical(&mut self, b: &[u8], strings: &[u64], name: i64) -> i64 {
+        let Some(&off) = usize::try_from(name).ok().and_then(|i| strings.get(i)) else {
+            return name;
+        };
+        // `off` is the string's opening quote.
+        if b.get(off as usize + 1) != Some(&b'<') {
+            return name;
+        }
+        let (text, _) = json::decode_string(b, off as usize, 256);
+        match dom_tag(&text) {
+            Some(tag) => *self.0.entry(tag.into_owned()).or_insert(name as u32) as i64,
+            None => name,
+        }
+    }
+}
+
+/// The histogram name of a class key, as DevTools' Summary names it: DOM elements by
+/// their tag ([`dom_tag`]), `Detached ` before those that are detached. `name` gives the
+/// text of a string index, `None` for one past the strings (a cut file): `<string N>`.
+pub fn class_name(
+    cols: &Cols,
+    key: (u32, u32, bool),
+    name: impl FnOnce(u32) -> Option<String>,
+) -> String {
     let (ty, n, detached) = key;
     let tname = cols.node_types.get(ty as usize).map(String::as_str);
     let base = match tname {
         Some("hidden") => "(system)".to_string(),
-        Some("object") | Some("native") => {
-            let s = name(n);
-            if s.is_empty() {
-                format!("({})", tname.unwrap_or("object"))
-            } else {
-                s
-            }
-        }
+        Some("object") | Some("native") => match name(n) {
+            None => format!("<string {n}>"),
+            Some(s) if s.is_empty() => format!("({})", tname.unwrap_or("object")),
+            Some(s) => match dom_tag(&s) {
+                Some(tag) => tag.into_owned(),
+                None => s,
+            },
+        },
         Some("code") => "(compiled code)".to_string(),
         Some(t) => format!("({t})"),
         None => format!("(node type {ty})"),
@@ -407,7 +453,7 @@ fn read_nodes(
     start: usize,
     cols: &Cols,
     declared: Option<u64>,
-    strings: usize,
+    strings: &[u64],
     progress: &Progress,
     release: &Release<'_>,
 ) -> NodeCols {
@@ -436,6 +482,7 @@ fn read_nodes(
         .collect();
     let mut by_type: Vec<[u32; 2]> = vec![[u32::MAX; 2]; types.len()];
     let mut by_name: Vec<Option<Vec<u32>>> = vec![None; types.len() * 2];
+    let mut dom_tags = DomTags::default();
     let mut edges_so_far = 0u64;
     let mut released = start;
     // `id` and `trace_node_id` are read again when shown.
@@ -475,11 +522,12 @@ fn read_nodes(
                 }
                 *slot
             }
-            Some(_) if ty >= 0 && name >= 0 && (name as usize) < strings => {
+            Some(_) if ty >= 0 && name >= 0 && (name as usize) < strings.len() => {
                 let table = by_name[ty as usize * 2 + detached as usize]
-                    .get_or_insert_with(|| vec![u32::MAX; strings]);
+                    .get_or_insert_with(|| vec![u32::MAX; strings.len()]);
                 let slot = &mut table[name as usize];
                 if *slot == u32::MAX {
+                    let name = dom_tags.canonical(b, strings, name);
                     *slot = intern(class_key(cols, ty, name, detached));
                 }
                 *slot
@@ -1065,7 +1113,7 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
         let _ = s;
         rayon::join(
             || match sec.nodes {
-                Some(start) => read_nodes(b, start, cols, dn, sec.strings.len(), progress, release),
+                Some(start) => read_nodes(b, start, cols, dn, &sec.strings, progress, release),
                 None => NodeCols::default(),
             },
             || match sec.edges {
@@ -1247,11 +1295,9 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
 
     let mut strings = sec.strings;
     strings.shrink_to_fit();
-    let name = |i: u32| -> String {
-        match strings.get(i as usize) {
-            Some(&off) => json::decode_string(b, off as usize, 1024).0,
-            None => format!("<string {i}>"),
-        }
+    let name = |i: u32| -> Option<String> {
+        let &off = strings.get(i as usize)?;
+        Some(json::decode_string(b, off as usize, 1024).0)
     };
     g.classes = nodes
         .keys
