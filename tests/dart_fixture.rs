@@ -295,6 +295,18 @@ fn inspect_through_the_cli_shows_values_and_external_sizes() {
     assert_eq!(root["class"], "Root");
     let missing = heaptui(&["inspect", path.to_str().unwrap(), "#99999999"]);
     assert_eq!(missing.status.code(), Some(3));
+    // Issue 26: a bare number is the object `#N` names (Dart objects are named `#N`).
+    let name = snap.object_name(c0);
+    let bare = name.strip_prefix('#').unwrap();
+    let by_bare = json_of(&heaptui(&[
+        "inspect",
+        path.to_str().unwrap(),
+        bare,
+        "--json",
+    ]));
+    assert_eq!(by_bare, v);
+    let missing = heaptui(&["inspect", path.to_str().unwrap(), "99999999"]);
+    assert_eq!(missing.status.code(), Some(3));
 }
 
 #[test]

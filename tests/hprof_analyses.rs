@@ -437,6 +437,11 @@ fn unknown_objects_and_classes_exit_3_and_ambiguity_is_a_usage_error() {
     assert_eq!(out.status.code(), Some(1));
     let out = heaptui(&["inspect", f, "not-an-address"]);
     assert_eq!(out.status.code(), Some(3));
+    // A bare number is no HPROF object (they are named by address); the error says so.
+    let out = heaptui(&["inspect", f, "12345"]);
+    assert_eq!(out.status.code(), Some(3));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("named by their address here: 0x"), "{err}");
 }
 
 #[test]

@@ -400,6 +400,56 @@ fn detached_elements_group_by_tag_and_keep_their_attributes_per_instance() {
     assert!(labels.iter().all(|l| l.contains("data-index=")));
 }
 
+/// Issue 26: a bare number names the object whose node id it is, the object `@N` names
+/// (V8 names objects `@N`): checked on the ids the runtimes themselves gave for chosen
+/// objects (Node's inspector, Chromium's `HeapProfiler.getHeapObjectId`), by `inspect` and
+/// `path`. A number that is no node's id is no object, whatever node index it could be.
+#[test]
+fn a_bare_number_names_the_same_object_as_at_n() {
+    let node = expected("node");
+    let chromium = expected("chromium");
+    let cases = [
+        (
+            "node/baseline.heapsnapshot.gz",
+            ["store", "chainHead", "firstOrder"]
+                .map(|k| node["ids"]["fromBaseline"][k]["id"].clone()),
+        ),
+        (
+            "chromium/detached.heapsnapshot.gz",
+            ["detached_card_0", "detached_table", "attached_li_0"]
+                .map(|k| chromium["object_ids"][k]["heapSnapshotObjectId"].clone()),
+        ),
+    ];
+    for (file, ids) in cases {
+        let f = fixture(file);
+        let f = f.to_str().unwrap();
+        for id in &ids {
+            let id = id.as_u64().unwrap().to_string();
+            let at = run_json(&["inspect", f, &format!("@{id}"), "--json"]);
+            let bare = run_json(&["inspect", f, &id, "--json"]);
+            assert_eq!(bare["object"], format!("@{id}"), "{file} {id}");
+            assert_eq!(bare, at, "{file} {id}");
+        }
+        let id = ids[0].as_u64().unwrap().to_string();
+        let at = run_json(&["path", f, &format!("@{id}"), "--json"]);
+        assert_eq!(
+            run_json(&["path", f, &id, "--json"]),
+            at,
+            "{file} path {id}"
+        );
+    }
+    // Node 2 exists (the snapshot has 47,416) but no node has the id 2: V8 hands out odd
+    // ids to heap objects and address-like even ones to native nodes.
+    let f = fixture("node/baseline.heapsnapshot.gz");
+    let out = heaptui(&["inspect", f.to_str().unwrap(), "2"]);
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
 #[test]
 fn diff_counts_the_leak_and_matches_objects_by_node_id() {
     let e = expected("node");

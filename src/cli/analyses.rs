@@ -74,8 +74,15 @@ pub fn resolve(
 ) -> Result<ObjId> {
     match (object, class) {
         (Some(name), None) => snap.find_object(name).ok_or_else(|| {
+            // A bare number where objects are named by address: say how they are named.
+            let bare = !name.is_empty() && name.bytes().all(|c| c.is_ascii_digit());
+            let hint = if bare && snap.object_prefix().is_none() {
+                " (objects are named by their address here: 0x followed by hex digits)"
+            } else {
+                ""
+            };
             Error::NotFound(format!(
-                "{}: no object {} in the snapshot",
+                "{}: no object {} in the snapshot{hint}",
                 snap.source.path.display(),
                 sanitize(name)
             ))

@@ -181,7 +181,8 @@ pub enum Cmd {
 #[derive(clap::Args, Debug)]
 pub struct Target {
     file: PathBuf,
-    /// The object (0x… address for HPROF), or use --class
+    /// The object as the tool prints it: 0x… address (HPROF, Go), @N (V8 node id), #N
+    /// (MoarVM, Dart); a bare N means @N or #N. Or use --class
     object: Option<String>,
     /// The largest instance of this class by retained size
     #[arg(long)]

@@ -366,8 +366,31 @@ impl Snapshot {
         &self.graph.classes[self.graph.class_of.get(o as usize) as usize].name
     }
 
+    /// The object named `name` the way the tool prints it (`0x…`, `@N`, `#N`). A bare
+    /// number means the same as the format's own prefix before it, where the format names
+    /// objects by a prefix and a number: `68253` is `@68253` in V8, `#12` is `12` in
+    /// MoarVM and Dart. HPROF and Go addresses keep their `0x` (see [`Self::object_prefix`]).
     pub fn find_object(&self, name: &str) -> Option<ObjId> {
-        self.decoder.find_object(self.bytes(), &self.graph, name)
+        let name = name.trim();
+        let bare = !name.is_empty() && name.bytes().all(|c| c.is_ascii_digit());
+        match self.object_prefix() {
+            Some(p) if bare => {
+                self.decoder
+                    .find_object(self.bytes(), &self.graph, &format!("{p}{name}"))
+            }
+            _ => self.decoder.find_object(self.bytes(), &self.graph, name),
+        }
+    }
+
+    /// The sign before an object's number where the format names objects by one (`@` for a
+    /// V8 node id, `#` for a MoarVM collectable or Dart object index); `None` for the
+    /// formats that name objects by their address (HPROF, Go: `0x…`).
+    pub fn object_prefix(&self) -> Option<char> {
+        match self.format {
+            Format::V8 => Some('@'),
+            Format::MoarVm | Format::Dart => Some('#'),
+            Format::Hprof | Format::Go => None,
+        }
     }
 
     pub fn inspect(&self, o: ObjId) -> Inspection {
