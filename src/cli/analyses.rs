@@ -90,10 +90,24 @@ pub fn resolve(
         (None, Some(cname)) => {
             let g = &snap.graph;
             let Some(cid) = g.classes.iter().position(|c| c.name == cname) else {
+                // The classes with instances, which `--class` picks from.
+                let mut has = vec![false; g.classes.len()];
+                for o in 0..g.len() {
+                    if let Some(h) = has.get_mut(g.class_of.get(o) as usize) {
+                        *h = true;
+                    }
+                }
+                let names = g
+                    .classes
+                    .iter()
+                    .zip(&has)
+                    .filter(|(_, &h)| h)
+                    .map(|(c, _)| c.name.as_str());
                 return Err(Error::NotFound(format!(
-                    "{}: no class named {}",
+                    "{}: no class named {}{}",
                     snap.source.path.display(),
-                    sanitize(cname)
+                    sanitize(cname),
+                    sanitize(&super::usage::class_suggestion(names, cname))
                 )));
             };
             let d = dom();

@@ -8,6 +8,7 @@
 mod analyses;
 mod commands;
 pub mod findings;
+mod usage;
 
 pub use analyses::value_text;
 pub use commands::rss;
@@ -64,22 +65,29 @@ pub enum GroupBy {
 pub enum Cmd {
     /// File, format, counts, heap totals, index memory, warnings
     Summary {
+        /// The heap snapshot: HPROF, V8, Go, MoarVM or Dart, gzip-compressed or not
         file: PathBuf,
+        /// Print one JSON document on stdout instead of the table
         #[arg(long)]
         json: bool,
     },
     /// Objects per class: count, shallow bytes, retained bytes
     Histogram {
+        /// The heap snapshot: HPROF, V8, Go, MoarVM or Dart, gzip-compressed or not
         file: PathBuf,
+        /// Print one JSON document on stdout instead of the table
         #[arg(long)]
         json: bool,
+        /// The column the rows are ordered by, largest first
         #[arg(long, value_enum, default_value_t = SortArg::Shallow)]
         sort: SortArg,
+        /// Only the first N rows (the total still counts every row)
         #[arg(long)]
         top: Option<usize>,
         /// Keep classes whose name contains TEXT (case-insensitive)
         #[arg(long)]
         filter: Option<String>,
+        /// One row per class, or per package (Java), library (Dart) or module
         #[arg(long = "group-by", value_enum, default_value_t = GroupBy::Class)]
         group_by: GroupBy,
         /// Skip the dominator tree: no retained sizes, but faster on large dumps
@@ -88,7 +96,9 @@ pub enum Cmd {
     },
     /// The dominator tree from the top: who retains the most
     Dominators {
+        /// The heap snapshot: HPROF, V8, Go, MoarVM or Dart, gzip-compressed or not
         file: PathBuf,
+        /// Print one JSON document on stdout instead of the table
         #[arg(long)]
         json: bool,
         /// Objects per level
@@ -105,6 +115,7 @@ pub enum Cmd {
     Path {
         #[command(flatten)]
         target: Target,
+        /// Print one JSON document on stdout instead of the table
         #[arg(long)]
         json: bool,
         /// How many paths (shortest first, each from a different root)
@@ -116,12 +127,17 @@ pub enum Cmd {
     },
     /// What grew between two snapshots: per class, counts and bytes before and after
     Diff {
+        /// The earlier snapshot
         base: PathBuf,
+        /// The later snapshot, compared with BASE
         target: PathBuf,
+        /// Print one JSON document on stdout instead of the table
         #[arg(long)]
         json: bool,
+        /// Only the first N classes
         #[arg(long)]
         top: Option<usize>,
+        /// The change the classes are ordered by, largest first
         #[arg(long, value_enum, default_value_t = DiffSort::DeltaShallow)]
         sort: DiffSort,
         /// Also list the N owners (dominator-tree nodes matched by their path from the
@@ -131,10 +147,14 @@ pub enum Cmd {
     },
     /// memlab's method: objects allocated between BASELINE and TARGET still alive in FINAL
     Leaks {
+        /// The snapshot taken before the action that leaks (memlab's baseline)
         baseline: PathBuf,
+        /// The snapshot taken after the action: what it allocated is new here
         target: PathBuf,
-        #[arg(name = "final")]
+        /// The snapshot taken after the action was undone: what is still there leaked
+        #[arg(id = "final", value_name = "FINAL")]
         final_: PathBuf,
+        /// Print one JSON document on stdout instead of the table
         #[arg(long)]
         json: bool,
         /// At most N clusters (default 50)
@@ -147,24 +167,32 @@ pub enum Cmd {
     },
     /// Threads (Java threads, goroutines) with their frames and the objects each holds
     Threads {
+        /// The heap snapshot: HPROF, V8, Go, MoarVM or Dart, gzip-compressed or not
         file: PathBuf,
+        /// Print one JSON document on stdout instead of the table
         #[arg(long)]
         json: bool,
     },
     /// Leak suspects: the objects that hold a large share of the heap, named by the
     /// object a fix would touch
     Suspects {
+        /// The heap snapshot: HPROF, V8, Go, MoarVM or Dart, gzip-compressed or not
         file: PathBuf,
+        /// Print one JSON document on stdout instead of the table
         #[arg(long)]
         json: bool,
+        /// How many to list, largest first
         #[arg(long, default_value_t = 10)]
         top: usize,
     },
     /// Wasted memory: duplicate strings and primitive arrays, sparse collections
     Waste {
+        /// The heap snapshot: HPROF, V8, Go, MoarVM or Dart, gzip-compressed or not
         file: PathBuf,
+        /// Print one JSON document on stdout instead of the table
         #[arg(long)]
         json: bool,
+        /// How many to list, largest first
         #[arg(long, default_value_t = 10)]
         top: usize,
     },
@@ -172,6 +200,7 @@ pub enum Cmd {
     Inspect {
         #[command(flatten)]
         target: Target,
+        /// Print one JSON document on stdout instead of the table
         #[arg(long)]
         json: bool,
     },
@@ -373,13 +402,20 @@ pub fn run(cli: Cli) -> Result<()> {
             analyses::inspect(&snap, &d, o, json);
             Ok(())
         }
-        None => match cli.files.len() {
-            1 => crate::ui::run(&cli.files[0]),
-            2 => crate::ui::run_diff(&cli.files[0], &cli.files[1]),
-            _ => Err(Error::Usage(
-                "usage: heaptui FILE | heaptui <COMMAND> ... (see heaptui --help)".into(),
-            )),
-        },
+        None => {
+            // A first word that is no file but close to a command was meant as one.
+            if let Some(first) = cli.files.first().filter(|f| !f.exists()) {
+                let word = first.to_string_lossy();
+                if let Some(meant) = usage::command_suggestion(&word) {
+                    return Err(Error::Usage(usage::unknown_command(&word, &meant)));
+                }
+            }
+            match cli.files.len() {
+                1 => crate::ui::run(&cli.files[0]),
+                2 => crate::ui::run_diff(&cli.files[0], &cli.files[1]),
+                n => Err(Error::Usage(usage::snapshot_count(n))),
+            }
+        }
     }
 }
 
