@@ -937,3 +937,53 @@ fn hostile_counts_are_refused_with_their_offset() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains(&format!("byte offset {count_at}")), "{err}");
 }
+
+/// Issue 26: the diff's owners never lump two owners under one row. Every name in the
+/// owner map of both real snapshots stands for one object (a row used to sum all the
+/// objects under the virtual root with the same class: `[held by several roots]
+/// dart:typed_data::_Uint32List`, 4 objects), and the typed-data lists that grew are
+/// separate rows, each named by its own path from the roots.
+#[test]
+fn every_owner_that_grew_is_one_object_with_its_own_path() {
+    for name in ["before", "after"] {
+        let snap = heaptui::open(
+            &gunzipped(&format!("dart/{name}.dartheap.gz")),
+            &Progress::new(),
+        )
+        .unwrap();
+        let d = heaptui::heap::dominators::compute(&snap.graph, &Progress::new());
+        let owners = heaptui::diff::owner_map(&snap, &d);
+        assert!(owners.len() > 20, "{name}: {} owners", owners.len());
+        for (k, f) in &owners {
+            assert_eq!(f.nodes.len(), 1, "{name}: `{k}` stands for {:?}", f.nodes);
+            assert_eq!(f.retained, d.retained(f.nodes[0]).unwrap(), "{name}: {k}");
+        }
+        let mut nodes: Vec<u32> = owners.values().map(|f| f.nodes[0]).collect();
+        nodes.sort_unstable();
+        nodes.dedup();
+        assert_eq!(nodes.len(), owners.len(), "{name}: one name per object");
+    }
+    let d = json_of(&heaptui(&[
+        "diff",
+        &snap_path("before"),
+        &snap_path("after"),
+        "--json",
+        "--owners",
+        "20",
+    ]));
+    let lists: Vec<&str> = d["owners"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["owner"].as_str().unwrap())
+        .filter(|o| o.starts_with("[held by several roots]") && o.ends_with("_Uint32List"))
+        .collect();
+    assert!(lists.len() >= 2, "{}", d["owners"]);
+    for l in &lists {
+        // A path: the root's object, then at least one reference to the list.
+        assert!(l.contains(" → "), "{l}");
+    }
+    let mut distinct = lists.clone();
+    distinct.dedup();
+    assert_eq!(distinct.len(), lists.len(), "{lists:?}");
+}
