@@ -7,6 +7,7 @@
 
 mod analyses;
 mod commands;
+mod compare;
 pub mod findings;
 mod usage;
 
@@ -342,7 +343,7 @@ pub fn run(cli: Cli) -> Result<()> {
             let b = open_for_cli(&target)?;
             let doms = (sort == DiffSort::DeltaRetained || owners.is_some())
                 .then(|| (dominators_for_cli(&a), dominators_for_cli(&b)));
-            analyses::diff(&a, &b, doms.as_ref(), json, top, sort, owners);
+            compare::diff(&a, &b, doms.as_ref(), json, top, sort, owners);
             Ok(())
         }
         Some(Cmd::Leaks {
@@ -359,7 +360,7 @@ pub fn run(cli: Cli) -> Result<()> {
             let ids = [&a, &b, &c].iter().all(|s| s.persistent_ids().is_some());
             if ids {
                 let d = dominators_for_cli(&c);
-                analyses::leaks(&a, &b, &c, &d, json, top, internal)
+                compare::leaks(&a, &b, &c, &d, json, top, internal)
             } else {
                 // No ids: the owners that grew and stayed grown.
                 let (da, db, dc) = (
@@ -367,7 +368,7 @@ pub fn run(cli: Cli) -> Result<()> {
                     dominators_for_cli(&b),
                     dominators_for_cli(&c),
                 );
-                analyses::owner_leaks([&a, &b, &c], [&da, &db, &dc], json, top)
+                compare::owner_leaks([&a, &b, &c], [&da, &db, &dc], json, top)
             }
         }
         Some(Cmd::Threads { file, json }) => {
