@@ -1043,3 +1043,22 @@ fn instances_without_a_label_show_and_match_their_first_fields() {
     assert!(!rows.is_empty() && rows.len() < 50, "{s}");
     assert!(rows.iter().any(|l| l.contains("id=100005")), "{s}");
 }
+
+/// Issue 26: the inspector shows a double in its shortest round-trip form, as the CLI
+/// does: `Double.MAX_VALUE`, the JDK's constant in the dump, as 1.7976931348623157e308,
+/// not 309 digits.
+#[test]
+fn the_inspector_shows_floats_in_their_shortest_form() {
+    let mut t = Terminal::new(TestBackend::new(120, 40)).unwrap();
+    let mut a = app();
+    let s = run(&mut a, &mut t, "/java.lang.Class\n\n");
+    assert!(s.contains("Instances of java.lang.Class"), "{s}");
+    let s = run(&mut a, &mut t, "/class java.lang.Double\n\n");
+    assert!(s.contains("Inspector"), "{s}");
+    assert!(
+        s.contains("MAX_VALUE") && s.contains("1.7976931348623157e308"),
+        "{s}"
+    );
+    assert!(s.contains("5e-324"), "{s}");
+    assert!(!s.contains("17976931348623157000"), "{s}");
+}
