@@ -1062,3 +1062,41 @@ fn the_inspector_shows_floats_in_their_shortest_form() {
     assert!(s.contains("5e-324"), "{s}");
     assert!(!s.contains("17976931348623157000"), "{s}");
 }
+
+/// Issue 26: the summary overlay counts the threads `jstack` lists (15 Java threads in
+/// `fixtures/java/coops/threads.txt`), as the threads pane does, not the dump's 10
+/// ROOT THREAD OBJECT records.
+#[test]
+fn the_summary_overlay_counts_every_java_thread() {
+    let mut t = Terminal::new(TestBackend::new(120, 40)).unwrap();
+    let mut a = app();
+    let s = run(&mut a, &mut t, "i");
+    // The overlay's line `│threads               15   …│`.
+    let after = s
+        .lines()
+        .find_map(|l| l.split_once("│threads "))
+        .unwrap_or_else(|| panic!("{s}"))
+        .1;
+    assert_eq!(after.split_whitespace().next(), Some("15"), "{after}");
+}
+
+/// Issue 26: detached DOM elements are one row per tag in the TUI's histogram, and each
+/// instance shows its own attributes in the instance list (Chromium fixture: 40 detached
+/// cards, as the page counted them).
+#[test]
+fn detached_divs_are_one_row_and_each_instance_shows_its_attributes() {
+    let p = gunzipped("chromium/detached.heapsnapshot.gz");
+    let snap = heaptui::open(&p, &heaptui::progress::Progress::new()).unwrap();
+    let mut a = App::with_snapshot(p, snap);
+    a.on_key(&KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
+    let mut term = Terminal::new(TestBackend::new(120, 30)).unwrap();
+    let s = run(&mut a, &mut term, "/Detached <div\n\n");
+    assert!(
+        s.contains("Instances of Detached <div> — 40 objects"),
+        "{s}"
+    );
+    assert!(
+        s.contains("<div class=\"detached-card\" data-kind=\"card\">"),
+        "{s}"
+    );
+}
