@@ -235,6 +235,14 @@ fn usage_errors_suggest_what_was_meant() {
             "{typo}: {err}"
         );
     }
+    // With a command's flag after it, which clap alone would complain about.
+    let out = heaptui(&["histgram", "f", "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("did you mean `histogram`?"),
+        "{}",
+        stderr(&out)
+    );
     let out = heaptui(&["a.hprof", "b.hprof", "c.hprof"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(

@@ -251,6 +251,21 @@ pub fn main() -> i32 {
                 | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => 0,
                 _ => 1,
             };
+            // `heaptui histgram f --json`: the flag is what clap trips on, the misspelt
+            // command what went wrong.
+            if code == 1 {
+                let first = std::env::args_os().nth(1).map(PathBuf::from);
+                if let Some(first) = first.filter(|f| !f.exists()) {
+                    let word = first.to_string_lossy();
+                    if let Some(meant) = usage::command_suggestion(&word) {
+                        eprintln!(
+                            "heaptui: {}",
+                            crate::ui::text::sanitize(&usage::unknown_command(&word, &meant))
+                        );
+                        return 1;
+                    }
+                }
+            }
             let _ = e.print();
             return code;
         }
