@@ -300,24 +300,82 @@ pub fn entries(s: &Snapshot, o: ObjId) -> Option<u64> {
     })
 }
 
-/// The owners of a snapshot: dominator-tree nodes named by their path from the GC roots
-/// (the root's kind and class, then each step's reference name and class, element
-/// indexes folded to `[*]`), figures summed over nodes with the same path. Nodes below
-/// 0.05% of the heap, or deeper than 8 levels, are not named: they are part of their
-/// owner's figures.
+/// An element index folded to `[*]`, so that an owner keeps its name when elements move;
+/// any other reference name as it is.
+fn fold_index(e: String) -> String {
+    let bare = e.trim_start_matches('[').trim_end_matches(']');
+    if !bare.is_empty() && bare.bytes().all(|b| b.is_ascii_digit()) {
+        "[*]".to_string()
+    } else {
+        e
+    }
+}
+
+/// Names that are unique among siblings: `items` are (node, name with indexes folded,
+/// name with the real index), largest retained first. Siblings whose folded names are
+/// the same take their real index (`[3]`); those still alike are told apart by their
+/// rank, ` #2`, ` #3` after the largest, which keeps the plain name.
+fn unique_names(items: Vec<(ObjId, String, String)>) -> Vec<(ObjId, String)> {
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for (_, folded, _) in &items {
+        *seen.entry(folded.clone()).or_default() += 1;
+    }
+    let named: Vec<(ObjId, String)> = items
+        .into_iter()
+        .map(|(o, folded, exact)| {
+            if seen[&folded] > 1 {
+                (o, exact)
+            } else {
+                (o, folded)
+            }
+        })
+        .collect();
+    let mut rank: HashMap<String, usize> = HashMap::new();
+    named
+        .into_iter()
+        .map(|(o, name)| {
+            let k = rank.entry(name.clone()).or_default();
+            *k += 1;
+            if *k == 1 {
+                (o, name)
+            } else {
+                (o, format!("{name} #{k}"))
+            }
+        })
+        .collect()
+}
+
+/// The owners of a snapshot: dominator-tree nodes, each named by its path from the GC
+/// roots. A node under the virtual root is named by its root's kind and its class, or,
+/// when several roots hold it (it is no root itself), `[held by several roots]` and the
+/// shortest path to it from a root (`[held by several roots] global → cache Array`), so
+/// that two such arrays are two owners. Below, each step's reference name and class,
+/// element indexes folded to `[*]` unless siblings would then share a name (see
+/// [`unique_names`]; a name met twice all the same takes a rank, ` #2`): every name
+/// stands for one node, never two owners summed. Nodes
+/// below 0.05% of the heap, or deeper than 8 levels, are not named: they are part of
+/// their owner's figures.
 pub fn owner_map(s: &Snapshot, d: &Dominators) -> HashMap<String, OwnerFigures> {
     let total = d.total_bytes();
     let min = (total / 2000).max(1);
     let mut out: HashMap<String, OwnerFigures> = Default::default();
-    let fold = |e: String| {
-        let bare = e.trim_start_matches('[').trim_end_matches(']');
-        if !bare.is_empty() && bare.bytes().all(|b| b.is_ascii_digit()) {
-            "[*]".to_string()
-        } else {
-            e
+    let step = |from: ObjId, to: ObjId| -> (String, String) {
+        let name = owner_step_name(s, to);
+        match s.edge_label(from, to) {
+            Some(e) => (
+                format!("{} {name}", fold_index(e.clone())),
+                format!("{e} {name}"),
+            ),
+            None => {
+                let e = format!("(dominated) {name}");
+                (e.clone(), e)
+            }
         }
     };
-    let mut stack: Vec<(ObjId, String, usize)> = Vec::new();
+    // The shortest path from the roots to every object, made once and only when a node
+    // under the virtual root is held by several roots.
+    let mut parents: Option<Vec<ObjId>> = None;
+    let mut tops: Vec<(ObjId, String, String)> = Vec::new();
     for &top in d.children(VIRTUAL_ROOT) {
         if d.retained(top).unwrap_or(0) < min {
             break;
@@ -329,14 +387,44 @@ pub fn owner_map(s: &Snapshot, d: &Dominators) -> HashMap<String, OwnerFigures> 
             .map(|r| r.kind.name())
             .collect();
         kinds.dedup();
-        let root = if kinds.is_empty() {
-            "held by several roots".to_string()
-        } else {
-            kinds.join(", ")
+        if !kinds.is_empty() {
+            let name = format!("[{}] {}", kinds.join(", "), owner_step_name(s, top));
+            tops.push((top, name.clone(), name));
+            continue;
+        }
+        let parent =
+            parents.get_or_insert_with(|| crate::heap::paths::parents_from_roots(&s.graph, false));
+        let path = crate::heap::paths::path_by_parents(parent, top);
+        let (mut folded, mut exact) = match path.first() {
+            Some(&r) if path.len() > 1 => {
+                let n = format!("[held by several roots] {}", owner_step_name(s, r));
+                (n.clone(), n)
+            }
+            _ => {
+                let n = format!("[held by several roots] {}", owner_step_name(s, top));
+                (n.clone(), n)
+            }
         };
-        stack.push((top, format!("[{root}] {}", owner_step_name(s, top)), 0));
+        for w in path.windows(2) {
+            let (f, e) = step(w[0], w[1]);
+            folded = format!("{folded} → {f}");
+            exact = format!("{exact} → {e}");
+        }
+        tops.push((top, folded, exact));
     }
-    while let Some((o, key, depth)) = stack.pop() {
+    let mut stack: Vec<(ObjId, String, usize)> = unique_names(tops)
+        .into_iter()
+        .map(|(o, name)| (o, name, 0))
+        .collect();
+    while let Some((o, mut key, depth)) = stack.pop() {
+        // A name already given to another node (a path-named node under the virtual root
+        // can read like a node deeper in another one's tree) takes the next rank.
+        if out.contains_key(&key) {
+            let free = (2..)
+                .map(|k| format!("{key} #{k}"))
+                .find(|k| !out.contains_key(k));
+            key = free.unwrap_or(key);
+        }
         let e = out.entry(key.clone()).or_default();
         e.retained += d.retained(o).unwrap_or(0);
         e.objects += d.retained_count(o).unwrap_or(0) as u64;
@@ -349,19 +437,17 @@ pub fn owner_map(s: &Snapshot, d: &Dominators) -> HashMap<String, OwnerFigures> 
         if depth >= 8 {
             continue;
         }
-        for &c in d.children(o) {
-            if d.retained(c).unwrap_or(0) < min {
-                break;
-            }
-            let edge = s
-                .edge_label(o, c)
-                .map(fold)
-                .unwrap_or_else(|| "(dominated)".into());
-            stack.push((
-                c,
-                format!("{key} → {edge} {}", owner_step_name(s, c)),
-                depth + 1,
-            ));
+        let kids: Vec<(ObjId, String, String)> = d
+            .children(o)
+            .iter()
+            .take_while(|&&c| d.retained(c).unwrap_or(0) >= min)
+            .map(|&c| {
+                let (f, x) = step(o, c);
+                (c, format!("{key} → {f}"), format!("{key} → {x}"))
+            })
+            .collect();
+        for (c, name) in unique_names(kids) {
+            stack.push((c, name, depth + 1));
         }
     }
     out
@@ -391,6 +477,32 @@ impl OwnerDelta {
     }
 }
 
+/// An owner's name with every element index folded to `[*]` and no ` #N` rank: what
+/// stays the same when siblings come and go (see [`unique_names`]).
+fn loose_name(key: &str) -> String {
+    let mut out = String::with_capacity(key.len());
+    for step in key.split(" → ") {
+        if !out.is_empty() {
+            out.push_str(" → ");
+        }
+        let step = match step.rfind(" #") {
+            Some(i) if step[i + 2..].bytes().all(|b| b.is_ascii_digit()) && i + 2 < step.len() => {
+                &step[..i]
+            }
+            _ => step,
+        };
+        match step.split_once(' ') {
+            Some((edge, rest)) => {
+                out.push_str(&fold_index(edge.to_string()));
+                out.push(' ');
+                out.push_str(rest);
+            }
+            None => out.push_str(&fold_index(step.to_string())),
+        }
+    }
+    out
+}
+
 /// An array class: the storage of a collection (Java's `T[]`, V8's `(array)` backing
 /// stores, Dart's fixed-length lists behind a growable one, MoarVM's `BOOTArray`).
 fn is_array_class(c: &str) -> bool {
@@ -412,6 +524,34 @@ pub fn owner_deltas(
 ) -> Vec<OwnerDelta> {
     let mut oa = owner_map(a, da);
     let mut ob = owner_map(b, db);
+    // An owner named by a real index or a rank on one side only (its siblings were alike
+    // there, not on the other) is matched by its name with every index folded and no
+    // rank, largest with largest: the same owner, with one sibling more or less.
+    let mut loose_a: HashMap<String, Vec<String>> = HashMap::new();
+    for k in oa.keys().filter(|k| !ob.contains_key(*k)) {
+        loose_a.entry(loose_name(k)).or_default().push(k.clone());
+    }
+    for v in loose_a.values_mut() {
+        // Popped from the end: the largest first.
+        v.sort_by_key(|k| (oa[k].retained, std::cmp::Reverse(k.clone())));
+    }
+    let mut only_b: Vec<String> = ob
+        .keys()
+        .filter(|k| !oa.contains_key(*k))
+        .cloned()
+        .collect();
+    only_b.sort_by_key(|k| (std::cmp::Reverse(ob[k].retained), k.clone()));
+    let mut renamed: Vec<(String, String)> = Vec::new();
+    for k in only_b {
+        if let Some(base_key) = loose_a.get_mut(&loose_name(&k)).and_then(|v| v.pop()) {
+            renamed.push((base_key, k));
+        }
+    }
+    for (from, to) in renamed {
+        if let Some(f) = oa.remove(&from) {
+            oa.insert(to, f);
+        }
+    }
     let mut keys: Vec<String> = oa.keys().chain(ob.keys()).cloned().collect();
     keys.sort();
     keys.dedup();

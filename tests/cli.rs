@@ -213,3 +213,131 @@ fn no_retained_skips_the_dominator_tree() {
     assert!(pr >= util["shallow_bytes"].as_u64().unwrap());
     assert!(pr < sum, "package {pr} vs classes' sum {sum}");
 }
+
+/// Issue 26: usage errors say what was meant. A misspelt command; three snapshots, which
+/// the `leaks` command takes; `--class` with a class named without its package, checked
+/// for every class the fixture program declares (`fixtures/java/leak/src`) against the
+/// classes the JVM's own histogram lists (`histo-live-after.txt`): the one class whose
+/// name ends in it is suggested, several are listed, none gives no guess.
+#[test]
+fn usage_errors_suggest_what_was_meant() {
+    let stderr = |out: &std::process::Output| String::from_utf8_lossy(&out.stderr).to_string();
+    for (typo, meant) in [
+        ("histgram", "histogram"),
+        ("sumary", "summary"),
+        ("lekas", "leaks"),
+    ] {
+        let out = heaptui(&[typo, "f"]);
+        assert_eq!(out.status.code(), Some(1), "{typo}");
+        let err = stderr(&out);
+        assert!(
+            err.contains(&format!("did you mean `{meant}`?")),
+            "{typo}: {err}"
+        );
+    }
+    // With a command's flag after it, which clap alone would complain about.
+    let out = heaptui(&["histgram", "f", "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("did you mean `histogram`?"),
+        "{}",
+        stderr(&out)
+    );
+    let out = heaptui(&["a.hprof", "b.hprof", "c.hprof"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("heaptui leaks BASELINE TARGET FINAL"),
+        "{}",
+        stderr(&out)
+    );
+
+    let jvm: Vec<String> = parse_jcmd_histogram(
+        &std::fs::read_to_string(fixture("java/leak/histo-live-after.txt")).unwrap(),
+    )
+    .into_iter()
+    .map(|(name, _, _)| name)
+    .collect();
+    let dump = fixture("java/leak/heap-live.hprof.gz");
+    let dump = dump.to_str().unwrap();
+    let mut suggested = 0;
+    let src = fixture("java/leak/src/com/example");
+    for entry in std::fs::read_dir(src).unwrap() {
+        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+        let declared = text
+            .split("class ")
+            .skip(1)
+            .filter_map(|rest| rest.split(|c: char| !c.is_alphanumeric()).next())
+            .filter(|n| n.starts_with(char::is_uppercase));
+        for short in declared {
+            let ends: Vec<&String> = jvm
+                .iter()
+                .filter(|n| n.ends_with(&format!(".{short}")) || n.ends_with(&format!("${short}")))
+                .collect();
+            let out = heaptui(&["inspect", dump, "--class", short]);
+            assert_eq!(out.status.code(), Some(3), "{short}");
+            let err = stderr(&out);
+            match ends.as_slice() {
+                [one] => {
+                    assert!(
+                        err.contains(&format!("did you mean `{one}`?")),
+                        "{short}: {err}"
+                    );
+                    suggested += 1;
+                }
+                [] => assert!(!err.contains("did you mean"), "{short}: {err}"),
+                several => {
+                    for n in several {
+                        assert!(err.contains(&format!("`{n}`")), "{short}: {err}");
+                    }
+                }
+            }
+        }
+    }
+    // Session, Listener, Index, EventBus and WorkerPool$Named have instances.
+    assert!(suggested >= 5, "{suggested}");
+}
+
+/// Issue 26: `--group-by package` heads its column PACKAGE, and `leaks --help` describes
+/// every argument and flag.
+#[test]
+fn package_rows_are_headed_package_and_leaks_help_describes_every_flag() {
+    let out = heaptui(&["histogram", &dump(), "--group-by", "package", "--top", "3"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    let head = text.lines().next().unwrap();
+    assert!(head.ends_with("  PACKAGE"), "{head}");
+    let out = heaptui(&["histogram", &dump(), "--top", "3"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.lines().next().unwrap().ends_with("  CLASS"));
+
+    let out = heaptui(&["leaks", "--help"]);
+    assert_eq!(out.status.code(), Some(0));
+    let help = String::from_utf8(out.stdout).unwrap();
+    let mut entries = 0;
+    let mut section = "";
+    for line in help.lines() {
+        if line.ends_with(':') && !line.starts_with(' ') {
+            section = line;
+            continue;
+        }
+        if !matches!(section, "Arguments:" | "Options:") || line.trim().is_empty() {
+            continue;
+        }
+        // `  <FINAL>  The snapshot …`, `      --json  Print …`: a name, then words.
+        let item = line.trim_start();
+        let name_end = item.find("  ").unwrap_or(item.len());
+        let words = item[name_end..].trim();
+        assert!(!words.is_empty(), "undescribed in leaks --help: {line}");
+        entries += 1;
+    }
+    for name in [
+        "<BASELINE>",
+        "<TARGET>",
+        "<FINAL>",
+        "--json",
+        "--top",
+        "--internal",
+    ] {
+        assert!(help.contains(name), "{name} in\n{help}");
+    }
+    assert!(entries >= 7, "{help}");
+}

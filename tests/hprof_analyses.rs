@@ -437,6 +437,11 @@ fn unknown_objects_and_classes_exit_3_and_ambiguity_is_a_usage_error() {
     assert_eq!(out.status.code(), Some(1));
     let out = heaptui(&["inspect", f, "not-an-address"]);
     assert_eq!(out.status.code(), Some(3));
+    // A bare number is no HPROF object (they are named by address); the error says so.
+    let out = heaptui(&["inspect", f, "12345"]);
+    assert_eq!(out.status.code(), Some(3));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("named by their address here: 0x"), "{err}");
 }
 
 #[test]
@@ -468,4 +473,115 @@ fn dominators_json_follows_the_contract() {
     let s = run_json(&["summary", f, "--json"]);
     assert!(d["total_retained_bytes"].as_u64().unwrap() >= s["reachable_bytes"].as_u64().unwrap());
     assert_eq!(d["reachable_objects"], s["reachable_objects"]);
+}
+
+/// The id of the class object of `name` (`java/lang/Double`): the LOAD CLASS record whose
+/// UTF8 name is `name`, read from the top-level records of the plain dump.
+fn class_object_id(dump: &std::path::Path, name: &str) -> u64 {
+    let b = std::fs::read(dump).unwrap();
+    let mut i = b.iter().position(|&c| c == 0).unwrap() + 1;
+    let id = u32::from_be_bytes(b[i..i + 4].try_into().unwrap()) as usize;
+    i += 12;
+    let read_id = |at: usize| b[at..at + id].iter().fold(0u64, |a, &c| a << 8 | c as u64);
+    let mut names = std::collections::HashMap::new();
+    let mut classes = Vec::new();
+    while i + 9 <= b.len() {
+        let len = u32::from_be_bytes(b[i + 5..i + 9].try_into().unwrap()) as usize;
+        let body = i + 9;
+        match b[i] {
+            0x01 => {
+                names.insert(read_id(body), &b[body + id..body + len]);
+            }
+            0x02 => classes.push((read_id(body + 4), read_id(body + 8 + id))),
+            _ => {}
+        }
+        i = body + len;
+    }
+    classes
+        .iter()
+        .find(|(_, n)| names.get(n).is_some_and(|t| *t == name.as_bytes()))
+        .unwrap_or_else(|| panic!("no class {name}"))
+        .0
+}
+
+/// Issue 26: doubles printed in full (`Double.MAX_VALUE` as 309 digits). The JDK's own
+/// constants, the statics of `java.lang.Double` and `java.lang.Float` in the dump, print
+/// in their shortest round-trip form, in the text, in JSON and in the inspector's words.
+#[test]
+fn floats_print_in_their_shortest_round_trip_form() {
+    let p = gunzipped("java/nocoops/heap-live.hprof.gz");
+    let f = p.to_str().unwrap();
+    // (class, static, the JDK's value, its shortest round-trip text)
+    let cases: &[(&str, &str, f64, &str)] = &[
+        (
+            "java/lang/Double",
+            "MAX_VALUE",
+            f64::MAX,
+            "1.7976931348623157e308",
+        ),
+        ("java/lang/Double", "MIN_VALUE", 4.9e-324, "5e-324"),
+        (
+            "java/lang/Double",
+            "MIN_NORMAL",
+            f64::MIN_POSITIVE,
+            "2.2250738585072014e-308",
+        ),
+        (
+            "java/lang/Float",
+            "MAX_VALUE",
+            f32::MAX as f64,
+            "3.4028235e38",
+        ),
+        ("java/lang/Float", "MIN_VALUE", 1.4e-45f32 as f64, "1e-45"),
+        (
+            "java/lang/Float",
+            "MIN_NORMAL",
+            f32::MIN_POSITIVE as f64,
+            "1.1754944e-38",
+        ),
+    ];
+    for class in ["java/lang/Double", "java/lang/Float"] {
+        let obj = format!("0x{:x}", class_object_id(&p, class));
+        let out = heaptui(&["inspect", f, &obj]);
+        assert!(out.status.success());
+        let text = String::from_utf8(out.stdout).unwrap();
+        let json = run_json(&["inspect", f, &obj, "--json"]);
+        let json_text = String::from_utf8(heaptui(&["inspect", f, &obj, "--json"]).stdout).unwrap();
+        for &(_, name, value, shortest) in cases.iter().filter(|c| c.0 == class) {
+            let line = text
+                .lines()
+                .find(|l| l.split_whitespace().nth(2) == Some(name))
+                .unwrap_or_else(|| panic!("{class}.{name} in\n{text}"));
+            let shown = line.split_whitespace().nth(3).unwrap();
+            assert_eq!(shown, shortest, "{class}.{name}: {line}");
+            if class == "java/lang/Double" {
+                assert_eq!(shown.parse::<f64>().unwrap(), value, "round trip");
+            } else {
+                assert_eq!(shown.parse::<f32>().unwrap() as f64, value, "round trip");
+            }
+            // The number as written in the JSON text (serde_json's own reading may be
+            // a unit in the last place off): `"value":1e-45`.
+            let raw = json_text
+                .split(&format!("\"name\":\"{name}\""))
+                .nth(1)
+                .and_then(|r| r.split("\"value\":").nth(1))
+                .and_then(|r| r.split('}').next())
+                .unwrap_or_else(|| panic!("{name} in {json_text}"));
+            assert_eq!(
+                raw.parse::<f64>().unwrap(),
+                shortest.parse::<f64>().unwrap(),
+                "{class}.{name}: {raw}"
+            );
+        }
+        // Infinities and NaN are strings in JSON, in the same words as the text.
+        assert_eq!(field(&json, "POSITIVE_INFINITY")["value"], "inf");
+        assert_eq!(field(&json, "NaN")["value"], "NaN");
+    }
+    // The text every view (CLI and the TUI's inspector) uses for a value.
+    let snap = heaptui::open(&p, &heaptui::progress::Progress::new()).unwrap();
+    let v = |x| heaptui::cli::value_text(&snap, &heaptui::format::Value::Float(x));
+    assert_eq!(v(1.5e300), "1.5e300");
+    assert_eq!(v(-2.5e-7), "-2.5e-7");
+    assert_eq!(v(0.1), "0.1");
+    assert_eq!(v(1234.5), "1234.5");
 }

@@ -153,3 +153,37 @@ fn a_local_held_only_by_one_frame_is_found_there_and_its_path_ends_there() {
     assert_eq!(a["fields"][0]["value"], 1700);
     assert_eq!(a["fields"][16]["value"], 1716);
 }
+
+/// Issue 26: `summary` counted ROOT THREAD OBJECT records (10) where `jstack`, the threads
+/// pane and `threads --json` list 15 Java threads (HotSpot gives the threads it hides no
+/// such record).
+#[test]
+fn summary_counts_every_java_thread_that_thread_print_lists() {
+    for (dump, threads) in [
+        (
+            "java/coops/heap-live-jvmgz.hprof.gz",
+            "java/coops/threads.txt",
+        ),
+        (
+            "java/nocoops/heap-live.hprof.gz",
+            "java/nocoops/threads.txt",
+        ),
+        ("java/leak/heap-live.hprof.gz", "java/leak/threads.txt"),
+    ] {
+        let want = thread_print(&std::fs::read_to_string(fixture(threads)).unwrap()).len();
+        assert_eq!(want, 15, "{threads}: the Java threads of the JVM");
+        let f = fixture(dump);
+        let f = f.to_str().unwrap();
+        let s = json_of(&heaptui(&["summary", f, "--json"]));
+        assert_eq!(s["threads"], want, "{dump}: summary --json");
+        let text = heaptui(&["summary", f]);
+        let text = String::from_utf8(text.stdout).unwrap();
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("threads "))
+            .expect("a threads line");
+        assert_eq!(line.split_whitespace().nth(1), Some("15"), "{dump}: {line}");
+        let listed = json_of(&heaptui(&["threads", f, "--json"]));
+        assert_eq!(listed["threads"].as_array().unwrap().len(), want, "{dump}");
+    }
+}

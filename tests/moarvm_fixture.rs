@@ -250,6 +250,9 @@ fn file_suffix_picks_a_snapshot_and_the_last_is_the_default() {
         let v = json_of(&heaptui(&["inspect", &format!("{f}#1"), "#0", "--json"]));
         assert_eq!(v["object"], "#0");
         assert_eq!(v["class"], "Root");
+        // Issue 26: a bare number is the object `#N` names.
+        let bare = json_of(&heaptui(&["inspect", &format!("{f}#1"), "0", "--json"]));
+        assert_eq!(bare, v, "{version}");
     }
 }
 

@@ -1,82 +1,19 @@
 //! The TUI drawn into ratatui's `TestBackend` at 80×24, driven by the same event loop the
 //! binary runs, with scripted keys.
 
+//! V8 snapshots in the TUI are in `tui_v8.rs`, the diff view in `tui_diff.rs`.
+
 mod common;
 
 use std::collections::VecDeque;
 use std::time::Duration;
 
+use common::tui::*;
 use common::*;
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use heaptui::ui::app::{run_loop, App};
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
-
-/// The app on the JDK 17 fixture, back on the class histogram: it opens on the leak
-/// suspects once the dominator tree is ready, and `Esc` goes back to the histogram.
-fn app() -> App {
-    let p = gunzipped("java/coops/heap-live-jvmgz.hprof.gz");
-    let snap = heaptui::open(&p, &heaptui::progress::Progress::new()).unwrap();
-    let mut a = App::with_snapshot(p, snap);
-    a.on_key(&KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
-    a
-}
-
-fn screen(t: &Terminal<TestBackend>) -> String {
-    let buf = t.backend().buffer();
-    let mut s = String::new();
-    for y in 0..buf.area.height {
-        for x in 0..buf.area.width {
-            s.push_str(buf[(x, y)].symbol());
-        }
-        s.push('\n');
-    }
-    s
-}
-
-/// The key events of `keys` ('\n' Enter, '\u{1b}' Esc, '\u{8}' Backspace, '\t' Tab).
-fn events(keys: &str) -> VecDeque<Event> {
-    keys.chars()
-        .map(|c| {
-            let code = match c {
-                '\n' => KeyCode::Enter,
-                '\u{1b}' => KeyCode::Esc,
-                '\u{8}' => KeyCode::Backspace,
-                '\t' => KeyCode::Tab,
-                c => KeyCode::Char(c),
-            };
-            Event::Key(KeyEvent::new(code, KeyModifiers::NONE))
-        })
-        .collect()
-}
-
-/// Feeds `keys` to the run loop, one per turn, and stops when they are used up.
-fn drive(app: &mut App, t: &mut Terminal<TestBackend>, keys: &str) {
-    let mut q = events(keys);
-    let mut left = q.len() + 1;
-    run_loop(
-        t,
-        app,
-        |_: Duration| Ok(q.pop_front()),
-        || {
-            left = left.saturating_sub(1);
-            left == 0
-        },
-    )
-    .unwrap();
-}
-
-/// Feeds `keys` to the loop, then one more turn's drawing, and returns the screen.
-fn run(app: &mut App, t: &mut Terminal<TestBackend>, keys: &str) -> String {
-    drive(app, t, keys);
-    // The loop's next turn: a frame, the work the last key asked for (a filter) and,
-    // after work, another frame.
-    t.draw(|f| app.draw(f)).unwrap();
-    if app.work() {
-        t.draw(|f| app.draw(f)).unwrap();
-    }
-    screen(t)
-}
 
 /// The app at 100×30 on the instances of `java.lang.String` (9,719 of them).
 fn string_instances() -> (App, Terminal<TestBackend>) {
@@ -397,157 +334,6 @@ fn the_mouse_wheel_moves_the_selection() {
     assert_eq!(status(&up), status(&before));
 }
 
-fn diff_app(base: &str, target: &str) -> App {
-    let open = |f: &str| heaptui::open(&gunzipped(f), &heaptui::progress::Progress::new()).unwrap();
-    App::with_snapshots(open(base), open(target))
-}
-
-#[test]
-fn the_diff_at_160_columns_shows_base_target_and_the_focused_side_s_object() {
-    let mut app = diff_app("java/growth/base.hprof.gz", "java/growth/target.hprof.gz");
-    let mut t = Terminal::new(TestBackend::new(160, 45)).unwrap();
-    run(&mut app, &mut t, "");
-    // Δ count: byte[] first, then CacheEntry (2,000 → 5,000).
-    let s = run(&mut app, &mut t, "ssgj\n");
-    assert!(s.contains("CacheEntry — 2,000 objects"), "{s}");
-    assert!(s.contains("CacheEntry — 5,000 objects"), "{s}");
-    // The third column inspects the target side's selected instance, and follows it
-    // (the loop's tick reads the width the last frame had).
-    app.tick();
-    let s = run(&mut app, &mut t, "");
-    assert!(s.contains("TARGET: the selected object"), "{s}");
-    assert_eq!(
-        s.matches("Inspector — dev.heaptui.growth.CacheEntry")
-            .count(),
-        1,
-        "{s}"
-    );
-    let status = |s: &str| s.lines().rev().nth(1).unwrap_or("").to_string();
-    let first = status(&s);
-    run(&mut app, &mut t, "j");
-    app.tick();
-    let s = run(&mut app, &mut t, "");
-    assert_ne!(status(&s), first);
-    let id = status(&s).rsplit(' ').next().unwrap().to_string();
-    assert!(
-        s.lines()
-            .any(|l| l.contains("Inspector — dev.heaptui.growth.CacheEntry") && l.contains(&id)),
-        "the inspector follows the selection to {id}:\n{s}"
-    );
-    // Tab: the base side focused, its object inspected.
-    run(&mut app, &mut t, "\t");
-    app.tick();
-    let s = run(&mut app, &mut t, "");
-    assert!(s.contains("BASE: the selected object"), "{s}");
-    // Narrower: two sides only, as before.
-    let mut t = Terminal::new(TestBackend::new(120, 40)).unwrap();
-    run(&mut app, &mut t, "");
-    app.tick();
-    let s = run(&mut app, &mut t, "");
-    assert!(!s.contains("the selected object"), "{s}");
-}
-
-#[test]
-fn diff_view_sorts_by_delta_opens_both_sides_and_comes_back() {
-    // fixtures/java/growth: the program grew Cache.entries from 2,000 to 5,000 entries
-    // between the two dumps (expected.json), so 3,000 CacheEntry objects more.
-    let mut app = diff_app("java/growth/base.hprof.gz", "java/growth/target.hprof.gz");
-    let mut t = Terminal::new(TestBackend::new(100, 30)).unwrap();
-    let s = run(&mut app, &mut t, "");
-    assert!(
-        s.contains("classes changed, sorted by Δ shallow size"),
-        "{s}"
-    );
-    // The owner that grew, with its entries, below the table.
-    assert!(s.contains("Owners that grew most"), "{s}");
-    assert!(s.contains("(+3000 entries)"), "{s}");
-    // s: Δ retained, s again: Δ count; byte[] (+3,001) first, then CacheEntry (+3,000).
-    let s = run(&mut app, &mut t, "ss");
-    assert!(s.contains("sorted by Δ count"), "{s}");
-    let rows: Vec<&str> = s.lines().filter(|l| l.contains("+3,00")).collect();
-    assert!(rows[0].starts_with("byte[]"), "{s}");
-    assert!(rows[1].contains("dev.heaptui.growth.CacheEntry"), "{s}");
-    assert!(
-        rows[1].contains("2,000") && rows[1].contains("5,000"),
-        "{s}"
-    );
-    // Enter: both sides on the class, the target focused.
-    let s = run(&mut app, &mut t, "gj\n");
-    assert!(s.contains("BASE · java_growth_base.hprof"), "{s}");
-    assert!(s.contains("TARGET ◆ · java_growth_target.hprof"), "{s}");
-    assert!(s.contains("CacheEntry — 2,000 objects"), "{s}");
-    assert!(s.contains("CacheEntry — 5,000 objects"), "{s}");
-    // Into an object on the target side, then on the base side.
-    let s = run(&mut app, &mut t, "\n");
-    assert_eq!(
-        s.matches("Inspector — dev.heaptui.growth.CacheEntry")
-            .count(),
-        1,
-        "{s}"
-    );
-    assert!(
-        s.contains("CacheEntry — 2,000 objects"),
-        "base side untouched:\n{s}"
-    );
-    let s = run(&mut app, &mut t, "\tj\n");
-    assert!(s.contains("BASE ◆"), "{s}");
-    assert_eq!(
-        s.matches("Inspector — dev.heaptui.growth.CacheEntry")
-            .count(),
-        2,
-        "{s}"
-    );
-    // Back: the base side to its instances, then the table.
-    let s = run(&mut app, &mut t, "\u{1b}");
-    assert!(s.contains("CacheEntry — 2,000 objects"), "{s}");
-    let s = run(&mut app, &mut t, "\u{1b}");
-    assert!(s.contains("classes changed, sorted by Δ count"), "{s}");
-    // n: every class, the unchanged ones too.
-    let s = run(&mut app, &mut t, "n");
-    assert!(
-        s.contains("Diff — ") && !s.contains("classes changed"),
-        "{s}"
-    );
-    let all = s.split("Diff — ").nth(1).unwrap();
-    let (shown, total) = all.split_once(" of ").unwrap();
-    assert_eq!(shown, total.split(' ').next().unwrap(), "{s}");
-}
-
-#[test]
-fn diff_view_on_node_ids_lists_the_new_objects() {
-    // fixtures/node: 400 HeaptuiLeak objects created between baseline and target
-    // (expected.json); V8 node ids say which are new.
-    let mut app = diff_app(
-        "node/baseline.heapsnapshot.gz",
-        "node/target.heapsnapshot.gz",
-    );
-    let mut t = Terminal::new(TestBackend::new(120, 30)).unwrap();
-    // Δ count order: find HeaptuiLeak's row.
-    let s = run(&mut app, &mut t, "ss");
-    assert!(s.contains("by node id:") && s.contains(" new, "), "{s}");
-    let lines: Vec<&str> = s.lines().collect();
-    let header = lines.iter().position(|l| l.starts_with("Class")).unwrap();
-    let pos = lines[header + 1..]
-        .iter()
-        .position(|l| l.starts_with("HeaptuiLeak"))
-        .unwrap_or_else(|| panic!("{s}"));
-    // The selection follows its class across a re-sort: go to the top first.
-    let keys = "g".to_string() + &"j".repeat(pos) + "\n";
-    let s = run(&mut app, &mut t, &keys);
-    assert!(
-        s.contains("New instances of HeaptuiLeak — 400 objects"),
-        "{s}"
-    );
-    assert!(
-        s.contains("No instance of HeaptuiLeak in this snapshot"),
-        "{s}"
-    );
-    // n: all instances, the new ones marked.
-    let s = run(&mut app, &mut t, "n");
-    assert!(s.contains("Instances of HeaptuiLeak — 400 objects"), "{s}");
-    assert!(s.contains(" new "), "{s}");
-}
-
 #[test]
 fn the_help_scrolls_to_its_last_key_at_80x24() {
     let mut app = app();
@@ -617,84 +403,6 @@ fn the_quick_histogram_is_browsed_while_the_index_is_built_and_handed_over() {
     // And Enter now opens the instances.
     let s = run(&mut app, &mut t, "\n");
     assert!(s.contains("Instances"), "{s}");
-}
-
-/// Filtering a V8 snapshot's `(string)` instances by text: the title counts every
-/// instance whose name and label match (counted here one by one over the whole class),
-/// the program's two-byte string is among the rows shown, and the matches keep the
-/// list's order (the filter decodes them in object order).
-#[test]
-fn v8_string_instances_filter_by_their_text() {
-    use fuzzy_matcher::skim::SkimMatcherV2;
-    use fuzzy_matcher::FuzzyMatcher;
-    let p = gunzipped("node/baseline.heapsnapshot.gz");
-    let snap = heaptui::open(&p, &heaptui::progress::Progress::new()).unwrap();
-    let class = snap
-        .graph
-        .classes
-        .iter()
-        .position(|c| c.name == "(string)")
-        .unwrap();
-    let pattern = "heaptui-two-byte";
-    let m = SkimMatcherV2::default();
-    let (mut all, mut want) = (0u64, 0u64);
-    for o in 0..snap.graph.len() as u32 {
-        if snap.graph.class_of.get(o as usize) as usize == class {
-            all += 1;
-            let text = format!(
-                "{} {}",
-                snap.object_name(o),
-                snap.label(o).unwrap_or_default()
-            );
-            want += m.fuzzy_match(&text, pattern).is_some() as u64;
-        }
-    }
-    assert!(want >= 1 && want < all / 10, "{want} of {all}");
-    let mut a = App::with_snapshot(p.clone(), snap);
-    let mut t = Terminal::new(TestBackend::new(200, 50)).unwrap();
-    let s = run(&mut a, &mut t, "\u{1b}/(string)\n\n");
-    assert!(s.contains("Instances of (string)"), "{s}");
-    let s = run(&mut a, &mut t, &format!("/{pattern}\n"));
-    let title = format!("{} match \"{pattern}\"", want);
-    assert!(s.contains(&title), "want {title}:\n{s}");
-    let e: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(fixture("node/expected.json")).unwrap())
-            .unwrap();
-    let text = e["strings"]["twoByte"]["text"].as_str().unwrap();
-    // The text up to its first wide character, and after its last (a cell behind a
-    // wide character keeps what the buffer held there before).
-    let (head, tail) = (
-        text.split('日').next().unwrap(),
-        text.rsplit('本').next().unwrap(),
-    );
-    assert!(
-        s.lines().any(|l| l.contains(head) && l.contains(tail)),
-        "the string {text:?} is not shown:\n{s}"
-    );
-    // A wider pattern: the matches keep the list's order, largest retained first.
-    let s = run(&mut a, &mut t, "/\u{1b}/heaptui\n");
-    let bytes = |v: &str, unit: &str| -> f64 {
-        let v: f64 = v.replace(',', "").parse().unwrap();
-        v * match unit {
-            "B" => 1.0,
-            "KiB" => 1024.0,
-            "MiB" => 1048576.0,
-            u => panic!("unit {u}"),
-        }
-    };
-    let retained: Vec<f64> = s
-        .lines()
-        .filter(|l| l.starts_with('@'))
-        .map(|l| {
-            let w: Vec<&str> = l.split_whitespace().collect();
-            bytes(w[3], w[4])
-        })
-        .collect();
-    assert!(retained.len() >= 20, "{s}");
-    assert!(
-        retained.windows(2).all(|w| w[0] >= w[1]),
-        "not largest first: {retained:?}\n{s}"
-    );
 }
 
 /// A filter over the instances is announced before it runs: the frame after Enter says
@@ -900,48 +608,6 @@ fn w_follows_weak_references_and_garbage_is_called_unreachable() {
     let s = run(&mut a, &mut term, "w");
     assert!(s.contains("weak references too"), "{s}");
     assert!(s.contains("GC root"), "{s}");
-}
-
-#[test]
-fn the_filter_puts_substring_matches_before_fuzzy_ones_and_marks_each() {
-    let p = gunzipped("chromium/detached.heapsnapshot.gz");
-    let snap = heaptui::open(&p, &heaptui::progress::Progress::new()).unwrap();
-    let mut a = App::with_snapshot(p, snap);
-    a.on_key(&KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
-    let mut term = Terminal::new(TestBackend::new(120, 30)).unwrap();
-    let s = run(&mut a, &mut term, "/Detached <div\n");
-    let rows: Vec<&str> = s.lines().skip(2).collect();
-    assert!(
-        rows[0].starts_with("^ Detached <div class=\"detached-card\""),
-        "{s}"
-    );
-    // Fuzzy matches follow, marked as such, and no substring match comes after one.
-    let kinds: Vec<char> = rows
-        .iter()
-        .take_while(|l| l.starts_with(['=', '^', '+', '~']))
-        .map(|l| l.chars().next().unwrap())
-        .collect();
-    assert!(kinds.len() > 1 && kinds.contains(&'~'), "{s}");
-    assert!(
-        kinds.windows(2).all(|w| !(w[0] == '~' && w[1] != '~')),
-        "{s}"
-    );
-    // The CLI's --filter keeps the substring matches only, by the same matcher.
-    let f = fixture("chromium/detached.heapsnapshot.gz");
-    let out = heaptui(&[
-        "histogram",
-        f.to_str().unwrap(),
-        "--filter",
-        "Detached <div",
-        "--json",
-    ]);
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let classes = v["classes"].as_array().unwrap();
-    assert_eq!(classes.len(), 1);
-    assert!(classes[0]["class"]
-        .as_str()
-        .unwrap()
-        .starts_with("Detached <div"));
 }
 
 #[test]
@@ -1341,4 +1007,40 @@ fn the_referrer_tree_and_the_paths_word_a_reference_alike() {
     for r in &rows {
         assert!(r.contains("value ← java.util.HashMap$Node 0x"), "{rows:?}");
     }
+}
+
+/// Issue 26: the inspector shows a double in its shortest round-trip form, as the CLI
+/// does: `Double.MAX_VALUE`, the JDK's constant in the dump, as 1.7976931348623157e308,
+/// not 309 digits.
+#[test]
+fn the_inspector_shows_floats_in_their_shortest_form() {
+    let mut t = Terminal::new(TestBackend::new(120, 40)).unwrap();
+    let mut a = app();
+    let s = run(&mut a, &mut t, "/java.lang.Class\n\n");
+    assert!(s.contains("Instances of java.lang.Class"), "{s}");
+    let s = run(&mut a, &mut t, "/class java.lang.Double\n\n");
+    assert!(s.contains("Inspector"), "{s}");
+    assert!(
+        s.contains("MAX_VALUE") && s.contains("1.7976931348623157e308"),
+        "{s}"
+    );
+    assert!(s.contains("5e-324"), "{s}");
+    assert!(!s.contains("17976931348623157000"), "{s}");
+}
+
+/// Issue 26: the summary overlay counts the threads `jstack` lists (15 Java threads in
+/// `fixtures/java/coops/threads.txt`), as the threads pane does, not the dump's 10
+/// ROOT THREAD OBJECT records.
+#[test]
+fn the_summary_overlay_counts_every_java_thread() {
+    let mut t = Terminal::new(TestBackend::new(120, 40)).unwrap();
+    let mut a = app();
+    let s = run(&mut a, &mut t, "i");
+    // The overlay's line `│threads               15   …│`.
+    let after = s
+        .lines()
+        .find_map(|l| l.split_once("│threads "))
+        .unwrap_or_else(|| panic!("{s}"))
+        .1;
+    assert_eq!(after.split_whitespace().next(), Some("15"), "{after}");
 }

@@ -248,21 +248,18 @@ fn chromium_detached_dom_is_counted_and_labelled_as_the_page_made_it() {
         ours["Detached Text"],
         detached["textNodes"].as_u64().unwrap()
     );
-    assert_eq!(
-        ours["Detached <div class=\"detached-card\" data-kind=\"card\">"],
-        detached["byClass"]["detached-card"].as_u64().unwrap()
-    );
+    // Elements are grouped by tag, as DevTools' Summary groups them: one row per tag.
+    for (tag, n) in detached["byTag"].as_object().unwrap() {
+        assert_eq!(
+            ours[&format!("Detached <{tag}>")],
+            n.as_u64().unwrap(),
+            "<{tag}>"
+        );
+    }
     // Attached elements are not "Detached".
-    let attached: u64 = ours
-        .iter()
-        .filter(|(c, _)| c.starts_with("<li class=\"attached-item\""))
-        .map(|(_, n)| n)
-        .sum();
     assert_eq!(
-        attached,
-        page["attached"]["byClass"]["attached-item"]
-            .as_u64()
-            .unwrap()
+        ours["<li>"],
+        page["attached"]["byTag"]["li"].as_u64().unwrap()
     );
     // The id the page's inspector gave card 0 names a detached div in the snapshot.
     let card = format!(
@@ -271,11 +268,186 @@ fn chromium_detached_dom_is_counted_and_labelled_as_the_page_made_it() {
     );
     let f = fixture("chromium/detached.heapsnapshot.gz");
     let v = run_json(&["inspect", f.to_str().unwrap(), &card, "--json"]);
+    assert_eq!(v["class"], "Detached <div>");
     assert_eq!(
-        v["class"],
-        "Detached <div class=\"detached-card\" data-kind=\"card\">"
+        v["label"],
+        "<div class=\"detached-card\" data-kind=\"card\">"
     );
     assert_eq!(v["facts"]["detachedness"], "detached");
+}
+
+/// The Chromium snapshot with each of the 40 detached cards given a name of its own,
+/// `<div class="detached-card" data-index="i">` (a page whose divs differ by an attribute,
+/// as issue 26's did), written to the scratch folder: the node's name is all that changes.
+fn chromium_cards_with_own_names() -> std::path::PathBuf {
+    let raw = std::fs::read(gunzipped("chromium/detached.heapsnapshot.gz")).unwrap();
+    let mut v: Value = serde_json::from_slice(&raw).unwrap();
+    let card = "<div class=\"detached-card\" data-kind=\"card\">";
+    let meta = &v["snapshot"]["meta"];
+    let fields: Vec<&str> = meta["node_fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap())
+        .collect();
+    let (nf, name_at) = (
+        fields.len(),
+        fields.iter().position(|&f| f == "name").unwrap(),
+    );
+    let mut strings: Vec<Value> = v["strings"].as_array().unwrap().clone();
+    let card_index = strings.iter().position(|s| s == card).unwrap() as u64;
+    let nodes = v["nodes"].as_array_mut().unwrap();
+    let mut renamed = 0;
+    for rec in nodes.chunks_mut(nf) {
+        if rec[name_at] == card_index {
+            rec[name_at] = (strings.len() as u64).into();
+            strings.push(format!("<div class=\"detached-card\" data-index=\"{renamed}\">").into());
+            renamed += 1;
+        }
+    }
+    assert_eq!(renamed, 40, "the page's 40 cards");
+    v["strings"] = strings.into();
+    // In the file's own key order (serde_json's map sorts its keys).
+    let order = [
+        "snapshot",
+        "nodes",
+        "edges",
+        "trace_function_infos",
+        "trace_tree",
+        "samples",
+        "locations",
+        "scopes",
+        "scope_context_vars",
+        "scope_uses",
+        "strings",
+    ];
+    let obj = v.as_object().unwrap();
+    assert!(
+        obj.keys().all(|k| order.contains(&k.as_str())),
+        "{:?}",
+        obj.keys()
+    );
+    let body: Vec<String> = order
+        .iter()
+        .filter_map(|k| obj.get(*k).map(|x| format!("{k:?}:{x}")))
+        .collect();
+    let out = scratch().join("chromium-cards-with-own-names.heapsnapshot");
+    std::fs::write(&out, format!("{{{}}}", body.join(","))).unwrap();
+    out
+}
+
+/// Issue 26: detached DOM nodes are grouped by tag as DevTools' Summary counts them
+/// (`Detached <div>`, 40 as the page counted), not one row per distinct name with count
+/// 1; each instance keeps its attributes as its label, in the CLI, in the instance
+/// lists and in the inspector.
+#[test]
+fn detached_elements_group_by_tag_and_keep_their_attributes_per_instance() {
+    let e = expected("chromium");
+    let by_tag = &e["page"]["detached"]["all"]["byTag"];
+    let p = chromium_cards_with_own_names();
+    let f = p.to_str().unwrap();
+    let v = run_json(&["histogram", f, "--json", "--no-retained"]);
+    let rows: BTreeMap<String, u64> = v["classes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["class"].as_str().unwrap().into(),
+                c["count"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    for (tag, n) in by_tag.as_object().unwrap() {
+        assert_eq!(
+            rows[&format!("Detached <{tag}>")],
+            n.as_u64().unwrap(),
+            "<{tag}>"
+        );
+    }
+    // No row is named with attributes, and no div row has a count of 1.
+    for class in rows.keys() {
+        let dom = class.strip_prefix("Detached ").unwrap_or(class);
+        assert!(!(dom.starts_with('<') && dom.contains(' ')), "{class}");
+    }
+    assert_eq!(
+        rows.keys().filter(|c| c.contains("<div")).count(),
+        2,
+        "Detached <div> and the attached <div>: {rows:?}"
+    );
+    // Each card keeps its own name as its label: the inspector and the instance lists.
+    let card = format!(
+        "@{}",
+        e["object_ids"]["detached_card_0"]["heapSnapshotObjectId"]
+    );
+    let ins = run_json(&["inspect", f, &card, "--json"]);
+    assert_eq!(ins["class"], "Detached <div>");
+    let label = ins["label"].as_str().unwrap();
+    assert!(
+        label.starts_with("<div class=\"detached-card\" data-index=\""),
+        "{label}"
+    );
+    let text = String::from_utf8(heaptui(&["inspect", f, &card]).stdout).unwrap();
+    assert!(text.contains(&format!("label         {label}")), "{text}");
+    let snap = heaptui::open(&p, &heaptui::progress::Progress::new()).unwrap();
+    let mut labels: Vec<String> = (0..snap.graph.len() as u32)
+        .filter(|&o| snap.class_name(o) == "Detached <div>")
+        .map(|o| snap.label(o).unwrap())
+        .collect();
+    labels.sort();
+    labels.dedup();
+    assert_eq!(labels.len(), 40, "one label per card: {labels:?}");
+    assert!(labels.iter().all(|l| l.contains("data-index=")));
+}
+
+/// Issue 26: a bare number names the object whose node id it is, the object `@N` names
+/// (V8 names objects `@N`): checked on the ids the runtimes themselves gave for chosen
+/// objects (Node's inspector, Chromium's `HeapProfiler.getHeapObjectId`), by `inspect` and
+/// `path`. A number that is no node's id is no object, whatever node index it could be.
+#[test]
+fn a_bare_number_names_the_same_object_as_at_n() {
+    let node = expected("node");
+    let chromium = expected("chromium");
+    let cases = [
+        (
+            "node/baseline.heapsnapshot.gz",
+            ["store", "chainHead", "firstOrder"]
+                .map(|k| node["ids"]["fromBaseline"][k]["id"].clone()),
+        ),
+        (
+            "chromium/detached.heapsnapshot.gz",
+            ["detached_card_0", "detached_table", "attached_li_0"]
+                .map(|k| chromium["object_ids"][k]["heapSnapshotObjectId"].clone()),
+        ),
+    ];
+    for (file, ids) in cases {
+        let f = fixture(file);
+        let f = f.to_str().unwrap();
+        for id in &ids {
+            let id = id.as_u64().unwrap().to_string();
+            let at = run_json(&["inspect", f, &format!("@{id}"), "--json"]);
+            let bare = run_json(&["inspect", f, &id, "--json"]);
+            assert_eq!(bare["object"], format!("@{id}"), "{file} {id}");
+            assert_eq!(bare, at, "{file} {id}");
+        }
+        let id = ids[0].as_u64().unwrap().to_string();
+        let at = run_json(&["path", f, &format!("@{id}"), "--json"]);
+        assert_eq!(
+            run_json(&["path", f, &id, "--json"]),
+            at,
+            "{file} path {id}"
+        );
+    }
+    // Node 2 exists (the snapshot has 47,416) but no node has the id 2: V8 hands out odd
+    // ids to heap objects and address-like even ones to native nodes.
+    let f = fixture("node/baseline.heapsnapshot.gz");
+    let out = heaptui(&["inspect", f.to_str().unwrap(), "2"]);
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
 }
 
 #[test]

@@ -256,7 +256,11 @@ pub fn print_histogram(
         );
         return Ok(());
     }
-    println!("     COUNT       SHALLOW      RETAINED  CLASS");
+    let what = match group_by {
+        GroupBy::Class => "CLASS",
+        GroupBy::Package => "PACKAGE",
+    };
+    println!("     COUNT       SHALLOW      RETAINED  {what}");
     for r in &rows {
         let retained = r
             .retained

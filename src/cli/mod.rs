@@ -7,7 +7,9 @@
 
 mod analyses;
 mod commands;
+mod compare;
 pub mod findings;
+mod usage;
 
 pub use analyses::value_text;
 pub use commands::rss;
@@ -64,22 +66,29 @@ pub enum GroupBy {
 pub enum Cmd {
     /// File, format, counts, heap totals, index memory, warnings
     Summary {
+        /// The heap snapshot: HPROF, V8, Go, MoarVM or Dart, gzip-compressed or not
         file: PathBuf,
+        /// Print one JSON document on stdout instead of the table
         #[arg(long)]
         json: bool,
     },
     /// Objects per class: count, shallow bytes, retained bytes
     Histogram {
+        /// The heap snapshot: HPROF, V8, Go, MoarVM or Dart, gzip-compressed or not
         file: PathBuf,
+        /// Print one JSON document on stdout instead of the table
         #[arg(long)]
         json: bool,
+        /// The column the rows are ordered by, largest first
         #[arg(long, value_enum, default_value_t = SortArg::Shallow)]
         sort: SortArg,
+        /// Only the first N rows (the total still counts every row)
         #[arg(long)]
         top: Option<usize>,
         /// Keep classes whose name contains TEXT (case-insensitive)
         #[arg(long)]
         filter: Option<String>,
+        /// One row per class, or per package (Java), library (Dart) or module
         #[arg(long = "group-by", value_enum, default_value_t = GroupBy::Class)]
         group_by: GroupBy,
         /// Skip the dominator tree: no retained sizes, but faster on large dumps
@@ -88,7 +97,9 @@ pub enum Cmd {
     },
     /// The dominator tree from the top: who retains the most
     Dominators {
+        /// The heap snapshot: HPROF, V8, Go, MoarVM or Dart, gzip-compressed or not
         file: PathBuf,
+        /// Print one JSON document on stdout instead of the table
         #[arg(long)]
         json: bool,
         /// Objects per level
@@ -105,6 +116,7 @@ pub enum Cmd {
     Path {
         #[command(flatten)]
         target: Target,
+        /// Print one JSON document on stdout instead of the table
         #[arg(long)]
         json: bool,
         /// How many paths (shortest first, each from a different root)
@@ -116,12 +128,17 @@ pub enum Cmd {
     },
     /// What grew between two snapshots: per class, counts and bytes before and after
     Diff {
+        /// The earlier snapshot
         base: PathBuf,
+        /// The later snapshot, compared with BASE
         target: PathBuf,
+        /// Print one JSON document on stdout instead of the table
         #[arg(long)]
         json: bool,
+        /// Only the first N classes
         #[arg(long)]
         top: Option<usize>,
+        /// The change the classes are ordered by, largest first
         #[arg(long, value_enum, default_value_t = DiffSort::DeltaShallow)]
         sort: DiffSort,
         /// Also list the N owners (dominator-tree nodes matched by their path from the
@@ -131,10 +148,14 @@ pub enum Cmd {
     },
     /// memlab's method: objects allocated between BASELINE and TARGET still alive in FINAL
     Leaks {
+        /// The snapshot taken before the action that leaks (memlab's baseline)
         baseline: PathBuf,
+        /// The snapshot taken after the action: what it allocated is new here
         target: PathBuf,
-        #[arg(name = "final")]
+        /// The snapshot taken after the action was undone: what is still there leaked
+        #[arg(id = "final", value_name = "FINAL")]
         final_: PathBuf,
+        /// Print one JSON document on stdout instead of the table
         #[arg(long)]
         json: bool,
         /// At most N clusters (default 50)
@@ -147,24 +168,32 @@ pub enum Cmd {
     },
     /// Threads (Java threads, goroutines) with their frames and the objects each holds
     Threads {
+        /// The heap snapshot: HPROF, V8, Go, MoarVM or Dart, gzip-compressed or not
         file: PathBuf,
+        /// Print one JSON document on stdout instead of the table
         #[arg(long)]
         json: bool,
     },
     /// Leak suspects: the objects that hold a large share of the heap, named by the
     /// object a fix would touch
     Suspects {
+        /// The heap snapshot: HPROF, V8, Go, MoarVM or Dart, gzip-compressed or not
         file: PathBuf,
+        /// Print one JSON document on stdout instead of the table
         #[arg(long)]
         json: bool,
+        /// How many to list, largest first
         #[arg(long, default_value_t = 10)]
         top: usize,
     },
     /// Wasted memory: duplicate strings and primitive arrays, sparse collections
     Waste {
+        /// The heap snapshot: HPROF, V8, Go, MoarVM or Dart, gzip-compressed or not
         file: PathBuf,
+        /// Print one JSON document on stdout instead of the table
         #[arg(long)]
         json: bool,
+        /// How many to list, largest first
         #[arg(long, default_value_t = 10)]
         top: usize,
     },
@@ -172,6 +201,7 @@ pub enum Cmd {
     Inspect {
         #[command(flatten)]
         target: Target,
+        /// Print one JSON document on stdout instead of the table
         #[arg(long)]
         json: bool,
     },
@@ -181,7 +211,8 @@ pub enum Cmd {
 #[derive(clap::Args, Debug)]
 pub struct Target {
     file: PathBuf,
-    /// The object (0x… address for HPROF), or use --class
+    /// The object as the tool prints it: 0x… address (HPROF, Go), @N (V8 node id), #N
+    /// (MoarVM, Dart); a bare N means @N or #N. Or use --class
     object: Option<String>,
     /// The largest instance of this class by retained size
     #[arg(long)]
@@ -220,6 +251,21 @@ pub fn main() -> i32 {
                 | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => 0,
                 _ => 1,
             };
+            // `heaptui histgram f --json`: the flag is what clap trips on, the misspelt
+            // command what went wrong.
+            if code == 1 {
+                let first = std::env::args_os().nth(1).map(PathBuf::from);
+                if let Some(first) = first.filter(|f| !f.exists()) {
+                    let word = first.to_string_lossy();
+                    if let Some(meant) = usage::command_suggestion(&word) {
+                        eprintln!(
+                            "heaptui: {}",
+                            crate::ui::text::sanitize(&usage::unknown_command(&word, &meant))
+                        );
+                        return 1;
+                    }
+                }
+            }
             let _ = e.print();
             return code;
         }
@@ -312,7 +358,7 @@ pub fn run(cli: Cli) -> Result<()> {
             let b = open_for_cli(&target)?;
             let doms = (sort == DiffSort::DeltaRetained || owners.is_some())
                 .then(|| (dominators_for_cli(&a), dominators_for_cli(&b)));
-            analyses::diff(&a, &b, doms.as_ref(), json, top, sort, owners);
+            compare::diff(&a, &b, doms.as_ref(), json, top, sort, owners);
             Ok(())
         }
         Some(Cmd::Leaks {
@@ -329,7 +375,7 @@ pub fn run(cli: Cli) -> Result<()> {
             let ids = [&a, &b, &c].iter().all(|s| s.persistent_ids().is_some());
             if ids {
                 let d = dominators_for_cli(&c);
-                analyses::leaks(&a, &b, &c, &d, json, top, internal)
+                compare::leaks(&a, &b, &c, &d, json, top, internal)
             } else {
                 // No ids: the owners that grew and stayed grown.
                 let (da, db, dc) = (
@@ -337,7 +383,7 @@ pub fn run(cli: Cli) -> Result<()> {
                     dominators_for_cli(&b),
                     dominators_for_cli(&c),
                 );
-                analyses::owner_leaks([&a, &b, &c], [&da, &db, &dc], json, top)
+                compare::owner_leaks([&a, &b, &c], [&da, &db, &dc], json, top)
             }
         }
         Some(Cmd::Threads { file, json }) => {
@@ -372,13 +418,20 @@ pub fn run(cli: Cli) -> Result<()> {
             analyses::inspect(&snap, &d, o, json);
             Ok(())
         }
-        None => match cli.files.len() {
-            1 => crate::ui::run(&cli.files[0]),
-            2 => crate::ui::run_diff(&cli.files[0], &cli.files[1]),
-            _ => Err(Error::Usage(
-                "usage: heaptui FILE | heaptui <COMMAND> ... (see heaptui --help)".into(),
-            )),
-        },
+        None => {
+            // A first word that is no file but close to a command was meant as one.
+            if let Some(first) = cli.files.first().filter(|f| !f.exists()) {
+                let word = first.to_string_lossy();
+                if let Some(meant) = usage::command_suggestion(&word) {
+                    return Err(Error::Usage(usage::unknown_command(&word, &meant)));
+                }
+            }
+            match cli.files.len() {
+                1 => crate::ui::run(&cli.files[0]),
+                2 => crate::ui::run_diff(&cli.files[0], &cli.files[1]),
+                n => Err(Error::Usage(usage::snapshot_count(n))),
+            }
+        }
     }
 }
 

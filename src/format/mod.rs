@@ -121,6 +121,30 @@ pub fn detect(b: &[u8]) -> Result<Format, ParseError> {
     Err(ParseError::new(0, EXPECTED_MAGIC, printable_prefix(b)))
 }
 
+/// A float as text in its shortest round-trip form: the fewest digits that read back as
+/// the same value, written positionally from 1e-4 up to 1e16 (`0.5`, `3.141592653589793`)
+/// and with an exponent outside it (`1.5e300`, `5e-324`), so no value prints as hundreds
+/// of digits. `NaN`, `inf` and `-inf` as Rust writes them. Used wherever a value is shown.
+pub fn float_text(x: f64) -> String {
+    let a = x.abs();
+    if a == 0.0 || !x.is_finite() || (1e-4..1e16).contains(&a) {
+        x.to_string()
+    } else {
+        format!("{x:e}")
+    }
+}
+
+/// A 32-bit float (Java `float`) as the `f64` whose shortest form is the float's own:
+/// `0.1f32` becomes `0.1`, not `0.10000000149011612`, in the text and in JSON. The value
+/// differs from the float by less than the float's own precision.
+pub fn widen_f32(x: f32) -> f64 {
+    if x.is_finite() {
+        format!("{x:e}").parse().unwrap_or(x as f64)
+    } else {
+        x as f64
+    }
+}
+
 /// A field's value, decoded from the dump.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Value {
@@ -287,7 +311,8 @@ pub struct Snapshot {
     pub format_version: String,
     pub id_size: Option<u32>,
     pub graph: Graph,
-    /// How many threads the dump names (HPROF: distinct thread serials).
+    /// How many threads the snapshot lists: the length of `thread_list` where the format
+    /// has threads (Java threads as `jstack` lists them, goroutines), else 0.
     pub threads: usize,
     /// The threads with their frames and locals, where the format has them.
     pub thread_list: Vec<crate::heap::Thread>,
@@ -341,8 +366,31 @@ impl Snapshot {
         &self.graph.classes[self.graph.class_of.get(o as usize) as usize].name
     }
 
+    /// The object named `name` the way the tool prints it (`0x…`, `@N`, `#N`). A bare
+    /// number means the same as the format's own prefix before it, where the format names
+    /// objects by a prefix and a number: `68253` is `@68253` in V8, `#12` is `12` in
+    /// MoarVM and Dart. HPROF and Go addresses keep their `0x` (see [`Self::object_prefix`]).
     pub fn find_object(&self, name: &str) -> Option<ObjId> {
-        self.decoder.find_object(self.bytes(), &self.graph, name)
+        let name = name.trim();
+        let bare = !name.is_empty() && name.bytes().all(|c| c.is_ascii_digit());
+        match self.object_prefix() {
+            Some(p) if bare => {
+                self.decoder
+                    .find_object(self.bytes(), &self.graph, &format!("{p}{name}"))
+            }
+            _ => self.decoder.find_object(self.bytes(), &self.graph, name),
+        }
+    }
+
+    /// The sign before an object's number where the format names objects by one (`@` for a
+    /// V8 node id, `#` for a MoarVM collectable or Dart object index); `None` for the
+    /// formats that name objects by their address (HPROF, Go: `0x…`).
+    pub fn object_prefix(&self) -> Option<char> {
+        match self.format {
+            Format::V8 => Some('@'),
+            Format::MoarVm | Format::Dart => Some('#'),
+            Format::Hprof | Format::Go => None,
+        }
     }
 
     pub fn inspect(&self, o: ObjId) -> Inspection {
@@ -373,7 +421,7 @@ impl Snapshot {
             .filter_map(|f| {
                 let v = match &f.value {
                     Value::Int(i) => i.to_string(),
-                    Value::Float(x) => x.to_string(),
+                    Value::Float(x) => float_text(*x),
                     Value::Bool(b) => b.to_string(),
                     Value::Char(c) => char::from_u32(*c as u32)
                         .map(|c| c.to_string())

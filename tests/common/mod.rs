@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod hostile;
+pub mod tui;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};

@@ -15,7 +15,7 @@
 
 use super::{data, spec, Class, Data, HASH_STRIDE};
 use crate::format::read::Cursor;
-use crate::format::{Decoder, Field, Inspection, Value};
+use crate::format::{float_text, Decoder, Field, Inspection, Value};
 use crate::heap::{Graph, ObjId};
 
 /// References listed by an inspection; the rest are counted.
@@ -260,8 +260,8 @@ impl Decoder for DartDecoder {
                 out.preview = Some(v.to_string());
             }
             Data::Double(v) => {
-                out.facts.push(("value".into(), v.to_string()));
-                out.preview = Some(v.to_string());
+                out.facts.push(("value".into(), float_text(v)));
+                out.preview = Some(float_text(v));
             }
             Data::Bool(v) => out.facts.push(("value".into(), v.to_string())),
             Data::Latin1 { len, kept, .. } | Data::Utf16 { len, kept, .. } => {
@@ -334,7 +334,7 @@ impl Decoder for DartDecoder {
         let d = self.data_of(b, g, o)?;
         match d {
             Data::Int { unsigned, signed } => Some(self.int(class, unsigned, signed).to_string()),
-            Data::Double(v) => Some(v.to_string()),
+            Data::Double(v) => Some(float_text(v)),
             Data::Bool(v) => Some(v.to_string()),
             Data::Null => Some("null".into()),
             Data::Latin1 { len, kept, .. } | Data::Utf16 { len, kept, .. } => {

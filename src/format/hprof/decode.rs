@@ -16,7 +16,7 @@ use std::borrow::Cow;
 use super::spec::*;
 use super::{parse_class_dump, sub_record_len, ClassDump};
 use crate::format::read::{be_id, be_uint, Cursor};
-use crate::format::{Decoder, Field, Inspection, Value};
+use crate::format::{float_text, widen_f32, Decoder, Field, Inspection, Value};
 use crate::heap::index::IdMap;
 use crate::heap::{Graph, ObjId};
 
@@ -136,7 +136,7 @@ impl HprofDecoder {
             T_OBJECT => self.reference(bytes, g, u),
             4 => Value::Bool(u != 0),
             5 => Value::Char(u as u16),
-            6 => Value::Float(f32::from_bits(u as u32) as f64),
+            6 => Value::Float(widen_f32(f32::from_bits(u as u32))),
             7 => Value::Float(f64::from_bits(u)),
             8 => Value::Int(u as u8 as i8 as i64),
             9 => Value::Int(u as u16 as i16 as i64),
@@ -467,8 +467,8 @@ fn display_primitive(ty: u8, raw: &[u8]) -> String {
         5 => char::from_u32(u as u32)
             .map(|c| format!("{c:?}"))
             .unwrap_or_else(|| format!("\\u{u:04x}")),
-        6 => f32::from_bits(u as u32).to_string(),
-        7 => f64::from_bits(u).to_string(),
+        6 => float_text(widen_f32(f32::from_bits(u as u32))),
+        7 => float_text(f64::from_bits(u)),
         8 => (u as u8 as i8).to_string(),
         9 => (u as u16 as i16).to_string(),
         10 => (u as u32 as i32).to_string(),
@@ -782,7 +782,7 @@ impl Decoder for HprofDecoder {
                         Some(format!("{t:?}"))
                     }
                     (Value::Int(i), false) => Some(i.to_string()),
-                    (Value::Float(x), false) => Some(x.to_string()),
+                    (Value::Float(x), false) => Some(float_text(*x)),
                     (Value::Bool(b), false) => Some(b.to_string()),
                     (Value::Char(c), false) => char::from_u32(*c as u32).map(|c| format!("{c:?}")),
                     _ => None,

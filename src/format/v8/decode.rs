@@ -577,7 +577,15 @@ impl V8Decoder {
     /// [`Decoder::label`] of `o`, whose record `rec` has been read.
     fn label_of(&self, b: &[u8], g: &Graph, o: ObjId, rec: &[i64; 64]) -> Option<String> {
         match self.type_name(rec) {
-            "object" | "native" => None,
+            // The name is the class, except for a DOM element, whose class is its tag:
+            // its whole name (`<div class="card" data-index="3">`) tells it apart.
+            "object" | "native" => {
+                let i = usize::try_from(rec[self.cols.n_name]).ok()?;
+                self.strings.get(i)?;
+                let n = self.string(b, rec[self.cols.n_name], 1024);
+                let tag = super::dom_tag(&n)?;
+                (tag != n.as_str()).then_some(n)
+            }
             t if t.ends_with("string") => {
                 let (s, sliced) = self.string_text_of(b, g, o, rec, 65)?;
                 let cut = sliced || s.chars().count() > 64;

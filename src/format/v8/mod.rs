@@ -28,10 +28,12 @@
 //! of the nodes whose edges are all there, strings up to the cut (later names show as
 //! `<string N>`).
 
+mod classes;
 pub mod decode;
+mod edges;
 pub mod json;
-
-use std::collections::HashMap;
+mod meta;
+mod owned;
 
 use crate::error::ParseError;
 use crate::format::{Format, Snapshot};
@@ -39,296 +41,17 @@ use crate::heap::index::IdMap;
 use crate::heap::{ClassInfo, EdgeBuilder, Graph, ObjId, Root, RootKind};
 use crate::progress::Progress;
 use crate::source::Source;
+pub use classes::dom_tag;
+use classes::{class_key, class_name, propagate_dom_state, DomTags};
 use decode::V8Decoder;
-use json::{skip_string, skip_value, skip_ws, Cut, RecordsEnd};
+use edges::{read_edges_parallel, EdgeCols};
+use json::RecordsEnd;
+pub use meta::Cols;
+use meta::{parse_meta, scan};
+use owned::page_owned;
 
-/// Field positions and type codes, from `snapshot.meta`.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-pub struct Cols {
-    pub nf: usize,
-    pub n_type: usize,
-    pub n_name: usize,
-    pub n_id: usize,
-    pub n_size: usize,
-    pub n_edges: usize,
-    pub n_detached: Option<usize>,
-    pub ef: usize,
-    pub e_type: usize,
-    pub e_name: usize,
-    pub e_to: usize,
-    pub node_types: Vec<String>,
-    pub edge_types: Vec<String>,
-    pub lf: usize,
-    pub l_obj: Option<usize>,
-    pub l_script: Option<usize>,
-    pub l_line: Option<usize>,
-    pub l_col: Option<usize>,
-}
-
-impl Cols {
-    pub fn edge_type(&self, name: &str) -> Option<i64> {
-        self.edge_types
-            .iter()
-            .position(|t| t == name)
-            .map(|p| p as i64)
-    }
-}
-
-fn string_list(v: &serde_json::Value) -> Option<Vec<String>> {
-    v.as_array()?
-        .iter()
-        .map(|x| x.as_str().map(str::to_string))
-        .collect()
-}
-
-fn parse_meta(b: &[u8], start: usize, end: usize) -> Result<(Cols, serde_json::Value), ParseError> {
-    let bad = |what: &str| {
-        ParseError::new(
-            start as u64,
-            what.to_string(),
-            "a snapshot header without it",
-        )
-    };
-    let v: serde_json::Value = serde_json::from_slice(&b[start..end]).map_err(|e| {
-        ParseError::new(
-            start as u64,
-            "the snapshot header (a JSON object)",
-            e.to_string(),
-        )
-    })?;
-    let meta = &v["meta"];
-    let nodes = string_list(&meta["node_fields"]).ok_or_else(|| bad("meta.node_fields"))?;
-    let edges = string_list(&meta["edge_fields"]).ok_or_else(|| bad("meta.edge_fields"))?;
-    let node_types =
-        string_list(&meta["node_types"][0]).ok_or_else(|| bad("meta.node_types[0]"))?;
-    let edge_types =
-        string_list(&meta["edge_types"][0]).ok_or_else(|| bad("meta.edge_types[0]"))?;
-    let locs = string_list(&meta["location_fields"]).unwrap_or_default();
-    let n = |f: &str| nodes.iter().position(|x| x == f);
-    let e = |f: &str| edges.iter().position(|x| x == f);
-    let l = |f: &str| locs.iter().position(|x| x == f);
-    let need = |p: Option<usize>, what: &str| p.ok_or_else(|| bad(what));
-    let cols = Cols {
-        nf: nodes.len(),
-        n_type: need(n("type"), "node field \"type\"")?,
-        n_name: need(n("name"), "node field \"name\"")?,
-        n_id: need(n("id"), "node field \"id\"")?,
-        n_size: need(n("self_size"), "node field \"self_size\"")?,
-        n_edges: need(n("edge_count"), "node field \"edge_count\"")?,
-        n_detached: n("detachedness"),
-        ef: edges.len(),
-        e_type: need(e("type"), "edge field \"type\"")?,
-        e_name: need(e("name_or_index"), "edge field \"name_or_index\"")?,
-        e_to: need(e("to_node"), "edge field \"to_node\"")?,
-        node_types,
-        edge_types,
-        lf: locs.len(),
-        l_obj: l("object_index"),
-        l_script: l("script_id"),
-        l_line: l("line"),
-        l_col: l("column"),
-    };
-    if cols.nf == 0 || cols.ef == 0 || cols.nf > 64 || cols.ef > 64 {
-        return Err(ParseError::new(
-            start as u64,
-            "1 to 64 node fields and edge fields",
-            format!("{} and {}", cols.nf, cols.ef),
-        ));
-    }
-    Ok((cols, v))
-}
-
-/// Where the top-level values are.
-#[derive(Default)]
-struct Sections {
-    meta: Option<(usize, usize)>,
-    /// Position just after the `[` of each array.
-    nodes: Option<usize>,
-    edges: Option<usize>,
-    /// Position of the `]` closing `edges`, when the file has it.
-    edges_end: Option<usize>,
-    locations: Option<usize>,
-    /// Offset of every string's opening quote.
-    strings: Vec<u64>,
-    truncated: Option<u64>,
-}
-
-/// Walks the top-level object, noting where each value is and indexing `strings`.
-fn scan(b: &[u8], progress: &Progress, release: &Release<'_>) -> Result<Sections, ParseError> {
-    let mut s = Sections::default();
-    let bom = if b.starts_with(&[0xef, 0xbb, 0xbf]) {
-        3
-    } else {
-        0
-    };
-    let mut pos = skip_ws(b, bom);
-    if b.get(pos) != Some(&b'{') {
-        return Err(ParseError::new(
-            pos as u64,
-            "'{' opening the snapshot",
-            "something else",
-        ));
-    }
-    pos += 1;
-    let cut = |s: &mut Sections, at: usize| {
-        s.truncated.get_or_insert(at as u64);
-    };
-    loop {
-        pos = skip_ws(b, pos);
-        match b.get(pos) {
-            None => {
-                cut(&mut s, pos);
-                break;
-            }
-            Some(b'}') => break,
-            Some(b',') => {
-                pos += 1;
-                continue;
-            }
-            Some(b'"') => {}
-            Some(&c) => {
-                return Err(ParseError::new(
-                    pos as u64,
-                    "a key in quotes, ',' or '}'",
-                    format!("byte 0x{c:02x}"),
-                ))
-            }
-        }
-        let key_end = match skip_string(b, pos) {
-            Ok(e) => e,
-            Err(Cut(_)) => {
-                cut(&mut s, pos);
-                break;
-            }
-        };
-        let key = &b[pos + 1..key_end - 1];
-        let key_at = pos;
-        pos = skip_ws(b, key_end);
-        if b.get(pos) != Some(&b':') {
-            if pos >= b.len() {
-                cut(&mut s, key_at);
-                break;
-            }
-            return Err(ParseError::new(
-                pos as u64,
-                "':' after a key",
-                "something else",
-            ));
-        }
-        pos = skip_ws(b, pos + 1);
-        progress.set(pos as u64);
-        let is_array = b.get(pos) == Some(&b'[');
-        match key {
-            b"nodes" | b"edges" | b"locations" if is_array => {
-                let start = pos + 1;
-                match key {
-                    b"nodes" => s.nodes = Some(start),
-                    b"edges" => {
-                        s.edges = Some(start);
-                        // A repeated key's end is not the end of an earlier "edges": an
-                        // end before the start made the edges reader index backwards
-                        // (fuzz/README.md, v8 crash 2).
-                        s.edges_end = None;
-                    }
-                    _ => s.locations = Some(start),
-                }
-                // Integers only: the first ']' closes the array. Without one the file
-                // was cut inside it; the tokenizer finds how much of it is whole (for
-                // `locations`, which is read only on demand, the key is the limit).
-                // In 16 MiB windows, searched on every core, each released once searched
-                // (the readers map the pages again when they come to them).
-                let found = first_close(b, start, release).map(|at| at - start);
-                match found {
-                    Some(k) => {
-                        if key == b"edges" {
-                            s.edges_end = Some(start + k);
-                        }
-                        // Skipped for now; the tokenizers read it again.
-                        release(start..start + k);
-                        pos = start + k + 1
-                    }
-                    None => {
-                        if key == b"locations" {
-                            cut(&mut s, key_at);
-                        }
-                        break;
-                    }
-                }
-            }
-            b"strings" if is_array => {
-                let mut i = pos + 1;
-                let mut closed = false;
-                s.strings.reserve((b.len() - i) / 16);
-                loop {
-                    i = skip_ws(b, i);
-                    match b.get(i) {
-                        Some(b'"') => match skip_string(b, i) {
-                            Ok(e) => {
-                                s.strings.push(i as u64);
-                                i = e;
-                                if s.strings.len() % 65536 == 0 {
-                                    progress.set(i as u64);
-                                }
-                            }
-                            Err(_) => break,
-                        },
-                        Some(b',') => i += 1,
-                        Some(b']') => {
-                            closed = true;
-                            i += 1;
-                            break;
-                        }
-                        Some(&c) => {
-                            return Err(ParseError::new(
-                                i as u64,
-                                "a string, ',' or ']' in \"strings\"",
-                                format!("byte 0x{c:02x}"),
-                            ))
-                        }
-                        None => break,
-                    }
-                }
-                if !closed {
-                    cut(&mut s, i.min(b.len()));
-                    break;
-                }
-                pos = i;
-            }
-            _ => match skip_value(b, pos) {
-                Ok(e) => {
-                    if key == b"snapshot" {
-                        s.meta = Some((pos, e));
-                    }
-                    pos = e;
-                }
-                Err(Ok(Cut(_))) => {
-                    cut(&mut s, key_at);
-                    break;
-                }
-                Err(Err(e)) => return Err(e),
-            },
-        }
-    }
-    Ok(s)
-}
-
-/// The offset of the first `]` from `start`, searched in 16 MiB windows on the thread
-/// pool, the windows before it released.
-fn first_close(b: &[u8], start: usize, release: &Release<'_>) -> Option<usize> {
-    use rayon::prelude::*;
-    const WINDOW: usize = 16 << 20;
-    let windows: Vec<usize> = (start..b.len()).step_by(WINDOW).collect();
-    let window = |from: usize| &b[from..(from + WINDOW).min(b.len())];
-    let first = windows
-        .par_iter()
-        .position_first(|&from| memchr::memchr(b']', window(from)).is_some());
-    let before = first.unwrap_or(windows.len());
-    for &from in &windows[..before] {
-        release(from..(from + WINDOW).min(b.len()));
-    }
-    let from = windows[first?];
-    memchr::memchr(b']', window(from)).map(|k| from + k)
-}
+/// Releases the pages of a byte range once it has been read (see [`Source::release`]).
+type Release<'a> = dyn Fn(std::ops::Range<usize>) + Sync + 'a;
 
 /// What the nodes thread reads.
 #[derive(Default)]
@@ -349,65 +72,12 @@ struct NodeCols {
     error: Option<ParseError>,
 }
 
-/// DevTools groups by type, and by name only for objects and native nodes.
-fn class_key(cols: &Cols, ty: i64, name: i64, detached: bool) -> (u32, u32, bool) {
-    let tname = cols
-        .node_types
-        .get(ty as usize)
-        .map(String::as_str)
-        .unwrap_or("");
-    let named = matches!(tname, "object" | "native");
-    let ty = match tname {
-        // Every kind of string is one "(string)" group.
-        "concatenated string" | "sliced string" => cols
-            .node_types
-            .iter()
-            .position(|t| t == "string")
-            .map_or(ty, |p| p as i64),
-        _ => ty,
-    };
-    (
-        ty.clamp(0, u32::MAX as i64) as u32,
-        if named {
-            name.clamp(0, u32::MAX as i64) as u32
-        } else {
-            u32::MAX
-        },
-        detached,
-    )
-}
-
-/// The histogram name of a class key, as DevTools' Summary names it.
-pub fn class_name(cols: &Cols, key: (u32, u32, bool), name: impl FnOnce(u32) -> String) -> String {
-    let (ty, n, detached) = key;
-    let tname = cols.node_types.get(ty as usize).map(String::as_str);
-    let base = match tname {
-        Some("hidden") => "(system)".to_string(),
-        Some("object") | Some("native") => {
-            let s = name(n);
-            if s.is_empty() {
-                format!("({})", tname.unwrap_or("object"))
-            } else {
-                s
-            }
-        }
-        Some("code") => "(compiled code)".to_string(),
-        Some(t) => format!("({t})"),
-        None => format!("(node type {ty})"),
-    };
-    if detached {
-        format!("Detached {base}")
-    } else {
-        base
-    }
-}
-
 fn read_nodes(
     b: &[u8],
     start: usize,
     cols: &Cols,
     declared: Option<u64>,
-    strings: usize,
+    strings: &[u64],
     progress: &Progress,
     release: &Release<'_>,
 ) -> NodeCols {
@@ -436,6 +106,7 @@ fn read_nodes(
         .collect();
     let mut by_type: Vec<[u32; 2]> = vec![[u32::MAX; 2]; types.len()];
     let mut by_name: Vec<Option<Vec<u32>>> = vec![None; types.len() * 2];
+    let mut dom_tags = DomTags::default();
     let mut edges_so_far = 0u64;
     let mut released = start;
     // `id` and `trace_node_id` are read again when shown.
@@ -475,11 +146,12 @@ fn read_nodes(
                 }
                 *slot
             }
-            Some(_) if ty >= 0 && name >= 0 && (name as usize) < strings => {
+            Some(_) if ty >= 0 && name >= 0 && (name as usize) < strings.len() => {
                 let table = by_name[ty as usize * 2 + detached as usize]
-                    .get_or_insert_with(|| vec![u32::MAX; strings]);
+                    .get_or_insert_with(|| vec![u32::MAX; strings.len()]);
                 let slot = &mut table[name as usize];
                 if *slot == u32::MAX {
+                    let name = dom_tags.canonical(b, strings, name);
                     *slot = intern(class_key(cols, ty, name, detached));
                 }
                 *slot
@@ -504,248 +176,6 @@ fn read_nodes(
         RecordsEnd::Cut(at) => out.cut = Some(at),
         RecordsEnd::Bad(e) => out.error = Some(e),
         RecordsEnd::Closed(_) | RecordsEnd::Stopped => {}
-    }
-    out
-}
-
-/// What the edges thread reads.
-#[derive(Default)]
-struct EdgeCols {
-    /// Target node ordinal, `u32::MAX` when `to_node` is not a node's offset.
-    target: Vec<u32>,
-    ty: Vec<u8>,
-    /// File offset of every 64th edge.
-    checkpoint: Vec<u64>,
-    cut: Option<usize>,
-    error: Option<ParseError>,
-}
-
-/// Releases the pages of a byte range once it has been read (see [`Source::release`]).
-type Release<'a> = dyn Fn(std::ops::Range<usize>) + Sync + 'a;
-
-/// The node ordinal of a `to_node` array offset, `u32::MAX` when it is not a node's
-/// offset. The division is by the node field count, a run-time value; dividing by a
-/// constant instead (6 and 7 are what real files have) turns a 40-cycle `idiv`, paid per
-/// edge, into a multiply.
-#[inline]
-fn node_ordinal(to: i64, nf: i64) -> u32 {
-    #[inline(always)]
-    fn by<const N: u64>(to: u64) -> u32 {
-        if to % N == 0 && to / N < u32::MAX as u64 {
-            (to / N) as u32
-        } else {
-            u32::MAX
-        }
-    }
-    if to < 0 {
-        return u32::MAX;
-    }
-    match nf {
-        7 => by::<7>(to as u64),
-        6 => by::<6>(to as u64),
-        5 => by::<5>(to as u64),
-        _ => {
-            let (to, nf) = (to as u64, nf as u64);
-            if to % nf == 0 && to / nf < u32::MAX as u64 {
-                (to / nf) as u32
-            } else {
-                u32::MAX
-            }
-        }
-    }
-}
-
-/// Reads `edges` in parallel chunks: the array is cut at record boundaries found by
-/// counting commas (every integer but the last is followed by one, so the commas before
-/// a position say which integer comes next), each chunk is tokenized on the thread pool,
-/// and the chunks are joined in order. Rayon balances them against the nodes, which are
-/// read on one thread (their classes are interned as they come).
-fn read_edges_parallel(
-    b: &[u8],
-    start: usize,
-    end: Option<usize>,
-    cols: &Cols,
-    declared: Option<u64>,
-    parts: usize,
-    release: &Release<'_>,
-) -> EdgeCols {
-    let ef = cols.ef;
-    let stop = end.unwrap_or(b.len());
-    use rayon::prelude::*;
-    let count_commas = |r: std::ops::Range<usize>| memchr::memchr_iter(b',', &b[r]).count() as u64;
-    // Cut points just after a comma near each 1/parts of the array, then the commas of
-    // every piece counted on the thread pool (the count says which integer comes next at
-    // each cut, and in all how many edges there are).
-    let mut cuts = vec![start];
-    for j in 1..parts {
-        let guess = start + (stop - start) * j / parts;
-        if guess <= *cuts.last().unwrap_or(&start) {
-            continue;
-        }
-        match memchr::memchr(b',', &b[guess..stop]) {
-            Some(k) => cuts.push(guess + k + 1),
-            None => break,
-        }
-    }
-    cuts.push(stop);
-    let counts: Vec<u64> = (0..cuts.len() - 1)
-        .into_par_iter()
-        .map(|j| count_commas(cuts[j]..cuts[j + 1]))
-        .collect();
-    let commas: u64 = counts.iter().sum();
-    // Chunk starts: (byte position, file ordinal of the chunk's first edge), each cut
-    // moved on to the next integer whose index is a multiple of the edge width.
-    let mut starts = vec![(start, 0u64)];
-    let mut before = 0u64;
-    for j in 1..cuts.len() - 1 {
-        before += counts[j - 1];
-        let (mut p, mut c) = (cuts[j], before);
-        if p <= starts.last().map_or(start, |s| s.0) {
-            continue;
-        }
-        let mut need = (ef as u64 - c % ef as u64) % ef as u64;
-        while need > 0 {
-            match memchr::memchr(b',', &b[p..stop]) {
-                Some(k) => {
-                    p += k + 1;
-                    c += 1;
-                    need -= 1;
-                }
-                None => break,
-            }
-        }
-        if need > 0 {
-            break;
-        }
-        if p > starts.last().map_or(start, |s| s.0) {
-            starts.push((p, c / ef as u64));
-        }
-    }
-    let numbers =
-        commas + (end.is_some() && b[start..stop].iter().any(|c| c.is_ascii_digit())) as u64;
-    // A file cut inside the array may end with a whole number and no comma after it.
-    let total = (numbers / ef as u64) as usize + end.is_none() as usize;
-    let _ = declared;
-    let mut target = vec![0u32; total];
-    let mut ty = vec![0u8; total];
-    let mut slices = Vec::with_capacity(starts.len());
-    {
-        let (mut t_rest, mut y_rest) = (&mut target[..], &mut ty[..]);
-        for j in 0..starts.len() {
-            let ord = starts[j].1 as usize;
-            let next = starts
-                .get(j + 1)
-                .map_or(total, |s| s.1 as usize)
-                .clamp(ord, total);
-            let (t, tr) = std::mem::take(&mut t_rest).split_at_mut(next - ord);
-            let (y, yr) = std::mem::take(&mut y_rest).split_at_mut(next - ord);
-            t_rest = tr;
-            y_rest = yr;
-            slices.push((j, t, y));
-        }
-    }
-    let chunks: Vec<Chunk> = slices
-        .into_par_iter()
-        .map(|(j, t, y)| {
-            let (pos, ord) = starts[j];
-            let limit = starts.get(j + 1).map(|s| s.0);
-            read_edges_into(b, pos, limit, ord, cols, t, y, release)
-        })
-        .collect();
-    let mut out = EdgeCols::default();
-    let mut filled = 0usize;
-    for (j, c) in chunks.into_iter().enumerate() {
-        filled += c.count;
-        out.checkpoint.extend_from_slice(&c.checkpoint);
-        let whole = starts
-            .get(j + 1)
-            .is_none_or(|s| (s.1 - starts[j].1) as usize == c.count);
-        if c.cut.is_some() || c.error.is_some() || !whole {
-            out.cut = c.cut;
-            out.error = c.error;
-            if out.cut.is_none() && out.error.is_none() {
-                out.error = Some(ParseError::new(
-                    starts[j].0 as u64,
-                    "edges up to the next chunk",
-                    format!("{} of them", c.count),
-                ));
-            }
-            break;
-        }
-    }
-    target.truncate(filled);
-    ty.truncate(filled);
-    out.target = target;
-    out.ty = ty;
-    out
-}
-
-/// What one chunk of `edges` gave.
-struct Chunk {
-    count: usize,
-    checkpoint: Vec<u64>,
-    cut: Option<usize>,
-    error: Option<ParseError>,
-}
-
-/// Reads the edges from `start` up to (not including) `limit`, or to the array's end,
-/// into `target` and `ty`; `ord` is the file ordinal of the first one.
-#[allow(clippy::too_many_arguments)]
-fn read_edges_into(
-    b: &[u8],
-    start: usize,
-    limit: Option<usize>,
-    ord: u64,
-    cols: &Cols,
-    target: &mut [u32],
-    ty: &mut [u8],
-    release: &Release<'_>,
-) -> Chunk {
-    let mut out = Chunk {
-        count: 0,
-        checkpoint: Vec::new(),
-        cut: None,
-        error: None,
-    };
-    let nf = cols.nf as i64;
-    let (e_to, e_type) = (cols.e_to, cols.e_type);
-    let limit = limit.unwrap_or(usize::MAX);
-    let mut released = start;
-    let mut over = None;
-    // Edge names are read again when shown.
-    let needed = 1u64 << e_to | 1 << e_type;
-    let end = json::records_needing(b, start, cols.ef, needed, |rec, at| {
-        if at >= limit {
-            return false;
-        }
-        let k = out.count;
-        if k >= target.len() {
-            over = Some(at);
-            return false;
-        }
-        if (ord + k as u64) % 64 == 0 {
-            out.checkpoint.push(at as u64);
-            if out.checkpoint.len() % 4096 == 0 {
-                release(released..at);
-                released = at;
-            }
-        }
-        target[k] = node_ordinal(rec[e_to], nf);
-        ty[k] = rec[e_type].clamp(0, 255) as u8;
-        out.count += 1;
-        true
-    });
-    match end {
-        RecordsEnd::Cut(at) => out.cut = Some(at),
-        RecordsEnd::Bad(e) => out.error = Some(e),
-        RecordsEnd::Closed(_) | RecordsEnd::Stopped => {}
-    }
-    if let Some(at) = over {
-        out.error = Some(ParseError::new(
-            at as u64,
-            "no more edges than commas",
-            "more",
-        ));
     }
     out
 }
@@ -821,222 +251,6 @@ fn references(
     }
 }
 
-/// The objects "the page owns", as DevTools and memlab flag them before building the
-/// dominator tree: everything reachable over non-weak edges from the root's own edges,
-/// except its shortcut edges (to the global objects) and its element edge to the
-/// synthetic `(Document DOM trees)`. A reference from an object outside this set to one
-/// inside it does not retain (it would let a detached DOM tree, say, appear to own part
-/// of the live page). One bit per node; empty when there are no nodes.
-fn page_owned(
-    b: &[u8],
-    cols: &Cols,
-    nodes: &NodeCols,
-    edges: &EdgeCols,
-    strings: &[u64],
-) -> Vec<u64> {
-    let n = nodes.count;
-    if n == 0 {
-        return Vec::new();
-    }
-    let weak = cols.edge_type("weak");
-    let shortcut = cols.edge_type("shortcut");
-    let element = cols.edge_type("element");
-    let synthetic = cols.node_types.iter().position(|t| t == "synthetic");
-    let starts = EdgeStarts::new(nodes, edges);
-    let dom_trees = |t: usize| -> bool {
-        // Only the root's few edges ask: read the node's type and name from its record.
-        let rec = nodes
-            .blocks
-            .fields(b, cols.nf, n, t as ObjId)
-            .map(|r| (r[cols.n_type], r[cols.n_name]));
-        match rec {
-            Some((ty, name)) => {
-                Some(ty as usize) == synthetic
-                    && strings.get(name as usize).is_some_and(|&off| {
-                        json::decode_string(b, off as usize, 64).0 == "(Document DOM trees)"
-                    })
-            }
-            None => false,
-        }
-    };
-    let mut owned = vec![0u64; n.div_ceil(64)];
-    // Breadth first through a queue of at most `QUEUE` nodes (a stack takes the overflow,
-    // and is drawn on when the queue is empty), so that the next nodes to visit are known
-    // well ahead: each one's place in the edge columns and its edges are prefetched some
-    // nodes before it is reached. On the 6 M-node Node snapshot this walk took 80 ms, 72
-    // with an unbounded queue and 95 depth first; on the 65 M-node synthetic one 350 ms,
-    // 490-1,030 with an unbounded queue (and its 260 MB) and 320 depth first.
-    const QUEUE: usize = 1 << 16;
-    let mut queue = std::collections::VecDeque::with_capacity(QUEUE);
-    let mut overflow: Vec<u32> = Vec::new();
-    let visit = |t: usize,
-                 owned: &mut [u64],
-                 queue: &mut std::collections::VecDeque<u32>,
-                 overflow: &mut Vec<u32>| {
-        if owned[t / 64] >> (t % 64) & 1 == 0 {
-            owned[t / 64] |= 1 << (t % 64);
-            if queue.len() < QUEUE {
-                queue.push_back(t as u32);
-            } else {
-                overflow.push(t as u32);
-            }
-        }
-    };
-    for k in starts.range(0) {
-        let (t, ty) = (edges.target[k] as usize, Some(edges.ty[k] as i64));
-        if t >= n || ty == weak || ty == shortcut || (ty == element && dom_trees(t)) {
-            continue;
-        }
-        visit(t, &mut owned, &mut queue, &mut overflow);
-    }
-    /// How far ahead in the queue a node's edge start, and then its edges, are fetched.
-    const START_AHEAD: usize = 16;
-    const EDGES_AHEAD: usize = 8;
-    loop {
-        if let Some(&y) = queue.get(START_AHEAD) {
-            starts.prefetch(y as usize);
-        }
-        if let Some(&y) = queue.get(EDGES_AHEAD) {
-            let r = starts.range(y as usize);
-            prefetch(edges.target.get(r.start));
-            prefetch(edges.ty.get(r.start));
-        }
-        let Some(x) = queue.pop_front().or_else(|| overflow.pop()) else {
-            break;
-        };
-        for k in starts.range(x as usize) {
-            let t = edges.target[k] as usize;
-            if t < n && Some(edges.ty[k] as i64) != weak {
-                visit(t, &mut owned, &mut queue, &mut overflow);
-            }
-        }
-    }
-    owned
-}
-
-/// A hint to load the cache line of `x` (when there is one) before it is read.
-#[inline]
-fn prefetch<T>(x: Option<&T>) {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(r) = x {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        // SAFETY: a prefetch hint of an address inside a live borrow; it reads and writes
-        // nothing.
-        unsafe { _mm_prefetch(r as *const T as *const i8, _MM_HINT_T0) };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = x;
-}
-
-/// Where each node's edges start in the edge columns: the running sum of the nodes'
-/// `edge_count`, cut to the edges the file has, for the passes that walk edges before the
-/// graph's CSR exists. Four bytes per node while the edges number below 2^32 (always, in
-/// practice: that is a file of some 24 GB), eight beyond.
-enum EdgeStarts {
-    Narrow(Vec<u32>),
-    Wide(Vec<u64>),
-}
-
-impl EdgeStarts {
-    fn new(nodes: &NodeCols, edges: &EdgeCols) -> Self {
-        let m = edges.target.len() as u64;
-        let sums = || {
-            let mut sum = 0u64;
-            std::iter::once(0)
-                .chain(nodes.edge_count.iter().map(move |&ec| {
-                    sum += ec as u64;
-                    sum
-                }))
-                .map(move |s| s.min(m))
-        };
-        if m < u32::MAX as u64 {
-            EdgeStarts::Narrow(sums().map(|s| s as u32).collect())
-        } else {
-            EdgeStarts::Wide(sums().collect())
-        }
-    }
-
-    /// Asks the processor to load where node `x`'s edges start.
-    #[inline]
-    fn prefetch(&self, x: usize) {
-        match self {
-            EdgeStarts::Narrow(f) => prefetch(f.get(x)),
-            EdgeStarts::Wide(f) => prefetch(f.get(x)),
-        }
-    }
-
-    /// Node `x`'s edges.
-    #[inline]
-    fn range(&self, x: usize) -> std::ops::Range<usize> {
-        match self {
-            EdgeStarts::Narrow(f) => f[x] as usize..f[x + 1] as usize,
-            EdgeStarts::Wide(f) => f[x] as usize..f[x + 1] as usize,
-        }
-    }
-}
-
-/// DevTools' `propagateDOMState`: Blink writes `detachedness` only for DOM nodes that
-/// have a JavaScript wrapper, so a detached `<p>` made by the parser and never touched
-/// from JavaScript says 0 (unknown). DevTools spreads the known states along the edges
-/// between native nodes (not hidden or weak ones; any other node stops it): "attached"
-/// first, then "detached". Nodes that become detached move to the `Detached <name>`
-/// class. Returns how many native nodes are detached in the end.
-fn propagate_dom_state(cols: &Cols, nodes: &mut NodeCols, edges: &EdgeCols) -> u64 {
-    let n = nodes.count;
-    if nodes.detached.len() != n || !nodes.detached.iter().any(|&d| d != 0) {
-        return 0;
-    }
-    let Some(native) = cols.node_types.iter().position(|t| t == "native") else {
-        return 0;
-    };
-    let hidden = cols.edge_type("hidden");
-    let weak = cols.edge_type("weak");
-    let is_native =
-        |nodes: &NodeCols, i: usize| nodes.keys[nodes.class_key[i] as usize].0 as usize == native;
-    let starts = EdgeStarts::new(nodes, edges);
-    let mut queue: Vec<usize> = Vec::new();
-    for state in [1u8, 2] {
-        queue.extend((0..n).filter(|&i| nodes.detached[i] == state && is_native(nodes, i)));
-        while let Some(x) = queue.pop() {
-            for k in starts.range(x) {
-                let ty = Some(edges.ty[k] as i64);
-                if ty == hidden || ty == weak {
-                    continue;
-                }
-                let t = edges.target[k] as usize;
-                if t < n && nodes.detached[t] == 0 && is_native(nodes, t) {
-                    nodes.detached[t] = state;
-                    queue.push(t);
-                }
-            }
-        }
-    }
-    // Re-class the nodes that became detached.
-    let mut interned: HashMap<(u32, u32, bool), u32> = nodes
-        .keys
-        .iter()
-        .enumerate()
-        .map(|(i, &k)| (k, i as u32))
-        .collect();
-    let mut count = 0;
-    for i in 0..n {
-        if nodes.detached[i] == 2 && is_native(nodes, i) {
-            count += 1;
-            let (t, name, d) = nodes.keys[nodes.class_key[i] as usize];
-            if !d {
-                let key = (t, name, true);
-                let next = nodes.keys.len() as u32;
-                let c = *interned.entry(key).or_insert(next);
-                if c == next {
-                    nodes.keys.push(key);
-                }
-                nodes.class_key[i] = c;
-            }
-        }
-    }
-    count
-}
-
 /// Opens a V8 heap snapshot whose bytes `source` holds.
 pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError> {
     let b = source.bytes();
@@ -1065,7 +279,7 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
         let _ = s;
         rayon::join(
             || match sec.nodes {
-                Some(start) => read_nodes(b, start, cols, dn, sec.strings.len(), progress, release),
+                Some(start) => read_nodes(b, start, cols, dn, &sec.strings, progress, release),
                 None => NodeCols::default(),
             },
             || match sec.edges {
@@ -1247,11 +461,9 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
 
     let mut strings = sec.strings;
     strings.shrink_to_fit();
-    let name = |i: u32| -> String {
-        match strings.get(i as usize) {
-            Some(&off) => json::decode_string(b, off as usize, 1024).0,
-            None => format!("<string {i}>"),
-        }
+    let name = |i: u32| -> Option<String> {
+        let &off = strings.get(i as usize)?;
+        Some(json::decode_string(b, off as usize, 1024).0)
     };
     g.classes = nodes
         .keys

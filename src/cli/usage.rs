@@ -1,0 +1,182 @@
+//! Usage errors that say what was probably meant: a misspelt command (`histgram`), a class
+//! named without its package (`--class LeakyEntry`), three snapshots without `leaks`.
+//! Only the words of the errors live here; deciding that something is an error is the
+//! caller's.
+
+use clap::CommandFactory;
+
+use super::Cli;
+
+/// The commands of the command line, as clap knows them (`help` left out).
+fn command_names() -> Vec<String> {
+    Cli::command()
+        .get_subcommands()
+        .map(|c| c.get_name().to_string())
+        .filter(|n| n != "help")
+        .collect()
+}
+
+/// Levenshtein distance between `a` and `b` by characters, one row at a time.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (diagonal + usize::from(ca != cb))
+                .min(above + 1)
+                .min(row[j] + 1);
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
+/// The command `word` most likely misspells: the one nearest by edit distance, when it is
+/// at most 2 away (1 for words of up to 4 letters) and no other command is as near, or
+/// the only command that `word` begins (`hist`). `None` for a word that is a command.
+pub fn command_suggestion(word: &str) -> Option<String> {
+    let names = command_names();
+    if word.is_empty() || names.iter().any(|n| n == word) {
+        return None;
+    }
+    let lower = word.to_lowercase();
+    let starting: Vec<&String> = names.iter().filter(|n| n.starts_with(&lower)).collect();
+    if lower.len() >= 3 && starting.len() == 1 {
+        return Some(starting[0].clone());
+    }
+    let limit = if lower.chars().count() <= 4 { 1 } else { 2 };
+    let mut scored: Vec<(usize, &String)> = names
+        .iter()
+        .map(|n| (edit_distance(&lower, n), n))
+        .filter(|&(d, _)| d <= limit)
+        .collect();
+    scored.sort();
+    match scored.as_slice() {
+        [(d, n), rest @ ..] if rest.first().is_none_or(|(e, _)| e > d) => Some((*n).clone()),
+        _ => None,
+    }
+}
+
+/// The error for a first argument that is neither a file nor a command but close to one.
+pub fn unknown_command(word: &str, meant: &str) -> String {
+    format!(
+        "`{word}` is neither a file nor a command: did you mean `{meant}`? (see heaptui --help)"
+    )
+}
+
+/// The error for a number of snapshots the TUI does not open (it takes one or two).
+pub fn snapshot_count(n: usize) -> String {
+    if n == 3 {
+        "the TUI opens one snapshot, or two side by side; for three (baseline, target, \
+         final: memlab's method) use `heaptui leaks BASELINE TARGET FINAL`"
+            .to_string()
+    } else {
+        "usage: heaptui FILE | heaptui BASE TARGET | heaptui <COMMAND> ... (see heaptui --help)"
+            .to_string()
+    }
+}
+
+/// What to add to "no class named `wanted`": the class meant, when `wanted` is the end
+/// of exactly one class name after a separator (`LeakyEntry` of `holdout.LeakyEntry`,
+/// `Node` of `java.util.HashMap$Node`, `Order` of `package:app/model.dart::Order`) or
+/// equals one but for case; the candidates when there are a few; else nothing. `names`
+/// are the classes that have instances (what `--class` can pick from).
+pub fn class_suggestion<'a>(names: impl Iterator<Item = &'a str>, wanted: &str) -> String {
+    if wanted.is_empty() {
+        return String::new();
+    }
+    let lower = wanted.to_lowercase();
+    // The end of a name after a separator, with the case as given or, failing that, in
+    // any case (`string` for `java.lang.String`).
+    let ends = |n: &str, w: &str| {
+        n.len() > w.len()
+            && n.is_char_boundary(n.len() - w.len())
+            && n[..n.len() - w.len()]
+                .chars()
+                .next_back()
+                .is_some_and(|c| !c.is_alphanumeric() && c != '_')
+    };
+    let mut suffix: Vec<&str> = Vec::new();
+    let mut suffix_caseless: Vec<&str> = Vec::new();
+    let mut caseless: Vec<&str> = Vec::new();
+    for n in names {
+        if n.ends_with(wanted) && ends(n, wanted) {
+            suffix.push(n);
+        } else if n.to_lowercase() == lower {
+            caseless.push(n);
+        } else if n.to_lowercase().ends_with(&lower) && ends(&n.to_lowercase(), &lower) {
+            suffix_caseless.push(n);
+        }
+    }
+    if suffix.is_empty() && caseless.is_empty() {
+        suffix = suffix_caseless;
+    }
+    suffix.sort_unstable();
+    suffix.dedup();
+    let list = |v: &[&str]| {
+        v.iter()
+            .map(|n| format!("`{n}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match (suffix.as_slice(), caseless.as_slice()) {
+        ([one], _) => format!(": did you mean `{one}`?"),
+        ([], [one]) => format!(": did you mean `{one}`?"),
+        (several, _) if (2..=8).contains(&several.len()) => {
+            format!(": several classes end in `{wanted}`: {}", list(several))
+        }
+        (several, _) if several.len() > 8 => format!(
+            ": {} classes end in `{wanted}`, such as {}",
+            several.len(),
+            list(&several[..5])
+        ),
+        _ => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn misspelt_commands_are_found_and_commands_are_not_misspelt() {
+        assert_eq!(command_suggestion("histgram").as_deref(), Some("histogram"));
+        assert_eq!(command_suggestion("sumary").as_deref(), Some("summary"));
+        assert_eq!(
+            command_suggestion("dominator").as_deref(),
+            Some("dominators")
+        );
+        assert_eq!(command_suggestion("lekas").as_deref(), Some("leaks"));
+        assert_eq!(command_suggestion("insp").as_deref(), Some("inspect"));
+        assert_eq!(command_suggestion("histogram"), None);
+        assert_eq!(command_suggestion("app.hprof"), None);
+        assert_eq!(command_suggestion("x"), None);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("", "abc"), 3);
+    }
+
+    #[test]
+    fn a_class_is_suggested_by_a_unique_suffix_after_a_separator() {
+        let names = [
+            "holdout.LeakyEntry",
+            "holdout.NotLeakyEntry",
+            "java.util.HashMap$Node",
+            "java.util.TreeMap$Node",
+            "java.lang.String",
+        ];
+        let s = |w: &str| class_suggestion(names.iter().copied(), w);
+        assert_eq!(s("LeakyEntry"), ": did you mean `holdout.LeakyEntry`?");
+        assert_eq!(s("java.lang.string"), ": did you mean `java.lang.String`?");
+        assert_eq!(s("string"), ": did you mean `java.lang.String`?");
+        assert_eq!(s("leakyentry"), ": did you mean `holdout.LeakyEntry`?");
+        assert_eq!(
+            s("Node"),
+            ": several classes end in `Node`: `java.util.HashMap$Node`, `java.util.TreeMap$Node`"
+        );
+        assert_eq!(s("Nothing"), "");
+        assert_eq!(s("Entry"), "");
+    }
+}

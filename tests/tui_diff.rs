@@ -1,0 +1,161 @@
+//! The TUI's diff view of two snapshots (`heaptui BASE TARGET`), drawn into ratatui's
+//! `TestBackend` with scripted keys (the harness: `common/tui.rs`).
+
+mod common;
+
+use common::tui::*;
+use common::*;
+use heaptui::ui::app::App;
+use ratatui::backend::TestBackend;
+use ratatui::Terminal;
+
+fn diff_app(base: &str, target: &str) -> App {
+    let open = |f: &str| heaptui::open(&gunzipped(f), &heaptui::progress::Progress::new()).unwrap();
+    App::with_snapshots(open(base), open(target))
+}
+
+#[test]
+fn diff_view_sorts_by_delta_opens_both_sides_and_comes_back() {
+    // fixtures/java/growth: the program grew Cache.entries from 2,000 to 5,000 entries
+    // between the two dumps (expected.json), so 3,000 CacheEntry objects more.
+    let mut app = diff_app("java/growth/base.hprof.gz", "java/growth/target.hprof.gz");
+    let mut t = Terminal::new(TestBackend::new(100, 30)).unwrap();
+    let s = run(&mut app, &mut t, "");
+    assert!(
+        s.contains("classes changed, sorted by Δ shallow size"),
+        "{s}"
+    );
+    // The owner that grew, with its entries, below the table.
+    assert!(s.contains("Owners that grew most"), "{s}");
+    assert!(s.contains("(+3000 entries)"), "{s}");
+    // s: Δ retained, s again: Δ count; byte[] (+3,001) first, then CacheEntry (+3,000).
+    let s = run(&mut app, &mut t, "ss");
+    assert!(s.contains("sorted by Δ count"), "{s}");
+    let rows: Vec<&str> = s.lines().filter(|l| l.contains("+3,00")).collect();
+    assert!(rows[0].starts_with("byte[]"), "{s}");
+    assert!(rows[1].contains("dev.heaptui.growth.CacheEntry"), "{s}");
+    assert!(
+        rows[1].contains("2,000") && rows[1].contains("5,000"),
+        "{s}"
+    );
+    // Enter: both sides on the class, the target focused.
+    let s = run(&mut app, &mut t, "gj\n");
+    assert!(s.contains("BASE · java_growth_base.hprof"), "{s}");
+    assert!(s.contains("TARGET ◆ · java_growth_target.hprof"), "{s}");
+    assert!(s.contains("CacheEntry — 2,000 objects"), "{s}");
+    assert!(s.contains("CacheEntry — 5,000 objects"), "{s}");
+    // Into an object on the target side, then on the base side.
+    let s = run(&mut app, &mut t, "\n");
+    assert_eq!(
+        s.matches("Inspector — dev.heaptui.growth.CacheEntry")
+            .count(),
+        1,
+        "{s}"
+    );
+    assert!(
+        s.contains("CacheEntry — 2,000 objects"),
+        "base side untouched:\n{s}"
+    );
+    let s = run(&mut app, &mut t, "\tj\n");
+    assert!(s.contains("BASE ◆"), "{s}");
+    assert_eq!(
+        s.matches("Inspector — dev.heaptui.growth.CacheEntry")
+            .count(),
+        2,
+        "{s}"
+    );
+    // Back: the base side to its instances, then the table.
+    let s = run(&mut app, &mut t, "\u{1b}");
+    assert!(s.contains("CacheEntry — 2,000 objects"), "{s}");
+    let s = run(&mut app, &mut t, "\u{1b}");
+    assert!(s.contains("classes changed, sorted by Δ count"), "{s}");
+    // n: every class, the unchanged ones too.
+    let s = run(&mut app, &mut t, "n");
+    assert!(
+        s.contains("Diff — ") && !s.contains("classes changed"),
+        "{s}"
+    );
+    let all = s.split("Diff — ").nth(1).unwrap();
+    let (shown, total) = all.split_once(" of ").unwrap();
+    assert_eq!(shown, total.split(' ').next().unwrap(), "{s}");
+}
+
+#[test]
+fn diff_view_on_node_ids_lists_the_new_objects() {
+    // fixtures/node: 400 HeaptuiLeak objects created between baseline and target
+    // (expected.json); V8 node ids say which are new.
+    let mut app = diff_app(
+        "node/baseline.heapsnapshot.gz",
+        "node/target.heapsnapshot.gz",
+    );
+    let mut t = Terminal::new(TestBackend::new(120, 30)).unwrap();
+    // Δ count order: find HeaptuiLeak's row.
+    let s = run(&mut app, &mut t, "ss");
+    assert!(s.contains("by node id:") && s.contains(" new, "), "{s}");
+    let lines: Vec<&str> = s.lines().collect();
+    let header = lines.iter().position(|l| l.starts_with("Class")).unwrap();
+    let pos = lines[header + 1..]
+        .iter()
+        .position(|l| l.starts_with("HeaptuiLeak"))
+        .unwrap_or_else(|| panic!("{s}"));
+    // The selection follows its class across a re-sort: go to the top first.
+    let keys = "g".to_string() + &"j".repeat(pos) + "\n";
+    let s = run(&mut app, &mut t, &keys);
+    assert!(
+        s.contains("New instances of HeaptuiLeak — 400 objects"),
+        "{s}"
+    );
+    assert!(
+        s.contains("No instance of HeaptuiLeak in this snapshot"),
+        "{s}"
+    );
+    // n: all instances, the new ones marked.
+    let s = run(&mut app, &mut t, "n");
+    assert!(s.contains("Instances of HeaptuiLeak — 400 objects"), "{s}");
+    assert!(s.contains(" new "), "{s}");
+}
+
+#[test]
+fn the_diff_at_160_columns_shows_base_target_and_the_focused_side_s_object() {
+    let mut app = diff_app("java/growth/base.hprof.gz", "java/growth/target.hprof.gz");
+    let mut t = Terminal::new(TestBackend::new(160, 45)).unwrap();
+    run(&mut app, &mut t, "");
+    // Δ count: byte[] first, then CacheEntry (2,000 → 5,000).
+    let s = run(&mut app, &mut t, "ssgj\n");
+    assert!(s.contains("CacheEntry — 2,000 objects"), "{s}");
+    assert!(s.contains("CacheEntry — 5,000 objects"), "{s}");
+    // The third column inspects the target side's selected instance, and follows it
+    // (the loop's tick reads the width the last frame had).
+    app.tick();
+    let s = run(&mut app, &mut t, "");
+    assert!(s.contains("TARGET: the selected object"), "{s}");
+    assert_eq!(
+        s.matches("Inspector — dev.heaptui.growth.CacheEntry")
+            .count(),
+        1,
+        "{s}"
+    );
+    let status = |s: &str| s.lines().rev().nth(1).unwrap_or("").to_string();
+    let first = status(&s);
+    run(&mut app, &mut t, "j");
+    app.tick();
+    let s = run(&mut app, &mut t, "");
+    assert_ne!(status(&s), first);
+    let id = status(&s).rsplit(' ').next().unwrap().to_string();
+    assert!(
+        s.lines()
+            .any(|l| l.contains("Inspector — dev.heaptui.growth.CacheEntry") && l.contains(&id)),
+        "the inspector follows the selection to {id}:\n{s}"
+    );
+    // Tab: the base side focused, its object inspected.
+    run(&mut app, &mut t, "\t");
+    app.tick();
+    let s = run(&mut app, &mut t, "");
+    assert!(s.contains("BASE: the selected object"), "{s}");
+    // Narrower: two sides only, as before.
+    let mut t = Terminal::new(TestBackend::new(120, 40)).unwrap();
+    run(&mut app, &mut t, "");
+    app.tick();
+    let s = run(&mut app, &mut t, "");
+    assert!(!s.contains("the selected object"), "{s}");
+}

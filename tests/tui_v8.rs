@@ -1,0 +1,149 @@
+//! V8 snapshots (Node, Chromium) in the TUI, drawn into ratatui's `TestBackend` with
+//! scripted keys (the harness: `common/tui.rs`).
+
+mod common;
+
+use common::tui::*;
+use common::*;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use heaptui::ui::app::App;
+use ratatui::backend::TestBackend;
+use ratatui::Terminal;
+
+/// Filtering a V8 snapshot's `(string)` instances by text: the title counts every
+/// instance whose name and label match (counted here one by one over the whole class),
+/// the program's two-byte string is among the rows shown, and the matches keep the
+/// list's order (the filter decodes them in object order).
+#[test]
+fn v8_string_instances_filter_by_their_text() {
+    use fuzzy_matcher::skim::SkimMatcherV2;
+    use fuzzy_matcher::FuzzyMatcher;
+    let p = gunzipped("node/baseline.heapsnapshot.gz");
+    let snap = heaptui::open(&p, &heaptui::progress::Progress::new()).unwrap();
+    let class = snap
+        .graph
+        .classes
+        .iter()
+        .position(|c| c.name == "(string)")
+        .unwrap();
+    let pattern = "heaptui-two-byte";
+    let m = SkimMatcherV2::default();
+    let (mut all, mut want) = (0u64, 0u64);
+    for o in 0..snap.graph.len() as u32 {
+        if snap.graph.class_of.get(o as usize) as usize == class {
+            all += 1;
+            let text = format!(
+                "{} {}",
+                snap.object_name(o),
+                snap.label(o).unwrap_or_default()
+            );
+            want += m.fuzzy_match(&text, pattern).is_some() as u64;
+        }
+    }
+    assert!(want >= 1 && want < all / 10, "{want} of {all}");
+    let mut a = App::with_snapshot(p.clone(), snap);
+    let mut t = Terminal::new(TestBackend::new(200, 50)).unwrap();
+    let s = run(&mut a, &mut t, "\u{1b}/(string)\n\n");
+    assert!(s.contains("Instances of (string)"), "{s}");
+    let s = run(&mut a, &mut t, &format!("/{pattern}\n"));
+    let title = format!("{} match \"{pattern}\"", want);
+    assert!(s.contains(&title), "want {title}:\n{s}");
+    let e: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture("node/expected.json")).unwrap())
+            .unwrap();
+    let text = e["strings"]["twoByte"]["text"].as_str().unwrap();
+    // The text up to its first wide character, and after its last (a cell behind a
+    // wide character keeps what the buffer held there before).
+    let (head, tail) = (
+        text.split('日').next().unwrap(),
+        text.rsplit('本').next().unwrap(),
+    );
+    assert!(
+        s.lines().any(|l| l.contains(head) && l.contains(tail)),
+        "the string {text:?} is not shown:\n{s}"
+    );
+    // A wider pattern: the matches keep the list's order, largest retained first.
+    let s = run(&mut a, &mut t, "/\u{1b}/heaptui\n");
+    let bytes = |v: &str, unit: &str| -> f64 {
+        let v: f64 = v.replace(',', "").parse().unwrap();
+        v * match unit {
+            "B" => 1.0,
+            "KiB" => 1024.0,
+            "MiB" => 1048576.0,
+            u => panic!("unit {u}"),
+        }
+    };
+    let retained: Vec<f64> = s
+        .lines()
+        .filter(|l| l.starts_with('@'))
+        .map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            bytes(w[3], w[4])
+        })
+        .collect();
+    assert!(retained.len() >= 20, "{s}");
+    assert!(
+        retained.windows(2).all(|w| w[0] >= w[1]),
+        "not largest first: {retained:?}\n{s}"
+    );
+}
+
+#[test]
+fn the_filter_puts_substring_matches_before_fuzzy_ones_and_marks_each() {
+    let p = gunzipped("chromium/detached.heapsnapshot.gz");
+    let snap = heaptui::open(&p, &heaptui::progress::Progress::new()).unwrap();
+    let mut a = App::with_snapshot(p, snap);
+    a.on_key(&KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
+    let mut term = Terminal::new(TestBackend::new(120, 30)).unwrap();
+    let s = run(&mut a, &mut term, "/Detached <div\n");
+    let rows: Vec<&str> = s.lines().skip(2).collect();
+    assert!(rows[0].starts_with("^ Detached <div> "), "{s}");
+    // Fuzzy matches follow, marked as such, and no substring match comes after one.
+    let kinds: Vec<char> = rows
+        .iter()
+        .take_while(|l| l.starts_with(['=', '^', '+', '~']))
+        .map(|l| l.chars().next().unwrap())
+        .collect();
+    assert!(kinds.len() > 1 && kinds.contains(&'~'), "{s}");
+    assert!(
+        kinds.windows(2).all(|w| !(w[0] == '~' && w[1] != '~')),
+        "{s}"
+    );
+    // The CLI's --filter keeps the substring matches only, by the same matcher.
+    let f = fixture("chromium/detached.heapsnapshot.gz");
+    let out = heaptui(&[
+        "histogram",
+        f.to_str().unwrap(),
+        "--filter",
+        "Detached <div",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let classes = v["classes"].as_array().unwrap();
+    assert_eq!(classes.len(), 1);
+    assert!(classes[0]["class"]
+        .as_str()
+        .unwrap()
+        .starts_with("Detached <div"));
+}
+
+/// Issue 26: detached DOM elements are one row per tag in the TUI's histogram, and each
+/// instance shows its own attributes in the instance list (Chromium fixture: 40 detached
+/// cards, as the page counted them).
+#[test]
+fn detached_divs_are_one_row_and_each_instance_shows_its_attributes() {
+    let p = gunzipped("chromium/detached.heapsnapshot.gz");
+    let snap = heaptui::open(&p, &heaptui::progress::Progress::new()).unwrap();
+    let mut a = App::with_snapshot(p, snap);
+    a.on_key(&KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
+    let mut term = Terminal::new(TestBackend::new(120, 30)).unwrap();
+    let s = run(&mut a, &mut term, "/Detached <div\n\n");
+    assert!(
+        s.contains("Instances of Detached <div> — 40 objects"),
+        "{s}"
+    );
+    assert!(
+        s.contains("<div class=\"detached-card\" data-kind=\"card\">"),
+        "{s}"
+    );
+}
