@@ -84,3 +84,22 @@ fn every_pane_at_80x24_and_200x50() {
         }
     }
 }
+
+/// Issue 26's screens at 80×24 and 160×45: the dominator tree's top node with its
+/// children grouped by class (`g`), the merged paths of a class (`P`), and an instance
+/// list, which from 120 columns has the selected object's inspector beside it.
+const COCKPIT: &[(&str, &str)] = &[
+    ("grouped", "dlg"),
+    ("merged_paths", "/fixture.Session\nP"),
+    ("split", "/fixture.Session\n\n"),
+];
+
+#[test]
+fn the_cockpit_s_panes_at_80x24_and_160x45() {
+    for &(name, keys) in COCKPIT {
+        for (w, h) in [(80u16, 24u16), (160, 45)] {
+            let s = screen(keys, w, h);
+            insta::assert_snapshot!(format!("cockpit_{name}_{w}x{h}"), s);
+        }
+    }
+}

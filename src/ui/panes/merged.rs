@@ -19,7 +19,7 @@ use super::list::ListState;
 use super::{human, titled, Ctx, Outcome, Pane, Request};
 use crate::heap::{ClassId, ObjId};
 use crate::ui::keys::{action_for, Action};
-use crate::ui::text::sanitize;
+use crate::ui::text::{fit_parts, sanitize, Part};
 
 /// Instances whose paths are merged.
 pub const MAX_INSTANCES: usize = 10_000;
@@ -181,32 +181,29 @@ impl Pane for MergedPathsPane {
             .map(|i| {
                 let r = &self.rows[i];
                 let n = &self.nodes[r.node];
-                let mut s = "  ".repeat(r.depth.min(30));
+                let clean = |t: &str| sanitize(t).into_owned();
+                // Cut in the middle of the names, never at the id or the root kind.
+                let mut parts = vec![Part::shrink("  ".repeat(r.depth.min(30)), 2)];
                 if r.depth == 0 {
-                    s.push_str(&format!("[{}] ", snap.describe_roots(n.obj)));
+                    parts.push(Part::keep(format!(
+                        "[{}] ",
+                        clean(&snap.describe_roots(n.obj))
+                    )));
                 } else {
                     let from = self.nodes[n.parent].obj;
                     let e = snap.edge_label(from, n.obj).unwrap_or_else(|| "?".into());
-                    s.push_str(&format!("{e} → "));
+                    parts.push(Part::shrink(format!("{} → ", clean(&e)), 4));
                 }
-                s.push_str(&format!(
-                    "{} {}",
-                    snap.class_name(n.obj),
-                    snap.object_name(n.obj)
-                ));
+                parts.push(Part::shrink(clean(snap.class_name(n.obj)), 8));
+                parts.push(Part::keep(format!(" {}", clean(&snap.object_name(n.obj)))));
                 // The figures on the right, never cut: the name gives way.
                 let figures = format!(
                     "  {} objects, {} retained",
                     thousands(n.count),
                     human(n.retained)
                 );
-                let s = sanitize(&s).into_owned();
                 let room = w.saturating_sub(figures.chars().count());
-                let mut left: String = s.chars().take(room).collect();
-                if s.chars().count() > room && room > 0 {
-                    left.pop();
-                    left.push('…');
-                }
+                let left = fit_parts(parts, room);
                 let pad = room.saturating_sub(left.chars().count());
                 let text = format!("{left}{}{figures}", " ".repeat(pad));
                 Line::from(Span::styled(text, ctx.theme.row(i == self.list.selected)))
