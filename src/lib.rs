@@ -20,6 +20,7 @@ pub mod diff;
 pub mod error;
 pub mod format;
 pub mod heap;
+pub mod leaks;
 pub mod progress;
 pub mod source;
 pub mod suspects;

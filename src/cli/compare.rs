@@ -9,7 +9,6 @@ use crate::diff::DiffSort;
 use crate::error::{Error, Result};
 use crate::format::Snapshot;
 use crate::heap::dominators::Dominators;
-use crate::heap::ObjId;
 use crate::ui::text::{json_line, sanitize};
 
 /// `diff`: per class, counts and bytes in BASE and TARGET and their deltas, largest
@@ -152,16 +151,8 @@ pub fn diff(
     }
 }
 
-/// A leak group: the class and the shape of the retainer path.
-type GroupKey = (String, Vec<String>);
-
-/// `leaks`: the memlab method. Objects whose ids are in TARGET but not in BASELINE
-/// (allocated by the action under test) and still in FINAL (not freed by the clean-up),
-/// grouped by class and by the shape of their shortest retainer path in FINAL (the
-/// classes and reference names from the GC root down), largest retained size first. A
-/// group's retained size counts only members that no other member dominates. Needs ids
-/// that survive between snapshots (V8 node ids); other formats go through
-/// [`owner_leaks`].
+/// `leaks`: the memlab method ([`crate::leaks`]), printed. Needs ids that survive
+/// between snapshots (V8 node ids); other formats go through [`owner_leaks`].
 pub fn leaks(
     a: &Snapshot,
     b: &Snapshot,
@@ -171,127 +162,39 @@ pub fn leaks(
     top: usize,
     internal: bool,
 ) -> Result<()> {
-    use std::collections::{HashMap, HashSet};
-    let (Some((_, ia)), Some((_, ib)), Some((kind, ic))) =
-        (a.persistent_ids(), b.persistent_ids(), c.persistent_ids())
-    else {
+    let Some(ids) = crate::leaks::LeakIds::of(a, b) else {
         return Err(Error::Usage(
             "leaks by object needs ids that survive between snapshots (V8 node ids)".into(),
         ));
     };
-    let base: HashSet<u64> = ia.into_iter().collect();
-    // Id 0 is "no id" (a Dart object without an identity hash): never a leak.
-    let target: HashSet<u64> = ib
-        .into_iter()
-        .filter(|id| *id != 0 && !base.contains(id))
-        .collect();
-    let g = &c.graph;
-    let mut leaked: Vec<ObjId> = (0..g.len() as ObjId)
-        .filter(|&o| target.contains(&ic[o as usize]))
-        .collect();
-    let members: HashSet<ObjId> = leaked.iter().copied().collect();
-    // The engine's own objects (code, shapes, system and synthetic nodes) are folded into
-    // what holds them: listed only when asked for, or when no leaked object of the
-    // program's own holds them.
-    let mut folded = 0usize;
-    if !internal {
-        let is_internal = |o: ObjId| {
-            let n = c.class_name(o);
-            matches!(
-                n,
-                "(compiled code)" | "(object shape)" | "(system)" | "(synthetic)" | "(code)"
-            ) || n.starts_with("system / ")
-        };
-        leaked.retain(|&o| {
-            let fold = is_internal(o)
-                && d.dominator_chain(o)
-                    .iter()
-                    .any(|x| members.contains(x) && !is_internal(*x));
-            folded += fold as usize;
-            !fold
-        });
-    }
-    // Group by class and path shape (paths only for the first 20,000 objects).
-    let mut groups: HashMap<GroupKey, Vec<ObjId>> = HashMap::new();
-    let mut paths: HashMap<GroupKey, Vec<ObjId>> = HashMap::new();
-    for (k, &o) in leaked.iter().enumerate() {
-        let path = if k < 20_000 {
-            crate::heap::paths::to_roots(g, o, 1, false)
-                .into_iter()
-                .next()
-        } else {
-            None
-        };
-        let shape: Vec<String> = path
-            .as_ref()
-            .map(|p| {
-                p.iter()
-                    .enumerate()
-                    .take(p.len().saturating_sub(1))
-                    .map(|(i, &x)| {
-                        let edge = p
-                            .get(i + 1)
-                            .and_then(|&n| c.edge_label(x, n))
-                            .unwrap_or_default();
-                        // Element indexes (and numbered slots) do not tell paths apart.
-                        let bare = edge.trim_start_matches('[').trim_end_matches(']');
-                        let edge = if !bare.is_empty() && bare.bytes().all(|b| b.is_ascii_digit()) {
-                            "[*]".to_string()
-                        } else {
-                            edge
-                        };
-                        format!("{} .{edge}", c.class_name(x))
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        let key = (c.class_name(o).to_string(), shape);
-        if let Some(p) = path {
-            paths.entry(key.clone()).or_insert(p);
-        }
-        groups.entry(key).or_default().push(o);
-    }
-    let mut rows: Vec<(u64, GroupKey, Vec<ObjId>)> = groups
-        .into_iter()
-        .map(|(key, objs)| {
-            let set: HashSet<ObjId> = objs.iter().copied().collect();
-            let retained = objs
-                .iter()
-                .filter(|&&o| {
-                    !d.dominator_chain(o)
-                        .iter()
-                        .any(|x| set.contains(x) && members.contains(x))
-                })
-                .map(|&o| d.retained(o).unwrap_or(0))
-                .sum();
-            (retained, key, objs)
-        })
-        .collect();
-    rows.sort_by(|x, y| {
-        y.0.cmp(&x.0)
-            .then(y.2.len().cmp(&x.2.len()))
-            .then(x.1.cmp(&y.1))
-    });
+    let Some(r) = crate::leaks::find(&ids, c, d, internal) else {
+        return Err(Error::Usage(
+            "leaks by object needs ids that survive between snapshots (V8 node ids)".into(),
+        ));
+    };
+    let (kind, folded) = (&r.kind, r.folded);
+    let leaked_len = r.objects - r.folded;
     if as_json {
-        let list: Vec<Json> = rows
+        let list: Vec<Json> = r
+            .clusters
             .iter()
             .take(top)
-            .map(|(ret, key, objs)| {
-                let path = paths.get(key).map(|p| path_json(c, p)).unwrap_or_default();
-                json!({"class": key.0, "count": objs.len(), "retained_bytes": ret,
-                       "example": c.object_name(objs[0]), "path": path})
+            .map(|k| {
+                let path = k.path.as_ref().map(|p| path_json(c, p)).unwrap_or_default();
+                json!({"class": k.class, "count": k.objects.len(), "retained_bytes": k.retained,
+                       "example": c.object_name(k.objects[0]), "path": path})
             })
             .collect();
         println!(
             "{}",
             json_line(&json!({"leaks": list, "matched_by": kind,
-                              "objects": leaked.len() + folded, "folded_internal": folded}))
+                              "objects": leaked_len + folded, "folded_internal": folded}))
         );
         return Ok(());
     }
     println!(
         "{} objects allocated between the baseline and the target are still in the final snapshot (matched by {kind})",
-        leaked.len() + folded
+        leaked_len + folded
     );
     if folded > 0 {
         println!(
@@ -299,10 +202,15 @@ pub fn leaks(
         );
     }
     println!("     RETAINED    COUNT  CLASS / RETAINED BY");
-    for (ret, key, objs) in rows.iter().take(top) {
-        println!("{ret:>13} {:>8}  {}", objs.len(), sanitize(&key.0));
-        if !key.1.is_empty() {
-            println!("{:>24}{}", "", sanitize(&key.1.join(" → ")));
+    for k in r.clusters.iter().take(top) {
+        println!(
+            "{:>13} {:>8}  {}",
+            k.retained,
+            k.objects.len(),
+            sanitize(&k.class)
+        );
+        if !k.shape.is_empty() {
+            println!("{:>24}{}", "", sanitize(&k.shape.join(" → ")));
         }
     }
     Ok(())
