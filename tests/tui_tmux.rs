@@ -643,3 +643,54 @@ fn resizing_then_quitting_leaves_the_shell_s_screen_as_it_was() {
     assert!(!s.contains("java.lang"), "{s}");
     assert_eq!(t.modes(), "0 1");
 }
+
+/// `heaptui BASELINE TARGET FINAL`: memlab's three-snapshot view on the Node fixtures.
+/// The program left 250 of the 400 `HeaptuiLeak`s it made between the baseline and the
+/// target in `globalThis.heaptuiLeaks` (fixtures/node/expected.json): one cluster, held
+/// through that array, whose objects `Enter` lists.
+#[test]
+fn three_snapshots_open_the_leak_clusters() {
+    let expected: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture("node/expected.json")).unwrap())
+            .unwrap();
+    let left = expected["snapshots"][2]["counts"]["HeaptuiLeak"]
+        .as_u64()
+        .unwrap();
+    let f = |n: &str| {
+        fixture(&format!("node/{n}.heapsnapshot.gz"))
+            .display()
+            .to_string()
+    };
+    let Some(t) = Tmux::start(
+        "leaks",
+        &format!(
+            "{} {} {} {}",
+            env!("CARGO_BIN_EXE_heaptui"),
+            f("baseline"),
+            f("target"),
+            f("final")
+        ),
+    ) else {
+        return;
+    };
+    t.tmux(&["resize-window", "-x", "140", "-y", "30"]);
+    let s = t.wait_until("the clusters", |s| {
+        s.contains("Leaks — ") && s.contains("still in FINAL (by ")
+    });
+    let row = s
+        .lines()
+        .find(|l| l.contains(" HeaptuiLeak ") && l.contains("← global .heaptuiLeaks"))
+        .unwrap_or_else(|| panic!("{s}"));
+    assert!(row.contains(&format!(" {left}  HeaptuiLeak")), "{row}\n{s}");
+    // The CLI's `leaks` lists the same first clusters.
+    let k = s.lines().position(|l| l == row).unwrap();
+    let keys: Vec<&str> = std::iter::repeat_n("j", k - 1).collect();
+    t.keys(&keys);
+    t.keys(&["Enter"]);
+    let s = t.wait_for("Leaked instances of HeaptuiLeak");
+    assert!(
+        s.contains(&format!("Leaked instances of HeaptuiLeak — {left} objects")),
+        "{s}"
+    );
+    t.keys(&["q"]);
+}

@@ -429,6 +429,7 @@ pub fn run(cli: Cli) -> Result<()> {
             match cli.files.len() {
                 1 => crate::ui::run(&cli.files[0]),
                 2 => crate::ui::run_diff(&cli.files[0], &cli.files[1]),
+                3 => crate::ui::run_leaks(&cli.files[0], &cli.files[1], &cli.files[2]),
                 n => Err(Error::Usage(usage::snapshot_count(n))),
             }
         }

@@ -67,16 +67,11 @@ pub fn unknown_command(word: &str, meant: &str) -> String {
     )
 }
 
-/// The error for a number of snapshots the TUI does not open (it takes one or two).
-pub fn snapshot_count(n: usize) -> String {
-    if n == 3 {
-        "the TUI opens one snapshot, or two side by side; for three (baseline, target, \
-         final: memlab's method) use `heaptui leaks BASELINE TARGET FINAL`"
-            .to_string()
-    } else {
-        "usage: heaptui FILE | heaptui BASE TARGET | heaptui <COMMAND> ... (see heaptui --help)"
-            .to_string()
-    }
+/// The error for a number of snapshots the TUI does not open (it takes one, two or three).
+pub fn snapshot_count(_n: usize) -> String {
+    "usage: heaptui FILE | heaptui BASE TARGET | heaptui BASELINE TARGET FINAL | heaptui \
+     <COMMAND> ... (see heaptui --help)"
+        .to_string()
 }
 
 /// What to add to "no class named `wanted`": the class meant, when `wanted` is the end

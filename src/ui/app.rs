@@ -58,6 +58,8 @@ pub struct Ready {
     pub dom: Option<Arc<Dominators>>,
     /// The leak suspects, found with the dominator tree.
     pub suspects: Option<Arc<crate::suspects::Report>>,
+    /// The three-snapshot view's leaks (`heaptui BASELINE TARGET FINAL`).
+    pub leaks: Option<crate::ui::panes::leaks::Leaks>,
     /// A key was pressed: the user is busy, and the suspects do not take the screen
     /// from them when they arrive.
     pub touched: bool,
@@ -98,6 +100,7 @@ impl Ready {
             summary: Default::default(),
             dom: None,
             suspects: None,
+            leaks: None,
             touched: false,
             detail: None,
             focus_detail: false,
@@ -358,6 +361,35 @@ impl Ready {
             Request::Threads => Box::new(ThreadsPane::new(&ctx)),
             Request::Snapshots => Box::new(SnapshotsPane::new(&ctx)),
             Request::MergedPaths(c) => Box::new(MergedPathsPane::new(c)),
+            Request::Leaks => match &self.leaks {
+                Some(l) => Box::new(crate::ui::panes::leaks::LeaksPane::new(l.clone())),
+                None => return,
+            },
+            Request::LeakCluster(i) => {
+                let Some(c) = self
+                    .leaks
+                    .as_ref()
+                    .and_then(|l| l.1.get())
+                    .and_then(|r| r.clusters.get(i))
+                else {
+                    return;
+                };
+                let Some(&first) = c.objects.first() else {
+                    return;
+                };
+                // The cluster's objects, as the diff view lists the new ones of a class.
+                let g = &self.snap.graph;
+                let mut mask = vec![false; g.len()];
+                for &o in &c.objects {
+                    mask[o as usize] = true;
+                }
+                let class = g.class_of.get(first as usize);
+                Box::new(InstancesPane::with_changed(
+                    class,
+                    &ctx,
+                    Some((Arc::new(mask), "leaked")),
+                ))
+            }
             Request::Suspects(waste) => match &self.suspects {
                 Some(r) => Box::new(SuspectsPane::new(
                     r.clone(),
@@ -442,6 +474,9 @@ pub struct App {
     /// built, and where it comes from.
     pub early: Option<HistogramPane>,
     early_rx: Option<Receiver<crate::format::hprof::QuickHistogram>>,
+    /// The three-snapshot view: BASELINE's and TARGET's ids, read beside FINAL.
+    leaks_rx: Option<Receiver<Result<Option<crate::leaks::LeakIds>>>>,
+    leaks_ids: Option<Result<Option<crate::leaks::LeakIds>>>,
     /// The summary lines of the snapshot being loaded, filled in by the loading thread.
     summary_cell: Arc<std::sync::OnceLock<Vec<(String, String)>>>,
     /// Set while the loading thread has an index cache entry still to write: quitting
@@ -613,6 +648,62 @@ impl App {
         app
     }
 
+    /// `heaptui BASELINE TARGET FINAL`: FINAL opened as one snapshot is, BASELINE and
+    /// TARGET read beside it for their ids; once FINAL's dominator tree is ready, the
+    /// leak clusters are the first screen.
+    pub fn load_leaks(baseline: PathBuf, target: PathBuf, final_: PathBuf) -> Self {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let quiet = Progress::new();
+            let ids = crate::format::open(&baseline, &quiet).and_then(|a| {
+                let b = crate::format::open(&target, &quiet)?;
+                Ok(crate::leaks::LeakIds::of(&a, &b))
+            });
+            let _ = tx.send(ids);
+        });
+        let mut app = Self::load(final_);
+        app.leaks_rx = Some(rx);
+        // The leaks, not the suspects, take the screen.
+        app.busy = true;
+        app
+    }
+
+    /// The three-snapshot view's ids, once they and FINAL's dominator tree are both
+    /// ready: the leak clusters opened on top.
+    fn leaks_arrive(&mut self) {
+        if let Some(rx) = &self.leaks_rx {
+            match rx.try_recv() {
+                Ok(r) => {
+                    self.leaks_ids = Some(r);
+                    self.leaks_rx = None;
+                }
+                Err(TryRecvError::Disconnected) => self.leaks_rx = None,
+                Err(TryRecvError::Empty) => {}
+            }
+        }
+        let Screen::Ready(r) = &mut self.screen else {
+            return;
+        };
+        if r.dom.is_none() {
+            return;
+        }
+        match self.leaks_ids.take() {
+            Some(Ok(Some(ids))) => {
+                r.leaks = Some((Arc::new(ids), Default::default()));
+                r.open(Request::Leaks, &self.theme);
+            }
+            Some(Ok(None)) => {
+                self.message = Some(
+                    "these snapshots keep no ids that survive between them: `heaptui leaks` \
+                     matches the owners that grew instead"
+                        .into(),
+                )
+            }
+            Some(Err(e)) => self.message = Some(format!("BASELINE or TARGET: {e}")),
+            None => {}
+        }
+    }
+
     /// An app waiting for `rx` (nothing to wait for in tests: `None`) and `dom_rx`.
     fn loading(
         path: PathBuf,
@@ -631,6 +722,8 @@ impl App {
             rx,
             early: None,
             early_rx: None,
+            leaks_rx: None,
+            leaks_ids: None,
             summary_cell: Default::default(),
             cache_writing: Default::default(),
             cache_hurry: Default::default(),
@@ -752,6 +845,7 @@ impl App {
 
     /// Picks up the background thread's results, if it has any.
     pub fn tick(&mut self) {
+        self.leaks_arrive();
         match &mut self.screen {
             Screen::Ready(r) => {
                 r.wide = self.width.get() >= WIDE;

@@ -20,6 +20,11 @@ pub fn run(path: &Path) -> Result<()> {
     run_app(&[path])
 }
 
+/// `heaptui BASELINE TARGET FINAL`: memlab's three-snapshot view, the leaks.
+pub fn run_leaks(baseline: &Path, target: &Path, final_: &Path) -> Result<()> {
+    run_app(&[baseline, target, final_])
+}
+
 /// `heaptui BASE TARGET`: the TUI's diff view.
 pub fn run_diff(base: &Path, target: &Path) -> Result<()> {
     run_app(&[base, target])
@@ -27,9 +32,11 @@ pub fn run_diff(base: &Path, target: &Path) -> Result<()> {
 
 fn run_app(paths: &[&Path]) -> Result<()> {
     if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
-        return Err(Error::Usage(
-            "the TUI needs a terminal; for scripts use `heaptui summary FILE` or `heaptui histogram FILE`".into(),
-        ));
+        return Err(Error::Usage(if paths.len() == 3 {
+            "the TUI needs a terminal; for scripts use `heaptui leaks BASELINE TARGET FINAL`".into()
+        } else {
+            "the TUI needs a terminal; for scripts use `heaptui summary FILE` or `heaptui histogram FILE`".into()
+        }));
     }
     // Fail before taking over the screen when a file cannot even be opened.
     for &path in paths {
@@ -39,6 +46,7 @@ fn run_app(paths: &[&Path]) -> Result<()> {
     let mut app = match paths {
         [one] => app::App::load(one.to_path_buf()),
         [base, target] => app::App::load_diff(base.to_path_buf(), target.to_path_buf()),
+        [a, b, c] => app::App::load_leaks(a.to_path_buf(), b.to_path_buf(), c.to_path_buf()),
         _ => return Err(Error::Usage("heaptui FILE or heaptui BASE TARGET".into())),
     };
     let io_err = |e: std::io::Error| Error::io(Path::new("<terminal>"), e);

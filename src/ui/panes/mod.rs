@@ -5,6 +5,7 @@
 pub mod histogram;
 pub mod inspector;
 pub mod instances;
+pub mod leaks;
 pub mod list;
 pub mod merged;
 pub mod snapshots;
@@ -49,6 +50,10 @@ pub enum Request {
     Suspects(bool),
     /// The shortest paths of a class's instances from the GC roots, merged.
     MergedPaths(ClassId),
+    /// The three-snapshot view's leak clusters.
+    Leaks,
+    /// The objects of leak cluster N.
+    LeakCluster(usize),
 }
 
 /// What a pane did with a key.
