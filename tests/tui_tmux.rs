@@ -694,3 +694,67 @@ fn three_snapshots_open_the_leak_clusters() {
     );
     t.keys(&["q"]);
 }
+
+/// Issue 26's cockpit, as a person drives it at 160×45 on the Java leak fixture: the
+/// instance list with the inspector beside it, the sessions map's table grouped by
+/// class in the dominator tree, and the merged paths of every `Session` with counts
+/// (12,000 sessions, truth.json).
+#[test]
+fn the_cockpit_at_160x45_splits_groups_and_merges() {
+    let t: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture("java/leak/truth.json")).unwrap())
+            .unwrap();
+    let sessions = t["plants"]["session_cache"]["count"].as_u64().unwrap();
+    let Some(tm) = Tmux::start(
+        "cockpit",
+        &format!(
+            "{} {}",
+            env!("CARGO_BIN_EXE_heaptui"),
+            fixture("java/leak/heap-live.hprof.gz").display()
+        ),
+    ) else {
+        return;
+    };
+    tm.tmux(&["resize-window", "-x", "160", "-y", "45"]);
+    tm.wait_for_index();
+    // The list and, beside it, the inspector of its selected object.
+    tm.keys(&["/", "com.example.Session", "Enter", "Enter"]);
+    let s = tm.wait_until("the split", |s| {
+        s.contains("Instances of com.example.Session")
+            && s.contains("Inspector — com.example.Session")
+    });
+    let line = s
+        .lines()
+        .find(|l| l.contains("Instances of com.example.Session"))
+        .unwrap();
+    assert!(line.contains("Inspector — "), "side by side:\n{s}");
+    // The suspects: the sessions map (second), its dominator tree, its table grouped.
+    tm.keys(&["!"]);
+    tm.wait_for("Leak suspects");
+    tm.keys(&["j", "d"]);
+    tm.wait_for("Dominator tree — below java.util.HashMap");
+    tm.keys(&["j", "g"]);
+    let s = tm.wait_for(" × java.util.HashMap$Node");
+    assert!(s.contains("▸ 7,321 × java.util.HashMap$Node"), "{s}");
+    // The merged paths of every session, through the one map (H keeps the filter).
+    tm.keys(&["H", "P"]);
+    let s = tm.wait_until("the merged paths", |s| {
+        s.contains("Merged paths from GC roots — ") && s.contains(" objects,")
+    });
+    assert!(
+        s.contains(&format!(
+            "10,000 of {} com.example.Session",
+            sessions
+                .to_string()
+                .as_bytes()
+                .rchunks(3)
+                .rev()
+                .map(|c| std::str::from_utf8(c).unwrap())
+                .collect::<Vec<_>>()
+                .join(",")
+        )),
+        "{s}"
+    );
+    assert!(s.contains("10,000 objects"), "{s}");
+    tm.keys(&["q"]);
+}
