@@ -1,0 +1,319 @@
+//! Suspects in words: the title, the kind and holder, the holder's reference named as a
+//! user reads it, and short names.
+
+use super::*;
+
+/// The member the title names: the largest that is not the object's own class nor its
+/// plumbing.
+pub(super) fn headline_member<'a>(snap: &Snapshot, s: &'a Suspect) -> Option<&'a Member> {
+    let own = snap.graph.class_of.get(s.object as usize);
+    let acc = s
+        .accumulation
+        .map(|(a, _)| snap.graph.class_of.get(a as usize));
+    s.members.iter().find(|m| {
+        m.class != own
+            && Some(m.class) != acc
+            && !is_structural(snap.format, &snap.graph.classes[m.class as usize].name)
+    })
+}
+
+pub(super) fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+/// The suspect in words: `CLASS in HOLDER holds COUNT MEMBER`, or for several of one
+/// shape `N × CLASS in HOLDER hold COUNT MEMBER`.
+pub(super) fn title(snap: &Snapshot, s: &Suspect) -> String {
+    let class = short(snap.class_name(s.object), 60);
+    let (mut t, verb) = if s.objects > 1 {
+        let n = thousands(s.objects);
+        (format!("{n} × {class} in {}", shape_of(&s.holder)), "hold")
+    } else {
+        (format!("{class} in {}", s.holder), "holds")
+    };
+    if let Some(m) = headline_member(snap, s) {
+        t.push_str(&format!(
+            " {verb} {} {}",
+            thousands(m.count),
+            short(&snap.graph.classes[m.class as usize].name, 60)
+        ));
+    }
+    t
+}
+
+/// The suspect's kind in a word and its holder in words.
+pub(super) fn kind_and_holder(
+    snap: &Snapshot,
+    d: &Dominators,
+    o: ObjId,
+    path: &[ObjId],
+    members: &[Member],
+    has_backing: bool,
+) -> (&'static str, String) {
+    let name = snap.class_name(o);
+    let chain = d.dominator_chain(o);
+    // Java: a thread-local of a thread (the dominators above hold the map).
+    if snap.format == Format::Hprof {
+        if let Some(pos) = chain
+            .iter()
+            .position(|&x| snap.class_name(x) == "java.lang.ThreadLocal$ThreadLocalMap")
+        {
+            let thread = chain[pos + 1..]
+                .iter()
+                .copied()
+                .find(|&x| is_thread(snap, x))
+                .or_else(|| {
+                    let r = snap.graph.referrers(chain[pos]);
+                    r.iter().copied().find(|&x| is_thread(snap, x))
+                });
+            let who = thread
+                .and_then(|t| snap.label(t))
+                .unwrap_or_else(|| "?".to_string());
+            return ("thread-local", format!("thread-local of thread {who}"));
+        }
+    }
+    let holder = holder_words(snap, path, o);
+    if name.starts_with("Detached ") {
+        return ("detached DOM", holder);
+    }
+    if is_thread(snap, o) {
+        return ("thread", holder);
+    }
+    if path.len() == 1
+        && snap
+            .graph
+            .roots_of(o)
+            .iter()
+            .any(|r| r.kind == RootKind::GoroutineFrame)
+    {
+        return ("goroutine", holder);
+    }
+    let listeners = holder.contains("_events")
+        || holder.to_ascii_lowercase().contains("listener")
+        || members.iter().take(4).any(|m| {
+            let n = brief(snap.format, &snap.graph.classes[m.class as usize].name);
+            n.contains("Listener") || n.contains("Callback") || n.contains("Handler")
+        });
+    let collectionish =
+        has_backing || is_collection(snap.format, name) || is_structural(snap.format, name);
+    if listeners && collectionish {
+        return ("listeners", holder);
+    }
+    if is_collection(snap.format, name) && !name.ends_with("[]") && name != "Array" {
+        return ("collection", holder);
+    }
+    let via_context = path.len() >= 2
+        && matches!(
+            snap.class_name(path[path.len() - 2]),
+            "system / Context" | "(closure)"
+        );
+    if via_context || name == "(closure)" {
+        return ("closure", holder);
+    }
+    if name.ends_with("[]") || name == "(array)" || name == "Array" {
+        return ("array", holder);
+    }
+    ("object", holder)
+}
+
+pub(super) fn is_thread(snap: &Snapshot, o: ObjId) -> bool {
+    if snap.format != Format::Hprof {
+        return false;
+    }
+    snap.graph
+        .roots_of(o)
+        .iter()
+        .any(|r| r.kind == RootKind::ThreadObject)
+        || snap.class_name(o) == "java.lang.Thread"
+}
+
+/// The reference that keeps `o`, in words, from the last steps of its path.
+pub fn holder_words(snap: &Snapshot, path: &[ObjId], o: ObjId) -> String {
+    if path.len() < 2 {
+        if snap.format == Format::Go {
+            if let Some(r) = snap
+                .graph
+                .roots_of(o)
+                .iter()
+                .find(|r| matches!(r.kind, RootKind::DataSegment | RootKind::BssSegment))
+            {
+                let seg = if r.kind == RootKind::BssSegment {
+                    "bss"
+                } else {
+                    "data"
+                };
+                return format!("global variable at {seg} +0x{:x}", r.frame);
+            }
+        }
+        let roots = snap.describe_roots(o);
+        return if roots.is_empty() {
+            "no path from a GC root".to_string()
+        } else {
+            format!("GC root ({roots})")
+        };
+    }
+    if snap.format == Format::MoarVm {
+        if let Some(w) = moar_lexical(snap, o) {
+            return w;
+        }
+    }
+    let mut words = Vec::new();
+    let mut i = path.len() - 1;
+    // Up to three references, while the holder is plumbing (an array, an entry).
+    while i >= 1 && words.len() < 3 {
+        let (from, to) = (path[i - 1], path[i]);
+        let label = short(&snap.edge_label(from, to).unwrap_or_else(|| "?".into()), 60);
+        let fc = short(snap.class_name(from), 60);
+        let fc = if fc.is_empty() {
+            snap.describe_roots(from)
+        } else {
+            fc
+        };
+        let fc = fc.as_str();
+        if snap.format == Format::V8 && fc == "system / Context" {
+            // The function whose context it is, when the path came through it.
+            let f = (i >= 2 && snap.class_name(path[i - 2]) == "(closure)")
+                .then(|| snap.label(path[i - 2]))
+                .flatten();
+            words.push(match f {
+                Some(f) => format!("closure variable {label} of {f}"),
+                None => format!("closure variable {label}"),
+            });
+            break;
+        }
+        let w = match snap.format {
+            Format::Hprof if fc == "java.lang.Class" => {
+                let class = snap
+                    .label(from)
+                    .map(|l| l.trim_start_matches("class ").to_string())
+                    .unwrap_or_else(|| fc.to_string());
+                format!("static {class}.{}", label.trim_start_matches("static "))
+            }
+            Format::Dart if fc == "Isolate" => format!("static {label}"),
+            _ if fc.is_empty() => label.clone(),
+            Format::V8 if fc == "global" || fc.starts_with("Window") => format!("global {label}"),
+            Format::V8 if fc == "(synthetic)" => {
+                format!("{label} of {}", snap.describe_roots(from))
+            }
+            Format::V8 if fc == "(closure)" => match snap.label(from) {
+                Some(f) => format!("property {label} of {f}"),
+                None => format!("property {label} of (closure)"),
+            },
+            Format::V8 => format!("property {label} of {fc}"),
+            Format::Hprof | Format::Dart => format!("field {label} of {fc}"),
+            Format::MoarVm if label == "unknown" => format!("an attribute of {fc}"),
+            _ => format!("{label} of {fc}"),
+        };
+        // A V8 plain object on the way is a holder's part too (`_events` of an
+        // EventEmitter).
+        let plain = snap.format == Format::V8 && fc == "Object";
+        let done = !(is_structural(snap.format, fc) || plain) || i == 1;
+        words.push(w);
+        if done {
+            break;
+        }
+        i -= 1;
+    }
+    if i == 1 && words.len() < 3 {
+        let first = path[0];
+        let fc = snap.class_name(first);
+        // Rooted directly: say by what, unless the holder already names it.
+        if !matches!(
+            fc,
+            "java.lang.Class" | "global" | "Window" | "system / Context" | "Isolate"
+        ) && snap.format != Format::V8
+        {
+            let roots = snap.describe_roots(first);
+            if !roots.is_empty() {
+                words.push(format!("GC root ({roots})"));
+            }
+        }
+    }
+    // V8: `property tick of Object in property _events of EventBus` reads as
+    // `property _events.tick of EventBus`.
+    let mut merged: Vec<String> = Vec::new();
+    for w in words {
+        if let Some(prev) = merged.last_mut() {
+            if let (Some(inner), Some(outer)) = (
+                prev.strip_prefix("property ")
+                    .and_then(|p| p.strip_suffix(" of Object")),
+                w.strip_prefix("property "),
+            ) {
+                if let Some((name, owner)) = outer.split_once(" of ") {
+                    *prev = format!("property {name}.{inner} of {owner}");
+                    continue;
+                }
+            }
+        }
+        merged.push(w);
+    }
+    merged.join(" in ")
+}
+
+/// MoarVM writes most references without a name; a frame's lexical (`%SESSIONS`,
+/// `$BUS`) is the name a user knows the object by, wherever it lies on the paths.
+pub(super) fn moar_lexical(snap: &Snapshot, o: ObjId) -> Option<String> {
+    let refs = snap.graph.referrers(o);
+    for &r in refs.iter().take(256) {
+        let Some(label) = snap.edge_label(r, o) else {
+            continue;
+        };
+        if label.starts_with(['%', '@', '$', '&']) && label.len() > 1 {
+            return Some(format!("lexical {label} of {}", snap.class_name(r)));
+        }
+    }
+    None
+}
+
+/// `s` cut to `max` characters, with `…` where it was cut.
+pub(super) fn short(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_string();
+    }
+    let mut out: String = s.chars().take(max - 1).collect();
+    out.push('…');
+    out
+}
+
+/// `text` with the runtime's qualified names shortened to what a narrow screen needs:
+/// Java packages (`com.example.SessionCache.SESSIONS` → `SessionCache.SESSIONS`), Dart
+/// library URIs (`package:app/model.dart::Order` → `Order`), Go source directories
+/// (`(example.com/app/cache.go:24)` → `(cache.go:24)`).
+pub fn brief(format: Format, text: &str) -> String {
+    let words: Vec<String> = text
+        .split(' ')
+        .map(|w| match format {
+            Format::Hprof => {
+                let segs: Vec<&str> = w.split('.').collect();
+                if segs.len() < 2 || !segs[0].starts_with(|c: char| c.is_ascii_lowercase()) {
+                    return w.to_string();
+                }
+                match segs
+                    .iter()
+                    .position(|s| s.starts_with(|c: char| c.is_ascii_uppercase()))
+                {
+                    Some(i) => segs[i..].join("."),
+                    None => w.to_string(),
+                }
+            }
+            Format::Dart => match w.rfind("::") {
+                Some(i) => w[i + 2..].to_string(),
+                None => w.to_string(),
+            },
+            Format::Go => match (w.strip_prefix('('), w.rfind('/')) {
+                (Some(_), Some(i)) => format!("({}", &w[i + 1..]),
+                _ => w.to_string(),
+            },
+            _ => w.to_string(),
+        })
+        .collect();
+    words.join(" ")
+}
