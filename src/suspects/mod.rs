@@ -40,8 +40,8 @@ use crate::heap::{ClassId, ObjId, RootKind};
 
 mod classes;
 mod words;
-pub use classes::{is_structural, pass_through};
 use classes::{internal, is_collection};
+pub use classes::{is_structural, pass_through};
 pub use words::{brief, holder_words};
 use words::{kind_and_holder, title};
 

@@ -1,0 +1,335 @@
+//! Drawing the app: the screens, the status and hint lines, the help and the overlays.
+
+use super::*;
+
+impl App {
+    /// The file's name for the status line (`path`, cleaned, when it has none).
+    fn file_name(&self, path: &str) -> String {
+        self.path
+            .file_name()
+            .map(|n| sanitize(&n.to_string_lossy()).into_owned())
+            .unwrap_or_else(|| path.to_string())
+    }
+
+    pub fn draw(&self, f: &mut Frame) {
+        let area = f.area();
+        self.width.set(area.width);
+        let [main, status, hints] = Layout::vertical([
+            Constraint::Min(1),
+            Constraint::Length(1),
+            Constraint::Length(1),
+        ])
+        .areas(area);
+        let file = sanitize(&self.path.display().to_string()).into_owned();
+        match &self.screen {
+            Screen::Loading if self.early.is_some() => {
+                let Some(h) = &self.early else { return };
+                let [table, g] =
+                    Layout::vertical([Constraint::Min(3), Constraint::Length(3)]).areas(main);
+                h.draw(f, table, &self.theme);
+                let (phase, _, _) = self.progress.get();
+                let gauge =
+                    Gauge::default()
+                        .block(Block::default().borders(Borders::ALL).title(
+                            " Building the index: references, instances, then retained sizes ",
+                        ))
+                        .ratio(self.progress.fraction())
+                        .label(phase.clone());
+                f.render_widget(gauge, g);
+                let count: u64 = h.rows().iter().map(|r| r.count).sum();
+                let trunc = truncated_mark(self.early_truncated);
+                let name = self.file_name(&file);
+                let line = match &self.message {
+                    Some(m) => format!(" {}", sanitize(m)),
+                    None => format!(
+                        " HPROF · {} objects{trunc} · indexing: {phase} {:.0}% · {name}",
+                        thousands(count),
+                        self.progress.fraction() * 100.0
+                    ),
+                };
+                f.render_widget(Paragraph::new(line).style(self.theme.status()), status);
+            }
+            Screen::Loading => {
+                let (phase, _, _) = self.progress.get();
+                let [_, g, _] = Layout::vertical([
+                    Constraint::Percentage(40),
+                    Constraint::Length(3),
+                    Constraint::Min(0),
+                ])
+                .areas(main);
+                let gauge = Gauge::default()
+                    .block(
+                        Block::default()
+                            .borders(Borders::ALL)
+                            .title(format!(" Opening {file} ")),
+                    )
+                    .ratio(self.progress.fraction())
+                    .label(if phase.is_empty() {
+                        "starting".to_string()
+                    } else {
+                        phase
+                    });
+                f.render_widget(gauge, g);
+                f.render_widget(
+                    Paragraph::new(format!(" {file} · loading")).style(self.theme.status()),
+                    status,
+                );
+            }
+            Screen::Failed(msg) => {
+                let p = Paragraph::new(format!("{}\n\nq quits.", sanitize(&msg.to_string())))
+                    .style(self.theme.warn())
+                    .wrap(Wrap { trim: false })
+                    .block(
+                        Block::default()
+                            .borders(Borders::ALL)
+                            .title(" Cannot open "),
+                    );
+                f.render_widget(p, main);
+                f.render_widget(
+                    Paragraph::new(format!(" {file} · failed")).style(self.theme.status()),
+                    status,
+                );
+            }
+            Screen::Ready(r) => {
+                let ctx = r.ctx(&self.theme);
+                // The selected row whole, under the list, where there is room.
+                let line = r
+                    .top()
+                    .selected_line(&ctx)
+                    .map(|l| sanitize(&l).into_owned());
+                let main = match line {
+                    Some(l) if main.height > 8 => {
+                        let w = main.width.max(1) as usize;
+                        let rows = (l.chars().count() + 2).div_ceil(w).clamp(1, 2) as u16;
+                        let [top, below] =
+                            Layout::vertical([Constraint::Min(1), Constraint::Length(rows)])
+                                .areas(main);
+                        f.render_widget(
+                            Paragraph::new(format!("▸ {l}"))
+                                .style(self.theme.dim())
+                                .wrap(Wrap { trim: false }),
+                            below,
+                        );
+                        top
+                    }
+                    _ => main,
+                };
+                match (&r.detail, r.wide) {
+                    (Some((_, d)), true) => {
+                        let [left, right] = Layout::horizontal([
+                            Constraint::Percentage(55),
+                            Constraint::Percentage(45),
+                        ])
+                        .areas(main);
+                        r.top().draw(f, left, &ctx);
+                        d.draw(f, right, &ctx);
+                        // The focused side is marked at its title's left end.
+                        let at = if r.focus_detail { right } else { left };
+                        f.render_widget(
+                            Paragraph::new("▶").style(self.theme.selected()),
+                            Rect::new(at.x, at.y, 1, 1),
+                        );
+                    }
+                    _ => r.top().draw(f, main, &ctx),
+                }
+                let g = &r.snap.graph;
+                let sel = r
+                    .top()
+                    .selected_text(&ctx)
+                    .map(|t| format!(" · {}", sanitize(&t)))
+                    .unwrap_or_default();
+                let trunc = truncated_mark(r.snap.truncated.is_some());
+                // Most useful first: a long path must not push the counts off screen.
+                let name = self.file_name(&file);
+                let retained = if r.dom.is_some() && r.suspects.is_none() && self.dom_rx.is_some() {
+                    " · finding leak suspects".to_string()
+                } else if r.dom.is_some() {
+                    String::new()
+                } else {
+                    format!(
+                        " · retained sizes: computing {:.0}%",
+                        self.dom_progress.fraction() * 100.0
+                    )
+                };
+                let line = match &self.message {
+                    Some(m) => format!(" {}", sanitize(m)),
+                    None => format!(
+                        " {} · {} objects{trunc}{retained} · {name}{sel}",
+                        r.snap.format.title(),
+                        thousands(g.len() as u64),
+                    ),
+                };
+                f.render_widget(Paragraph::new(line).style(self.theme.status()), status);
+            }
+            Screen::Diff(v) => {
+                v.draw(f, main, &self.theme, self.dom_progress.fraction());
+                let sel = v
+                    .selected_text(&self.theme)
+                    .map(|t| format!(" · {}", sanitize(&t)))
+                    .unwrap_or_default();
+                let count = |s: Side| thousands(v.side(s).snap.graph.len() as u64);
+                let trunc = if v.base.snap.truncated.is_some() || v.target.snap.truncated.is_some()
+                {
+                    " · TRUNCATED"
+                } else {
+                    ""
+                };
+                let title = sanitize(self.title.as_deref().unwrap_or_default()).into_owned();
+                let line = match &self.message {
+                    Some(m) => format!(" {}", sanitize(m)),
+                    None => format!(
+                        " diff · {} → {} objects{trunc} · {title}{sel}",
+                        count(Side::Base),
+                        count(Side::Target),
+                    ),
+                };
+                f.render_widget(Paragraph::new(line).style(self.theme.status()), status);
+            }
+        }
+        let hint = match &self.screen {
+            Screen::Ready(r) if r.top().is_editing() => r.top().editing_hint().unwrap_or_default(),
+            Screen::Ready(r) => hint_line_for(r.top().hints()),
+            Screen::Diff(v) => v.editing_hint().unwrap_or_else(|| hint_line_for(v.hints())),
+            Screen::Loading => match &self.early {
+                Some(h) if h.is_editing() => {
+                    crate::ui::panes::Pane::editing_hint(h).unwrap_or_default()
+                }
+                Some(_) => hint_line_for(&[
+                    Action::Down,
+                    Action::Sort,
+                    Action::Filter,
+                    Action::Help,
+                    Action::Quit,
+                ]),
+                None => hint_line(),
+            },
+            _ => hint_line(),
+        };
+        f.render_widget(Paragraph::new(Span::styled(hint, self.theme.dim())), hints);
+        if self.help {
+            self.draw_help(f, area);
+        }
+        if self.summary {
+            let shown = match &self.screen {
+                Screen::Ready(r) => Some(r.as_ref()),
+                Screen::Diff(v) => Some(v.side(v.sides.unwrap_or(Side::Target))),
+                _ => None,
+            };
+            if let Some(r) = shown {
+                self.draw_overlay(
+                    f,
+                    area,
+                    " Summary ",
+                    r.suspects
+                        .as_deref()
+                        .and_then(crate::cli::findings::top_suspect_sentence)
+                        .map(|t| ("top suspect".to_string(), t))
+                        .iter()
+                        .chain(r.summary_lines().iter())
+                        .map(|(k, v)| Line::from(format!("{k:<22}{}", sanitize(v))))
+                        .collect(),
+                );
+            }
+        }
+    }
+
+    fn draw_help(&self, f: &mut Frame, area: Rect) {
+        // The overlay's inner width (as `draw_overlay` sizes it): each key's help wraps
+        // under its own column, not under the keys.
+        let inner = (area.width.saturating_sub(4).min(90).saturating_sub(2) as usize).max(1);
+        let key_w = 30.min(inner / 3).max(1);
+        let text_w = inner.saturating_sub(key_w).max(8);
+        let mut lines: Vec<Line> = Vec::new();
+        for b in KEYMAP {
+            let keys = b
+                .keys
+                .iter()
+                .map(|k| if *k == " " { "Space" } else { k })
+                .collect::<Vec<_>>()
+                .join(" ");
+            let keys = if keys.chars().count() >= key_w {
+                // Keys wider than their column get a line of their own.
+                lines.push(Line::from(Span::styled(keys, self.theme.header())));
+                String::new()
+            } else {
+                keys
+            };
+            for (k, part) in wrap_words(b.help, text_w).into_iter().enumerate() {
+                let left = if k == 0 { keys.as_str() } else { "" };
+                lines.push(Line::from(vec![
+                    Span::styled(format!("{left:<key_w$}"), self.theme.header()),
+                    Span::raw(part),
+                ]));
+            }
+        }
+        self.draw_overlay(f, area, " Keys ", lines);
+    }
+
+    /// An overlay box over the panes: as tall as its wrapped lines, at most the screen;
+    /// a longer one scrolls with the movement keys and says so in its title.
+    fn draw_overlay(&self, f: &mut Frame, area: Rect, title: &str, lines: Vec<Line>) {
+        let w = area.width.saturating_sub(4).min(90);
+        let inner = w.saturating_sub(2).max(1) as usize;
+        let rows: usize = lines.iter().map(|l| l.width().max(1).div_ceil(inner)).sum();
+        let h = (rows as u16 + 2).min(area.height.saturating_sub(2));
+        let shown = h.saturating_sub(2);
+        self.overlay_page.set(shown);
+        let max_scroll = (rows as u16).saturating_sub(shown);
+        self.overlay_max.set(max_scroll);
+        let scroll = self.overlay_scroll.min(max_scroll);
+        let more = if max_scroll == 0 {
+            "(any key closes)".to_string()
+        } else {
+            format!("(↑↓ scroll {}/{}; other keys close)", scroll + shown, rows)
+        };
+        let r = Rect::new(area.x + (area.width - w) / 2, area.y + 1, w, h);
+        f.render_widget(Clear, r);
+        f.render_widget(
+            Paragraph::new(lines)
+                .wrap(Wrap { trim: false })
+                .scroll((scroll, 0))
+                .block(
+                    Block::default()
+                        .borders(Borders::ALL)
+                        .title(format!("{title}{more} ")),
+                ),
+            r,
+        );
+    }
+}
+
+/// `text` broken at spaces into lines of at most `width` characters (a longer word is
+/// cut).
+fn wrap_words(text: &str, width: usize) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        let (lw, ww) = (line.chars().count(), word.chars().count());
+        if lw > 0 && lw + 1 + ww > width {
+            out.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+        while line.chars().count() > width {
+            let head: String = line.chars().take(width).collect();
+            let tail: String = line.chars().skip(width).collect();
+            out.push(head);
+            line = tail;
+        }
+    }
+    if !line.is_empty() || out.is_empty() {
+        out.push(line);
+    }
+    out
+}
+
+/// The status line's mark of a file read only as far as it is whole.
+fn truncated_mark(truncated: bool) -> &'static str {
+    if truncated {
+        " · TRUNCATED"
+    } else {
+        ""
+    }
+}

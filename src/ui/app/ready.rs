@@ -1,0 +1,370 @@
+//! One snapshot's view: its panes on a stack, the dominator tree and suspects once they
+//! arrive, and the keys a pane leaves to the app.
+
+use super::*;
+
+/// How many leak suspects the TUI lists.
+pub(super) const SUSPECTS: usize = 10;
+
+/// From this many columns the selected row's detail is drawn beside the list.
+pub const WIDE: u16 = 120;
+
+pub struct Ready {
+    pub snap: Arc<Snapshot>,
+    /// The summary overlay's lines: a walk of the whole graph (reachability), so the
+    /// loading thread fills them in after handing the index over, or the overlay does on
+    /// first use.
+    pub summary: Arc<std::sync::OnceLock<Vec<(String, String)>>>,
+    /// The dominator tree, once the background thread has built it.
+    pub dom: Option<Arc<Dominators>>,
+    /// The leak suspects, found with the dominator tree.
+    pub suspects: Option<Arc<crate::suspects::Report>>,
+    /// The three-snapshot view's leaks (`heaptui BASELINE TARGET FINAL`).
+    pub leaks: Option<crate::ui::panes::leaks::Leaks>,
+    /// A key was pressed: the user is busy, and the suspects do not take the screen
+    /// from them when they arrive.
+    pub touched: bool,
+    /// Beside the list, where the screen is wide enough ([`WIDE`]): the inspector of
+    /// the selected row's object, following the selection (DevTools' retainers below
+    /// its Summary, MAT's inspector beside its lists).
+    pub detail: Option<(ObjId, Box<dyn Pane>)>,
+    /// `Tab` moved the keys to the detail pane.
+    pub focus_detail: bool,
+    /// The screen was wide enough for the detail pane when last drawn.
+    pub wide: bool,
+    /// The navigation history: the class histogram at the bottom, the pane on screen on
+    /// top. `Esc`/`Backspace` pops a pane onto `forward`, `]` brings it back.
+    pub stack: Vec<Box<dyn Pane>>,
+    pub forward: Vec<Box<dyn Pane>>,
+    /// Another snapshot of the file was picked: the app opens it in place of this one.
+    pub reopen: Option<usize>,
+}
+
+impl Ready {
+    /// A snapshot on its class histogram.
+    pub fn new(snap: Arc<Snapshot>) -> Self {
+        Self::after(snap, None)
+    }
+
+    /// A snapshot on its class histogram, keeping the sort, filter and selection of the
+    /// histogram the user was already looking at while the index was built.
+    pub fn after(snap: Arc<Snapshot>, early: Option<&HistogramPane>) -> Self {
+        let rows = crate::heap::histogram::by_class(&snap.graph);
+        let mut histogram = HistogramPane::new(rows);
+        if let Some(e) = early {
+            histogram.carry_from(e);
+        }
+        Ready {
+            stack: vec![Box::new(histogram)],
+            forward: Vec::new(),
+            snap,
+            summary: Default::default(),
+            dom: None,
+            suspects: None,
+            leaks: None,
+            touched: false,
+            detail: None,
+            focus_detail: false,
+            wide: false,
+            reopen: None,
+        }
+    }
+
+    /// The summary overlay's lines, computed here if the loading thread has not yet.
+    pub fn summary_lines(&self) -> &[(String, String)] {
+        self.summary
+            .get_or_init(|| crate::cli::summary_lines_for(&self.snap))
+    }
+
+    pub fn ctx<'a>(&'a self, theme: &'a Theme) -> Ctx<'a> {
+        Ctx {
+            snap: &self.snap,
+            dom: self.dom.as_deref(),
+            theme,
+        }
+    }
+
+    /// The pane on screen.
+    pub fn top(&self) -> &dyn Pane {
+        self.stack
+            .last()
+            .expect("the histogram is always there")
+            .as_ref()
+    }
+
+    /// What panes see, beside the two pane stacks: borrowed apart, so a pane on a stack
+    /// can be handed the context.
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn parts<'a>(
+        &'a mut self,
+        theme: &'a Theme,
+    ) -> (
+        Ctx<'a>,
+        &'a mut Vec<Box<dyn Pane>>,
+        &'a mut Vec<Box<dyn Pane>>,
+    ) {
+        let ctx = Ctx {
+            snap: &self.snap,
+            dom: self.dom.as_deref(),
+            theme,
+        };
+        (ctx, &mut self.stack, &mut self.forward)
+    }
+
+    /// Handles a key for the pane stack: the top pane first, then opening, going back
+    /// and forward, the object keys (`p`, `r`, `o`, `d`, `t`, `y`). False when the key is
+    /// not the stack's (quit, help, summary, or going back from the bottom pane).
+    pub fn on_key(
+        &mut self,
+        key: &KeyEvent,
+        theme: &Theme,
+        clipboard: &std::sync::Mutex<Vec<String>>,
+        message: &mut Option<String>,
+    ) -> bool {
+        self.touched = true;
+        let used = self.on_key_inner(key, theme, clipboard, message);
+        self.sync_detail(theme);
+        used
+    }
+
+    /// The detail pane follows the selection: rebuilt when the selected object changes,
+    /// dropped where there is none (or the screen is narrow).
+    pub fn sync_detail(&mut self, theme: &Theme) {
+        let sel = if self.wide && self.top().wants_detail() {
+            self.top().selected_object()
+        } else {
+            None
+        };
+        match (sel, &self.detail) {
+            (Some(o), Some((d, _))) if *d == o => {}
+            (Some(o), _) => {
+                let ctx = self.ctx(theme);
+                let pane: Box<dyn Pane> = Box::new(InspectorPane::new(o, &ctx));
+                self.detail = Some((o, pane));
+            }
+            (None, _) => {
+                self.detail = None;
+                self.focus_detail = false;
+            }
+        }
+    }
+
+    fn on_key_inner(
+        &mut self,
+        key: &KeyEvent,
+        theme: &Theme,
+        clipboard: &std::sync::Mutex<Vec<String>>,
+        message: &mut Option<String>,
+    ) -> bool {
+        // Tab moves the keys between the list and the detail beside it.
+        if action_for(key) == Some(Action::Side) && self.wide && self.detail.is_some() {
+            self.focus_detail = !self.focus_detail;
+            return true;
+        }
+        if self.focus_detail {
+            if let Some((_, d)) = self.detail.as_mut() {
+                let ctx = Ctx {
+                    snap: &self.snap,
+                    dom: self.dom.as_deref(),
+                    theme,
+                };
+                match d.handle(key, &ctx) {
+                    Outcome::Consumed => return true,
+                    Outcome::Open(req) => {
+                        self.focus_detail = false;
+                        self.open(req, theme);
+                        return true;
+                    }
+                    Outcome::Ignored => {
+                        if action_for(key) == Some(Action::Back) {
+                            self.focus_detail = false;
+                            return true;
+                        }
+                    }
+                }
+            }
+        }
+        let (ctx, stack, _) = self.parts(theme);
+        let top = stack.last_mut().expect("the bottom pane is always there");
+        match top.handle(key, &ctx) {
+            Outcome::Consumed => return true,
+            Outcome::Open(req) => {
+                self.open(req, theme);
+                return true;
+            }
+            Outcome::Ignored => {}
+        }
+        let sel = top.selected_object();
+        let class = top.selected_class();
+        let req = match action_for(key) {
+            Some(Action::Back) if self.stack.len() > 1 => {
+                let p = self.stack.pop().expect("more than one pane");
+                self.forward.push(p);
+                return true;
+            }
+            Some(Action::Forward) => {
+                if let Some(p) = self.forward.pop() {
+                    self.stack.push(p);
+                }
+                return true;
+            }
+            Some(Action::Paths) => sel.map(Request::Paths),
+            Some(Action::Referrers) => sel.map(Request::Referrers),
+            Some(Action::Outgoing) => sel.map(Request::Outgoing),
+            Some(Action::DominatorTree) => Some(Request::Dominators(sel)),
+            Some(Action::Threads) => Some(Request::Threads),
+            Some(Action::MergedPaths) => class.map(Request::MergedPaths),
+            Some(Action::Histogram) => {
+                // Down to the histogram at the bottom; what was above it can be brought
+                // back with `]`, nearest first.
+                while self.stack.len() > 1 {
+                    let p = self.stack.pop().expect("above the histogram");
+                    self.forward.push(p);
+                }
+                return true;
+            }
+            Some(Action::Suspects) | Some(Action::Waste) => {
+                let waste = action_for(key) == Some(Action::Waste);
+                if self.suspects.is_none() {
+                    *message = Some(
+                        "the leak suspects come with the dominator tree, still being built".into(),
+                    );
+                    return true;
+                }
+                // Back to the suspects pane where one is on the stack (what was above it
+                // can be brought back with `]`).
+                if let Some(i) = self.stack.iter().position(|p| p.is_suspects()) {
+                    while self.stack.len() > i + 1 {
+                        let p = self.stack.pop().expect("above the suspects pane");
+                        self.forward.push(p);
+                    }
+                    if waste {
+                        let (ctx, stack, _) = self.parts(theme);
+                        if let Some(top) = stack.last_mut() {
+                            top.handle(key, &ctx);
+                        }
+                    }
+                    return true;
+                }
+                Some(Request::Suspects(waste))
+            }
+            Some(Action::Snapshots) => Some(Request::Snapshots),
+            Some(Action::Copy) => {
+                if let Some(o) = sel {
+                    let name = self.snap.object_name(o);
+                    if let Ok(mut c) = clipboard.lock() {
+                        c.push(name.clone());
+                    }
+                    *message = Some(format!("copied {name} (OSC 52)"));
+                }
+                return true;
+            }
+            _ => None,
+        };
+        match req {
+            Some(req) => {
+                self.open(req, theme);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Does the top pane's announced work ([`Pane::has_work`]); false when there is none.
+    pub fn work(&mut self, theme: &Theme) -> bool {
+        let (ctx, stack, _) = self.parts(theme);
+        match stack.last_mut() {
+            Some(top) if top.has_work() => {
+                top.work(&ctx);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The dominator tree is ready: every pane on either stack is told.
+    pub fn set_dominators(&mut self, d: Arc<Dominators>, theme: &Theme) {
+        self.dom = Some(d);
+        let (ctx, stack, forward) = self.parts(theme);
+        for p in stack.iter_mut().chain(forward.iter_mut()) {
+            p.dominators_ready(&ctx);
+        }
+    }
+
+    /// The leak suspects are found (after the tree, which panes show at once): a user who
+    /// has not pressed a key yet is taken to them (the histogram is one `Esc` away); a
+    /// busy one gets a message instead, returned here.
+    pub fn set_suspects(&mut self, report: Arc<crate::suspects::Report>) -> Option<String> {
+        self.suspects = Some(report.clone());
+        if report.suspects.is_empty() {
+            return None;
+        }
+        if self.touched || self.stack.len() > 1 {
+            return Some(format!(
+                "{} leak suspects found: press ! to see them",
+                report.suspects.len()
+            ));
+        }
+        self.stack
+            .push(Box::new(SuspectsPane::new(report, Mode::Suspects)));
+        None
+    }
+
+    pub fn open(&mut self, req: Request, theme: &Theme) {
+        let ctx = self.ctx(theme);
+        let pane: Box<dyn Pane> = match req {
+            Request::Instances(c) => Box::new(InstancesPane::new(c, &ctx)),
+            Request::Inspect(o) => Box::new(InspectorPane::new(o, &ctx)),
+            Request::Paths(o) => Box::new(TreePane::new(TreeKind::Paths(o), &ctx)),
+            Request::Referrers(o) => Box::new(TreePane::new(TreeKind::Referrers(o), &ctx)),
+            Request::Outgoing(o) => Box::new(TreePane::new(TreeKind::Outgoing(o), &ctx)),
+            Request::Dominators(o) => Box::new(TreePane::new(TreeKind::Dominators(o), &ctx)),
+            Request::Threads => Box::new(ThreadsPane::new(&ctx)),
+            Request::Snapshots => Box::new(SnapshotsPane::new(&ctx)),
+            Request::MergedPaths(c) => Box::new(MergedPathsPane::new(c)),
+            Request::Leaks => match &self.leaks {
+                Some(l) => Box::new(crate::ui::panes::leaks::LeaksPane::new(l.clone())),
+                None => return,
+            },
+            Request::LeakCluster(i) => {
+                let Some(c) = self
+                    .leaks
+                    .as_ref()
+                    .and_then(|l| l.1.get())
+                    .and_then(|r| r.clusters.get(i))
+                else {
+                    return;
+                };
+                let Some(&first) = c.objects.first() else {
+                    return;
+                };
+                // The cluster's objects, as the diff view lists the new ones of a class.
+                let g = &self.snap.graph;
+                let mut mask = vec![false; g.len()];
+                for &o in &c.objects {
+                    mask[o as usize] = true;
+                }
+                let class = g.class_of.get(first as usize);
+                Box::new(InstancesPane::with_changed(
+                    class,
+                    &ctx,
+                    Some((Arc::new(mask), "leaked")),
+                ))
+            }
+            Request::Suspects(waste) => match &self.suspects {
+                Some(r) => Box::new(SuspectsPane::new(
+                    r.clone(),
+                    if waste { Mode::Waste } else { Mode::Suspects },
+                )),
+                None => return,
+            },
+            Request::Snapshot(n) => {
+                // The app reopens the file on that snapshot (see `App::on_key`).
+                self.reopen = Some(n);
+                return;
+            }
+        };
+        self.stack.push(pane);
+        self.forward.clear();
+    }
+}
