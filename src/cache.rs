@@ -63,7 +63,6 @@ const VERSION: u32 = 6;
 const BYTE_ORDER: u32 = 0x0102_0304;
 /// Entries kept in the cache directory.
 pub const KEEP: usize = 8;
-const EDGE: usize = 64 << 10;
 
 static DISABLED: AtomicBool = AtomicBool::new(false);
 
@@ -145,25 +144,9 @@ pub fn key(path: &Path, which: Option<usize>, source: &Source) -> Option<Key> {
         inode: meta.ino(),
         ctime_ns: meta.ctime() as i128 * 1_000_000_000 + meta.ctime_nsec() as i128,
         bytes: b.len() as u64,
-        head_tail: sample_hash(b),
+        head_tail: crate::source::sample_hash(b),
         build: build_id(),
     })
-}
-
-/// A hash of the first and last [`EDGE`] bytes and of 64 blocks of 4 KiB spread evenly
-/// between them (a rewrite in the middle that keeps the size is seen too).
-pub fn sample_hash(b: &[u8]) -> u64 {
-    let mut h = Xxh3::new();
-    h.update(&b[..b.len().min(EDGE)]);
-    h.update(&b[b.len().saturating_sub(EDGE)..]);
-    if b.len() > 2 * EDGE {
-        let span = b.len() - 2 * EDGE;
-        for k in 0..64 {
-            let at = EDGE + span / 64 * k;
-            h.update(&b[at..(at + 4096).min(b.len())]);
-        }
-    }
-    h.digest()
 }
 
 fn entry_path(key: &Key) -> Option<PathBuf> {

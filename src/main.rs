@@ -1,4 +1,6 @@
-//! The `heaptui` binary: everything lives in the library; this only sets the exit code.
+//! The `heaptui` binary: everything lives in the library; this installs the SIGBUS
+//! handler, dispatches to the CLI (which hands a command line without a subcommand to
+//! the TUI) and sets the exit code.
 
 /// Large blocks' pages are reused between the index build's phases (see `alloc`).
 #[global_allocator]
@@ -22,5 +24,10 @@ fn main() {
     unsafe {
         libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 20);
     }
-    std::process::exit(heaptui::cli::main());
+    // A dump cut short on disk under the map ends with a message (and the terminal put
+    // back when the TUI has it), not a silent SIGBUS.
+    heaptui::ui::terminal::install_sigbus_handler();
+    // main → cli | ui: the CLI runs the commands and hands a command line without one
+    // to the TUI's entry.
+    std::process::exit(heaptui::cli::main(heaptui::ui::run_files));
 }

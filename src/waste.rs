@@ -19,93 +19,16 @@
 //! helpers here ([`content_key`], [`sparse_waste`], [`group_sparse`],
 //! [`holder_words`]).
 
-use std::collections::HashMap;
-
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
 use crate::format::{Format, Snapshot, Value};
+pub use crate::heap::waste::{
+    content_key, group_sparse, holder_words, sparse_waste, DupArray, DupString, Sparse, Waste,
+    SPARSE_CLASSES,
+};
 use crate::heap::ObjId;
-
-/// Equal text held by `count` distinct string objects.
-#[derive(Clone, Debug, PartialEq)]
-pub struct DupString {
-    pub text: String,
-    pub count: u64,
-    /// What one copy costs (for Java: the `String` and its value array).
-    pub bytes_each: u64,
-    pub example: ObjId,
-}
-
-impl DupString {
-    pub fn wasted_bytes(&self) -> u64 {
-        self.count.saturating_sub(1) * self.bytes_each
-    }
-}
-
-/// Equal contents held by `count` distinct primitive arrays of one class.
-#[derive(Clone, Debug, PartialEq)]
-pub struct DupArray {
-    /// The example's label (Go: its printable text), when it has one.
-    pub preview: Option<String>,
-    pub length: u64,
-    pub count: u64,
-    pub bytes_each: u64,
-    pub example: ObjId,
-}
-
-impl DupArray {
-    pub fn wasted_bytes(&self) -> u64 {
-        self.count.saturating_sub(1) * self.bytes_each
-    }
-}
-
-/// Collections of one class held by one reference, whose capacity is far above their
-/// size: `size` entries in `capacity` slots over `count` collections.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Sparse {
-    pub class: String,
-    pub holder: String,
-    pub count: u64,
-    pub size: u64,
-    pub capacity: u64,
-    pub wasted_bytes: u64,
-    pub example: ObjId,
-}
-
-/// The waste report, each list largest `wasted_bytes` first.
-#[derive(Clone, Debug, Default)]
-pub struct Waste {
-    pub strings: Vec<DupString>,
-    pub arrays: Vec<DupArray>,
-    pub sparse: Vec<Sparse>,
-    /// Why there can be no duplicate strings in this format, when there cannot.
-    pub strings_note: Option<String>,
-}
-
-impl Waste {
-    pub fn total_wasted(&self) -> u64 {
-        self.strings.iter().map(|s| s.wasted_bytes()).sum::<u64>()
-            + self.arrays.iter().map(|a| a.wasted_bytes()).sum::<u64>()
-            + self.sparse.iter().map(|c| c.wasted_bytes).sum::<u64>()
-    }
-}
-
-/// A collection is sparse from this capacity up (below it, the defaults: 16 slots of an
-/// empty `HashMap`, 10 of an `ArrayList`, are everywhere and cost little)...
-const SPARSE_MIN_CAPACITY: u64 = 32;
-/// ... when its capacity is at least this many times its size.
-const SPARSE_RATIO: u64 = 4;
-
-/// The bytes a collection of `size` entries in `capacity` slots wastes, when it is
-/// sparse; `array_bytes` is its slot array's shallow size.
-pub(crate) fn sparse_waste(capacity: u64, size: u64, array_bytes: u64) -> Option<u64> {
-    if capacity < SPARSE_MIN_CAPACITY || capacity < SPARSE_RATIO * size.max(1) {
-        return None;
-    }
-    Some((capacity - size) * (array_bytes / capacity.max(1)))
-}
 
 /// The waste findings of a snapshot, at most `top` per list.
 pub fn find(snap: &Snapshot, top: usize) -> Waste {
@@ -125,26 +48,6 @@ pub fn find(snap: &Snapshot, top: usize) -> Waste {
         sparse: sparse(snap, top),
         strings_note,
     }
-}
-
-/// What equal contents are grouped by: the hash of an object's bytes (XXH3, 128 bits),
-/// mixed with its length, its class (0 for a string of any string class) and the
-/// encoding of its bytes.
-pub(crate) fn content_key(
-    data_hash: u128,
-    length: u64,
-    class: u64,
-    encoding: crate::format::Encoding,
-) -> u128 {
-    let mix = |mut x: u64| {
-        // splitmix64's finaliser.
-        x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        x ^ (x >> 31)
-    };
-    let a = mix(length ^ class.rotate_left(40) ^ (encoding as u64) << 58);
-    data_hash ^ ((a as u128) << 64 | mix(a) as u128)
 }
 
 /// One object's contents seen: a hash of its kind, class, length and bytes; what one
@@ -207,7 +110,7 @@ fn duplicates(snap: &Snapshot, top: usize) -> (Vec<DupString>, Vec<DupArray>) {
                         xxhash_rust::xxh3::xxh3_128(&content.data),
                         content.length,
                         class,
-                        content.encoding,
+                        content.encoding as u64,
                     );
                     out.push((h, content.bytes, o as ObjId));
                 }
@@ -302,18 +205,6 @@ fn capacity_and_size(snap: &Snapshot, o: ObjId) -> Option<(u64, u64, ObjId)> {
     Some((capacity, size.max(0) as u64, array))
 }
 
-pub(crate) const SPARSE_CLASSES: [&str; 9] = [
-    "java.util.HashMap",
-    "java.util.LinkedHashMap",
-    "java.util.ArrayList",
-    "java.util.ArrayDeque",
-    "java.util.Vector",
-    "java.util.Hashtable",
-    "java.util.WeakHashMap",
-    "java.util.IdentityHashMap",
-    "java.util.concurrent.ConcurrentHashMap",
-];
-
 fn sparse(snap: &Snapshot, top: usize) -> Vec<Sparse> {
     let t0 = std::time::Instant::now();
     let out = sparse_in(snap, top);
@@ -355,41 +246,6 @@ fn sparse_in(snap: &Snapshot, top: usize) -> Vec<Sparse> {
     group_sparse(found, top)
 }
 
-/// Sparse collections grouped by class and holder, largest waste first, at most `top`:
-/// from (example, class, holder, capacity, size, wasted bytes).
-pub(crate) fn group_sparse(
-    found: impl Iterator<Item = (ObjId, String, String, u64, u64, u64)>,
-    top: usize,
-) -> Vec<Sparse> {
-    let mut groups: HashMap<(String, String), Sparse> = HashMap::new();
-    for (o, class, holder, capacity, size, wasted) in found {
-        let e = groups
-            .entry((class.clone(), holder.clone()))
-            .or_insert(Sparse {
-                class,
-                holder,
-                count: 0,
-                size: 0,
-                capacity: 0,
-                wasted_bytes: 0,
-                example: o,
-            });
-        e.count += 1;
-        e.size += size;
-        e.capacity += capacity;
-        e.wasted_bytes += wasted;
-        e.example = e.example.min(o);
-    }
-    let mut out: Vec<Sparse> = groups.into_values().collect();
-    out.sort_by(|a, b| {
-        b.wasted_bytes
-            .cmp(&a.wasted_bytes)
-            .then(a.example.cmp(&b.example))
-    });
-    out.truncate(top);
-    out
-}
-
 /// The class a user wrote (a `HashSet` for the map inside it) and the reference that
 /// holds the collection, in words.
 fn class_and_holder(snap: &Snapshot, o: ObjId) -> (String, String) {
@@ -420,18 +276,4 @@ fn class_and_holder(snap: &Snapshot, o: ObjId) -> (String, String) {
     let owner = snap.label(from);
     let owner = owner.as_deref().map(|l| l.trim_start_matches("class "));
     (class, holder_words(fc, &label, owner))
-}
-
-/// The reference holding a collection, in words: `static Owner.NAME` (`from_class` is
-/// `java.lang.Class`, `owner` the class it stands for), `elements of X[]`, or
-/// `field NAME of X`.
-pub(crate) fn holder_words(from_class: &str, label: &str, owner: Option<&str>) -> String {
-    if from_class == "java.lang.Class" {
-        let owner = owner.unwrap_or(from_class);
-        format!("static {owner}.{}", label.trim_start_matches("static "))
-    } else if label.starts_with('[') {
-        format!("elements of {from_class}")
-    } else {
-        format!("field {label} of {from_class}")
-    }
 }

@@ -13,54 +13,14 @@
 use serde_json::{json, Value as Json};
 
 use crate::error::{Error, Result};
-use crate::format::{float_text, Snapshot, Value};
+use crate::format::Snapshot;
 use crate::heap::dominators::{Dominators, VIRTUAL_ROOT};
 use crate::heap::ObjId;
-use crate::ui::text::{json_line, sanitize};
+use crate::present::{value_json, value_text};
+use crate::text::{json_line, sanitize};
 
 /// Referrers listed by `inspect`; the rest are counted.
 const MAX_REFERRERS: usize = 100;
-
-/// A field value as JSON: numbers as numbers, references as `OBJECT` names.
-pub fn value_json(snap: &Snapshot, v: &Value) -> Json {
-    match v {
-        Value::Null => Json::Null,
-        Value::Bool(b) => json!(b),
-        Value::Int(i) => json!(i),
-        Value::Float(f) if f.is_finite() => json!(f),
-        Value::Float(f) => json!(float_text(*f)),
-        Value::Char(c) => json!(char_text(*c)),
-        Value::Object(o) => json!(snap.object_name(*o)),
-        Value::Missing(s) | Value::Text(s) => json!(s),
-    }
-}
-
-fn char_text(c: u16) -> String {
-    char::from_u32(c as u32)
-        .map(|c| c.to_string())
-        .unwrap_or_else(|| format!("\\u{c:04x}"))
-}
-
-/// A field value as text for a terminal (sanitised by the caller).
-pub fn value_text(snap: &Snapshot, v: &Value) -> String {
-    match v {
-        Value::Null => "null".into(),
-        Value::Bool(b) => b.to_string(),
-        Value::Int(i) => i.to_string(),
-        Value::Float(f) => float_text(*f),
-        Value::Char(c) => format!("{:?}", char_text(*c)),
-        Value::Object(o) => {
-            let mut s = format!("{} {}", snap.object_name(*o), snap.class_name(*o));
-            if let Some(l) = snap.label(*o) {
-                s.push(' ');
-                s.push_str(&l);
-            }
-            s
-        }
-        Value::Missing(s) => format!("{s} (not in the dump)"),
-        Value::Text(s) => s.clone(),
-    }
-}
 
 /// Resolves the `OBJECT` argument, or `--class NAME` (the largest instance of the class
 /// by retained size, which needs the dominator tree: `dom` computes it on demand).

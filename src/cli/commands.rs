@@ -7,72 +7,15 @@ use crate::error::{Error, Result};
 use crate::format::Snapshot;
 use crate::heap::dominators::Dominators;
 use crate::heap::histogram::{self, Row, SortKey};
-use crate::ui::text::{json_line, sanitize};
-
-/// Reads `RssAnon` and `RssFile` (bytes) from `/proc/self/status`: our own memory apart
-/// from the mapped file's pages.
-pub fn rss() -> (Option<u64>, Option<u64>) {
-    let Ok(s) = std::fs::read_to_string("/proc/self/status") else {
-        return (None, None);
-    };
-    let field = |name: &str| {
-        s.lines()
-            .find(|l| l.starts_with(name))
-            .and_then(|l| l.split_whitespace().nth(1))
-            .and_then(|v| v.parse::<u64>().ok())
-            .map(|kb| kb * 1024)
-    };
-    (field("RssAnon:"), field("RssFile:"))
-}
-
-/// The `summary` document of `../shared/CLI.md` (plus `details`, `rss_*`).
-pub fn summary_value(snap: &Snapshot) -> Value {
-    let g = &snap.graph;
-    let (_, reach_count, reach_bytes) = crate::heap::reach::reachable(g);
-    let shallow: u64 = (0..g.len() as u32).map(|o| g.shallow_size(o)).sum();
-    let classes = histogram::by_class(g).len();
-    let index_bytes = g.index_bytes() + snap.decoder.heap_bytes();
-    let (anon, file) = rss();
-    let details: serde_json::Map<String, Value> = snap
-        .facts
-        .iter()
-        .map(|(k, v)| (k.clone(), Value::String(v.clone())))
-        .collect();
-    json!({
-        "file": snap.source.path.display().to_string(),
-        "format": snap.format.id(),
-        "format_version": snap.format_version,
-        "id_size": snap.id_size,
-        "snapshot": snap.snapshot_index,
-        "snapshots": snap.snapshots.iter().map(|s| json!({
-            "index": s.index, "label": s.label, "objects": s.objects,
-        })).collect::<Vec<_>>(),
-        "objects": g.len(),
-        "classes": classes,
-        "edges": g.edge_count(),
-        "roots": g.roots.len(),
-        "threads": snap.threads,
-        "shallow_bytes": shallow,
-        "reachable_objects": reach_count,
-        "reachable_bytes": reach_bytes,
-        "index_bytes": index_bytes,
-        "index_bytes_per_object": if g.is_empty() { 0.0 } else {
-            (index_bytes as f64 / g.len() as f64 * 10.0).round() / 10.0
-        },
-        "truncated": snap.truncated,
-        "warnings": snap.warnings,
-        "details": details,
-        "rss_anon_bytes": anon,
-        "rss_file_bytes": file,
-    })
-}
+use crate::present::{summary_lines, summary_value, top_suspect_sentence};
+use crate::text::{json_line, sanitize};
 
 /// `summary`: the document, led by the top leak suspect in one sentence (`top_suspect`,
 /// `null` when nothing holds 1 % of the heap), which needs the dominator tree.
 pub fn summary(snap: &Snapshot, dom: &Dominators, as_json: bool) -> Result<()> {
     let mut v = summary_value(snap);
     let report = crate::suspects::find(snap, dom, 1);
-    let top = super::findings::top_suspect_sentence(&report);
+    let top = top_suspect_sentence(&report);
     if std::env::var_os("HEAPTUI_TIMING").is_some() {
         eprintln!("timing: summary computed");
     }
@@ -88,73 +31,6 @@ pub fn summary(snap: &Snapshot, dom: &Dominators, as_json: bool) -> Result<()> {
         println!("{label:<24}{}", sanitize(&value));
     }
     Ok(())
-}
-
-/// The summary as (label, value) lines, for the text output and the TUI's summary.
-pub fn summary_lines(v: &Value) -> Vec<(String, String)> {
-    let s = |k: &str| match &v[k] {
-        Value::String(s) => s.clone(),
-        Value::Null => "-".to_string(),
-        other => other.to_string(),
-    };
-    let mut out = vec![
-        ("file".to_string(), s("file")),
-        (
-            "format".to_string(),
-            match &v["id_size"] {
-                Value::Null => format!("{} ({})", s("format"), s("format_version")),
-                _ => format!(
-                    "{} ({}, {}-byte ids)",
-                    s("format"),
-                    s("format_version"),
-                    s("id_size")
-                ),
-            },
-        ),
-        ("objects".to_string(), s("objects")),
-        ("classes".to_string(), s("classes")),
-        ("edges".to_string(), s("edges")),
-        ("roots".to_string(), s("roots")),
-        ("threads".to_string(), s("threads")),
-        ("shallow bytes".to_string(), s("shallow_bytes")),
-        (
-            "reachable".to_string(),
-            format!(
-                "{} objects, {} bytes",
-                s("reachable_objects"),
-                s("reachable_bytes")
-            ),
-        ),
-        (
-            "index".to_string(),
-            format!(
-                "{} bytes, {} per object",
-                s("index_bytes"),
-                s("index_bytes_per_object")
-            ),
-        ),
-        (
-            "truncated".to_string(),
-            match &v["truncated"] {
-                Value::Null => "no".to_string(),
-                t => format!("yes, at byte offset {t}"),
-            },
-        ),
-    ];
-    if let Value::Object(d) = &v["details"] {
-        for (k, val) in d {
-            out.push((k.clone(), val.as_str().unwrap_or_default().to_string()));
-        }
-    }
-    if let Value::Array(ws) = &v["warnings"] {
-        for w in ws {
-            out.push((
-                "warning".to_string(),
-                w.as_str().unwrap_or_default().to_string(),
-            ));
-        }
-    }
-    out
 }
 
 pub fn histogram_rows(

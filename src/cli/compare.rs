@@ -9,7 +9,7 @@ use crate::diff::DiffSort;
 use crate::error::{Error, Result};
 use crate::format::Snapshot;
 use crate::heap::dominators::Dominators;
-use crate::ui::text::{json_line, sanitize};
+use crate::text::{json_line, sanitize};
 
 /// `diff`: per class, counts and bytes in BASE and TARGET and their deltas, largest
 /// growth first by the chosen delta; where the format's ids survive between snapshots

@@ -6,8 +6,8 @@ use serde_json::{json, Value as Json};
 use crate::format::Snapshot;
 use crate::heap::dominators::Dominators;
 use crate::suspects::{Report, Suspect};
-use crate::ui::panes::human;
-use crate::ui::text::{json_line, sanitize};
+use crate::text::human;
+use crate::text::{json_line, sanitize};
 use crate::waste::Waste;
 
 /// Step `i` of the path `p` from a GC root in the contract's shape: its object, class
@@ -72,17 +72,6 @@ pub fn suspects_json(snap: &Snapshot, r: &Report) -> Json {
         "suspects": r.suspects.iter().enumerate()
             .map(|(i, s)| suspect_json(snap, s, i + 1)).collect::<Vec<_>>(),
     })
-}
-
-/// The top suspect in one sentence (for `summary` and the TUI's summary).
-pub fn top_suspect_sentence(r: &Report) -> Option<String> {
-    let s = r.suspects.first()?;
-    Some(format!(
-        "{} ({}, {:.1} % of the heap)",
-        s.title,
-        human(s.retained),
-        s.share * 100.0
-    ))
 }
 
 pub fn suspects(snap: &Snapshot, d: &Dominators, as_json: bool, top: usize) {

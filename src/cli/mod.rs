@@ -11,13 +11,7 @@ mod compare;
 pub mod findings;
 mod usage;
 
-pub use analyses::value_text;
-pub use commands::rss;
-
-/// The summary as (label, value) lines, for the TUI's summary overlay.
-pub fn summary_lines_for(snap: &Snapshot) -> Vec<(String, String)> {
-    commands::summary_lines(&commands::summary_value(snap))
-}
+pub use crate::present::{rss, summary_lines_for, value_text};
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -238,9 +232,12 @@ impl Target {
     }
 }
 
+/// Opens the TUI on the files of a command line without a subcommand: `main` passes
+/// the UI's entry, so that the CLI never imports the UI.
+pub type Tui = fn(&[PathBuf]) -> Result<()>;
+
 /// Parses `std::env::args`, runs, prints errors, and returns the exit code.
-pub fn main() -> i32 {
-    crate::ui::terminal::install_sigbus_handler();
+pub fn main(tui: Tui) -> i32 {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
@@ -260,7 +257,7 @@ pub fn main() -> i32 {
                     if let Some(meant) = usage::command_suggestion(&word) {
                         eprintln!(
                             "heaptui: {}",
-                            crate::ui::text::sanitize(&usage::unknown_command(&word, &meant))
+                            crate::text::sanitize(&usage::unknown_command(&word, &meant))
                         );
                         return 1;
                     }
@@ -270,16 +267,16 @@ pub fn main() -> i32 {
             return code;
         }
     };
-    match run(cli) {
+    match run(cli, tui) {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("heaptui: {}", crate::ui::text::sanitize(&e.to_string()));
+            eprintln!("heaptui: {}", crate::text::sanitize(&e.to_string()));
             e.exit_code()
         }
     }
 }
 
-pub fn run(cli: Cli) -> Result<()> {
+pub fn run(cli: Cli, tui: Tui) -> Result<()> {
     if cli.no_cache {
         crate::cache::disable();
     }
@@ -427,9 +424,7 @@ pub fn run(cli: Cli) -> Result<()> {
                 }
             }
             match cli.files.len() {
-                1 => crate::ui::run(&cli.files[0]),
-                2 => crate::ui::run_diff(&cli.files[0], &cli.files[1]),
-                3 => crate::ui::run_leaks(&cli.files[0], &cli.files[1], &cli.files[2]),
+                1..=3 => tui(&cli.files),
                 n => Err(Error::Usage(usage::snapshot_count(n))),
             }
         }
@@ -495,12 +490,12 @@ fn report_open(file: &std::path::Path, truncated: Option<u64>, warnings: &[Strin
     if let Some(off) = truncated {
         eprintln!(
             "heaptui: {}: truncated at byte offset {off}; showing what is whole",
-            crate::ui::text::sanitize(&file.display().to_string())
+            crate::text::sanitize(&file.display().to_string())
         );
     }
     if std::io::stderr().is_terminal() {
         for w in warnings.iter().filter(|w| !w.starts_with("truncated")) {
-            eprintln!("heaptui: warning: {}", crate::ui::text::sanitize(w));
+            eprintln!("heaptui: warning: {}", crate::text::sanitize(w));
         }
     }
 }

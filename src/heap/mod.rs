@@ -25,6 +25,7 @@ pub mod matcher;
 pub mod packed;
 pub mod paths;
 pub mod reach;
+pub mod waste;
 
 pub use column::{Column, CompactColumn};
 pub use index::{AddrIndex, EdgeBuilder};

@@ -210,7 +210,7 @@ impl App {
                                         break;
                                     }
                                 }
-                                let _ = cell.set(crate::cli::summary_lines_for(side));
+                                let _ = cell.set(crate::present::summary_lines_for(side));
                                 if let Some(entry) = pending {
                                     // For tests of quitting while the entry is written:
                                     // a slow disk, made deterministic (at most 10 s).

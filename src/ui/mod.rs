@@ -7,7 +7,8 @@ pub mod diff;
 pub mod keys;
 pub mod panes;
 pub mod terminal;
-pub mod text;
+/// Sanitising and fitting text: `crate::text`, shared with the CLI.
+pub use crate::text;
 pub mod theme;
 
 use std::io::IsTerminal;
@@ -16,6 +17,13 @@ use std::path::Path;
 use crate::error::{Error, Result};
 
 /// `heaptui FILE`: the TUI on one snapshot.
+/// The TUI on one file, the diff of two, or the leaks of three (`heaptui FILE...`):
+/// what `main` hands the CLI for its command without a subcommand.
+pub fn run_files(files: &[std::path::PathBuf]) -> Result<()> {
+    let paths: Vec<&Path> = files.iter().map(|p| p.as_path()).collect();
+    run_app(&paths)
+}
+
 pub fn run(path: &Path) -> Result<()> {
     run_app(&[path])
 }

@@ -20,8 +20,10 @@
 use super::quick::{prepare, Prepared};
 use super::*;
 use crate::format::Encoding;
-use crate::waste::{content_key, group_sparse, holder_words, sparse_waste, DupArray, DupString};
-use crate::waste::{Waste, SPARSE_CLASSES};
+use crate::heap::waste::{
+    content_key, group_sparse, holder_words, sparse_waste, DupArray, DupString,
+};
+use crate::heap::waste::{Waste, SPARSE_CLASSES};
 use rayon::prelude::*;
 
 mod holders;
@@ -239,7 +241,7 @@ pub fn waste(b: &[u8], progress: &Progress, top: usize) -> Result<Option<QuickWa
                         f.prims.push(Prim {
                             addr,
                             off: off | (ty as u64) << TYPE_SHIFT,
-                            hash: content_key(h, n, class + 1, Encoding::Binary),
+                            hash: content_key(h, n, class + 1, Encoding::Binary as u64),
                         });
                     }
                     CLASS_DUMP => f.class_dumps.push((addr, off as usize)),
@@ -603,7 +605,7 @@ fn duplicates(
                     let e = Prim {
                         addr: s,
                         off: p.off | STRING | if utf16 { UTF16 } else { 0 },
-                        hash: content_key(array_key, 0, 0, enc),
+                        hash: content_key(array_key, 0, 0, enc as u64),
                     };
                     if taken {
                         extra.push(e);

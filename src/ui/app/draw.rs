@@ -222,7 +222,7 @@ impl App {
                     " Summary ",
                     r.suspects
                         .as_deref()
-                        .and_then(crate::cli::findings::top_suspect_sentence)
+                        .and_then(crate::present::top_suspect_sentence)
                         .map(|t| ("top suspect".to_string(), t))
                         .iter()
                         .chain(r.summary_lines().iter())

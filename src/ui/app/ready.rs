@@ -73,7 +73,7 @@ impl Ready {
     /// The summary overlay's lines, computed here if the loading thread has not yet.
     pub fn summary_lines(&self) -> &[(String, String)] {
         self.summary
-            .get_or_init(|| crate::cli::summary_lines_for(&self.snap))
+            .get_or_init(|| crate::present::summary_lines_for(&self.snap))
     }
 
     pub fn ctx<'a>(&'a self, theme: &'a Theme) -> Ctx<'a> {

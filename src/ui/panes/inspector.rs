@@ -12,10 +12,10 @@ use ratatui::Frame;
 
 use super::list::ListState;
 use super::{human, Ctx, Outcome, Pane, Request};
-use crate::cli::value_text;
 use crate::format::{Inspection, Value};
 use crate::heap::dominators::VIRTUAL_ROOT;
 use crate::heap::ObjId;
+use crate::present::value_text;
 use crate::ui::keys::{action_for, Action};
 use crate::ui::text::sanitize;
 

@@ -2,6 +2,8 @@
 //! without changing it (gitui's component split); the app keeps them on a navigation
 //! stack and opens new ones from the [`Request`]s they return.
 
+pub use crate::text::human;
+
 pub mod histogram;
 pub mod inspector;
 pub mod instances;
@@ -140,22 +142,6 @@ pub fn titled(f: &mut Frame, area: Rect, title: &str) -> Rect {
     let inner = block.inner(area);
     f.render_widget(block, area);
     inner
-}
-
-/// Bytes in a human unit (B, KiB, MiB, GiB), as lists show them.
-pub fn human(bytes: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut v = bytes as f64;
-    let mut u = 0;
-    while v >= 1024.0 && u < UNITS.len() - 1 {
-        v /= 1024.0;
-        u += 1;
-    }
-    if u == 0 {
-        format!("{bytes} B")
-    } else {
-        format!("{v:.1} {}", UNITS[u])
-    }
 }
 
 /// An object in one line: class, id, label, shallow and retained bytes with the share

@@ -225,6 +225,22 @@ pub fn fit_parts(mut parts: Vec<Part>, width: usize) -> String {
     joined.chars().take(width).collect()
 }
 
+/// Bytes in a human unit (B, KiB, MiB, GiB), as lists show them.
+pub fn human(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = bytes as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u < UNITS.len() - 1 {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{v:.1} {}", UNITS[u])
+    }
+}
+
 #[cfg(test)]
 mod fit_tests {
     use super::*;
