@@ -99,12 +99,22 @@ fn arrange(
 
 /// `histogram`: the table or the JSON document of `rows` (already sorted), with totals
 /// over all of them and the first `top` shown.
+///
+/// With `unreachable` (per class id, how many instances no GC root reaches: they have no
+/// retained size, so a class's retained figure can be below its shallow one), JSON rows
+/// carry `unreachable_count` (an addition to the contract) and text rows a `†` with a
+/// footnote.
 pub fn print_histogram(
     mut rows: Vec<Row>,
     as_json: bool,
     top: Option<usize>,
     group_by: GroupBy,
+    unreachable: Option<&[u64]>,
 ) -> Result<()> {
+    let unreachable_of = |r: &Row| -> Option<u64> {
+        let u = unreachable?;
+        Some(u.get(r.class? as usize).copied().unwrap_or(0))
+    };
     let total_count: u64 = rows.iter().map(|r| r.count).sum();
     let total_shallow: u64 = rows.iter().map(|r| r.shallow).sum();
     if let Some(n) = top {
@@ -120,6 +130,9 @@ pub fn print_histogram(
                 let mut v = json!({"class": r.name, "count": r.count, "shallow_bytes": r.shallow, "retained_bytes": r.retained});
                 if package {
                     v["package"] = Value::String(r.name.clone());
+                }
+                if let Some(n) = unreachable_of(r) {
+                    v["unreachable_count"] = json!(n);
                 }
                 v
             })
@@ -137,13 +150,22 @@ pub fn print_histogram(
         GroupBy::Package => "PACKAGE",
     };
     println!("     COUNT       SHALLOW      RETAINED  {what}");
+    let mut marked = 0u64;
     for r in &rows {
+        // The mark after the name: the number columns stay numbers for scripts.
+        let mark = match unreachable_of(r) {
+            Some(n) if n > 0 => {
+                marked += n;
+                "  †"
+            }
+            _ => "",
+        };
         let retained = r
             .retained
             .map(|v| v.to_string())
             .unwrap_or_else(|| "-".into());
         println!(
-            "{:>10} {:>13} {:>13}  {}",
+            "{:>10} {:>13} {:>13}  {}{mark}",
             r.count,
             r.shallow,
             retained,
@@ -151,5 +173,10 @@ pub fn print_histogram(
         );
     }
     println!("{total_count:>10} {total_shallow:>13} {:>13}  total", "");
+    if marked > 0 {
+        println!(
+            "† {marked} instances of the classes marked are unreachable: no GC root reaches them, nothing retains them (garbage in this dump)"
+        );
+    }
     Ok(())
 }

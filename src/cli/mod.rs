@@ -306,14 +306,15 @@ pub fn run(cli: Cli, tui: Tui) -> Result<()> {
                     report_open(&file, q.truncated, &q.warnings);
                     let rows =
                         commands::quick_histogram_rows(q.rows, sort, filter.as_deref(), group_by)?;
-                    return commands::print_histogram(rows, json, top, group_by);
+                    return commands::print_histogram(rows, json, top, group_by, None);
                 }
             }
             let snap = open_for_cli(&file)?;
             let dom = (!no_retained).then(|| dominators_for_cli(&snap));
             let rows =
                 commands::histogram_rows(&snap, dom.as_ref(), sort, filter.as_deref(), group_by)?;
-            commands::print_histogram(rows, json, top, group_by)
+            let unreachable = dom.as_ref().map(|d| d.class_unreachable(&snap.graph));
+            commands::print_histogram(rows, json, top, group_by, unreachable.as_deref())
         }
         Some(Cmd::Dominators {
             file,
