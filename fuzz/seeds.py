@@ -446,6 +446,15 @@ def main():
                 write(os.path.join(out, "hprof"), "seed-%s-%s%d" % (name, budget, k), seed)
                 small.setdefault("hprof", seed)
         write(os.path.join(out, "hprof"), "seed-%s-cut" % name, data[:65536])
+    # Issue 28, defect 1: thousands of empty heap dump segments, then some holding one
+    # sub-record of an unknown tag and some one root each (one walk result per record
+    # took 20 times the file's size).
+    head = b"JAVA PROFILE 1.0.2\0" + struct.pack(">I", 8) + bytes(8)
+    tiny = (hprof_record(0x1C, b"") * 3000
+            + hprof_record(0x1C, b"\x77" + bytes(8)) * 300
+            + hprof_record(0x1C, b"\xff" + struct.pack(">Q", 0x1000)) * 300)
+    write(os.path.join(out, "hprof"), "seed-tiny-segments",
+          head + tiny + hprof_record(0x2C, b""))
 
     v8s = [("node", gunzip("node/baseline.heapsnapshot.gz")),
            ("chromium", gunzip("chromium/detached.heapsnapshot.gz"))]

@@ -579,6 +579,7 @@ fn quick_source(path: &Path, progress: &Progress) -> Result<Option<(Source, std:
         return Ok(None);
     }
     let path = file.as_path();
+    crate::alloc::reading(path);
     let source = crate::source::open_checked(path, progress, &|b| detect(b).map(|_| ()))?;
     if detect(source.bytes()).map_err(|e| Error::parse(path, e))? != Format::Hprof {
         return Ok(None);
@@ -646,6 +647,7 @@ pub fn open_deferring_cache(
 ) -> Result<(Snapshot, Option<PendingEntry>)> {
     let (file, which) = split_snapshot_suffix(path);
     let path = file.as_path();
+    crate::alloc::reading(path);
     let source = crate::source::open_checked(path, progress, &|b| detect(b).map(|_| ()))?;
     let format = detect(source.bytes()).map_err(|e| Error::parse(path, e))?;
     let key = crate::cache::key(path, which, &source);

@@ -336,3 +336,15 @@ pub fn moar_v3_file(final_ptr: impl Fn(u64) -> u64) -> Vec<u8> {
     b.extend(moar_toc(final_ptr(final_at), &outer));
     b
 }
+
+/// An HPROF file (8-byte ids) of `n` instances of one class without fields, in one
+/// segment: 25 bytes per instance.
+pub fn hprof_instances(n: usize) -> Vec<u8> {
+    let mut h = Hprof::new(8);
+    h.heap.reserve(n * 25 + 64);
+    h.class_dump(0x100, 0, &[]);
+    for i in 0..n as u64 {
+        h.instance(0x10000 + 16 * i, 0x100, &[]);
+    }
+    h.finish()
+}

@@ -5,9 +5,9 @@
 //! what the index does not keep. It does not own any analysis.
 //!
 //! Two passes. Pass 1 walks the top-level records once: it notes where each UTF8 record
-//! is, maps class ids to names (LOAD CLASS), and lists the heap dump bodies; then it
-//! walks the bodies' sub-records, in parallel where there are several (HotSpot writes
-//! thousands of 1 MiB segments), collecting every object's address and record offset,
+//! is, maps class ids to names (LOAD CLASS), and lists the heap dump bodies in runs of
+//! about 1 MiB ([`bodies`]); then it walks the bodies' sub-records, in parallel where
+//! there are several runs (HotSpot writes thousands of 1 MiB segments), collecting every object's address and record offset,
 //! every class dump and every GC root, merged in file order. Sorting the addresses gives
 //! dense ids in heap order. Pass 2 visits the objects in id order, reading each record
 //! where pass 1 found it, and emits its class, modelled shallow size and outgoing
@@ -28,6 +28,7 @@
 //! (HotSpot dumps objects in address order, so the gap after an array is its real size).
 //! ART's class dumps carry the real instance size, which is used as is.
 
+mod bodies;
 pub mod decode;
 mod quick;
 mod quick_waste;
@@ -49,6 +50,7 @@ use crate::heap::{
 };
 use crate::progress::Progress;
 use crate::source::Source;
+use bodies::{for_bodies, walk_body, Body, BodyEnd, Runs};
 use spec::*;
 
 /// The file header.
@@ -117,6 +119,8 @@ struct Pass1 {
     saw_end: bool,
     stack_frames: usize,
     stack_traces: usize,
+    /// Heap dump records found unreadable.
+    unreadable: u64,
 }
 
 /// Total length (tag byte included) of the sub-record starting at `c`, or an error when
@@ -201,103 +205,6 @@ fn sub_record_len(c: &Cursor, body: &[u8], id: usize) -> ReadResult<usize> {
             "a heap dump sub-record tag",
             format!("unknown tag 0x{t:02x}"),
         )),
-    }
-}
-
-/// One HEAP DUMP (SEGMENT) record's body: its bytes in the file, and whether the file
-/// ends inside it.
-#[derive(Clone, Copy, Debug)]
-struct Body {
-    start: usize,
-    end: usize,
-    cut: bool,
-}
-
-/// How the walk of a body ended.
-enum BodyEnd {
-    Whole,
-    /// The file ends inside the sub-record at this offset.
-    Cut(u64),
-    /// A sub-record could not be read: the rest of the body is skipped, with this warning.
-    Unreadable(String),
-    /// The visitor asked to stop.
-    Stopped,
-}
-
-/// Walks the sub-records of one body in file order, calling `visit(tag, record, offset)`
-/// with each whole record until it returns false. Pages already walked are released
-/// every 64 MiB (a body can be the whole heap), and the body's when it is done.
-fn walk_body(
-    b: &[u8],
-    body: Body,
-    id: usize,
-    release: &(dyn Fn(std::ops::Range<usize>) + Sync),
-    mut visit: impl FnMut(u8, &[u8], u64) -> bool,
-) -> BodyEnd {
-    let bytes = &b[body.start..body.end];
-    let base = body.start as u64;
-    let mut c = Cursor::new(bytes, base);
-    let mut released = body.start;
-    let end = loop {
-        if c.is_empty() {
-            break BodyEnd::Whole;
-        }
-        let at = c.offset() as usize;
-        if at - released > (64 << 20) {
-            release(released..at);
-            released = at;
-        }
-        let pos = c.pos();
-        let len = match sub_record_len(&c, bytes, id) {
-            Ok(l) => l,
-            Err(e) => {
-                let unknown = e.found.starts_with("unknown tag");
-                break if body.cut && !unknown {
-                    BodyEnd::Cut(c.offset())
-                } else {
-                    BodyEnd::Unreadable(format!(
-                        "heap dump record at byte offset {} is unreadable from byte offset {}: expected {}, found {}; the rest of that record is skipped",
-                        base.saturating_sub(9),
-                        e.offset,
-                        e.expected,
-                        e.found
-                    ))
-                };
-            }
-        };
-        if !visit(bytes[pos], &bytes[pos..pos + len], base + pos as u64) {
-            break BodyEnd::Stopped;
-        }
-        // `len` was checked against the body by `sub_record_len`.
-        let _ = c.skip(len, "sub-record");
-    };
-    release(released..body.end);
-    end
-}
-
-/// Walks `bodies` on the thread pool, a batch of about 64 MiB at a time, and hands each
-/// body's result to `merge` in file order.
-fn for_bodies<P: Send>(
-    bodies: &[Body],
-    progress: &Progress,
-    work: impl Fn(Body) -> P + Sync,
-    mut merge: impl FnMut(Body, P),
-) {
-    use rayon::prelude::*;
-    let mut i = 0;
-    while i < bodies.len() {
-        let mut j = i;
-        let mut bytes = 0;
-        while j < bodies.len() && (j == i || bytes < (64 << 20)) {
-            bytes += bodies[j].end - bodies[j].start;
-            j += 1;
-        }
-        let parts: Vec<P> = bodies[i..j].par_iter().map(|&body| work(body)).collect();
-        for (k, part) in parts.into_iter().enumerate() {
-            merge(bodies[i + k], part);
-        }
-        progress.set(bodies[j - 1].end as u64);
-        i = j;
     }
 }
 
@@ -393,43 +300,12 @@ fn class_name_of(
         .unwrap_or_else(|| format!("<class 0x{cid:x}>"))
 }
 
-impl Pass1 {
-    /// Takes in how a body's walk ended: a cut marks the truncation point, an unreadable
-    /// record is a warning.
-    fn body_end(&mut self, body: Body, end: BodyEnd) {
-        match end {
-            BodyEnd::Cut(off) => self.truncated = Some(off),
-            BodyEnd::Unreadable(w) => self.warnings.push(w),
-            BodyEnd::Whole | BodyEnd::Stopped => {}
-        }
-        if body.cut && self.truncated.is_none() {
-            self.truncated = Some(body.end as u64);
-        }
-    }
-
-    /// After every body: a dump with no heap, or with segments never closed, was cut.
-    fn finish(&mut self, len: usize) {
-        if self.truncated.is_none() && !self.saw_heap {
-            // A dump whose records stop before any heap dump was cut short (the heap
-            // comes last in every writer's output).
-            self.truncated = Some(len as u64);
-            self.warnings
-                .push("the file holds no heap dump record".into());
-        }
-        if self.truncated.is_none() && self.saw_segments && !self.saw_end {
-            self.truncated = Some(len as u64);
-            self.warnings
-                .push("the heap dump segments are not closed by a HEAP DUMP END record".into());
-        }
-    }
-}
-
 /// Walks the top-level records: strings, classes, frames and traces are noted, the heap
-/// dump bodies returned for [`walk_body`] (a HotSpot dump holds thousands of 1 MiB
-/// segments, which are walked in parallel).
+/// dump records returned in runs for [`walk_body`] (a HotSpot dump holds thousands of
+/// 1 MiB segments, which are walked in parallel).
 fn top_level(b: &[u8], h: &Header, p: &mut Pass1) -> Vec<Body> {
     let id = h.id_size;
-    let mut bodies = Vec::new();
+    let mut bodies = Runs::default();
     let mut pos = h.data_start;
     let len = b.len();
     while pos < len {
@@ -486,11 +362,7 @@ fn top_level(b: &[u8], h: &Header, p: &mut Pass1) -> Vec<Body> {
                     p.saw_segments = true;
                 }
                 p.saw_heap = true;
-                bodies.push(Body {
-                    start: body_start,
-                    end: body_end,
-                    cut,
-                });
+                bodies.add(pos, body_end, cut);
                 // A cut body says where the file ends once it is walked.
                 if cut {
                     break;
@@ -507,7 +379,7 @@ fn top_level(b: &[u8], h: &Header, p: &mut Pass1) -> Vec<Body> {
         }
         pos = claimed_end;
     }
-    bodies
+    bodies.list
 }
 
 fn pass1(

@@ -1,0 +1,234 @@
+//! Hostile inputs, round two (issue 28): files whose shape makes a reader allocate far
+//! beyond what the memory check up front expects, and what happens when memory does run
+//! out. The inputs are generated here and written to the scratch directory.
+//!
+//! | defect | hostile input | test |
+//! | --- | --- | --- |
+//! | 1 | HPROF of millions of empty (or one-record) HEAP DUMP SEGMENTs | [`hprof_tiny_segments_stay_within_the_estimate`] |
+//! | 1 | an allocation that fails (address-space limit): exit 2, a message | [`an_allocation_failure_exits_2_naming_the_file`] |
+//!
+//! **Allocation figures.** A counting `#[global_allocator]` tracks the bytes live and,
+//! while a measurement runs, the peak above the start (as `tests/hostile.rs` does).
+//! Measurements run one at a time with nothing else of this binary running: every test
+//! holds [`GATE`] shared (`let _g = shared();`) unless it measures; a measurement holds it
+
+mod common;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::{RwLock, RwLockReadGuard};
+
+use common::*;
+use heaptui::format;
+use heaptui::progress::Progress;
+use heaptui::source::Source;
+
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+fn grew(n: usize) {
+    let now = LIVE.fetch_add(n, Relaxed) + n;
+    PEAK.fetch_max(now, Relaxed);
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        let p = System.alloc(l);
+        if !p.is_null() {
+            grew(l.size());
+        }
+        p
+    }
+    unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
+        let p = System.alloc_zeroed(l);
+        if !p.is_null() {
+            grew(l.size());
+        }
+        p
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        System.dealloc(p, l);
+        LIVE.fetch_sub(l.size(), Relaxed);
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
+        let q = System.realloc(p, l, new);
+        if !q.is_null() {
+            if new >= l.size() {
+                grew(new - l.size());
+            } else {
+                LIVE.fetch_sub(l.size() - new, Relaxed);
+            }
+        }
+        q
+    }
+}
+
+#[global_allocator]
+static ALLOC: Counting = Counting;
+
+/// Every test holds this shared; a measurement holds it exclusively.
+static GATE: RwLock<()> = RwLock::new(());
+
+fn shared() -> RwLockReadGuard<'static, ()> {
+    GATE.read().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Runs `f` alone and returns its result and the peak of live bytes above the start.
+fn measure<T>(f: impl FnOnce() -> T) -> (T, usize) {
+    let _g = GATE.write().unwrap_or_else(|e| e.into_inner());
+    let start = LIVE.load(Relaxed);
+    PEAK.store(start, Relaxed);
+    let r = f();
+    (r, PEAK.load(Relaxed).saturating_sub(start))
+}
+
+fn src(name: &str, bytes: &[u8]) -> Source {
+    Source::from_bytes(std::path::Path::new(name), bytes).unwrap()
+}
+
+const MB: f64 = 1e6;
+
+// ---------------------------------------------------------------------------------------
+// HPROF.
+
+/// An HPROF header with 8-byte identifiers.
+fn hprof_header() -> Vec<u8> {
+    let mut b = b"JAVA PROFILE 1.0.2\0".to_vec();
+    b.extend_from_slice(&8u32.to_be_bytes());
+    b.extend_from_slice(&[0; 8]);
+    b
+}
+
+fn hprof_record(out: &mut Vec<u8>, tag: u8, body: &[u8]) {
+    out.push(tag);
+    out.extend_from_slice(&0u32.to_be_bytes());
+    out.extend_from_slice(&(body.len() as u32).to_be_bytes());
+    out.extend_from_slice(body);
+}
+
+/// `n` HEAP DUMP SEGMENTs each holding `body`, then HEAP DUMP END.
+fn hprof_segments(n: usize, body: &[u8]) -> Vec<u8> {
+    let mut b = hprof_header();
+    b.reserve(n * (9 + body.len()) + 9);
+    for _ in 0..n {
+        hprof_record(&mut b, 0x1c, body);
+    }
+    hprof_record(&mut b, 0x2c, &[]);
+    b
+}
+
+/// What the memory check up front allows an HPROF file per byte (`format::memory`).
+const HPROF_ESTIMATE: f64 = 1.2;
+
+#[test]
+fn hprof_tiny_segments_stay_within_the_estimate() {
+    // Defect 1: the bodies were listed and walked one per record, each walk's result
+    // (six vectors and a warning) held for a whole 64 MiB batch: a 27 MB file of empty
+    // segments took 551 MB, a 270 MB one asked for 5 GB and aborted. Now the file's
+    // index stays within what the memory check expects of it, whatever the segments
+    // hold: nothing (9 bytes each), or one sub-record of an unknown tag (a warning each).
+    // Measures: holds the gate only inside `measure`.
+    let empty = hprof_segments(1_000_000, &[]);
+    let unknown = hprof_segments(500_000, &[0x77, 0, 0, 0, 0, 0, 0, 0, 0]);
+    for (what, bytes) in [("empty segments", &empty), ("unknown tags", &unknown)] {
+        let bound = (bytes.len() as f64 * HPROF_ESTIMATE) as usize;
+        let (snap, peak) =
+            measure(|| format::hprof::open(src("mem.hprof", bytes), &Progress::new()));
+        let snap = snap.unwrap();
+        assert_eq!(snap.graph.len(), 0);
+        eprintln!(
+            "{what}: {:.1} MB file, index {:.1} MB at the peak (estimate {:.1} MB)",
+            bytes.len() as f64 / MB,
+            peak as f64 / MB,
+            bound as f64 / MB
+        );
+        assert!(peak <= bound, "{what}: index peak {peak} > {bound}");
+        if what == "unknown tags" {
+            // One warning per record at first, then one that counts the rest.
+            assert!(snap.warnings.len() <= 102, "{:?}", &snap.warnings[..3]);
+            assert!(
+                snap.warnings.iter().any(|w| w.contains("499900 more")),
+                "{:?}",
+                snap.warnings.last()
+            );
+        }
+        drop(snap);
+        let (q, peak) = measure(|| format::hprof::quick_histogram(bytes, &Progress::new()));
+        assert!(q.unwrap().rows.is_empty());
+        eprintln!(
+            "{what}: histogram without the index {:.1} MB",
+            peak as f64 / MB
+        );
+        assert!(
+            peak <= bound,
+            "{what}: quick histogram peak {peak} > {bound}"
+        );
+        let (w, peak) = measure(|| format::hprof::quick_waste(bytes, &Progress::new(), 10));
+        drop(w.unwrap());
+        eprintln!("{what}: waste without the index {:.1} MB", peak as f64 / MB);
+        assert!(peak <= bound, "{what}: quick waste peak {peak} > {bound}");
+    }
+}
+
+/// Runs the binary with an address-space limit of `limit` bytes.
+fn heaptui_limited(args: &[&str], limit: u64) -> std::process::Output {
+    use std::os::unix::process::CommandExt;
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_heaptui"));
+    c.args(args)
+        .env("HEAPTUI_CACHE_DIR", scratch().join("cache"))
+        // One malloc arena: each thread's would reserve 64 MiB of the address space.
+        .env("MALLOC_ARENA_MAX", "1");
+    // SAFETY: setrlimit is async-signal-safe and touches nothing of the parent.
+    unsafe {
+        c.pre_exec(move || {
+            let r = libc::rlimit {
+                rlim_cur: limit,
+                rlim_max: limit,
+            };
+            if libc::setrlimit(libc::RLIMIT_AS, &r) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    c.output().unwrap()
+}
+
+#[test]
+fn an_allocation_failure_exits_2_naming_the_file() {
+    // Defect 1: when memory does run out (here an address-space limit 40 MiB above the
+    // file's size, which starting takes and indexing 1 M objects does not fit in), the
+    // process ended with "memory allocation of N bytes failed" and SIGABRT (134). It now
+    // ends with exit 2 and a message naming the file (the TUI's terminal is put back:
+    // `tests/tui_tmux.rs`).
+    let _g = shared();
+    let bytes = common::hostile::hprof_instances(1_000_000);
+    let f = scratch().join("million.hprof");
+    std::fs::write(&f, &bytes).unwrap();
+    drop(bytes);
+    let f = f.to_str().unwrap();
+    let limit = std::fs::metadata(f).unwrap().len() + (40 << 20);
+    for args in [
+        &["summary", f, "--no-cache"][..],
+        &["histogram", f, "--json", "--no-cache"][..],
+    ] {
+        let out = heaptui_limited(args, limit);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}\n{err}",
+            out.status
+        );
+        assert!(
+            err.contains(&format!("{f}: out of memory: an allocation of ")),
+            "{err}"
+        );
+        assert!(!err.contains("memory allocation of"), "{err}");
+    }
+    // With room, the same file opens.
+    let out = heaptui_limited(&["summary", f, "--json", "--no-cache"], 1 << 30);
+    assert_eq!(out.status.code(), Some(0));
+}
