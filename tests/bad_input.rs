@@ -363,10 +363,11 @@ fn a_file_whose_index_would_not_fit_is_refused_up_front_with_the_figure() {
 }
 
 #[test]
-fn a_moarvm_format_2_file_is_checked_up_front_and_format_3_is_not() {
+fn a_moarvm_file_is_checked_up_front_format_3_by_its_counts() {
     // Format 2's tables are plain, so its size says how large the index will be (about a
     // byte of memory per byte of file, measured on a 436 MB snapshot); format 3
-    // compresses them, and no large one has been measured: it is not refused on a guess.
+    // compresses them, so the snapshot's collectables and references decide, counted
+    // before the columns are decoded (issue 28, defect 2: it was not checked at all).
     let run = |rel: &str| {
         std::process::Command::new(env!("CARGO_BIN_EXE_heaptui"))
             .args(["summary", fixture(rel).to_str().unwrap()])
@@ -383,11 +384,11 @@ fn a_moarvm_format_2_file_is_checked_up_front_and_format_3_is_not() {
         "{err}"
     );
     let v3 = run("moarvm/app-v3.mvmheap.gz");
-    assert_eq!(
-        v3.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&v3.stderr)
+    assert_eq!(v3.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&v3.stderr);
+    assert!(
+        err.contains("needs about") && err.contains("collectables at") && err.contains("only 1 MB"),
+        "{err}"
     );
 }
 

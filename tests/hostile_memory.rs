@@ -6,6 +6,7 @@
 //! | --- | --- | --- |
 //! | 1 | HPROF of millions of empty (or one-record) HEAP DUMP SEGMENTs | [`hprof_tiny_segments_stay_within_the_estimate`] |
 //! | 1 | an allocation that fails (address-space limit): exit 2, a message | [`an_allocation_failure_exits_2_naming_the_file`] |
+//! | 2 | MoarVM v3 whose small frames claim millions of collectables | [`moarvm_v3_counts_are_checked_against_the_memory_left`] |
 //!
 //! **Allocation figures.** A counting `#[global_allocator]` tracks the bytes live and,
 //! while a measurement runs, the peak above the start (as `tests/hostile.rs` does).
@@ -231,4 +232,40 @@ fn an_allocation_failure_exits_2_naming_the_file() {
     // With room, the same file opens.
     let out = heaptui_limited(&["summary", f, "--json", "--no-cache"], 1 << 30);
     assert_eq!(out.status.code(), Some(0));
+}
+
+/// Runs the binary with `HEAPTUI_MEMORY_LIMIT` set to `limit`.
+fn heaptui_with_limit(args: &[&str], limit: u64) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_heaptui"))
+        .args(args)
+        .env("HEAPTUI_CACHE_DIR", scratch().join("cache"))
+        .env("HEAPTUI_MEMORY_LIMIT", limit.to_string())
+        .env_remove("HEAPTUI_IGNORE_MEMORY")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn moarvm_v3_counts_are_checked_against_the_memory_left() {
+    // Defect 2: format 3 had no memory check (its columns are compressed, so its size
+    // says nothing): a 14 MB file whose frames were each within the ratio limit claimed
+    // 99.6 M collectables and took 3.5 GB, whatever HEAPTUI_MEMORY_LIMIT said. Its
+    // counts are now checked before the columns are decoded. Here 2 M collectables in
+    // about 400 KB, which need more than 100 MB.
+    let _g = shared();
+    let f = scratch().join("claims.mvmheap");
+    std::fs::write(&f, common::hostile::moar_v3_claiming(2_000_000, 400_000)).unwrap();
+    let f = f.to_str().unwrap();
+    let out = heaptui_with_limit(&["summary", f, "--no-cache"], 50_000_000);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(f) && err.contains("2000000 collectables") && err.contains("only 48 MB"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
+    let out = heaptui_with_limit(&["summary", f, "--json", "--no-cache"], 1 << 30);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert_eq!(json_of(&out)["objects"], 2_000_000);
 }
