@@ -7,6 +7,8 @@
 //! | 1 | HPROF of millions of empty (or one-record) HEAP DUMP SEGMENTs | [`hprof_tiny_segments_stay_within_the_estimate`] |
 //! | 1 | an allocation that fails (address-space limit): exit 2, a message | [`an_allocation_failure_exits_2_naming_the_file`] |
 //! | 2 | MoarVM v3 whose small frames claim millions of collectables | [`moarvm_v3_counts_are_checked_against_the_memory_left`] |
+//! | 3 | V8 of minimal nodes, Dart of one-byte references: estimates too low | [`v8_minimal_nodes_need_no_more_than_the_estimate`], [`dart_references_need_no_more_than_the_estimate`] |
+//! | 3 | V8 and Dart files holding more than their header's counts | [`more_than_the_header_counts_is_refused`] |
 //!
 //! **Allocation figures.** A counting `#[global_allocator]` tracks the bytes live and,
 //! while a measurement runs, the peak above the start (as `tests/hostile.rs` does).
@@ -131,8 +133,15 @@ fn hprof_tiny_segments_stay_within_the_estimate() {
     // index stays within what the memory check expects of it, whatever the segments
     // hold: nothing (9 bytes each), or one sub-record of an unknown tag (a warning each).
     // Measures: holds the gate only inside `measure`.
-    let empty = hprof_segments(1_000_000, &[]);
-    let unknown = hprof_segments(500_000, &[0x77, 0, 0, 0, 0, 0, 0, 0, 0]);
+    // The inputs are built under the shared gate, so that no other test's measurement
+    // counts them.
+    let (empty, unknown) = {
+        let _g = shared();
+        (
+            hprof_segments(1_000_000, &[]),
+            hprof_segments(500_000, &[0x77, 0, 0, 0, 0, 0, 0, 0, 0]),
+        )
+    };
     for (what, bytes) in [("empty segments", &empty), ("unknown tags", &unknown)] {
         let bound = (bytes.len() as f64 * HPROF_ESTIMATE) as usize;
         let (snap, peak) =
@@ -268,4 +277,172 @@ fn moarvm_v3_counts_are_checked_against_the_memory_left() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{err}");
     assert_eq!(json_of(&out)["objects"], 2_000_000);
+}
+
+/// A V8 snapshot of `n` minimal nodes (five one-digit fields: 10 bytes a node, the most a
+/// byte of file can hold), node 0 the synthetic root with `edges` edges to the others in
+/// turn; the header counts are `counts`.
+fn v8_minimal(n: usize, edges: usize, counts: (usize, usize)) -> Vec<u8> {
+    let mut b = format!(
+        concat!(
+            r#"{{"snapshot":{{"meta":{{"node_fields":["type","name","id","self_size","edge_count"],"#,
+            r#""node_types":[["hidden","array","string","object","code","closure","regexp","number","native","synthetic"],"string","number","number","number"],"#,
+            r#""edge_fields":["type","name_or_index","to_node"],"#,
+            r#""edge_types":[["context","element","property","internal","hidden","shortcut","weak"],"string_or_number","node"]}},"#,
+            r#""node_count":{},"edge_count":{}}},"#,
+            "\n\"nodes\":[9,0,1,0,{}"
+        ),
+        counts.0, counts.1, edges
+    )
+    .into_bytes();
+    b.reserve(n * 10 + edges * 12);
+    for _ in 1..n {
+        b.extend_from_slice(b",3,0,0,0,0");
+    }
+    b.extend_from_slice(b"],\n\"edges\":[");
+    for k in 0..edges {
+        if k > 0 {
+            b.push(b',');
+        }
+        b.extend_from_slice(format!("1,{k},{}", 5 * (k % (n - 1) + 1)).as_bytes());
+    }
+    b.extend_from_slice(b"],\n\"strings\":[\"a\"]}");
+    b
+}
+
+/// A Dart snapshot: the three synthetic objects (each referring to object 4), then
+/// `n` objects of class `Foo` with `k` one-byte references each; the header's reference
+/// count is `declared_refs(actual)`.
+fn dart_referencing(n: usize, k: usize, declared_refs: impl Fn(u64) -> u64) -> Vec<u8> {
+    use common::hostile::{dart_class, dart_head, uleb};
+    let mut b = dart_head();
+    b.extend(uleb(4));
+    for (name, uri) in [("Root", ""), ("Read-Only Pages", ""), ("Isolate", "")] {
+        b.extend(dart_class(name, uri));
+    }
+    b.extend(dart_class("Foo", "dart:core"));
+    let refs = 3 + (n * k) as u64;
+    b.extend(uleb(declared_refs(refs)));
+    b.extend(uleb(3 + n as u64));
+    for class in 1..=3u64 {
+        b.extend([class as u8, 0, 0, 1, 4]);
+    }
+    let mut rec = vec![4u8, 16, 0];
+    rec.extend(uleb(k as u64));
+    rec.extend((0..k).map(|j| 4 + (j % 100) as u8));
+    b.reserve(rec.len() * n + 1);
+    for _ in 0..n {
+        b.extend_from_slice(&rec);
+    }
+    b.push(0); // external properties
+    b
+}
+
+/// Opens `bytes` in-process and builds the dominator tree, measuring the peak; then the
+/// binary under HEAPTUI_MEMORY_LIMIT just below that peak (refused up front, exit 2)
+/// and at the estimate (opens). Returns (peak, estimate).
+fn bound_holds(name: &str, format: format::Format, make: impl FnOnce() -> Vec<u8>) -> (usize, u64) {
+    // Built under the shared gate, so that no other test's measurement counts it.
+    let bytes = {
+        let _g = shared();
+        make()
+    };
+    let bytes = &bytes[..];
+    let need = format::memory::need(format, bytes).unwrap();
+    let (r, peak) = measure(|| {
+        let s = match format {
+            format::Format::V8 => format::v8::open(src(name, bytes), &Progress::new()),
+            _ => format::dart::open(src(name, bytes), &Progress::new()),
+        }
+        .unwrap();
+        let d = heaptui::heap::dominators::compute(&s.graph, &Progress::new());
+        (s.graph.len(), d.total_bytes())
+    });
+    let len = bytes.len() as f64;
+    eprintln!(
+        "{name}: {:.1} MB, {} objects: peak {:.1} MB ({:.2} per byte), estimate {:.1} MB ({:.2} per byte: {})",
+        len / MB,
+        r.0,
+        peak as f64 / MB,
+        peak as f64 / len,
+        need.bytes as f64 / MB,
+        need.bytes as f64 / len,
+        need.basis
+    );
+    assert!(
+        peak as u64 <= need.bytes,
+        "{name}: peak {peak} > estimate {need:?}"
+    );
+    let f = scratch().join(name);
+    std::fs::write(&f, bytes).unwrap();
+    let f = f.to_str().unwrap();
+    let _g = shared();
+    let below = heaptui_with_limit(&["summary", f, "--no-cache"], peak as u64 - (1 << 20));
+    let err = String::from_utf8_lossy(&below.stderr);
+    assert_eq!(below.status.code(), Some(2), "{name}: {err}");
+    assert!(err.contains(f) && err.contains("needs about"), "{err}");
+    assert!(below.stdout.is_empty());
+    let at = heaptui_with_limit(&["summary", f, "--no-cache"], need.bytes);
+    let err = String::from_utf8_lossy(&at.stderr);
+    assert_eq!(at.status.code(), Some(0), "{name}: {err}");
+    (peak, need.bytes)
+}
+
+#[test]
+fn v8_minimal_nodes_need_no_more_than_the_estimate() {
+    // Defect 3: the estimate was 0.8 bytes per byte of file, an average of real files;
+    // minimal nodes need 2.9. It is now computed from the header's node and edge counts.
+    // Measures: holds the gate only inside `measure` and `bound_holds`' runs.
+    bound_holds("minimal.heapsnapshot", format::Format::V8, || {
+        v8_minimal(1_000_000, 0, (1_000_000, 0))
+    });
+    bound_holds("edges.heapsnapshot", format::Format::V8, || {
+        v8_minimal(300_000, 299_999, (300_000, 299_999))
+    });
+    bound_holds("many-edges.heapsnapshot", format::Format::V8, || {
+        v8_minimal(100_000, 1_000_000, (100_000, 1_000_000))
+    });
+}
+
+#[test]
+fn dart_references_need_no_more_than_the_estimate() {
+    // Defect 3: Dart's 4.5 bytes per byte of file against 8.1 for files of one-byte
+    // references; now from the header's object and reference counts.
+    bound_holds("refs.dartheap", format::Format::Dart, || {
+        dart_referencing(20_000, 200, |r| r)
+    });
+    bound_holds("objects.dartheap", format::Format::Dart, || {
+        dart_referencing(1_000_000, 0, |r| r)
+    });
+}
+
+#[test]
+fn more_than_the_header_counts_is_refused() {
+    // The estimates trust the header's counts, so the readers hold files to them: more
+    // nodes, edges or references than it says is an error at the first one too many.
+    let _g = shared();
+    let b = v8_minimal(10, 3, (9, 3));
+    let e = format::v8::open(src("n.heapsnapshot", &b), &Progress::new())
+        .err()
+        .unwrap();
+    let at = b.windows(10).rposition(|w| w == b",3,0,0,0,0").unwrap() + 1;
+    assert_eq!(e.offset, at as u64, "{e}");
+    assert_eq!(e.expected, "at most 9 nodes, the header's node_count");
+    let b = v8_minimal(10, 3, (10, 2));
+    let e = format::v8::open(src("e.heapsnapshot", &b), &Progress::new())
+        .err()
+        .unwrap();
+    let at = b.windows(6).position(|w| w == b"1,2,15").unwrap();
+    assert_eq!(e.offset, at as u64, "{e}");
+    assert_eq!(e.expected, "at most 2 edges, the header's edge_count");
+    let b = dart_referencing(3, 2, |r| r - 1);
+    let e = format::dart::open(src("r.dartheap", &b), &Progress::new())
+        .err()
+        .unwrap();
+    // The last object's record: class, size, data, count, two references.
+    assert_eq!(e.offset, (b.len() - 1 - 6) as u64, "{e}");
+    assert_eq!(
+        e.expected,
+        "at most 8 references in all, the header's reference count"
+    );
 }

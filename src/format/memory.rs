@@ -9,12 +9,18 @@
 //! computed from those counts, checked against the bytes (a count the file could not hold
 //! counts as what it could), at the peak bytes per object and per reference of indexing
 //! and building the dominator tree:
+//! - V8: the header's `node_count` and `edge_count` ([`v8_need`]); the reader refuses a
+//!   file with more nodes or edges than they say;
+//! - Dart: the header's object and reference counts ([`dart_need`]); the reader reads
+//!   no more objects than the count, and refuses more references;
 //! - MoarVM format 3: the collectables and references of the snapshot opened, counted in
 //!   its compressed columns before they are decoded ([`moarvm_need`], checked by the
-//!   reader once it has listed the snapshots);
+//!   reader once it has listed the snapshots).
 //!
-//! Elsewhere the need is the peak measured per byte of file on large real files
-//! ([`per_file_byte`]): an average, not a bound.
+//! Elsewhere (HPROF, Go, MoarVM format 2) nothing up front says how many objects there
+//! are, and the need is the peak measured per byte of file on large real files
+//! ([`per_file_byte`]): an average, not a bound. V8's strings are not counted in its
+//! header either: each costs the index 8 bytes (at least 3 of file) beyond the bound.
 
 use std::path::Path;
 
@@ -29,8 +35,9 @@ use crate::error::{Error, Result};
 /// file bytes per object: LEB128 is compact) in that of 2026-11-22 (before the smaller
 /// index and dominator pass, so high); MoarVM format 2 411 MB for 436 MB (4.28 M
 /// collectables, `gen-large-moarvm.sh` with NODES=400000, 2026-11-24 00:40); rounded up.
-/// `None` for MoarVM's format 3, which compresses its tables with zstd, so that its bytes
-/// say little about the index: its reader checks the counts instead ([`moarvm_need`])
+/// V8 and Dart use them only when their header is unreadable ([`need`]). `None` for
+/// MoarVM's format 3, which compresses its tables with zstd, so that its bytes say
+/// little about the index: its reader checks the counts instead ([`moarvm_need`])
 /// (`first` is the file's first bytes).
 fn per_file_byte(format: Format, first: &[u8]) -> Option<f64> {
     match format {
@@ -70,6 +77,77 @@ pub fn moarvm_need(collectables: u64, references: u64) -> Need {
     }
 }
 
+/// V8: peak bytes per node and per edge of the index and the dominator tree, measured on
+/// generated snapshots of minimal records (five one-digit fields a node: the most
+/// nodes a byte of file can hold) in `tests/hostile_memory.rs`: 1 M unreachable nodes
+/// 28.8 MB (2.9 bytes per byte of file, against 0.8 estimated before), 300,000 nodes
+/// each reached by an edge 19.6 MB, 100,000 nodes and 1 M edges 29.7 MB; rounded up.
+/// Real files need less (355 MB for a 507 MB Node snapshot): this is a bound.
+const V8_PER_NODE: u64 = 64;
+const V8_PER_EDGE: u64 = 32;
+
+/// What a V8 snapshot whose header says `declared` needs at most, in a file of `len`
+/// bytes: a count is taken as no more than the file could hold (each integer takes two
+/// bytes with its comma), and a count the header leaves out as that much.
+pub fn v8_need(d: &super::v8::Declared, len: u64) -> Need {
+    let fits = |fields: usize| len / (2 * fields.max(1) as u64);
+    let nodes = d.nodes.unwrap_or(u64::MAX).min(fits(d.node_fields));
+    let edges = d.edges.unwrap_or(u64::MAX).min(fits(d.edge_fields));
+    Need {
+        bytes: nodes * V8_PER_NODE + edges * V8_PER_EDGE,
+        basis: format!(
+            "{nodes} nodes at {V8_PER_NODE} bytes and {edges} edges at {V8_PER_EDGE}, as its header says"
+        ),
+    }
+}
+
+/// Dart: peak bytes per object and per reference, measured as for V8 (objects of four
+/// one-byte values, references of one byte): 1 M objects 32.4 MB, 20,000 objects with
+/// 4 M references 33.2 MB (8.1 bytes per byte of file, against 4.5 estimated before);
+/// rounded up.
+const DART_PER_OBJECT: u64 = 40;
+const DART_PER_REFERENCE: u64 = 10;
+
+/// What a Dart snapshot of `objects` and `references` (its header's counts) needs at
+/// most, with `room` bytes for the objects: an object takes at least four, a reference
+/// one.
+pub fn dart_need(objects: u64, references: u64, room: u64) -> Need {
+    let objects = objects.min(room / 4);
+    let references = references.min(room);
+    Need {
+        bytes: objects * DART_PER_OBJECT + references * DART_PER_REFERENCE,
+        basis: format!(
+            "{objects} objects at {DART_PER_OBJECT} bytes and {references} references at {DART_PER_REFERENCE}, as its header says"
+        ),
+    }
+}
+
+/// What indexing `bytes` (of `format`) needs, found before any of it is read beyond
+/// a header; `None` for MoarVM format 3 (its reader checks, [`moarvm_need`]).
+pub fn need(format: Format, bytes: &[u8]) -> Option<Need> {
+    let len = bytes.len() as u64;
+    match format {
+        Format::V8 => {
+            if let Some(d) = super::v8::declared(bytes) {
+                return Some(v8_need(&d, len));
+            }
+        }
+        Format::Dart => {
+            if let Ok(h) = super::dart::header(bytes) {
+                let room = len - h.objects_at as u64;
+                return Some(dart_need(h.object_count, h.reference_count, room));
+            }
+        }
+        _ => {}
+    }
+    // An unreadable header is refused by the reader; until then, the average.
+    let k = per_file_byte(format, &bytes[..bytes.len().min(16)])?;
+    Some(Need {
+        bytes: (len as f64 * k) as u64,
+        basis: format!("{k} bytes per byte of dump, as measured on large dumps"),
+    })
+}
+
 /// Bytes of memory this process may still use: `HEAPTUI_MEMORY_LIMIT` when set (a
 /// whole number of bytes; anything else is a usage error, never a check turned off),
 /// else the kernel's MemAvailable plus free swap.
@@ -103,19 +181,14 @@ fn system_available() -> Option<u64> {
 }
 
 /// Refuses, before any index is built, a file (`bytes`, of `format`) whose index would
-/// not fit in the memory left. MoarVM format 3 is left to its reader, which knows its
-/// counts once it has listed the snapshots ([`check_need`]).
+/// not fit in the memory left ([`need`]). MoarVM format 3 is left to its reader, which
+/// knows its counts once it has listed the snapshots ([`check_need`]).
 pub fn check(path: &Path, format: Format, bytes: &[u8]) -> Result<()> {
-    let avail = available()?;
-    let first = &bytes[..bytes.len().min(16)];
-    let (Some(k), Some(_)) = (per_file_byte(format, first), avail) else {
-        return Ok(());
-    };
-    let need = Need {
-        bytes: (bytes.len() as f64 * k) as u64,
-        basis: format!("{k} bytes per byte of dump, as measured on large dumps"),
-    };
-    check_need(path, format, bytes.len() as u64, need)
+    available()?;
+    match need(format, bytes) {
+        Some(n) => check_need(path, format, bytes.len() as u64, n),
+        None => Ok(()),
+    }
 }
 
 /// Refuses a file of `file_bytes` bytes whose index needs `need`, when that is more than
