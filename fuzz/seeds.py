@@ -439,9 +439,10 @@ def uleb(v):
         out.append(b | 0x80)
 
 
-def dart_referencing(n, k, short):
-    """A Dart snapshot: the three synthetic objects, then N objects of class Foo with K
-    one-byte references each; the header's reference count SHORT less than there are."""
+def dart_referencing(n, k, short, size=16):
+    """A Dart snapshot: the three synthetic objects, then N objects of class Foo of SIZE
+    bytes with K one-byte references each; the header's reference count SHORT less than
+    there are."""
     lstr = lambda s: uleb(len(s)) + s
     cls = lambda name, uri: uleb(0) + lstr(name) + lstr(b"") + lstr(uri) + lstr(b"") + uleb(0)
     b = bytearray(b"dartheap") + uleb(0) + lstr(b"main") + uleb(100) + uleb(200) + uleb(0)
@@ -452,7 +453,7 @@ def dart_referencing(n, k, short):
     b += uleb(3 + n * k - short) + uleb(3 + n)
     for c in (1, 2, 3):
         b += bytes([c, 0, 0, 1, 4])
-    b += (bytes([4, 16, 0]) + uleb(k) + bytes(4 + j % 100 for j in range(k))) * n
+    b += (bytes([4]) + uleb(size) + bytes([0]) + uleb(k) + bytes(4 + j % 100 for j in range(k))) * n
     return bytes(b + uleb(0))
 
 
@@ -500,6 +501,9 @@ def main():
         seed = meta % (n - short, n - 1 - short, n - 1, ",3,0,0,0,0" * (n - 1),
                        ",".join("1,%d,%d" % (k, 5 * (k + 1)) for k in range(n - 1)))
         write(os.path.join(out, "v8"), "seed-minimal-nodes-%d-%d" % (n, short), seed.encode())
+    # Issue 28, defect 16: a self_size of 20 digits.
+    write(os.path.join(out, "v8"), "seed-twenty-digits",
+          (meta % (2, 0, 0, ",3,0,0,12345678901234567890,0", "")).encode())
     for name, data in v8s:
         for n in (60, 300, 700):
             seed = v8_seed(data, n)
@@ -545,6 +549,8 @@ def main():
     for short in (0, 1):
         write(os.path.join(out, "dart"), "seed-one-byte-references-%d" % short,
               dart_referencing(400, 50, short))
+    # Issue 28, defect 16: a shallow size of 2^64 - 1 (it wrapped the totals).
+    write(os.path.join(out, "dart"), "seed-size-2-64", dart_referencing(3, 1, 0, 2**64 - 1))
 
     gz = os.path.join(out, "gzip")
     for fmt, seed in sorted(small.items()):

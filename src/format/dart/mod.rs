@@ -477,6 +477,7 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
     let mut p = h.objects_at;
     let mut released = 0usize;
     let mut refs_read = 0u64;
+    let max_size = (1u64 << 40).min((1u64 << 62) / declared.max(1) as u64);
     for i in 0..declared {
         let at = p as u64;
         if i % (1 << 20) == 0 {
@@ -509,6 +510,21 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
                             h.reference_count
                         ),
                         format!("an object that brings them to {refs_read}"),
+                    ));
+                }
+                if size > max_size {
+                    // Sizes are summed (totals, retained sizes): none may wrap.
+                    let size_at = at as usize
+                        + b[at as usize..]
+                            .iter()
+                            .position(|&x| x < 0x80)
+                            .map_or(0, |k| k + 1);
+                    return Err(ParseError::new(
+                        size_at as u64,
+                        format!(
+                            "a shallow size of at most {max_size} bytes (2^40, or 2^62 over the object count)"
+                        ),
+                        size.to_string(),
                     ));
                 }
                 if let Some(v) = smi {
