@@ -10,6 +10,7 @@
 //! - [`diff`] compares two snapshots (classes, owners by their path from the roots,
 //!   objects by ids that survive);
 //! - [`cli`] the batch commands of `../shared/CLI.md`, [`ui`] the terminal interface;
+//! - [`tmpfiles`] the temporary files a signal must not leave behind;
 //! - [`alloc`] the binary's allocator, which reuses the pages of large blocks between the
 //!   index build's phases.
 
@@ -23,6 +24,7 @@ pub mod heap;
 pub mod progress;
 pub mod source;
 pub mod suspects;
+pub mod tmpfiles;
 pub mod ui;
 pub mod waste;
 

@@ -224,6 +224,10 @@ pub fn main() -> i32 {
             return code;
         }
     };
+    if cli.cmd.is_some() {
+        // The TUI has its own watcher, which puts the terminal back too.
+        crate::tmpfiles::watch_signals();
+    }
     match run(cli) {
         Ok(()) => 0,
         Err(e) => {
