@@ -9,6 +9,7 @@
 //! | 2 | MoarVM v3 whose small frames claim millions of collectables | [`moarvm_v3_counts_are_checked_against_the_memory_left`] |
 //! | 3 | V8 of minimal nodes, Dart of one-byte references: estimates too low | [`v8_minimal_nodes_need_no_more_than_the_estimate`], [`dart_references_need_no_more_than_the_estimate`] |
 //! | 3 | V8 and Dart files holding more than their header's counts | [`more_than_the_header_counts_is_refused`] |
+//! | 1 | `waste` without the index skipped the memory check | [`waste_without_the_index_is_held_to_the_memory_check`] |
 //!
 //! **Allocation figures.** A counting `#[global_allocator]` tracks the bytes live and,
 //! while a measurement runs, the peak above the start (as `tests/hostile.rs` does).
@@ -445,4 +446,21 @@ fn more_than_the_header_counts_is_refused() {
         e.expected,
         "at most 8 references in all, the header's reference count"
     );
+}
+
+#[test]
+fn waste_without_the_index_is_held_to_the_memory_check() {
+    // `waste` on an HPROF file with no index cache entry walks the file without the
+    // index (issue 25), and that walk skipped the memory check: HEAPTUI_MEMORY_LIMIT was
+    // ignored for it. It is held to the index's estimate now.
+    let _g = shared();
+    let f = scratch().join("waste.hprof");
+    std::fs::write(&f, common::hostile::hprof_instances(100_000)).unwrap();
+    let f = f.to_str().unwrap();
+    let out = heaptui_with_limit(&["waste", f], 1_000_000);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains(f) && err.contains("needs about"), "{err}");
+    let out = heaptui_with_limit(&["waste", f], 1 << 30);
+    assert_eq!(out.status.code(), Some(0));
 }

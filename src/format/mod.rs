@@ -524,6 +524,9 @@ pub fn quick_waste(
         return Ok(None);
     };
     let path = path.as_path();
+    // The walk keeps a few words per string, array and collection: held to the index's
+    // estimate, so that HEAPTUI_MEMORY_LIMIT means the same for `waste` either way.
+    memory::check(path, Format::Hprof, source.bytes())?;
     let q = hprof::quick_waste(source.bytes(), progress, top).map_err(|e| Error::parse(path, e))?;
     Ok(q.map(|mut q| {
         let mut w = source.warnings.clone();
