@@ -501,6 +501,14 @@ def main():
         seed = meta % (n - short, n - 1 - short, n - 1, ",3,0,0,0,0" * (n - 1),
                        ",".join("1,%d,%d" % (k, 5 * (k + 1)) for k in range(n - 1)))
         write(os.path.join(out, "v8"), "seed-minimal-nodes-%d-%d" % (n, short), seed.encode())
+    # Issue 28, defect 3: "object" listed 300 times in the meta, a node of each, and
+    # many strings (a table of the strings per type was made for each).
+    types = ",".join(['"object"'] * 300)
+    seed = meta.replace('"node_types":[["hidden","array","string","object","code","closure",'
+                        '"regexp","number","native","synthetic"]', '"node_types":[[%s]' % types)
+    seed = seed.replace('"strings":["a"]', '"strings":[%s]' % ",".join('"%d"' % i for i in range(3000)))
+    seed = seed % (301, 0, 0, "".join(",%d,%d,0,0,0" % (t, t) for t in range(300)), "")
+    write(os.path.join(out, "v8"), "seed-repeated-types", seed.encode())
     # Issue 28, defect 16: a self_size of 20 digits.
     write(os.path.join(out, "v8"), "seed-twenty-digits",
           (meta % (2, 0, 0, ",3,0,0,12345678901234567890,0", "")).encode())

@@ -9,6 +9,7 @@
 //! | 2 | MoarVM v3 whose small frames claim millions of collectables | [`moarvm_v3_counts_are_checked_against_the_memory_left`] |
 //! | 3 | V8 of minimal nodes, Dart of one-byte references: estimates too low | [`v8_minimal_nodes_need_no_more_than_the_estimate`], [`dart_references_need_no_more_than_the_estimate`] |
 //! | 3 | V8 and Dart files holding more than their header's counts | [`more_than_the_header_counts_is_refused`] |
+//! | 3 | V8 of empty strings (not in the header's counts); a meta repeating "object" | [`v8_strings_need_no_more_than_the_estimate`], [`a_v8_meta_that_repeats_a_type_makes_one_table_of_names`] |
 //! | 1 | `waste` without the index skipped the memory check | [`waste_without_the_index_is_held_to_the_memory_check`] |
 //!
 //! **Allocation figures.** A counting `#[global_allocator]` tracks the bytes live and,
@@ -463,4 +464,64 @@ fn waste_without_the_index_is_held_to_the_memory_check() {
     assert!(err.contains(f) && err.contains("needs about"), "{err}");
     let out = heaptui_with_limit(&["waste", f], 1 << 30);
     assert_eq!(out.status.code(), Some(0));
+}
+
+/// A V8 snapshot of four nodes (an object and a native node, each detached and not, so
+/// that every table of names is made) and `n` empty strings (three bytes each).
+fn v8_strings(n: usize) -> Vec<u8> {
+    let mut b = concat!(
+        r#"{"snapshot":{"meta":{"node_fields":["type","name","id","self_size","edge_count","detachedness"],"#,
+        r#""node_types":[["hidden","array","string","object","code","closure","regexp","number","native","synthetic"],"string","number","number","number","number"],"#,
+        r#""edge_fields":["type","name_or_index","to_node"],"#,
+        r#""edge_types":[["context","element","property","internal","hidden","shortcut","weak"],"string_or_number","node"]},"#,
+        r#""node_count":5,"edge_count":0},"#,
+        "\n\"nodes\":[9,0,1,0,0,0,3,1,3,0,0,1,3,2,5,0,0,2,8,3,7,0,0,1,8,4,9,0,0,2],\n\"edges\":[],\n\"strings\":[\"\""
+    )
+    .as_bytes()
+    .to_vec();
+    b.reserve(3 * n);
+    for _ in 1..n {
+        b.extend_from_slice(b",\"\"");
+    }
+    b.extend_from_slice(b"]}");
+    b
+}
+
+#[test]
+fn v8_strings_need_no_more_than_the_estimate() {
+    // The header does not count the strings, and each costs the index 8 bytes and a slot
+    // in each table of names: a file of empty strings took 5 bytes per byte while the
+    // estimate from the counts said nothing. Half the quotes bound them now.
+    bound_holds("strings.heapsnapshot", format::Format::V8, || {
+        v8_strings(2_000_000)
+    });
+}
+
+#[test]
+fn a_v8_meta_that_repeats_a_type_makes_one_table_of_names() {
+    // The classes of objects are found by a table of the strings per type: a meta that
+    // listed "object" 1,000 times, with a node of each, made 1,000 tables of every string
+    // (400 MB for 100,000 strings in a 300 KB file). One per type name now.
+    let types = vec!["\"object\""; 1000].join(",");
+    let mut nodes = String::from("0,0,1,0,0");
+    for t in 0..1000 {
+        nodes.push_str(&format!(",{t},{},0,0,0", t % 100_000));
+    }
+    let mut strings = String::from("\"a\"");
+    for i in 1..100_000 {
+        strings.push_str(&format!(",\"{i}\""));
+    }
+    let text = format!(
+        concat!(
+            r#"{{"snapshot":{{"meta":{{"node_fields":["type","name","id","self_size","edge_count"],"#,
+            r#""node_types":[[{}],"string","number","number","number"],"#,
+            r#""edge_fields":["type","name_or_index","to_node"],"#,
+            r#""edge_types":[["element"],"string_or_number","node"]}},"node_count":1001,"edge_count":0}},"#,
+            "\n\"nodes\":[{}],\n\"edges\":[],\n\"strings\":[{}]}}"
+        ),
+        types, nodes, strings
+    );
+    bound_holds("types.heapsnapshot", format::Format::V8, || {
+        text.into_bytes()
+    });
 }

@@ -10,7 +10,8 @@
 //! counts as what it could), at the peak bytes per object and per reference of indexing
 //! and building the dominator tree:
 //! - V8: the header's `node_count` and `edge_count` ([`v8_need`]); the reader refuses a
-//!   file with more nodes or edges than they say;
+//!   file with more nodes or edges than they say. The strings, which the header does not
+//!   count, are bounded by half the file's double quotes;
 //! - Dart: the header's object and reference counts ([`dart_need`]); the reader reads
 //!   no more objects than the count, and refuses more references;
 //! - MoarVM format 3: the collectables and references of the snapshot opened, counted in
@@ -19,8 +20,7 @@
 //!
 //! Elsewhere (HPROF, Go, MoarVM format 2) nothing up front says how many objects there
 //! are, and the need is the peak measured per byte of file on large real files
-//! ([`per_file_byte`]): an average, not a bound. V8's strings are not counted in its
-//! header either: each costs the index 8 bytes (at least 3 of file) beyond the bound.
+//! ([`per_file_byte`]): an average, not a bound.
 
 use std::path::Path;
 
@@ -85,18 +85,24 @@ pub fn moarvm_need(collectables: u64, references: u64) -> Need {
 /// Real files need less (355 MB for a 507 MB Node snapshot): this is a bound.
 const V8_PER_NODE: u64 = 64;
 const V8_PER_EDGE: u64 = 32;
+/// V8: peak bytes per string: its offset (8) and its slot in the tables that name the
+/// classes of objects and native nodes, detached or not (4 each); rounded up.
+const V8_PER_STRING: u64 = 32;
 
 /// What a V8 snapshot whose header says `declared` needs at most, in a file of `len`
-/// bytes: a count is taken as no more than the file could hold (each integer takes two
-/// bytes with its comma), and a count the header leaves out as that much.
-pub fn v8_need(d: &super::v8::Declared, len: u64) -> Need {
+/// bytes with `quotes` double quotes: a count is taken as no more than the file could
+/// hold (each integer takes two bytes with its comma), and a count the header leaves out
+/// as that much. The header does not count the strings: every string has two quotes, so
+/// half the quotes bound them.
+pub fn v8_need(d: &super::v8::Declared, len: u64, quotes: u64) -> Need {
     let fits = |fields: usize| len / (2 * fields.max(1) as u64);
     let nodes = d.nodes.unwrap_or(u64::MAX).min(fits(d.node_fields));
     let edges = d.edges.unwrap_or(u64::MAX).min(fits(d.edge_fields));
+    let strings = quotes / 2;
     Need {
-        bytes: nodes * V8_PER_NODE + edges * V8_PER_EDGE,
+        bytes: nodes * V8_PER_NODE + edges * V8_PER_EDGE + strings * V8_PER_STRING,
         basis: format!(
-            "{nodes} nodes at {V8_PER_NODE} bytes and {edges} edges at {V8_PER_EDGE}, as its header says"
+            "{nodes} nodes at {V8_PER_NODE} bytes and {edges} edges at {V8_PER_EDGE}, as its header says, and at most {strings} strings at {V8_PER_STRING}"
         ),
     }
 }
@@ -129,7 +135,8 @@ pub fn need(format: Format, bytes: &[u8]) -> Option<Need> {
     match format {
         Format::V8 => {
             if let Some(d) = super::v8::declared(bytes) {
-                return Some(v8_need(&d, len));
+                let quotes = memchr::memchr_iter(b'"', bytes).count() as u64;
+                return Some(v8_need(&d, len, quotes));
             }
         }
         Format::Dart => {

@@ -438,6 +438,12 @@ fn read_nodes(
             (ty, name != u32::MAX)
         })
         .collect();
+    // A table per type name, not per type: a meta that lists "object" a thousand times
+    // would otherwise make a table of every string for each (the later ones intern).
+    let mut seen = std::collections::HashSet::new();
+    let tabled: Vec<bool> = (0..types.len())
+        .map(|t| types[t].1 && seen.insert(cols.node_types[t].as_str()))
+        .collect();
     let mut by_type: Vec<[u32; 2]> = vec![[u32::MAX; 2]; types.len()];
     let mut by_name: Vec<Option<Vec<u32>>> = vec![None; types.len() * 2];
     let mut edges_so_far = 0u64;
@@ -488,7 +494,7 @@ fn read_nodes(
                 }
                 *slot
             }
-            Some(_) if ty >= 0 && name >= 0 && (name as usize) < strings => {
+            Some(_) if ty >= 0 && tabled[ty as usize] && name >= 0 && (name as usize) < strings => {
                 let table = by_name[ty as usize * 2 + detached as usize]
                     .get_or_insert_with(|| vec![u32::MAX; strings]);
                 let slot = &mut table[name as usize];
