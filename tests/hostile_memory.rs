@@ -525,3 +525,48 @@ fn a_v8_meta_that_repeats_a_type_makes_one_table_of_names() {
         text.into_bytes()
     });
 }
+
+#[test]
+fn a_v8_file_without_its_header_first_is_estimated_from_its_bytes() {
+    // The estimate reads the counts from the `"snapshot"` header that every writer puts
+    // first; a file that puts it last (or has none) could otherwise dodge it: its need is
+    // then as many nodes as its bytes could hold. And a second header later in the file is
+    // not the one the reader uses (the first is).
+    let b = v8_minimal(200_000, 0, (200_000, 0));
+    let text = String::from_utf8(b).unwrap();
+    let (head, rest) = text.split_once(",\n\"nodes\":").unwrap();
+    let header = head.strip_prefix("{").unwrap();
+    let moved = format!("{{\"nodes\":{}", rest.strip_suffix('}').unwrap()) + "," + header + "}";
+    let need = format::memory::need(format::Format::V8, moved.as_bytes()).unwrap();
+    assert!(
+        need.bytes >= moved.len() as u64 * 6,
+        "{need:?} for {} bytes",
+        moved.len()
+    );
+    assert!(
+        need.basis.contains("as many as its bytes could hold"),
+        "{need:?}"
+    );
+    let _g = shared();
+    let s = format::v8::open(
+        src("moved.heapsnapshot", moved.as_bytes()),
+        &Progress::new(),
+    );
+    assert_eq!(s.ok().map(|s| s.graph.len()), Some(200_000));
+    // Two headers: the first says 10 nodes; the reader holds the file to it.
+    let twice = text.replacen(
+        "{\"snapshot\":",
+        &format!("{{{},\"snapshot\":", header.replace("200000", "10")),
+        1,
+    );
+    let e = format::v8::open(
+        src("twice.heapsnapshot", twice.as_bytes()),
+        &Progress::new(),
+    )
+    .err()
+    .unwrap();
+    assert_eq!(
+        e.expected, "at most 10 nodes, the header's node_count",
+        "{e}"
+    );
+}

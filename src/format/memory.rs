@@ -99,10 +99,15 @@ pub fn v8_need(d: &super::v8::Declared, len: u64, quotes: u64) -> Need {
     let nodes = d.nodes.unwrap_or(u64::MAX).min(fits(d.node_fields));
     let edges = d.edges.unwrap_or(u64::MAX).min(fits(d.edge_fields));
     let strings = quotes / 2;
+    let said = if d.nodes.is_some() && d.edges.is_some() {
+        "as its header says"
+    } else {
+        "as many as its bytes could hold where its header does not say"
+    };
     Need {
         bytes: nodes * V8_PER_NODE + edges * V8_PER_EDGE + strings * V8_PER_STRING,
         basis: format!(
-            "{nodes} nodes at {V8_PER_NODE} bytes and {edges} edges at {V8_PER_EDGE}, as its header says, and at most {strings} strings at {V8_PER_STRING}"
+            "{nodes} nodes at {V8_PER_NODE} bytes and {edges} edges at {V8_PER_EDGE}, {said}, and at most {strings} strings at {V8_PER_STRING}"
         ),
     }
 }
@@ -134,10 +139,16 @@ pub fn need(format: Format, bytes: &[u8]) -> Option<Need> {
     let len = bytes.len() as u64;
     match format {
         Format::V8 => {
-            if let Some(d) = super::v8::declared(bytes) {
-                let quotes = memchr::memchr_iter(b'"', bytes).count() as u64;
-                return Some(v8_need(&d, len, quotes));
-            }
+            // Without a header up front (the first key), as many nodes as the bytes
+            // could hold: five fields (the fewest the reader takes) of one digit each.
+            let d = super::v8::declared(bytes).unwrap_or(super::v8::Declared {
+                nodes: None,
+                edges: None,
+                node_fields: 5,
+                edge_fields: 5,
+            });
+            let quotes = memchr::memchr_iter(b'"', bytes).count() as u64;
+            return Some(v8_need(&d, len, quotes));
         }
         Format::Dart => {
             if let Ok(h) = super::dart::header(bytes) {

@@ -300,7 +300,8 @@ fn scan(b: &[u8], progress: &Progress, release: &Release<'_>) -> Result<Sections
             }
             _ => match skip_value(b, pos) {
                 Ok(e) => {
-                    if key == b"snapshot" {
+                    // The first: the one the memory check read ([`declared`]).
+                    if key == b"snapshot" && s.meta.is_none() {
                         s.meta = Some((pos, e));
                     }
                     pos = e;
