@@ -429,6 +429,34 @@ def moar_v3(snapshots, seed):
     return bytes(b)
 
 
+def uleb(v):
+    out = bytearray()
+    while True:
+        b, v = v & 0x7F, v >> 7
+        if v == 0:
+            out.append(b)
+            return bytes(out)
+        out.append(b | 0x80)
+
+
+def dart_referencing(n, k, short, size=16):
+    """A Dart snapshot: the three synthetic objects, then N objects of class Foo of SIZE
+    bytes with K one-byte references each; the header's reference count SHORT less than
+    there are."""
+    lstr = lambda s: uleb(len(s)) + s
+    cls = lambda name, uri: uleb(0) + lstr(name) + lstr(b"") + lstr(uri) + lstr(b"") + uleb(0)
+    b = bytearray(b"dartheap") + uleb(0) + lstr(b"main") + uleb(100) + uleb(200) + uleb(0)
+    b += uleb(4)
+    for name, uri in ((b"Root", b""), (b"Read-Only Pages", b""), (b"Isolate", b""),
+                      (b"Foo", b"dart:core")):
+        b += cls(name, uri)
+    b += uleb(3 + n * k - short) + uleb(3 + n)
+    for c in (1, 2, 3):
+        b += bytes([c, 0, 0, 1, 4])
+    b += (bytes([4]) + uleb(size) + bytes([0]) + uleb(k) + bytes(4 + j % 100 for j in range(k))) * n
+    return bytes(b + uleb(0))
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "fuzz", "corpus")
     small = {}  # one small seed per format, for the gzip corpus
@@ -446,11 +474,44 @@ def main():
                 write(os.path.join(out, "hprof"), "seed-%s-%s%d" % (name, budget, k), seed)
                 small.setdefault("hprof", seed)
         write(os.path.join(out, "hprof"), "seed-%s-cut" % name, data[:65536])
+    # Issue 28, defect 1: thousands of empty heap dump segments, then some holding one
+    # sub-record of an unknown tag and some one root each (one walk result per record
+    # took 20 times the file's size).
+    head = b"JAVA PROFILE 1.0.2\0" + struct.pack(">I", 8) + bytes(8)
+    tiny = (hprof_record(0x1C, b"") * 3000
+            + hprof_record(0x1C, b"\x77" + bytes(8)) * 300
+            + hprof_record(0x1C, b"\xff" + struct.pack(">Q", 0x1000)) * 300)
+    write(os.path.join(out, "hprof"), "seed-tiny-segments",
+          head + tiny + hprof_record(0x2C, b""))
 
     v8s = [("node", gunzip("node/baseline.heapsnapshot.gz")),
            ("chromium", gunzip("chromium/detached.heapsnapshot.gz"))]
     with open(os.path.join(ROOT, "tests", "data", "v8-edge-cases.heapsnapshot"), "rb") as f:
         write(os.path.join(out, "v8"), "seed-edge-cases", f.read())
+    # Issue 28, defect 3: minimal nodes (the most a byte can hold), a root with an edge
+    # to each, and the counts of the header one short of the arrays.
+    meta = ('{"snapshot":{"meta":{"node_fields":["type","name","id","self_size","edge_count"],'
+            '"node_types":[["hidden","array","string","object","code","closure","regexp",'
+            '"number","native","synthetic"],"string","number","number","number"],'
+            '"edge_fields":["type","name_or_index","to_node"],"edge_types":[["context",'
+            '"element","property","internal","hidden","shortcut","weak"],"string_or_number",'
+            '"node"]},"node_count":%d,"edge_count":%d},\n"nodes":[9,0,1,0,%d%s],\n'
+            '"edges":[%s],\n"strings":["a"]}')
+    for n, short in ((3000, 0), (300, 1)):
+        seed = meta % (n - short, n - 1 - short, n - 1, ",3,0,0,0,0" * (n - 1),
+                       ",".join("1,%d,%d" % (k, 5 * (k + 1)) for k in range(n - 1)))
+        write(os.path.join(out, "v8"), "seed-minimal-nodes-%d-%d" % (n, short), seed.encode())
+    # Issue 28, defect 3: "object" listed 300 times in the meta, a node of each, and
+    # many strings (a table of the strings per type was made for each).
+    types = ",".join(['"object"'] * 300)
+    seed = meta.replace('"node_types":[["hidden","array","string","object","code","closure",'
+                        '"regexp","number","native","synthetic"]', '"node_types":[[%s]' % types)
+    seed = seed.replace('"strings":["a"]', '"strings":[%s]' % ",".join('"%d"' % i for i in range(3000)))
+    seed = seed % (301, 0, 0, "".join(",%d,%d,0,0,0" % (t, t) for t in range(300)), "")
+    write(os.path.join(out, "v8"), "seed-repeated-types", seed.encode())
+    # Issue 28, defect 16: a self_size of 20 digits.
+    write(os.path.join(out, "v8"), "seed-twenty-digits",
+          (meta % (2, 0, 0, ",3,0,0,12345678901234567890,0", "")).encode())
     for name, data in v8s:
         for n in (60, 300, 700):
             seed = v8_seed(data, n)
@@ -490,6 +551,14 @@ def main():
         data = gunzip("dart/%s.dartheap.gz" % name)
         for n in (8192, 32768, 131072):
             write(os.path.join(out, "dart"), "seed-%s-%d" % (name, n), data[:n])
+
+    # Issue 28, defect 3: objects of one-byte references, the header's reference count
+    # exact and one short.
+    for short in (0, 1):
+        write(os.path.join(out, "dart"), "seed-one-byte-references-%d" % short,
+              dart_referencing(400, 50, short))
+    # Issue 28, defect 16: a shallow size of 2^64 - 1 (it wrapped the totals).
+    write(os.path.join(out, "dart"), "seed-size-2-64", dart_referencing(3, 1, 0, 2**64 - 1))
 
     gz = os.path.join(out, "gzip")
     for fmt, seed in sorted(small.items()):

@@ -333,6 +333,7 @@ pub fn store(key: &Key, snap: &Snapshot) -> Result<Option<PathBuf>, String> {
         narrow_sizes: g.shallow.is_narrow(),
         decoder,
     };
+    let _listed = crate::tmpfiles::register(&tmp);
     let write = || -> std::io::Result<()> {
         let f = crate::source::create_exclusive(&tmp)?;
         let mut o = Out {
@@ -382,7 +383,28 @@ pub fn store(key: &Key, snap: &Snapshot) -> Result<Option<PathBuf>, String> {
     }
     std::fs::rename(&tmp, &path).map_err(|e| format!("{}: {e}", path.display()))?;
     prune(&dir);
+    prune_temporaries(&dir);
     Ok(Some(path))
+}
+
+/// Removes the temporary entries (`.<pid>.tmp`) of writers that are gone
+/// ([`crate::tmpfiles::stale`]): a process killed while it wrote one left it.
+fn prune_temporaries(dir: &Path) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let name = e.file_name();
+        let pid = name.to_str().and_then(|n| {
+            n.strip_prefix('.')?
+                .strip_suffix(".tmp")?
+                .parse::<u32>()
+                .ok()
+        });
+        if pid.is_some_and(|pid| crate::tmpfiles::stale(&e.path(), pid)) {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
 }
 
 /// Keeps the [`KEEP`] most recently written entries.
@@ -416,6 +438,9 @@ pub fn load(key: &Key, source: Source) -> (Loaded, Option<Source>) {
     let Some(path) = entry_path(key) else {
         return (Loaded::Missing, Some(source));
     };
+    if let Some(dir) = path.parent() {
+        prune_temporaries(dir);
+    }
     let Ok(f) = File::open(&path) else {
         return (Loaded::Missing, Some(source));
     };

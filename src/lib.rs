@@ -16,6 +16,7 @@
 //!   is made safe and fitted to a width;
 //! - [`cli`] the batch commands of `../shared/CLI.md`, [`ui`] the terminal interface;
 //!   neither imports the other;
+//! - [`tmpfiles`] the temporary files a signal must not leave behind;
 //! - [`alloc`] the binary's allocator, which reuses the pages of large blocks between the
 //!   index build's phases.
 
@@ -32,6 +33,7 @@ pub mod progress;
 pub mod source;
 pub mod suspects;
 pub mod text;
+pub mod tmpfiles;
 pub mod ui;
 pub mod waste;
 

@@ -27,6 +27,8 @@ fn main() {
     // A dump cut short on disk under the map ends with a message (and the terminal put
     // back when the TUI has it), not a silent SIGBUS.
     heaptui::ui::terminal::install_sigbus_handler();
+    // An allocation that fails ends the process with the terminal put back, exit 2.
+    heaptui::alloc::on_failure(heaptui::ui::terminal::emergency_exit);
     // main → cli | ui: the CLI runs the commands and hands a command line without one
     // to the TUI's entry.
     std::process::exit(heaptui::cli::main(heaptui::ui::run_files));

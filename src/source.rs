@@ -367,6 +367,7 @@ fn gunzip_cached(path: &Path, progress: &Progress, check: Check) -> Result<(Path
         }
     }
     let _unplaced = Unplaced(&tmp);
+    let _listed = crate::tmpfiles::register(&tmp);
     let mut out = std::io::BufWriter::with_capacity(
         1 << 20,
         create_exclusive(&tmp).map_err(|e| Error::io(&tmp, e))?,
@@ -486,6 +487,7 @@ pub fn create_exclusive(path: &Path) -> std::io::Result<File> {
 pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     // `<name>.tmp<pid>-key`: a temporary file that the pruning knows as one.
     let tmp = path.with_extension(format!("tmp{}-key", std::process::id()));
+    let _listed = crate::tmpfiles::register(&tmp);
     let mut f = create_exclusive(&tmp)?;
     f.write_all(bytes)?;
     drop(f);
@@ -500,14 +502,10 @@ const HEAD: usize = 64 << 10;
 /// How many decompressed copies the cache keeps (the most recently used ones).
 pub const KEEP_GUNZIP: usize = 4;
 
-/// How long a temporary file of a process that is gone stays before it is removed.
-const STALE_TMP: std::time::Duration = std::time::Duration::from_secs(600);
-
 /// Bounds the decompressed copies: keeps the [`KEEP_GUNZIP`] most recently used (by
 /// their key's modification time, which a reuse refreshes), `current` among them, and
 /// removes copies without a key and temporary files left by processes that are gone
-/// (not running here and the file untouched for [`STALE_TMP`]: a live writer in
-/// another pid namespace keeps its file fresh). A copy that another heaptui still maps
+/// ([`crate::tmpfiles::stale`]). A copy that another heaptui still maps
 /// stays readable there until it is unmapped; one it is about to open is made again
 /// ([`open`]).
 fn prune_gunzip(dir: &Path, current: &Path) {
@@ -544,18 +542,8 @@ fn prune_gunzip(dir: &Path, current: &Path) {
         if let Some((_, rest)) = name.split_once(".tmp") {
             // `<stem>.tmp<pid>-<serial>`: removed once its process is gone (Linux).
             let pid = rest.split('-').next().and_then(|v| v.parse::<u32>().ok());
-            let stale = std::fs::metadata(&p)
-                .and_then(|m| m.modified())
-                .ok()
-                .and_then(|t| t.elapsed().ok())
-                .is_some_and(|age| age >= STALE_TMP);
-            if let Some(pid) = pid {
-                if stale
-                    && Path::new("/proc/self").exists()
-                    && !Path::new(&format!("/proc/{pid}")).exists()
-                {
-                    let _ = std::fs::remove_file(&p);
-                }
+            if pid.is_some_and(|pid| crate::tmpfiles::stale(&p, pid)) {
+                let _ = std::fs::remove_file(&p);
             }
         } else if name.ends_with(".hprof") && !p.with_extension("key").exists() {
             let _ = std::fs::remove_file(&p);

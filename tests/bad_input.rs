@@ -363,10 +363,11 @@ fn a_file_whose_index_would_not_fit_is_refused_up_front_with_the_figure() {
 }
 
 #[test]
-fn a_moarvm_format_2_file_is_checked_up_front_and_format_3_is_not() {
+fn a_moarvm_file_is_checked_up_front_format_3_by_its_counts() {
     // Format 2's tables are plain, so its size says how large the index will be (about a
     // byte of memory per byte of file, measured on a 436 MB snapshot); format 3
-    // compresses them, and no large one has been measured: it is not refused on a guess.
+    // compresses them, so the snapshot's collectables and references decide, counted
+    // before the columns are decoded (issue 28, defect 2: it was not checked at all).
     let run = |rel: &str| {
         std::process::Command::new(env!("CARGO_BIN_EXE_heaptui"))
             .args(["summary", fixture(rel).to_str().unwrap()])
@@ -383,11 +384,11 @@ fn a_moarvm_format_2_file_is_checked_up_front_and_format_3_is_not() {
         "{err}"
     );
     let v3 = run("moarvm/app-v3.mvmheap.gz");
-    assert_eq!(
-        v3.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&v3.stderr)
+    assert_eq!(v3.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&v3.stderr);
+    assert!(
+        err.contains("needs about") && err.contains("collectables at") && err.contains("only 1 MB"),
+        "{err}"
     );
 }
 
@@ -619,6 +620,66 @@ fn a_go_record_of_an_unknown_kind_mid_file_is_an_error_with_its_offset() {
         err.contains("go-bad-kind.dump")
             && err.contains(&at.to_string())
             && err.contains("a record kind from 0 to 17"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_dart_size_that_would_wrap_the_totals_is_refused_where_it_is() {
+    // Issue 28, defect 16: a shallow size of 2^64 - 1 wrapped the sums (retained below
+    // shallow, exit 0). A size no sum of the file's objects can wrap with (2^40, or 2^62
+    // over the object count) is the most an object may claim; more is an error at it.
+    use common::hostile::{dart_class, dart_head, uleb};
+    let mut b = dart_head();
+    b.extend(uleb(4));
+    for (name, uri) in [("Root", ""), ("Read-Only Pages", ""), ("Isolate", "")] {
+        b.extend(dart_class(name, uri));
+    }
+    b.extend(dart_class("Foo", "dart:core"));
+    b.extend(uleb(1));
+    b.extend(uleb(4));
+    b.extend([1, 0, 0, 1, 4, 2, 0, 0, 0, 3, 0, 0, 0, 4]);
+    let at = b.len();
+    b.extend(uleb(u64::MAX));
+    b.extend([0, 0, 0]);
+    let f = scratch().join("huge-size.dartheap");
+    std::fs::write(&f, &b).unwrap();
+    let out = heaptui(&["summary", f.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!(
+            "at byte offset {at}: expected a shallow size of at most"
+        )) && err.contains("found 18446744073709551615"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_v8_integer_of_20_digits_is_refused_where_it_starts_as_found() {
+    // Issue 28, defect 16: it was reported at the comma after it, the rest of the file
+    // quoted as what was found.
+    let b = common::hostile::v8_snapshot(
+        &["type", "name", "id", "self_size", "edge_count"],
+        &[0, 0, 1, 0, 0, 1, 0, 3, 7, 0],
+        &[],
+        &["a"],
+        2,
+        0,
+    );
+    let text = String::from_utf8(b)
+        .unwrap()
+        .replacen(",7,", ",12345678901234567890,", 1);
+    let at = text.find("12345678901234567890").unwrap();
+    let f = scratch().join("twenty-digits.heapsnapshot");
+    std::fs::write(&f, &text).unwrap();
+    let out = heaptui(&["summary", f.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!(
+            "at byte offset {at}: expected an integer of at most 18 digits, found 12345678901234567890\n"
+        )),
         "{err}"
     );
 }

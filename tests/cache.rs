@@ -588,3 +588,97 @@ fn a_rewrite_that_keeps_size_and_mtime_is_not_served_from_the_cache() {
     assert_eq!(cached["objects"], fresh["objects"]);
     assert_eq!(cached["truncated"], fresh["truncated"]);
 }
+
+/// The files in `dir` whose names say they are temporary (`.tmp`).
+fn temporaries(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.contains(".tmp"))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_signal_during_a_gunzip_leaves_no_temporary_file() {
+    // Issue 28, defect 10: SIGTERM, SIGINT or SIGHUP while a gzip dump was decompressed
+    // left `gunzip/<stem>.tmp<pid>-0` (hundreds of MB): the batch commands had no signal
+    // handling. Each signal now removes it, and the process still ends by the signal.
+    // A dump of 2 GiB, mostly zeros: one gzip member for the header and the first MiB,
+    // then the same member of 1 MiB of zeros again and again (a multi-member gzip).
+    use flate2::write::GzEncoder;
+    use std::io::Write;
+    use std::os::unix::process::ExitStatusExt;
+    let member = |data: &[u8]| {
+        let mut e = GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        e.write_all(data).unwrap();
+        e.finish().unwrap()
+    };
+    let mut head = b"JAVA PROFILE 1.0.2\0\0\0\0\x08\0\0\0\0\0\0\0\0".to_vec();
+    head.resize(1 << 20, 0);
+    let mut gz = member(&head);
+    let zeros = member(&vec![0; 1 << 20]);
+    for _ in 0..2047 {
+        gz.extend_from_slice(&zeros);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("big.hprof.gz");
+    std::fs::write(&f, &gz).unwrap();
+    for (sig, name) in [
+        (libc::SIGTERM, "TERM"),
+        (libc::SIGINT, "INT"),
+        (libc::SIGHUP, "HUP"),
+    ] {
+        let cache = dir.path().join(format!("cache-{name}"));
+        let mut child = Command::new(env!("CARGO_BIN_EXE_heaptui"))
+            .args(["summary", f.to_str().unwrap()])
+            .env("HEAPTUI_CACHE_DIR", &cache)
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let gunzip = cache.join("gunzip");
+        let start = std::time::Instant::now();
+        while temporaries(&gunzip).is_empty() {
+            assert!(
+                start.elapsed() < std::time::Duration::from_secs(30),
+                "SIG{name}: no temporary file appeared"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        // SAFETY: a signal to our own child.
+        unsafe { libc::kill(child.id() as i32, sig) };
+        let status = child.wait().unwrap();
+        assert_eq!(status.signal(), Some(sig), "SIG{name}: {status}");
+        assert_eq!(temporaries(&gunzip), Vec::<String>::new(), "SIG{name}");
+    }
+}
+
+#[test]
+fn a_temporary_index_entry_of_a_process_that_is_gone_is_removed() {
+    // Issue 28, defect 10: `index/.<pid>.tmp` of a process killed while it wrote was
+    // never removed. The next open removes it once its process is gone (and it is
+    // untouched for ten minutes, as the gzip copies' temporaries: a writer in another
+    // pid namespace keeps its file fresh); a live process's stays.
+    let cache = tempfile::tempdir().unwrap();
+    let index = cache.path().join("index");
+    std::fs::create_dir_all(&index).unwrap();
+    let mut gone = Command::new("true").spawn().unwrap();
+    gone.wait().unwrap();
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(1200);
+    let dead = index.join(format!(".{}.tmp", gone.id()));
+    let live = index.join(format!(".{}.tmp", std::process::id()));
+    for p in [&dead, &live] {
+        let f = std::fs::File::create(p).unwrap();
+        f.set_len(4096).unwrap();
+        f.set_modified(old).unwrap();
+    }
+    let f = common::fixture("java/nocoops/heap-live.hprof.gz");
+    run(cache.path(), &["summary", f.to_str().unwrap()]);
+    assert!(
+        !dead.exists(),
+        "the dead writer's temporary entry is still there"
+    );
+    assert!(live.exists(), "a live writer's temporary entry was removed");
+}

@@ -97,8 +97,15 @@ fn text_output_fits_80_columns_for_the_numbers() {
     let text = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert!(lines[0].contains("COUNT") && lines[0].contains("CLASS"));
-    assert_eq!(lines.len(), 5, "header, 3 rows, total");
-    assert!(lines[1].ends_with("byte[]"));
+    // Header, 3 rows, total, and the footnote of the † marks: byte[] has instances no
+    // GC root reaches.
+    assert_eq!(lines.len(), 6, "{text}");
+    assert!(lines[1].ends_with("byte[]  †"), "{text}");
+    assert!(
+        lines[5].starts_with("† ") && lines[5].contains(" unreachable"),
+        "{text}"
+    );
+    assert!(lines.iter().all(|l| l.chars().count() <= 80), "{text}");
     let s = heaptui(&["summary", &dump()]);
     let text = String::from_utf8(s.stdout).unwrap();
     assert!(text.contains("objects") && text.contains("hprof"));

@@ -1264,13 +1264,20 @@ fn v8_lying_counts() {
         "{:?}",
         s.warnings
     );
-    // Counts smaller than the arrays: the arrays still decide (the counts are only a
-    // capacity hint, never checked; no warning either way).
-    let b = v8_snapshot(&V8_FIELDS, &v8_nodes(), &V8_EDGES, &V8_STRINGS, 1, 0);
-    let s = v8(&b).unwrap();
-    assert_eq!(s.graph.len(), 3);
-    assert_eq!(s.graph.edge_count(), 2);
-    assert!(s.warnings.is_empty(), "{:?}", s.warnings);
+    // Counts smaller than the arrays: refused at the first node (or edge) too many, since
+    // the memory check up front trusts them (issue 28, defect 3; they were a hint).
+    let b = v8_snapshot(&V8_FIELDS, &v8_nodes(), &V8_EDGES, &V8_STRINGS, 1, 2);
+    let e = err(v8(&b));
+    assert_eq!(
+        e.expected, "at most 1 nodes, the header's node_count",
+        "{e}"
+    );
+    let b = v8_snapshot(&V8_FIELDS, &v8_nodes(), &V8_EDGES, &V8_STRINGS, 3, 0);
+    let e = err(v8(&b));
+    assert_eq!(
+        e.expected, "at most 0 edges, the header's edge_count",
+        "{e}"
+    );
 }
 
 // ---------------------------------------------------------------------------------------

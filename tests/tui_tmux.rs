@@ -758,3 +758,30 @@ fn the_cockpit_at_160x45_splits_groups_and_merges() {
     assert!(s.contains("10,000 objects"), "{s}");
     tm.keys(&["q"]);
 }
+
+#[test]
+fn running_out_of_memory_ends_with_exit_2_and_a_clean_terminal() {
+    // Issue 28, defect 1: an allocation that fails (here under an address-space limit
+    // 40 MiB above the file's size, too small for the index of 1 M objects) aborted the
+    // process (SIGABRT, 134) with the alternate screen, mouse capture and raw mode still
+    // on. Now the terminal comes back, a message says what happened, the status is 2.
+    let f = scratch().join("oom.hprof");
+    std::fs::write(&f, common::hostile::hprof_instances(1_000_000)).unwrap();
+    let kb = (std::fs::metadata(&f).unwrap().len() + (40 << 20)) / 1024;
+    let cmd = format!(
+        "ulimit -v {kb}; MALLOC_ARENA_MAX=1 {} {}; echo EXITED-$?; stty -a | grep -o -- '-\\?icanon' | sed 's/^/MODE/'; sleep 60",
+        env!("CARGO_BIN_EXE_heaptui"),
+        f.display()
+    );
+    let Some(t) = Tmux::start("oom", &cmd) else {
+        return;
+    };
+    let s = t.wait_for("EXITED-");
+    assert!(s.contains("EXITED-2"), "{s}");
+    assert!(s.contains("out of memory"), "{s}");
+    assert_eq!(t.modes(), "0 1", "main screen back, cursor shown");
+    let s = t.wait_until("stty's answer", |s| {
+        s.lines().any(|l| l.starts_with("MODE"))
+    });
+    assert!(s.lines().any(|l| l == "MODEicanon"), "{s}");
+}

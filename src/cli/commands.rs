@@ -175,7 +175,7 @@ pub fn print_histogram(
     println!("{total_count:>10} {total_shallow:>13} {:>13}  total", "");
     if marked > 0 {
         println!(
-            "† {marked} instances of the classes marked are unreachable: no GC root reaches them, nothing retains them (garbage in this dump)"
+            "† {marked} of their instances unreachable: no GC root reaches, nothing retains them"
         );
     }
     Ok(())

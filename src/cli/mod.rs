@@ -267,6 +267,10 @@ pub fn main(tui: Tui) -> i32 {
             return code;
         }
     };
+    if cli.cmd.is_some() {
+        // The TUI has its own watcher, which puts the terminal back too.
+        crate::tmpfiles::watch_signals();
+    }
     match run(cli, tui) {
         Ok(()) => 0,
         Err(e) => {

@@ -9,6 +9,7 @@
 pub mod dart;
 pub mod go;
 pub mod hprof;
+pub mod memory;
 pub mod moarvm;
 pub mod read;
 pub mod v8;
@@ -524,85 +525,6 @@ impl Snapshot {
     }
 }
 
-/// Peak anonymous memory of indexing a file and building its dominator tree, per byte
-/// of the (decompressed) file, as measured on large real files (`bench/README.md`):
-/// HPROF 2,410 MB for 2,381 MB (50 M objects), 3,031 MB for 3,064 MB and 259 MB for
-/// 245 MB (at most 1.06 per byte), V8 355 MB for 507 MB (0.70), in `bench/run.sh`'s
-/// table of 2026-11-24 00:07; Go 458 MB for 308 MB and Dart 4,299 MB for 966 MB (17.4
-/// file bytes per object: LEB128 is compact) in that of 2026-11-22 (before the smaller
-/// index and dominator pass, so high); MoarVM format 2 411 MB for 436 MB (4.28 M
-/// collectables, `gen-large-moarvm.sh` with NODES=400000, 2026-11-24 00:40); rounded up.
-/// `None` where no large file has been measured: MoarVM's format 3 compresses its tables
-/// with zstd, so its bytes say little about the index (`first` is the file's first
-/// bytes).
-fn memory_per_file_byte(format: Format, first: &[u8]) -> Option<f64> {
-    match format {
-        Format::Hprof => Some(1.2),
-        Format::V8 => Some(0.8),
-        Format::Go => Some(1.5),
-        Format::Dart => Some(4.5),
-        Format::MoarVm if first.starts_with(b"MoarHeapDumpv002") => Some(1.0),
-        Format::MoarVm => None,
-    }
-}
-
-/// Bytes of memory this process may still use: `HEAPTUI_MEMORY_LIMIT` when set (a
-/// whole number of bytes; anything else is a usage error, never a check turned off),
-/// else the kernel's MemAvailable plus free swap.
-fn memory_available() -> Result<Option<u64>> {
-    if let Some(v) = std::env::var_os("HEAPTUI_MEMORY_LIMIT").filter(|v| !v.is_empty()) {
-        let text = v.to_string_lossy();
-        return match text.trim().parse::<u64>() {
-            Ok(n) => Ok(Some(n)),
-            Err(_) => Err(Error::Usage(format!(
-                "HEAPTUI_MEMORY_LIMIT={:?} is not a whole number of bytes (e.g. 4294967296)",
-                text
-            ))),
-        };
-    }
-    Ok(system_memory_available())
-}
-
-/// The kernel's MemAvailable plus free swap, in bytes.
-fn system_memory_available() -> Option<u64> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let kb = |key: &str| -> Option<u64> {
-        let line = info.lines().find(|l| l.starts_with(key))?;
-        line[key.len()..]
-            .trim()
-            .trim_end_matches("kB")
-            .trim()
-            .parse()
-            .ok()
-    };
-    Some((kb("MemAvailable:")? + kb("SwapFree:").unwrap_or(0)) * 1024)
-}
-
-/// Refuses, before any index is built, a file whose index would not fit in the memory
-/// left, with the figure needed, rather than being killed by the kernel half-way
-/// (`HEAPTUI_IGNORE_MEMORY=1` tries anyway).
-fn check_memory(path: &Path, format: Format, first: &[u8], file_bytes: u64) -> Result<()> {
-    let avail = memory_available()?;
-    let (Some(k), Some(avail)) = (memory_per_file_byte(format, first), avail) else {
-        return Ok(());
-    };
-    let need = (file_bytes as f64 * k) as u64;
-    if need <= avail || std::env::var_os("HEAPTUI_IGNORE_MEMORY").is_some() {
-        return Ok(());
-    }
-    let mb = |b: u64| b.div_ceil(1 << 20);
-    Err(Error::Memory(format!(
-        "{}: indexing this {} file of {} MB needs about {} MB of memory ({k} bytes per byte \
-         of dump, as measured on large dumps), and only {} MB is available; free memory, \
-         use a larger machine, or set HEAPTUI_IGNORE_MEMORY=1 to try anyway",
-        path.display(),
-        format.title(),
-        mb(file_bytes),
-        mb(need),
-        mb(avail)
-    )))
-}
-
 /// The class histogram of `path` without building the index, where that is quicker:
 /// an HPROF file (one parallel pass, [`hprof::quick_histogram`]) with no index cache
 /// entry to read instead. `None` for every other case, where [`open`] is the way.
@@ -627,6 +549,7 @@ fn quick_source(path: &Path, progress: &Progress) -> Result<Option<(Source, std:
         return Ok(None);
     }
     let path = file.as_path();
+    crate::alloc::reading(path);
     let source = crate::source::open_checked(path, progress, &|b| detect(b).map(|_| ()))?;
     if detect(source.bytes()).map_err(|e| Error::parse(path, e))? != Format::Hprof {
         return Ok(None);
@@ -649,6 +572,9 @@ pub fn quick_waste(
         return Ok(None);
     };
     let path = path.as_path();
+    // The walk keeps a few words per string, array and collection: held to the index's
+    // estimate, so that HEAPTUI_MEMORY_LIMIT means the same for `waste` either way.
+    memory::check(path, Format::Hprof, source.bytes())?;
     let q = hprof::quick_waste(source.bytes(), progress, top).map_err(|e| Error::parse(path, e))?;
     Ok(q.map(|mut q| {
         let mut w = source.warnings.clone();
@@ -694,6 +620,7 @@ pub fn open_deferring_cache(
 ) -> Result<(Snapshot, Option<PendingEntry>)> {
     let (file, which) = split_snapshot_suffix(path);
     let path = file.as_path();
+    crate::alloc::reading(path);
     let source = crate::source::open_checked(path, progress, &|b| detect(b).map(|_| ()))?;
     let format = detect(source.bytes()).map_err(|e| Error::parse(path, e))?;
     let key = crate::cache::key(path, which, &source);
@@ -714,12 +641,7 @@ pub fn open_deferring_cache(
         None => source,
     };
     let bytes = source.bytes();
-    check_memory(
-        path,
-        format,
-        &bytes[..bytes.len().min(16)],
-        bytes.len() as u64,
-    )?;
+    memory::check(path, format, bytes)?;
     let mut snap = match format {
         Format::Hprof => hprof::open(source, progress).map_err(|e| Error::parse(path, e))?,
         Format::V8 => v8::open(source, progress).map_err(|e| Error::parse(path, e))?,

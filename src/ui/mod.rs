@@ -98,6 +98,7 @@ fn run_app(paths: &[&Path]) -> Result<()> {
     // Stopped by a signal: the exit status says which, as if it had killed the program
     // (a supervisor or a shell script can tell a stop from a quit).
     if let Some(sig) = signal {
+        crate::tmpfiles::remove_all();
         std::process::exit(128 + sig);
     }
     r.map_err(io_err)?;

@@ -44,22 +44,32 @@ pub struct TerminalGuard {
 
 static HOOK: Once = Once::new();
 
-/// The terminal's settings before raw mode, for the SIGBUS handler, which cannot call
-/// crossterm; and whether the TUI has the terminal now.
+/// The terminal's settings before raw mode, for [`emergency_exit`] (the SIGBUS handler,
+/// the allocator when memory runs out), which cannot call crossterm; and whether the TUI
+/// has the terminal now.
 static mut SAVED_TERMIOS: Option<libc::termios> = None;
 static TUI_ACTIVE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// What a read of the mapped dump does when the file has shrunk (or changed) under the
 /// map: the kernel raises SIGBUS, which by default kills the process without a word and
 /// leaves the terminal in raw mode. This handler puts the terminal back (when the TUI
-/// has it), says what happened, and exits with status 2. It only calls functions that
-/// are async-signal-safe (`tcsetattr`, `write`, `_exit`).
+/// has it), says what happened, and exits with status 2 ([`emergency_exit`]).
 extern "C" fn on_sigbus(_: libc::c_int) {
+    emergency_exit(&[
+        b"heaptui: the dump file changed or shrank on disk while it was being read \
+(SIGBUS): its bytes are gone; open it again once it is complete",
+    ]);
+}
+
+/// Ends the process at once with status 2, from a place where nothing else may be done
+/// (a signal handler, or the allocator when memory has run out): puts the terminal back
+/// when the TUI has it (its saved settings, main screen, no mouse capture, cursor
+/// shown), and writes `message` (its parts in turn) on stderr on a line of its own. It
+/// only calls functions that are async-signal-safe and allocate nothing (`tcsetattr`,
+/// `write`, `_exit`).
+pub fn emergency_exit(message: &[&[u8]]) -> ! {
     const LEAVE: &[u8] =
         b"\x1b[2J\x1b[H\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1049l\x1b[?25h";
-    const MSG: &[u8] =
-        b"\r\nheaptui: the dump file changed or shrank on disk while it was being read \
-(SIGBUS): its bytes are gone; open it again once it is complete\r\n";
     // SAFETY: async-signal-safe calls only; SAVED_TERMIOS is written once, before the
     // TUI starts, and only read here.
     unsafe {
@@ -69,12 +79,16 @@ extern "C" fn on_sigbus(_: libc::c_int) {
             }
             libc::write(1, LEAVE.as_ptr().cast(), LEAVE.len());
         }
-        libc::write(2, MSG.as_ptr().cast(), MSG.len());
+        libc::write(2, b"\r\n".as_ptr().cast(), 2);
+        for part in message {
+            libc::write(2, part.as_ptr().cast(), part.len());
+        }
+        libc::write(2, b"\r\n".as_ptr().cast(), 2);
         libc::_exit(2);
     }
 }
 
-/// Installs the SIGBUS handler ([`on_sigbus`]); the CLI calls it first thing.
+/// Installs the SIGBUS handler ([`on_sigbus`]); `main` calls it first thing.
 pub fn install_sigbus_handler() {
     // SAFETY: a plain C handler for one signal, installed before any thread reads the map.
     unsafe {
@@ -111,6 +125,7 @@ impl TerminalGuard {
                     if sig != SIGHUP {
                         std::thread::sleep(std::time::Duration::from_millis(500));
                     }
+                    crate::tmpfiles::remove_all();
                     restore();
                     std::process::exit(128 + sig);
                 }

@@ -336,3 +336,70 @@ pub fn moar_v3_file(final_ptr: impl Fn(u64) -> u64) -> Vec<u8> {
     b.extend(moar_toc(final_ptr(final_at), &outer));
     b
 }
+
+/// An HPROF file (8-byte ids) of `n` instances of one class without fields, in one
+/// segment: 25 bytes per instance.
+pub fn hprof_instances(n: usize) -> Vec<u8> {
+    let mut h = Hprof::new(8);
+    h.heap.reserve(n * 25 + 64);
+    h.class_dump(0x100, 0, &[]);
+    for i in 0..n as u64 {
+        h.instance(0x10000 + 16 * i, 0x100, &[]);
+    }
+    h.finish()
+}
+
+/// A whole MoarVM v3 file with one snapshot of `n` collectables (the root, then `n - 1`
+/// objects of type `Foo` with no size and no references) and `pad` bytes of letters in
+/// a string, so that the file is large enough for its columns to be within the ratio
+/// limit (`MAX_EXPANSION`): all-zero columns compress a thousandfold.
+pub fn moar_v3_claiming(n: usize, pad: usize) -> Vec<u8> {
+    let mut b = b"MoarHeapDumpv003".to_vec();
+    let fm = b.len() as u64;
+    b.extend(moar_meta(
+        "filemeta",
+        r#"{"subversion": 1, "start_time": 1000}"#,
+    ));
+    let mut outer = vec![("filemeta", fm, b.len() as u64)];
+    let at = b.len() as u64;
+    b.extend(moar_meta(
+        "snapmeta",
+        r#"{"snap_time": 2000, "gc_seq_num": 0, "total_heap_size": 0, "total_refs": 0}"#,
+    ));
+    let mut kinds = vec![1u64; n];
+    kinds[0] = 9;
+    let zeros = vec![0u64; n];
+    for (name, size, v) in [
+        ("colkind", 2, &kinds[..]),
+        ("colsize", 2, &zeros[..]),
+        ("coltofi", 4, &zeros[..]),
+        ("colrfcnt", 4, &zeros[..]),
+        ("colrfstr", 8, &zeros[..]),
+        ("colusize", 8, &zeros[..]),
+        ("refdescr", 8, &[]),
+        ("reftrget", 8, &[]),
+    ] {
+        b.extend(moar_column(name, size, v));
+    }
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let letters: String = (0..pad)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (b'A' + (x % 58) as u8) as char
+        })
+        .collect();
+    b.extend(moar_strings(&["P6opaque", "Foo", &letters]));
+    b.extend(moar_column("reprname", 4, &[0]));
+    b.extend(moar_column("typename", 4, &[1]));
+    let inner_at = b.len() as u64;
+    b.extend(moar_toc(inner_at, &[("snapmeta", at, at + 1)]));
+    outer.push(("toc", inner_at, b.len() as u64 - 8));
+    let end_at = b.len() as u64;
+    b.extend(moar_toc(end_at, &[]));
+    outer.push(("toc", end_at, b.len() as u64 - 8));
+    let final_at = b.len() as u64;
+    b.extend(moar_toc(final_at, &outer));
+    b
+}

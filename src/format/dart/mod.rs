@@ -39,7 +39,10 @@
 //! objects are dropped). A count that the bytes left could not hold (a string length, a
 //! field or reference count) is refused before anything is sized from it: in the header
 //! it is an error, among the objects it ends the readable part like a cut, with a
-//! warning that quotes the count and its offset.
+//! warning that quotes the count and its offset. The header's object and reference counts
+//! bound the file (the memory check up front computes the index's need from them,
+//! [`crate::format::memory`]): no more objects are read, and more references are an
+//! error at the object that brings one too many.
 
 pub mod decode;
 pub mod spec;
@@ -473,6 +476,8 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
     // object again only where the fast one gave up, to name what is wrong.
     let mut p = h.objects_at;
     let mut released = 0usize;
+    let mut refs_read = 0u64;
+    let max_size = (1u64 << 40).min((1u64 << 62) / declared.max(1) as u64);
     for i in 0..declared {
         let at = p as u64;
         if i % (1 << 20) == 0 {
@@ -495,6 +500,33 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
         };
         match read {
             Ok((class, size, smi)) => {
+                refs_read += refs.len() as u64;
+                if refs_read > h.reference_count {
+                    // More than the header said: the memory check trusted the count.
+                    return Err(ParseError::new(
+                        at,
+                        format!(
+                            "at most {} references in all, the header's reference count",
+                            h.reference_count
+                        ),
+                        format!("an object that brings them to {refs_read}"),
+                    ));
+                }
+                if size > max_size {
+                    // Sizes are summed (totals, retained sizes): none may wrap.
+                    let size_at = at as usize
+                        + b[at as usize..]
+                            .iter()
+                            .position(|&x| x < 0x80)
+                            .map_or(0, |k| k + 1);
+                    return Err(ParseError::new(
+                        size_at as u64,
+                        format!(
+                            "a shallow size of at most {max_size} bytes (2^40, or 2^62 over the object count)"
+                        ),
+                        size.to_string(),
+                    ));
+                }
                 if let Some(v) = smi {
                     counts.smis += 1;
                     counts.max_smi = counts.max_smi.max(v);

@@ -5,9 +5,9 @@
 //! what the index does not keep. It does not own any analysis.
 //!
 //! Two passes. Pass 1 walks the top-level records once: it notes where each UTF8 record
-//! is, maps class ids to names (LOAD CLASS), and lists the heap dump bodies; then it
-//! walks the bodies' sub-records, in parallel where there are several (HotSpot writes
-//! thousands of 1 MiB segments), collecting every object's address and record offset,
+//! is, maps class ids to names (LOAD CLASS), and lists the heap dump bodies in runs of
+//! about 1 MiB ([`bodies`]); then it walks the bodies' sub-records, in parallel where
+//! there are several runs (HotSpot writes thousands of 1 MiB segments), collecting every object's address and record offset,
 //! every class dump and every GC root, merged in file order. Sorting the addresses gives
 //! dense ids in heap order. Pass 2 visits the objects in id order, reading each record
 //! where pass 1 found it, and emits its class, modelled shallow size and outgoing
@@ -28,6 +28,7 @@
 //! (HotSpot dumps objects in address order, so the gap after an array is its real size).
 //! ART's class dumps carry the real instance size, which is used as is.
 
+mod bodies;
 mod classes;
 pub mod decode;
 mod layout;
@@ -53,6 +54,7 @@ use crate::heap::{
 };
 use crate::progress::Progress;
 use crate::source::Source;
+use bodies::{for_bodies, walk_body, Body, BodyEnd, Runs};
 use classes::*;
 use layout::*;
 use pass1::*;

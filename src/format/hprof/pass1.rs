@@ -34,103 +34,8 @@ pub(super) struct Pass1 {
     pub(super) saw_end: bool,
     pub(super) stack_frames: usize,
     pub(super) stack_traces: usize,
-}
-
-/// One HEAP DUMP (SEGMENT) record's body: its bytes in the file, and whether the file
-/// ends inside it.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Body {
-    pub(super) start: usize,
-    pub(super) end: usize,
-    pub(super) cut: bool,
-}
-
-/// How the walk of a body ended.
-pub(super) enum BodyEnd {
-    Whole,
-    /// The file ends inside the sub-record at this offset.
-    Cut(u64),
-    /// A sub-record could not be read: the rest of the body is skipped, with this warning.
-    Unreadable(String),
-    /// The visitor asked to stop.
-    Stopped,
-}
-
-/// Walks the sub-records of one body in file order, calling `visit(tag, record, offset)`
-/// with each whole record until it returns false. Pages already walked are released
-/// every 64 MiB (a body can be the whole heap), and the body's when it is done.
-pub(super) fn walk_body(
-    b: &[u8],
-    body: Body,
-    id: usize,
-    release: &(dyn Fn(std::ops::Range<usize>) + Sync),
-    mut visit: impl FnMut(u8, &[u8], u64) -> bool,
-) -> BodyEnd {
-    let bytes = &b[body.start..body.end];
-    let base = body.start as u64;
-    let mut c = Cursor::new(bytes, base);
-    let mut released = body.start;
-    let end = loop {
-        if c.is_empty() {
-            break BodyEnd::Whole;
-        }
-        let at = c.offset() as usize;
-        if at - released > (64 << 20) {
-            release(released..at);
-            released = at;
-        }
-        let pos = c.pos();
-        let len = match sub_record_len(&c, bytes, id) {
-            Ok(l) => l,
-            Err(e) => {
-                let unknown = e.found.starts_with("unknown tag");
-                break if body.cut && !unknown {
-                    BodyEnd::Cut(c.offset())
-                } else {
-                    BodyEnd::Unreadable(format!(
-                        "heap dump record at byte offset {} is unreadable from byte offset {}: expected {}, found {}; the rest of that record is skipped",
-                        base.saturating_sub(9),
-                        e.offset,
-                        e.expected,
-                        e.found
-                    ))
-                };
-            }
-        };
-        if !visit(bytes[pos], &bytes[pos..pos + len], base + pos as u64) {
-            break BodyEnd::Stopped;
-        }
-        // `len` was checked against the body by `sub_record_len`.
-        let _ = c.skip(len, "sub-record");
-    };
-    release(released..body.end);
-    end
-}
-
-/// Walks `bodies` on the thread pool, a batch of about 64 MiB at a time, and hands each
-/// body's result to `merge` in file order.
-pub(super) fn for_bodies<P: Send>(
-    bodies: &[Body],
-    progress: &Progress,
-    work: impl Fn(Body) -> P + Sync,
-    mut merge: impl FnMut(Body, P),
-) {
-    use rayon::prelude::*;
-    let mut i = 0;
-    while i < bodies.len() {
-        let mut j = i;
-        let mut bytes = 0;
-        while j < bodies.len() && (j == i || bytes < (64 << 20)) {
-            bytes += bodies[j].end - bodies[j].start;
-            j += 1;
-        }
-        let parts: Vec<P> = bodies[i..j].par_iter().map(|&body| work(body)).collect();
-        for (k, part) in parts.into_iter().enumerate() {
-            merge(bodies[i + k], part);
-        }
-        progress.set(bodies[j - 1].end as u64);
-        i = j;
-    }
+    /// Heap dump records found unreadable.
+    pub(super) unreadable: u64,
 }
 
 /// What pass 1 learns from heap dump bodies: object ids and record offsets, class
@@ -207,43 +112,12 @@ impl Part {
     }
 }
 
-impl Pass1 {
-    /// Takes in how a body's walk ended: a cut marks the truncation point, an unreadable
-    /// record is a warning.
-    pub(super) fn body_end(&mut self, body: Body, end: BodyEnd) {
-        match end {
-            BodyEnd::Cut(off) => self.truncated = Some(off),
-            BodyEnd::Unreadable(w) => self.warnings.push(w),
-            BodyEnd::Whole | BodyEnd::Stopped => {}
-        }
-        if body.cut && self.truncated.is_none() {
-            self.truncated = Some(body.end as u64);
-        }
-    }
-
-    /// After every body: a dump with no heap, or with segments never closed, was cut.
-    pub(super) fn finish(&mut self, len: usize) {
-        if self.truncated.is_none() && !self.saw_heap {
-            // A dump whose records stop before any heap dump was cut short (the heap
-            // comes last in every writer's output).
-            self.truncated = Some(len as u64);
-            self.warnings
-                .push("the file holds no heap dump record".into());
-        }
-        if self.truncated.is_none() && self.saw_segments && !self.saw_end {
-            self.truncated = Some(len as u64);
-            self.warnings
-                .push("the heap dump segments are not closed by a HEAP DUMP END record".into());
-        }
-    }
-}
-
 /// Walks the top-level records: strings, classes, frames and traces are noted, the heap
-/// dump bodies returned for [`walk_body`] (a HotSpot dump holds thousands of 1 MiB
-/// segments, which are walked in parallel).
+/// dump records returned in runs for [`walk_body`] (a HotSpot dump holds thousands of
+/// 1 MiB segments, which are walked in parallel).
 pub(super) fn top_level(b: &[u8], h: &Header, p: &mut Pass1) -> Vec<Body> {
     let id = h.id_size;
-    let mut bodies = Vec::new();
+    let mut bodies = Runs::default();
     let mut pos = h.data_start;
     let len = b.len();
     while pos < len {
@@ -300,11 +174,7 @@ pub(super) fn top_level(b: &[u8], h: &Header, p: &mut Pass1) -> Vec<Body> {
                     p.saw_segments = true;
                 }
                 p.saw_heap = true;
-                bodies.push(Body {
-                    start: body_start,
-                    end: body_end,
-                    cut,
-                });
+                bodies.add(pos, body_end, cut);
                 // A cut body says where the file ends once it is walked.
                 if cut {
                     break;
@@ -321,7 +191,7 @@ pub(super) fn top_level(b: &[u8], h: &Header, p: &mut Pass1) -> Vec<Body> {
         }
         pos = claimed_end;
     }
-    bodies
+    bodies.list
 }
 
 pub(super) fn pass1(

@@ -21,7 +21,10 @@
 //! [`MAX_EXPANSION`] times the file's size; a file cut short opens with the snapshots
 //! that are whole before the cut (`truncated` names the offset); references to
 //! collectables that do not exist are dropped and counted, and sizes are capped so that
-//! no sum can overflow.
+//! no sum can overflow. A format 3 snapshot's collectables and references are counted
+//! before its columns are decoded, and one whose index would not fit in the memory left
+//! is refused then ([`crate::format::memory`]): its frames, each within the ratio, can
+//! claim a hundred million collectables from 14 MB.
 //!
 //! Modelling choices (`specs/NOTES.md` §5):
 //! - Every collectable is an object of the graph, so counts equal the runtime's own
@@ -324,8 +327,17 @@ pub fn open(source: Source, which: Option<usize>, progress: &Progress) -> Result
             objects: scan.snapshots[i].collectables,
         })
         .collect();
-    progress.phase("decoding the snapshot", 0);
     let listed = scan.snapshots[index].clone();
+    if v3 {
+        // The columns are compressed, so the file's size says little: the snapshot's
+        // counts decide, the references counted in their column (the metadata's
+        // `total_refs` is only a claim).
+        progress.phase("counting references", 0);
+        let refs = v3::references(b, &listed).map_err(perr)?;
+        let need = crate::format::memory::moarvm_need(listed.collectables, refs);
+        crate::format::memory::check_need(&path, Format::MoarVm, b.len() as u64, need)?;
+    }
+    progress.phase("decoding the snapshot", 0);
     let tables = if v3 {
         v3::tables(b, &listed).map_err(perr)?
     } else {

@@ -392,6 +392,12 @@ pub fn scan(b: &[u8], progress: &Progress) -> Result<Scan, ParseError> {
     Ok(s)
 }
 
+/// How many references snapshot `l` has: the entries of its `refdescr` column, counted
+/// as it is streamed (nothing is kept).
+pub fn references(b: &[u8], l: &Listed) -> Result<u64, ParseError> {
+    column(b, l, "refdescr", 8, expansion_limit(b.len()), &mut |_| {})
+}
+
 /// Decodes one snapshot's columns.
 pub fn tables(b: &[u8], l: &Listed) -> Result<Tables, ParseError> {
     let limit = expansion_limit(b.len());

@@ -348,7 +348,21 @@ fn records_with<const FAST: bool>(
         if i >= len {
             return RecordsEnd::Cut(at);
         }
-        if i == s || i - s > 18 || !(b[i] == b',' || b[i] == b']' || b[i] <= b' ') {
+        if i - s > 18 {
+            // Too long for the integers V8 writes: said where it starts, as found.
+            let from = s - neg as usize;
+            let shown = String::from_utf8_lossy(&b[from..i.min(from + 40)]);
+            return RecordsEnd::Bad(ParseError::new(
+                from as u64,
+                "an integer of at most 18 digits",
+                if i - from <= 40 {
+                    shown.into_owned()
+                } else {
+                    format!("{shown}… ({} digits)", i - s)
+                },
+            ));
+        }
+        if i == s || !(b[i] == b',' || b[i] == b']' || b[i] <= b' ') {
             let from = if i == s { s } else { i };
             return RecordsEnd::Bad(ParseError::new(
                 from as u64,

@@ -270,7 +270,8 @@ pub(super) fn scan(
             }
             _ => match skip_value(b, pos) {
                 Ok(e) => {
-                    if key == b"snapshot" {
+                    // The first: the one the memory check read (`super::declared`).
+                    if key == b"snapshot" && s.meta.is_none() {
                         s.meta = Some((pos, e));
                     }
                     pos = e;

@@ -24,6 +24,10 @@
 //! are the GC roots; weak edges and shortcut edges other than the root's do not retain
 //! (DevTools' "essential edges"), so they are marked weak.
 //!
+//! The header's `node_count` and `edge_count` bound the file: more nodes or edges than
+//! they say is an error at the first one too many, since the memory check up front
+//! computes the index's need from them ([`crate::format::memory`]).
+//!
 //! A file cut short opens as far as it is whole: nodes up to the last whole record, edges
 //! of the nodes whose edges are all there, strings up to the cut (later names show as
 //! `<string N>`).
@@ -45,7 +49,7 @@ pub use classes::dom_tag;
 use classes::{class_key, class_name, propagate_dom_state, DomTags};
 use decode::V8Decoder;
 use edges::{read_edges_parallel, EdgeCols};
-use json::RecordsEnd;
+use json::{skip_string, skip_value, skip_ws, RecordsEnd};
 pub use meta::Cols;
 use meta::{parse_meta, scan};
 use owned::page_owned;
@@ -104,6 +108,12 @@ fn read_nodes(
             (ty, name != u32::MAX)
         })
         .collect();
+    // A table per type name, not per type: a meta that lists "object" a thousand times
+    // would otherwise make a table of every string for each (the later ones intern).
+    let mut seen = std::collections::HashSet::new();
+    let tabled: Vec<bool> = (0..types.len())
+        .map(|t| types[t].1 && seen.insert(cols.node_types[t].as_str()))
+        .collect();
     let mut by_type: Vec<[u32; 2]> = vec![[u32::MAX; 2]; types.len()];
     let mut by_name: Vec<Option<Vec<u32>>> = vec![None; types.len() * 2];
     let mut dom_tags = DomTags::default();
@@ -116,6 +126,15 @@ fn read_nodes(
     }
     let end = json::records_needing(b, start, nf, needed, |rec, at| {
         let i = out.count;
+        if declared.is_some_and(|d| i as u64 >= d) {
+            // More nodes than the header said: the memory check trusted the count.
+            out.error = Some(ParseError::new(
+                at as u64,
+                format!("at most {} nodes, the header's node_count", i),
+                "another node",
+            ));
+            return false;
+        }
         if i % decode::BLOCK == 0 {
             out.blocks.offset.push(at as u64);
             out.blocks.first_edge.push(edges_so_far);
@@ -146,7 +165,12 @@ fn read_nodes(
                 }
                 *slot
             }
-            Some(_) if ty >= 0 && name >= 0 && (name as usize) < strings.len() => {
+            Some(_)
+                if ty >= 0
+                    && tabled[ty as usize]
+                    && name >= 0
+                    && (name as usize) < strings.len() =>
+            {
                 let table = by_name[ty as usize * 2 + detached as usize]
                     .get_or_insert_with(|| vec![u32::MAX; strings.len()]);
                 let slot = &mut table[name as usize];
@@ -178,6 +202,23 @@ fn read_nodes(
         RecordsEnd::Closed(_) | RecordsEnd::Stopped => {}
     }
     out
+}
+
+// The file offset of edge `k`, from the offset of every 64th edge: the commas after
+/// that one's are counted.
+fn edge_offset(b: &[u8], checkpoint: &[u64], k: usize, ef: usize) -> u64 {
+    let Some(&at) = checkpoint.get(k / 64) else {
+        return 0;
+    };
+    let mut pos = at as usize;
+    let mut commas = (k % 64) * ef;
+    while commas > 0 && pos < b.len() {
+        if b[pos] == b',' {
+            commas -= 1;
+        }
+        pos += 1;
+    }
+    skip_ws(b, pos) as u64
 }
 
 /// The CSR of the references as [`open`] hands them over, before the page's rule (see
@@ -251,6 +292,43 @@ fn references(
     }
 }
 
+/// What the header says up front: node and edge counts (`None` where it does not say),
+/// and the fields per node and per edge.
+pub struct Declared {
+    pub nodes: Option<u64>,
+    pub edges: Option<u64>,
+    pub node_fields: usize,
+    pub edge_fields: usize,
+}
+
+/// The header's counts, read from the `"snapshot"` value that opens the file (every
+/// writer puts it first) without reading the rest; `None` when the file does not open
+/// with a readable one. The reader holds the file to the counts ([`read_nodes`], and
+/// after the edges in [`open`]), so that the memory check can trust them.
+pub fn declared(b: &[u8]) -> Option<Declared> {
+    let bom = if b.starts_with(&[0xef, 0xbb, 0xbf]) {
+        3
+    } else {
+        0
+    };
+    let mut pos = skip_ws(b, bom);
+    (b.get(pos) == Some(&b'{')).then_some(())?;
+    pos = skip_ws(b, pos + 1);
+    let key_end = skip_string(b, pos).ok()?;
+    (&b[pos..key_end] == b"\"snapshot\"").then_some(())?;
+    pos = skip_ws(b, key_end);
+    (b.get(pos) == Some(&b':')).then_some(())?;
+    let start = skip_ws(b, pos + 1);
+    let end = skip_value(b, start).ok()?;
+    let (cols, header) = parse_meta(b, start, end).ok()?;
+    Some(Declared {
+        nodes: header["node_count"].as_u64(),
+        edges: header["edge_count"].as_u64(),
+        node_fields: cols.nf,
+        edge_fields: cols.ef,
+    })
+}
+
 /// Opens a V8 heap snapshot whose bytes `source` holds.
 pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError> {
     let b = source.bytes();
@@ -308,6 +386,16 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
     }
     if let Some(c) = nodes.cut {
         truncated = Some(truncated.map_or(c as u64, |t| t.min(c as u64)));
+    }
+    if let Some(d) = header["edge_count"].as_u64() {
+        if edges.target.len() as u64 > d {
+            // More edges than the header said: the memory check trusted the count.
+            return Err(ParseError::new(
+                edge_offset(b, &edges.checkpoint, d as usize, cols.ef),
+                format!("at most {d} edges, the header's edge_count"),
+                "another edge",
+            ));
+        }
     }
     if let Some(e) = &edges.error {
         warnings.push(format!(
