@@ -5,8 +5,9 @@
 //! C0 and C1 control characters are dropped (tab and newlines become a space), and the
 //! bidirectional overrides that can make text read differently from what it is are
 //! removed; characters that draw nothing (zero-width space and joiners, BOM) are shown
-//! as `\u{200b}`, so that a name cannot pass for another. Everything printable passes
-//! through unchanged and unallocated.
+//! as `\u{200b}`, so that a name cannot pass for another; at most two combining marks
+//! are kept on one character. Everything else printable passes through unchanged and
+//! unallocated.
 
 use std::borrow::Cow;
 
@@ -27,14 +28,59 @@ fn needs_cleaning(c: char) -> bool {
     c.is_control() || is_bidi_control(c) || is_invisible(c)
 }
 
+/// Combining marks kept on one character; more are dropped (hundreds stacked on a
+/// letter draw over the lines around it, "Zalgo" text).
+const MARKS_PER_CHAR: usize = 2;
+
+/// The combining diacritical mark blocks (Unicode's Mn characters that stack).
+fn is_combining(c: char) -> bool {
+    matches!(
+        c,
+        '\u{0300}'..='\u{036F}'
+            | '\u{0483}'..='\u{0489}'
+            | '\u{0591}'..='\u{05BD}'
+            | '\u{0610}'..='\u{061A}'
+            | '\u{064B}'..='\u{065F}'
+            | '\u{1AB0}'..='\u{1AFF}'
+            | '\u{1DC0}'..='\u{1DFF}'
+            | '\u{20D0}'..='\u{20FF}'
+            | '\u{FE20}'..='\u{FE2F}'
+    )
+}
+
+/// Whether `s` stacks more than [`MARKS_PER_CHAR`] combining marks on a character.
+fn too_many_marks(s: &str) -> bool {
+    let mut run = 0;
+    for c in s.chars() {
+        if is_combining(c) {
+            run += 1;
+            if run > MARKS_PER_CHAR {
+                return true;
+            }
+        } else {
+            run = 0;
+        }
+    }
+    false
+}
+
 /// Returns `s` with escape sequences and control characters removed.
 pub fn sanitize(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(needs_cleaning) {
+    if !s.chars().any(needs_cleaning) && !too_many_marks(s) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len());
     let mut it = s.chars().peekable();
+    let mut marks = 0;
     while let Some(c) = it.next() {
+        if is_combining(c) {
+            marks += 1;
+            if marks <= MARKS_PER_CHAR {
+                out.push(c);
+            }
+            continue;
+        }
+        marks = 0;
         match c {
             '\u{1b}' => match it.peek() {
                 // CSI: parameters and intermediates up to a final byte 0x40..=0x7e.
@@ -244,6 +290,16 @@ pub fn human(bytes: u64) -> String {
 #[cfg(test)]
 mod fit_tests {
     use super::*;
+
+    #[test]
+    fn stacked_combining_marks_are_capped_per_character() {
+        let zalgo = format!("a{}b\u{301}c", "\u{300}".repeat(300));
+        let clean = sanitize(&zalgo);
+        assert_eq!(clean, "a\u{300}\u{300}b\u{301}c");
+        // Two marks on a letter (as Vietnamese has) pass through unallocated.
+        let ok = "e\u{302}\u{301}";
+        assert!(matches!(sanitize(ok), Cow::Borrowed(_)));
+    }
 
     #[test]
     fn ids_and_root_kinds_are_kept_and_names_cut_in_the_middle() {
