@@ -160,6 +160,14 @@ wait_for "Inspector — "
 shot diff-sides
 t send-keys q
 
+# memlab's three-snapshot view on the Node fixtures: the leak clusters of FINAL.
+sleep 0.5
+t -f /dev/null new-session -d -x 80 -y 24 \
+  "$bin fixtures/node/baseline.heapsnapshot.gz fixtures/node/target.heapsnapshot.gz fixtures/node/final.heapsnapshot.gz"
+wait_for "still in FINAL (by "
+shot leaks
+t send-keys q
+
 # The quick histogram of a large HPROF dump, browsable while its index is built: on the
 # dump named by $LARGE_HPROF, or one of 5 M objects that bench/gen-large-hprof.sh makes
 # (SCALE 450, 245 MB) and keeps in the cache directory. No index cache, so that the

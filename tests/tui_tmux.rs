@@ -785,3 +785,51 @@ fn running_out_of_memory_ends_with_exit_2_and_a_clean_terminal() {
     });
     assert!(s.lines().any(|l| l == "MODEicanon"), "{s}");
 }
+
+/// Issue 28, defect 12: a SIGTSTP from outside (`kill -TSTP`, as a job-control shell or
+/// a supervisor sends it) stops the TUI as Ctrl-Z does: the main screen back, mouse
+/// capture and raw mode off while stopped, everything drawn again after `fg`.
+#[test]
+fn an_outside_sigtstp_gives_the_terminal_back_and_fg_comes_back() {
+    let Some(t) = Tmux::start("tstp", "bash --norc --noprofile -i") else {
+        return;
+    };
+    t.keys(&[
+        &format!(
+            "{} {}",
+            env!("CARGO_BIN_EXE_heaptui"),
+            fixture("java/coops/heap-live-jvmgz.hprof.gz").display()
+        ),
+        "Enter",
+    ]);
+    t.wait_for_index();
+    let pid = t.child_pid();
+    let ok = Command::new("kill")
+        .args(["-TSTP", pid.trim()])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "kill -TSTP {pid}");
+    let s = t.wait_for("Stopped");
+    assert!(!s.contains("Class histogram"), "{s}");
+    assert_eq!(t.modes(), "0 1", "main screen back, cursor shown");
+    t.keys(&[
+        "stty -a | grep -o -- '-\\?icanon' | sed 's/^/MODE/'",
+        "Enter",
+    ]);
+    let s = t.wait_until("stty's answer", |s| {
+        s.lines().any(|l| l.starts_with("MODE"))
+    });
+    assert!(
+        s.lines().any(|l| l == "MODEicanon"),
+        "raw mode is off while stopped:\n{s}"
+    );
+    t.keys(&["fg", "Enter"]);
+    let s = t.wait_until("the histogram drawn again in full", |s| {
+        s.contains("Class histogram") && s.contains("HPROF · ")
+    });
+    assert!(t.modes().starts_with('1'), "alternate screen again: {s}");
+    t.keys(&["q"]);
+    let s = t.wait_until("the shell's prompt", |s| !s.contains("Class histogram"));
+    assert_eq!(t.modes(), "0 1", "{s}");
+}

@@ -77,6 +77,12 @@ fn run_app(paths: &[&Path]) -> Result<()> {
                 out.write_all(app::osc52(&text).as_bytes())?;
                 out.flush()?;
             }
+            // `kill -TSTP`: stop as for Ctrl-Z, the terminal given back first.
+            if guard.stop_asked() {
+                guard.suspend()?;
+                let (w, h) = crossterm::terminal::size()?;
+                return Ok(Some(crossterm::event::Event::Resize(w, h)));
+            }
             if !crossterm::event::poll(t)? {
                 return Ok(None);
             }

@@ -40,6 +40,9 @@ pub fn restore() {
 pub struct TerminalGuard {
     /// The number of the SIGTERM, SIGHUP or SIGINT that arrived; 0 before one does.
     pub signalled: Arc<AtomicI32>,
+    /// A SIGTSTP from outside (`kill -TSTP`, a job-control shell, a supervisor) arrived
+    /// and the loop has not yet suspended for it.
+    stop_asked: Arc<std::sync::atomic::AtomicBool>,
 }
 
 static HOOK: Once = Once::new();
@@ -138,9 +141,16 @@ impl TerminalGuard {
                 *std::ptr::addr_of_mut!(SAVED_TERMIOS) = Some(t);
             }
         }
+        // SIGTSTP from outside: the loop suspends as for Ctrl-Z (the terminal is given
+        // back before the process stops, and taken again after `fg`).
+        let stop_asked = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        signal_hook::flag::register(signal_hook::consts::SIGTSTP, stop_asked.clone())?;
         terminal::enable_raw_mode()?;
         TUI_ACTIVE.store(true, Ordering::Relaxed);
-        let guard = TerminalGuard { signalled };
+        let guard = TerminalGuard {
+            signalled,
+            stop_asked,
+        };
         // The mouse wheel scrolls (terminals still select text with Shift held).
         execute!(
             io::stdout(),
@@ -151,12 +161,16 @@ impl TerminalGuard {
         Ok(guard)
     }
 
-    /// Ctrl-Z: gives the terminal back, stops the process as the shell's job control
-    /// expects (SIGTSTP), and takes the terminal again when `fg` continues it. In raw mode
-    /// Ctrl-Z is a key, not a signal, so the event loop calls this.
+    /// Ctrl-Z, or a SIGTSTP from outside: gives the terminal back, stops the process as
+    /// the shell's job control expects, and takes the terminal again when `fg` continues
+    /// it. In raw mode Ctrl-Z is a key, not a signal, so the event loop calls this; an
+    /// outside SIGTSTP sets a flag the loop polls ([`Self::stop_asked`]).
     pub fn suspend(&self) -> io::Result<()> {
         restore();
-        signal_hook::low_level::raise(signal_hook::consts::SIGTSTP)?;
+        self.stop_asked.store(false, Ordering::Relaxed);
+        // SIGTSTP's default action (a stop), whatever handler is registered for it: the
+        // one that notes an outside SIGTSTP must not be what runs.
+        signal_hook::low_level::emulate_default_handler(signal_hook::consts::SIGTSTP)?;
         terminal::enable_raw_mode()?;
         execute!(
             io::stdout(),
@@ -164,6 +178,11 @@ impl TerminalGuard {
             cursor::Hide,
             crossterm::event::EnableMouseCapture
         )
+    }
+
+    /// Whether a SIGTSTP from outside asks the program to stop (see [`Self::suspend`]).
+    pub fn stop_asked(&self) -> bool {
+        self.stop_asked.load(Ordering::Relaxed)
     }
 
     pub fn was_signalled(&self) -> bool {
