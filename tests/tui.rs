@@ -596,10 +596,7 @@ fn w_follows_weak_references_and_garbage_is_called_unreachable() {
     // The TUI: the object's inspector (as `Enter` on its row opens it), `p`, then `w`.
     let mut a = App::with_snapshot(p.clone(), snap);
     let mut term = Terminal::new(TestBackend::new(120, 30)).unwrap();
-    if let heaptui::ui::app::Screen::Ready(r) = &mut a.screen {
-        let theme = heaptui::ui::theme::Theme { color: false };
-        r.open(heaptui::ui::panes::Request::Inspect(weak), &theme);
-    }
+    open(&mut a, heaptui::ui::panes::Request::Inspect(weak));
     let s = run(&mut a, &mut term, "p");
     assert!(
         s.contains("held only by weak or soft references (w follows them)"),
@@ -610,12 +607,17 @@ fn w_follows_weak_references_and_garbage_is_called_unreachable() {
     assert!(s.contains("GC root"), "{s}");
 }
 
-#[test]
-fn a_tree_node_with_many_children_pages_through_them() {
+/// The Java leak fixture, its dominator tree and the sessions map's table (the
+/// accumulation point of the `SESSIONS` suspect).
+fn sessions_table() -> (
+    std::path::PathBuf,
+    heaptui::Snapshot,
+    heaptui::heap::dominators::Dominators,
+    u32,
+) {
     let p = gunzipped("java/leak/heap-live.hprof.gz");
     let snap = heaptui::open(&p, &heaptui::progress::Progress::new()).unwrap();
     let d = heaptui::heap::dominators::compute(&snap.graph, &heaptui::progress::Progress::new());
-    // The sessions map's table: 12,000 entries below it in the dominator tree.
     let r = heaptui::suspects::find(&snap, &d, 5);
     let table = r
         .suspects
@@ -624,6 +626,21 @@ fn a_tree_node_with_many_children_pages_through_them() {
         .and_then(|s| s.accumulation)
         .unwrap()
         .0;
+    (p, snap, d, table)
+}
+
+/// Opens the pane `req` asks for on top of the app's view, as a key would.
+fn open(a: &mut App, req: heaptui::ui::panes::Request) {
+    if let heaptui::ui::app::Screen::Ready(r) = &mut a.screen {
+        let theme = heaptui::ui::theme::Theme { color: false };
+        r.open(req, &theme);
+    }
+}
+
+#[test]
+fn a_tree_node_with_many_children_pages_through_them() {
+    // The sessions map's table: 12,000 entries below it in the dominator tree.
+    let (p, snap, d, table) = sessions_table();
     // (7,321 of the 12,000 nodes: the others hang in the bins' chains.)
     let kids = d.children(table);
     let n = kids.len();
@@ -632,10 +649,7 @@ fn a_tree_node_with_many_children_pages_through_them() {
     let rest: u64 = kids[500..].iter().map(|&k| d.retained(k).unwrap()).sum();
     let mut a = App::with_snapshot(p, snap);
     let mut term = Terminal::new(TestBackend::new(120, 30)).unwrap();
-    if let heaptui::ui::app::Screen::Ready(r) = &mut a.screen {
-        let theme = heaptui::ui::theme::Theme { color: false };
-        r.open(heaptui::ui::panes::Request::Dominators(Some(table)), &theme);
-    }
+    open(&mut a, heaptui::ui::panes::Request::Dominators(Some(table)));
     // The node and its first 500 children; then the row that stands for the rest.
     let s = run(&mut a, &mut term, "G");
     let want = format!(
@@ -650,17 +664,7 @@ fn a_tree_node_with_many_children_pages_through_them() {
 
 #[test]
 fn g_groups_a_tree_node_s_children_by_class() {
-    let p = gunzipped("java/leak/heap-live.hprof.gz");
-    let snap = heaptui::open(&p, &heaptui::progress::Progress::new()).unwrap();
-    let d = heaptui::heap::dominators::compute(&snap.graph, &heaptui::progress::Progress::new());
-    let r = heaptui::suspects::find(&snap, &d, 5);
-    let table = r
-        .suspects
-        .iter()
-        .find(|s| s.holder.contains("SESSIONS"))
-        .and_then(|s| s.accumulation)
-        .unwrap()
-        .0;
+    let (p, snap, d, table) = sessions_table();
     // The children of the table by class, counted from the dominator tree's lists.
     let mut by_class: std::collections::BTreeMap<String, (usize, u64)> = Default::default();
     for &k in d.children(table) {
@@ -672,10 +676,7 @@ fn g_groups_a_tree_node_s_children_by_class() {
     assert!(count > 1000, "{count}");
     let mut a = App::with_snapshot(p, snap);
     let mut term = Terminal::new(TestBackend::new(120, 30)).unwrap();
-    if let heaptui::ui::app::Screen::Ready(r) = &mut a.screen {
-        let theme = heaptui::ui::theme::Theme { color: false };
-        r.open(heaptui::ui::panes::Request::Dominators(Some(table)), &theme);
-    }
+    open(&mut a, heaptui::ui::panes::Request::Dominators(Some(table)));
     // The node shows its first 500 children and a row for the rest; `g` on that row
     // groups the node: one row per class, count and retained bytes.
     let s = run(&mut a, &mut term, "G");
@@ -835,10 +836,7 @@ fn the_inspector_calls_a_weakly_reachable_object_so() {
     a.on_key(&KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
     let mut term = Terminal::new(TestBackend::new(120, 30)).unwrap();
     run(&mut a, &mut term, "");
-    if let heaptui::ui::app::Screen::Ready(r) = &mut a.screen {
-        let theme = heaptui::ui::theme::Theme { color: false };
-        r.open(heaptui::ui::panes::Request::Inspect(o), &theme);
-    }
+    open(&mut a, heaptui::ui::panes::Request::Inspect(o));
     let s = run(&mut a, &mut term, "");
     assert!(s.contains(&name), "{s}");
     assert!(s.contains("dominator none: weakly reachable"), "{s}");
@@ -944,10 +942,7 @@ fn narrow_rows_keep_ids_and_root_kinds_and_the_selected_row_is_shown_whole() {
     for w in [80u16, 120] {
         let mut term = Terminal::new(TestBackend::new(w, 30)).unwrap();
         run(&mut a, &mut term, "");
-        if let heaptui::ui::app::Screen::Ready(r) = &mut a.screen {
-            let theme = heaptui::ui::theme::Theme { color: false };
-            r.open(heaptui::ui::panes::Request::Paths(o), &theme);
-        }
+        open(&mut a, heaptui::ui::panes::Request::Paths(o));
         let s = run(&mut a, &mut term, "");
         // Every object of the path is on screen with its whole id, and the root row
         // names its root kind whole.
@@ -991,10 +986,7 @@ fn the_referrer_tree_and_the_paths_word_a_reference_alike() {
         heaptui::ui::panes::Request::Paths(o),
     ] {
         run(&mut a, &mut term, "");
-        if let heaptui::ui::app::Screen::Ready(r) = &mut a.screen {
-            let theme = heaptui::ui::theme::Theme { color: false };
-            r.open(req, &theme);
-        }
+        open(&mut a, req);
         let s = run(&mut a, &mut term, "");
         let row = s
             .lines()

@@ -141,6 +141,33 @@ impl Tmux {
             .to_string()
     }
 
+    /// Once the program has been stopped (Ctrl-Z or SIGTSTP): the shell's screen back,
+    /// the cursor shown, the terminal in cooked mode; then `fg`, and the histogram drawn
+    /// again in full on the alternate screen. Returns that screen.
+    fn stopped_then_continued(&self) -> String {
+        let s = self.wait_for("Stopped");
+        assert!(!s.contains("Class histogram"), "{s}");
+        assert_eq!(self.modes(), "0 1", "main screen back, cursor shown");
+        self.keys(&[
+            "stty -a | grep -o -- '-\\?icanon' | sed 's/^/MODE/'",
+            "Enter",
+        ]);
+        // The command line itself says "MODE" too: wait for the output line.
+        let s = self.wait_until("stty's answer", |s| {
+            s.lines().any(|l| l.starts_with("MODE"))
+        });
+        assert!(
+            s.lines().any(|l| l == "MODEicanon"),
+            "raw mode is off while stopped:\n{s}"
+        );
+        self.keys(&["fg", "Enter"]);
+        let s = self.wait_until("the histogram drawn again in full", |s| {
+            s.contains("Class histogram") && s.contains("HPROF · ")
+        });
+        assert!(self.modes().starts_with('1'), "alternate screen again: {s}");
+        s
+    }
+
     /// 1 when the pane shows the alternate screen, and the cursor flag.
     fn modes(&self) -> String {
         self.tmux(&["display", "-p", "#{alternate_on} #{cursor_flag}"])
@@ -370,26 +397,7 @@ fn ctrl_z_suspends_to_the_shell_and_fg_comes_back() {
     ]);
     t.wait_for_index();
     t.keys(&["C-z"]);
-    let s = t.wait_for("Stopped");
-    assert!(!s.contains("Class histogram"), "{s}");
-    assert_eq!(t.modes(), "0 1", "main screen back, cursor shown");
-    t.keys(&[
-        "stty -a | grep -o -- '-\\?icanon' | sed 's/^/MODE/'",
-        "Enter",
-    ]);
-    // The command line itself says "MODE" too: wait for the output line.
-    let s = t.wait_until("stty's answer", |s| {
-        s.lines().any(|l| l.starts_with("MODE"))
-    });
-    assert!(
-        s.lines().any(|l| l == "MODEicanon"),
-        "raw mode is off while stopped:\n{s}"
-    );
-    t.keys(&["fg", "Enter"]);
-    let s = t.wait_until("the histogram drawn again in full", |s| {
-        s.contains("Class histogram") && s.contains("HPROF · ")
-    });
-    assert!(t.modes().starts_with('1'), "alternate screen again: {s}");
+    let s = t.stopped_then_continued();
     assert!(s.contains("java.lang.String"), "{s}");
     t.keys(&["q"]);
     let s = t.wait_until("the shell's prompt", |s| !s.contains("Class histogram"));
@@ -810,25 +818,7 @@ fn an_outside_sigtstp_gives_the_terminal_back_and_fg_comes_back() {
         .unwrap()
         .success();
     assert!(ok, "kill -TSTP {pid}");
-    let s = t.wait_for("Stopped");
-    assert!(!s.contains("Class histogram"), "{s}");
-    assert_eq!(t.modes(), "0 1", "main screen back, cursor shown");
-    t.keys(&[
-        "stty -a | grep -o -- '-\\?icanon' | sed 's/^/MODE/'",
-        "Enter",
-    ]);
-    let s = t.wait_until("stty's answer", |s| {
-        s.lines().any(|l| l.starts_with("MODE"))
-    });
-    assert!(
-        s.lines().any(|l| l == "MODEicanon"),
-        "raw mode is off while stopped:\n{s}"
-    );
-    t.keys(&["fg", "Enter"]);
-    let s = t.wait_until("the histogram drawn again in full", |s| {
-        s.contains("Class histogram") && s.contains("HPROF · ")
-    });
-    assert!(t.modes().starts_with('1'), "alternate screen again: {s}");
+    t.stopped_then_continued();
     t.keys(&["q"]);
     let s = t.wait_until("the shell's prompt", |s| !s.contains("Class histogram"));
     assert_eq!(t.modes(), "0 1", "{s}");

@@ -53,6 +53,23 @@ struct Row {
     group: Option<Group>,
 }
 
+impl Row {
+    /// A row of text alone (a message, or what stands for rows not shown).
+    fn text(depth: usize, text: String) -> Row {
+        Row {
+            depth,
+            obj: None,
+            edge: None,
+            expanded: false,
+            cycle: false,
+            text: Some(text),
+            more: None,
+            grouped: false,
+            group: None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 struct Group {
     parent: ObjId,
@@ -128,17 +145,7 @@ impl TreePane {
                         } else {
                             "unreachable (garbage in this dump): no path from a GC root"
                         };
-                    self.rows.push(Row {
-                        depth: 0,
-                        obj: None,
-                        edge: None,
-                        expanded: false,
-                        cycle: false,
-                        text: Some(text.into()),
-                        more: None,
-                        grouped: false,
-                        group: None,
-                    });
+                    self.rows.push(Row::text(0, text.into()));
                 }
                 // A trie of the reversed paths: (object, children), node 0 = the object.
                 let mut trie: Vec<(ObjId, Vec<usize>)> = vec![(o, Vec::new())];
@@ -244,17 +251,10 @@ impl TreePane {
             })
             .collect();
         if more > 0 {
-            rows.push(Row {
+            rows.push(Row::text(
                 depth,
-                obj: None,
-                edge: None,
-                expanded: false,
-                cycle: false,
-                text: Some(format!("… {} more classes", thousands(more as u64))),
-                more: None,
-                grouped: false,
-                group: None,
-            });
+                format!("… {} more classes", thousands(more as u64)),
+            ));
         }
         rows
     }
@@ -331,19 +331,15 @@ impl TreePane {
             .collect();
         if shown < total {
             rows.push(Row {
-                depth,
-                obj: None,
-                edge: None,
-                expanded: false,
-                cycle: false,
-                text: Some(format!(
-                    "… {} more ({}): Enter shows the next {MAX_CHILDREN}, g groups by class",
-                    thousands((total - shown) as u64),
-                    human(rest_bytes)
-                )),
                 more: Some((o, class, shown)),
-                grouped: false,
-                group: None,
+                ..Row::text(
+                    depth,
+                    format!(
+                        "… {} more ({}): Enter shows the next {MAX_CHILDREN}, g groups by class",
+                        thousands((total - shown) as u64),
+                        human(rest_bytes)
+                    ),
+                )
             });
         }
         rows
