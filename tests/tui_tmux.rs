@@ -141,6 +141,22 @@ impl Tmux {
             .to_string()
     }
 
+    /// An interactive shell (so that job control stops and continues the program)
+    /// running heaptui on the fixture `rel`, its index ready.
+    fn shell_running(name: &str, rel: &str) -> Option<Tmux> {
+        let t = Tmux::start(name, "bash --norc --noprofile -i")?;
+        t.keys(&[
+            &format!(
+                "{} {}",
+                env!("CARGO_BIN_EXE_heaptui"),
+                fixture(rel).display()
+            ),
+            "Enter",
+        ]);
+        t.wait_for_index();
+        Some(t)
+    }
+
     /// Once the program has been stopped (Ctrl-Z or SIGTSTP): the shell's screen back,
     /// the cursor shown, the terminal in cooked mode; then `fg`, and the histogram drawn
     /// again in full on the alternate screen. Returns that screen.
@@ -384,18 +400,9 @@ fn the_diff_view_in_a_real_terminal() {
 #[test]
 fn ctrl_z_suspends_to_the_shell_and_fg_comes_back() {
     // An interactive shell, so that job control stops and continues the program.
-    let Some(t) = Tmux::start("suspend", "bash --norc --noprofile -i") else {
+    let Some(t) = Tmux::shell_running("suspend", "java/coops/heap-live-jvmgz.hprof.gz") else {
         return;
     };
-    t.keys(&[
-        &format!(
-            "{} {}",
-            env!("CARGO_BIN_EXE_heaptui"),
-            fixture("java/coops/heap-live-jvmgz.hprof.gz").display()
-        ),
-        "Enter",
-    ]);
-    t.wait_for_index();
     t.keys(&["C-z"]);
     let s = t.stopped_then_continued();
     assert!(s.contains("java.lang.String"), "{s}");
@@ -799,18 +806,9 @@ fn running_out_of_memory_ends_with_exit_2_and_a_clean_terminal() {
 /// capture and raw mode off while stopped, everything drawn again after `fg`.
 #[test]
 fn an_outside_sigtstp_gives_the_terminal_back_and_fg_comes_back() {
-    let Some(t) = Tmux::start("tstp", "bash --norc --noprofile -i") else {
+    let Some(t) = Tmux::shell_running("tstp", "java/coops/heap-live-jvmgz.hprof.gz") else {
         return;
     };
-    t.keys(&[
-        &format!(
-            "{} {}",
-            env!("CARGO_BIN_EXE_heaptui"),
-            fixture("java/coops/heap-live-jvmgz.hprof.gz").display()
-        ),
-        "Enter",
-    ]);
-    t.wait_for_index();
     let pid = t.child_pid();
     let ok = Command::new("kill")
         .args(["-TSTP", pid.trim()])
