@@ -119,3 +119,19 @@ fn no_two_top_level_modules_import_each_other_but_the_cache_and_the_formats() {
     both.retain(|p| p != "cache ↔ format");
     assert!(both.is_empty(), "modules importing each other: {both:?}");
 }
+
+#[test]
+fn no_source_file_is_over_800_lines() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&src, &mut files);
+    let long: Vec<String> = files
+        .iter()
+        .filter_map(|f| {
+            let n = std::fs::read_to_string(f).unwrap().lines().count();
+            (n > 800).then(|| format!("{} ({n})", f.display()))
+        })
+        .collect();
+    assert!(files.len() > 50, "{files:?}");
+    assert!(long.is_empty(), "split by concept: {long:?}");
+}
