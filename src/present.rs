@@ -64,6 +64,12 @@ pub fn summary_value(snap: &Snapshot) -> Json {
         "details": details,
         "rss_anon_bytes": anon,
         "rss_file_bytes": file,
+        // What this process may still use, and where that figure comes from (the
+        // memory cgroup, the resource limits, MemAvailable): an addition to the contract.
+        "memory_budget": match crate::format::budget::budget() {
+            Ok(Some(b)) => json!({"bytes": b.bytes, "from": b.from}),
+            _ => Json::Null,
+        },
     })
 }
 
@@ -118,6 +124,16 @@ pub fn summary_lines(v: &Json) -> Vec<(String, String)> {
             },
         ),
     ];
+    if let Some(b) = v["memory_budget"]["bytes"].as_u64() {
+        out.push((
+            "memory left".to_string(),
+            format!(
+                "{} MB, from {}",
+                b >> 20,
+                v["memory_budget"]["from"].as_str().unwrap_or("?")
+            ),
+        ));
+    }
     if let Json::Object(d) = &v["details"] {
         for (k, val) in d {
             out.push((k.clone(), val.as_str().unwrap_or_default().to_string()));

@@ -1,9 +1,10 @@
 //! The memory check up front: a file whose index would not fit in the memory this
 //! process may use is refused (exit 2) with the figure needed, before its index is built,
 //! rather than killed by the kernel or out of memory half-way ([`crate::alloc`] ends the
-//! process cleanly then, but the work is lost). `HEAPTUI_MEMORY_LIMIT` says how much
-//! memory may be used (a whole number of bytes; else the kernel's MemAvailable plus free
-//! swap), `HEAPTUI_IGNORE_MEMORY=1` tries anyway.
+//! process cleanly then, but the work is lost). The memory left is the least of what the
+//! kernel, the memory cgroup and the resource limits allow ([`super::budget`]), or
+//! `HEAPTUI_MEMORY_LIMIT` (a whole number of bytes); `HEAPTUI_IGNORE_MEMORY=1` tries
+//! anyway.
 //!
 //! Where a format says up front how much its index will hold, the need is an upper bound
 //! computed from those counts, checked against the bytes (a count the file could not hold
@@ -166,36 +167,9 @@ pub fn need(format: Format, bytes: &[u8]) -> Option<Need> {
     })
 }
 
-/// Bytes of memory this process may still use: `HEAPTUI_MEMORY_LIMIT` when set (a
-/// whole number of bytes; anything else is a usage error, never a check turned off),
-/// else the kernel's MemAvailable plus free swap.
-fn available() -> Result<Option<u64>> {
-    if let Some(v) = std::env::var_os("HEAPTUI_MEMORY_LIMIT").filter(|v| !v.is_empty()) {
-        let text = v.to_string_lossy();
-        return match text.trim().parse::<u64>() {
-            Ok(n) => Ok(Some(n)),
-            Err(_) => Err(Error::Usage(format!(
-                "HEAPTUI_MEMORY_LIMIT={:?} is not a whole number of bytes (e.g. 4294967296)",
-                text
-            ))),
-        };
-    }
-    Ok(system_available())
-}
-
-/// The kernel's MemAvailable plus free swap, in bytes.
-fn system_available() -> Option<u64> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let kb = |key: &str| -> Option<u64> {
-        let line = info.lines().find(|l| l.starts_with(key))?;
-        line[key.len()..]
-            .trim()
-            .trim_end_matches("kB")
-            .trim()
-            .parse()
-            .ok()
-    };
-    Some((kb("MemAvailable:")? + kb("SwapFree:").unwrap_or(0)) * 1024)
+/// The memory this process may still use ([`super::budget`]).
+fn available() -> Result<Option<super::budget::Budget>> {
+    super::budget::budget()
 }
 
 /// Refuses, before any index is built, a file (`bytes`, of `format`) whose index would
@@ -212,22 +186,24 @@ pub fn check(path: &Path, format: Format, bytes: &[u8]) -> Result<()> {
 /// Refuses a file of `file_bytes` bytes whose index needs `need`, when that is more than
 /// the memory left.
 pub fn check_need(path: &Path, format: Format, file_bytes: u64, need: Need) -> Result<()> {
-    let Some(avail) = available()? else {
+    let Some(budget) = available()? else {
         return Ok(());
     };
+    let avail = budget.bytes;
     if need.bytes <= avail || std::env::var_os("HEAPTUI_IGNORE_MEMORY").is_some() {
         return Ok(());
     }
     let mb = |b: u64| b.div_ceil(1 << 20);
     Err(Error::Memory(format!(
         "{}: indexing this {} file of {} MB needs about {} MB of memory ({}), and only {} MB \
-         is available; free memory, use a larger machine, or set HEAPTUI_IGNORE_MEMORY=1 \
-         to try anyway",
+         is available (from {}); free memory, raise the limit, use a larger machine, or set \
+         HEAPTUI_IGNORE_MEMORY=1 to try anyway",
         path.display(),
         format.title(),
         mb(file_bytes),
         mb(need.bytes),
         need.basis,
-        mb(avail)
+        mb(avail),
+        budget.from
     )))
 }

@@ -6,6 +6,7 @@
 //! recognised before its reader exists answers [`Error::Unsupported`] (exit code 2), so
 //! that a user with such a file learns what they have rather than "unknown format".
 
+pub mod budget;
 pub mod dart;
 pub mod go;
 pub mod hprof;
