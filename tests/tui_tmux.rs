@@ -821,3 +821,72 @@ fn an_outside_sigtstp_gives_the_terminal_back_and_fg_comes_back() {
     let s = t.wait_until("the shell's prompt", |s| !s.contains("Class histogram"));
     assert_eq!(t.modes(), "0 1", "{s}");
 }
+
+/// Issue 26 in a terminal: the filter's order on the Chromium fixture (the detached
+/// `<div>` row first, exact and substring matches before fuzzy ones, each marked), then
+/// paging through the sessions table of the Java leak fixture, 500 children at a time.
+#[test]
+fn the_filter_and_paging_as_a_person_uses_them() {
+    let Some(t) = Tmux::start(
+        "finding",
+        &format!(
+            "{} {}",
+            env!("CARGO_BIN_EXE_heaptui"),
+            fixture("chromium/detached.heapsnapshot.gz").display()
+        ),
+    ) else {
+        return;
+    };
+    t.tmux(&["resize-window", "-x", "120", "-y", "30"]);
+    t.wait_for_index();
+    t.keys(&["/", "Detached <div", "Enter"]);
+    let s = t.wait_for("filter \"Detached <div\"");
+    let rows: Vec<&str> = s
+        .lines()
+        .skip(2)
+        .take_while(|l| !l.trim().is_empty())
+        .collect();
+    assert!(rows[0].starts_with("^ Detached <div>"), "{s}");
+    let marks: Vec<char> = rows
+        .iter()
+        .filter_map(|l| l.chars().next())
+        .filter(|c| "=^+~".contains(*c))
+        .collect();
+    assert!(
+        marks.windows(2).all(|w| !(w[0] == '~' && w[1] != '~')),
+        "no substring match after a fuzzy one: {marks:?}\n{s}"
+    );
+    t.keys(&["q"]);
+
+    // Paging: the sessions table's dominator children, 500 at a time.
+    let Some(t) = Tmux::start(
+        "paging",
+        &format!(
+            "{} {}",
+            env!("CARGO_BIN_EXE_heaptui"),
+            fixture("java/leak/heap-live.hprof.gz").display()
+        ),
+    ) else {
+        return;
+    };
+    t.tmux(&["resize-window", "-x", "120", "-y", "30"]);
+    t.wait_for_index();
+    t.keys(&["!"]);
+    t.wait_for("Leak suspects");
+    t.keys(&["j", "d"]);
+    t.wait_for("Dominator tree — below java.util.HashMap");
+    t.keys(&["j", "l", "G"]);
+    let s = t.wait_for(" more (");
+    let more = |s: &str| -> u64 {
+        let l = s.lines().find(|l| l.contains(" more (")).unwrap();
+        let n = l.split("… ").nth(1).unwrap().split(' ').next().unwrap();
+        n.replace(',', "").parse().unwrap()
+    };
+    let first = more(&s);
+    t.keys(&["Enter", "G"]);
+    let s = t.wait_until("the next page", |s| {
+        s.contains(" more (") && more(s) != first
+    });
+    assert_eq!(more(&s), first - 500, "{s}");
+    t.keys(&["q"]);
+}
