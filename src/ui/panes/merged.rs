@@ -1,11 +1,12 @@
 //! MAT's "Merge Shortest Paths to GC Roots" for a whole class (`P` on a class or an
-//! instance list): the shortest path of each instance (the first 10,000) from the GC
+//! instance list): the shortest path of each instance (the 10,000 nearest the roots) from the GC
 //! roots, merged into one tree from the roots down, each node with how many of the
 //! instances reach it through it and what they retain. Where a thousand sessions all
 //! hang below one map, the map's row says `1,000 objects`.
 //!
-//! The paths come from one breadth-first search from the roots
-//! ([`crate::heap::paths::parents_from_roots`]), not a search per instance; it runs
+//! The paths come from one breadth-first search from the roots, which takes the first
+//! instances it reaches (the nearest to the roots) and stops once it has them
+//! ([`crate::heap::paths::parents_of_first`]), not a search per instance; it runs
 //! after the frame that announces it ([`Pane::has_work`]).
 
 use crossterm::event::KeyEvent;
@@ -65,11 +66,22 @@ impl MergedPathsPane {
 
     fn build(&mut self, ctx: &Ctx) {
         let g = &ctx.snap.graph;
-        let all: Vec<ObjId> = (0..g.len() as ObjId)
-            .filter(|&o| g.class_of.get(o as usize) == self.class)
-            .collect();
-        self.instances = all.len();
-        let parent = crate::heap::paths::parents_from_roots(g, false);
+        use rayon::prelude::*;
+        let class = self.class;
+        self.instances = (0..g.len() as ObjId)
+            .into_par_iter()
+            .filter(|&o| g.class_of.get(o as usize) == class)
+            .count();
+        // The first instances the search from the roots reaches, nearest first; it
+        // stops once it has them.
+        let (parent, merged) = crate::heap::paths::parents_of_first(
+            g,
+            false,
+            |o| g.class_of.get(o as usize) == class,
+            MAX_INSTANCES,
+        );
+        // Fewer reached than asked for: the others no root reaches.
+        self.unreached = self.instances.min(MAX_INSTANCES) - merged.len();
         // A trie from the roots down; node 0 stands above the roots.
         self.nodes = vec![Node {
             obj: ObjId::MAX,
@@ -79,10 +91,9 @@ impl MergedPathsPane {
             retained: 0,
         }];
         let mut index: std::collections::HashMap<(usize, ObjId), usize> = Default::default();
-        for &o in all.iter().take(MAX_INSTANCES) {
+        for &o in &merged {
             let path = crate::heap::paths::path_by_parents(&parent, o);
             if path.is_empty() {
-                self.unreached += 1;
                 continue;
             }
             self.merged += 1;
