@@ -585,3 +585,42 @@ fn floats_print_in_their_shortest_round_trip_form() {
     assert_eq!(v(0.1), "0.1");
     assert_eq!(v(1234.5), "1234.5");
 }
+
+/// The instance lists' Value column reads an HPROF instance's first two primitive
+/// fields by its class's cached field list; it says what a whole inspection says, for
+/// every object of the JDK 17 fixture.
+#[test]
+fn first_fields_read_in_place_equal_the_inspection_s() {
+    let snap = heaptui::open(
+        &gunzipped("java/coops/heap-live-jvmgz.hprof.gz"),
+        &heaptui::progress::Progress::new(),
+    )
+    .unwrap();
+    let mut with_fields = 0;
+    for o in 0..snap.graph.len() as u32 {
+        let ins = snap.inspect(o);
+        let words: Vec<String> = ins
+            .fields
+            .iter()
+            .filter(|f| !f.is_static)
+            .filter_map(|f| {
+                let v = match &f.value {
+                    heaptui::format::Value::Int(i) => i.to_string(),
+                    heaptui::format::Value::Float(x) => heaptui::format::float_text(*x),
+                    heaptui::format::Value::Bool(b) => b.to_string(),
+                    heaptui::format::Value::Char(c) => char::from_u32(*c as u32)
+                        .map(|c| c.to_string())
+                        .unwrap_or_else(|| format!("\\u{{{c:x}}}")),
+                    heaptui::format::Value::Text(t) => format!("{t:?}"),
+                    _ => return None,
+                };
+                Some(format!("{}={v}", f.name))
+            })
+            .take(2)
+            .collect();
+        let want = words.join(" ");
+        with_fields += !want.is_empty() as usize;
+        assert_eq!(snap.first_fields(o), want, "object {}", snap.object_name(o));
+    }
+    assert!(with_fields > 10_000, "{with_fields}");
+}

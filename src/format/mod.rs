@@ -216,6 +216,11 @@ pub trait Decoder: Send + Sync {
             self.label(bytes, g, o).unwrap_or_default()
         )
     }
+    /// The first two primitive fields of `o` as `name=value`, where the decoder can read
+    /// them without a whole inspection; `None` to let [`Snapshot::first_fields`] inspect.
+    fn first_fields(&self, _bytes: &[u8], _g: &Graph, _o: ObjId) -> Option<String> {
+        None
+    }
     /// Ids that name the same object in every snapshot of one process (V8 node ids, Dart
     /// identity hashes), in object order, and what they are called; `None` where the
     /// format has none (HPROF and Go addresses move between snapshots). 0 means "this
@@ -415,6 +420,9 @@ impl Snapshot {
     /// The first two primitive fields of `o` as `name=value` (`id=4242 active=true`):
     /// what tells apart instances that have no label.
     pub fn first_fields(&self, o: ObjId) -> String {
+        if let Some(f) = self.decoder.first_fields(self.bytes(), &self.graph, o) {
+            return f;
+        }
         let ins = self.inspect(o);
         let words: Vec<String> = ins
             .fields

@@ -38,7 +38,16 @@ pub struct HprofDecoder {
     /// class chain for each).
     #[serde(skip)]
     pub(super) string_layout: std::sync::OnceLock<Option<StringLayout>>,
+    /// Each class's instance fields, own class first (name, type code), and the
+    /// problem with its chain, found once: an instance list's Value column and filter
+    /// read them for millions of instances.
+    #[serde(skip)]
+    pub(super) fields_of: std::sync::RwLock<std::collections::HashMap<u64, ClassFields>>,
 }
+
+/// A class's instance fields, own class first: (name, type code); and what is wrong
+/// with its superclass chain, if anything.
+pub(super) type ClassFields = std::sync::Arc<(Vec<(String, u8)>, Option<String>)>;
 
 /// `java.lang.String`'s instance layout: its class id and the byte positions of its
 /// `value` reference and its `coder` byte (absent before JDK 9).
@@ -245,6 +254,29 @@ impl HprofDecoder {
     }
 
     /// The instance fields of an instance record, own class first, then superclasses.
+    /// The instance fields of `class` and its superclasses, own first ([`ClassFields`]).
+    fn fields(&self, bytes: &[u8], g: &Graph, class: u64) -> ClassFields {
+        if let Some(f) = self
+            .fields_of
+            .read()
+            .ok()
+            .and_then(|m| m.get(&class).cloned())
+        {
+            return f;
+        }
+        let (chain, problem) = self.class_chain(bytes, g, class);
+        let list: Vec<(String, u8)> = chain
+            .iter()
+            .flat_map(|cd| cd.fields.iter())
+            .map(|&(nid, t)| (self.text(bytes, nid).into_owned(), t))
+            .collect();
+        let f: ClassFields = std::sync::Arc::new((list, problem));
+        if let Ok(mut m) = self.fields_of.write() {
+            m.insert(class, f.clone());
+        }
+        f
+    }
+
     fn instance_fields(
         &self,
         bytes: &[u8],
@@ -255,35 +287,33 @@ impl HprofDecoder {
         out: &mut Inspection,
     ) {
         let id = self.id_size;
-        let (chain, problem) = self.class_chain(bytes, g, class);
-        out.problems.extend(problem);
+        let f = self.fields(bytes, g, class);
+        out.problems.extend(f.1.clone());
         let mut c = Cursor::new(data, data_offset);
-        for cd in &chain {
-            for &(nid, t) in &cd.fields {
-                let name = self.text(bytes, nid).into_owned();
-                let Some(size) = type_size(t, id) else {
+        for (name, t) in &f.0 {
+            let (name, t) = (name.clone(), *t);
+            let Some(size) = type_size(t, id) else {
+                out.problems.push(format!(
+                    "field {name} of class {} (or a superclass) has the unknown type code {t}",
+                    self.class_name(bytes, class)
+                ));
+                return;
+            };
+            match c.bytes(size, "field value") {
+                Ok(raw) => out.fields.push(Field {
+                    name,
+                    ty: type_name(t).to_string(),
+                    value: self.value(bytes, g, t, raw),
+                    is_static: false,
+                }),
+                Err(_) => {
                     out.problems.push(format!(
-                        "field {name} of class {} has the unknown type code {t}",
-                        self.class_name(bytes, cd.id)
+                        "field {name} ({}, {size} bytes) at byte {} runs past the record's {} bytes of field values",
+                        type_name(t),
+                        c.pos(),
+                        data.len()
                     ));
                     return;
-                };
-                match c.bytes(size, "field value") {
-                    Ok(raw) => out.fields.push(Field {
-                        name,
-                        ty: type_name(t).to_string(),
-                        value: self.value(bytes, g, t, raw),
-                        is_static: false,
-                    }),
-                    Err(_) => {
-                        out.problems.push(format!(
-                            "field {name} ({}, {size} bytes) at byte {} runs past the record's {} bytes of field values",
-                            type_name(t),
-                            c.pos(),
-                            data.len()
-                        ));
-                        return;
-                    }
                 }
             }
         }
@@ -752,6 +782,39 @@ impl Decoder for HprofDecoder {
             }
             Record::PrimArray { .. } | Record::NoData { .. } => None,
         }
+    }
+
+    fn first_fields(&self, bytes: &[u8], g: &Graph, o: ObjId) -> Option<String> {
+        // An instance's fields by its class's cached list, the primitives read in place
+        // (what `Snapshot::first_fields` takes from a whole inspection).
+        let Ok(Record::Instance { class, data, .. }) = self.record(bytes, g, o) else {
+            return None;
+        };
+        let f = self.fields(bytes, g, class);
+        let mut at = 0usize;
+        let mut words: Vec<String> = Vec::with_capacity(2);
+        for (name, t) in &f.0 {
+            let size = type_size(*t, self.id_size)?;
+            let raw = data.get(at..at + size)?;
+            at += size;
+            if *t == T_OBJECT {
+                continue;
+            }
+            let v = match self.value(bytes, g, *t, raw) {
+                Value::Int(i) => i.to_string(),
+                Value::Float(x) => crate::format::float_text(x),
+                Value::Bool(b) => b.to_string(),
+                Value::Char(c) => char::from_u32(c as u32)
+                    .map(|c| c.to_string())
+                    .unwrap_or_else(|| format!("\\u{{{c:x}}}")),
+                _ => continue,
+            };
+            words.push(format!("{name}={v}"));
+            if words.len() == 2 {
+                break;
+            }
+        }
+        Some(words.join(" "))
     }
 
     fn label(&self, bytes: &[u8], g: &Graph, o: ObjId) -> Option<String> {

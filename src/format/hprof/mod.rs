@@ -546,6 +546,7 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
         utf8: std::mem::take(&mut p.utf8),
         class_names: std::mem::take(&mut p.class_names),
         string_layout: Default::default(),
+        fields_of: Default::default(),
     };
     let mut snap = Snapshot {
         format: Format::Hprof,
