@@ -25,7 +25,7 @@ pub const MAX_ELEMENTS: usize = 100;
 /// Characters of a string kept in a preview.
 pub const PREVIEW_CHARS: usize = 1024;
 /// Elements of an array shown in a preview.
-const PREVIEW_ELEMENTS: usize = 32;
+pub(super) const PREVIEW_ELEMENTS: usize = 32;
 
 /// Answers questions about HPROF objects from the mapped bytes.
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -53,17 +53,17 @@ pub(super) type ClassFields = std::sync::Arc<(Vec<(String, u8)>, Option<String>)
 /// `value` reference and its `coder` byte (absent before JDK 9).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct StringLayout {
-    class: u64,
-    value_at: usize,
-    coder_at: Option<usize>,
-    size: usize,
+    pub(super) class: u64,
+    pub(super) value_at: usize,
+    pub(super) coder_at: Option<usize>,
+    pub(super) size: usize,
 }
 
 /// HPROF's type code of `byte`.
-const T_BYTE: u8 = 8;
+pub(super) const T_BYTE: u8 = 8;
 
 /// The parts of a record, as far as they are whole.
-enum Record<'a> {
+pub(super) enum Record<'a> {
     Instance {
         class: u64,
         data: &'a [u8],
@@ -87,7 +87,7 @@ enum Record<'a> {
 }
 
 impl HprofDecoder {
-    fn address(&self, bytes: &[u8], g: &Graph, o: ObjId) -> u64 {
+    pub(super) fn address(&self, bytes: &[u8], g: &Graph, o: ObjId) -> u64 {
         let Some(off) = g.offset.get(o as usize) else {
             return 0;
         };
@@ -100,7 +100,7 @@ impl HprofDecoder {
 
     /// The object at `addr`: ids are in address order, so a binary search reading
     /// addresses from the map.
-    fn find_addr(&self, bytes: &[u8], g: &Graph, want: u64) -> Option<ObjId> {
+    pub(super) fn find_addr(&self, bytes: &[u8], g: &Graph, want: u64) -> Option<ObjId> {
         let (mut lo, mut hi) = (0usize, g.len());
         while lo < hi {
             let mid = (lo + hi) / 2;
@@ -114,7 +114,7 @@ impl HprofDecoder {
         None
     }
 
-    fn text<'a>(&self, bytes: &'a [u8], name_id: u64) -> Cow<'a, str> {
+    pub(super) fn text<'a>(&self, bytes: &'a [u8], name_id: u64) -> Cow<'a, str> {
         self.utf8
             .get(&name_id)
             .and_then(|&(off, len)| bytes.get(off..off.checked_add(len)?))
@@ -122,14 +122,14 @@ impl HprofDecoder {
             .unwrap_or_else(|| Cow::Owned(format!("<name 0x{name_id:x}>")))
     }
 
-    fn class_name(&self, bytes: &[u8], cid: u64) -> String {
+    pub(super) fn class_name(&self, bytes: &[u8], cid: u64) -> String {
         match self.class_names.get(&cid) {
             Some(&nid) => java_name(&self.text(bytes, nid)),
             None => format!("<class 0x{cid:x}>"),
         }
     }
 
-    fn reference(&self, bytes: &[u8], g: &Graph, addr: u64) -> Value {
+    pub(super) fn reference(&self, bytes: &[u8], g: &Graph, addr: u64) -> Value {
         if addr == 0 {
             return Value::Null;
         }
@@ -139,7 +139,7 @@ impl HprofDecoder {
         }
     }
 
-    fn value(&self, bytes: &[u8], g: &Graph, t: u8, raw: &[u8]) -> Value {
+    pub(super) fn value(&self, bytes: &[u8], g: &Graph, t: u8, raw: &[u8]) -> Value {
         let u = be_uint(raw);
         match t {
             T_OBJECT => self.reference(bytes, g, u),
@@ -156,7 +156,12 @@ impl HprofDecoder {
     }
 
     /// The object's record, split into its parts. `Err` says in words what is wrong.
-    fn record<'a>(&self, bytes: &'a [u8], g: &Graph, o: ObjId) -> Result<Record<'a>, String> {
+    pub(super) fn record<'a>(
+        &self,
+        bytes: &'a [u8],
+        g: &Graph,
+        o: ObjId,
+    ) -> Result<Record<'a>, String> {
         let id = self.id_size;
         let off = g.offset.get(o as usize).ok_or("no such object")? as usize;
         let tail = bytes.get(off..).unwrap_or(&[]);
@@ -216,7 +221,12 @@ impl HprofDecoder {
     }
 
     /// The class dumps of `cid` and its superclasses, the class itself first.
-    fn class_chain(&self, bytes: &[u8], g: &Graph, cid: u64) -> (Vec<ClassDump>, Option<String>) {
+    pub(super) fn class_chain(
+        &self,
+        bytes: &[u8],
+        g: &Graph,
+        cid: u64,
+    ) -> (Vec<ClassDump>, Option<String>) {
         let mut chain = Vec::new();
         let mut cur = cid;
         while cur != 0 {
@@ -255,7 +265,7 @@ impl HprofDecoder {
 
     /// The instance fields of an instance record, own class first, then superclasses.
     /// The instance fields of `class` and its superclasses, own first ([`ClassFields`]).
-    fn fields(&self, bytes: &[u8], g: &Graph, class: u64) -> ClassFields {
+    pub(super) fn fields(&self, bytes: &[u8], g: &Graph, class: u64) -> ClassFields {
         if let Some(f) = self
             .fields_of
             .read()
@@ -277,7 +287,7 @@ impl HprofDecoder {
         f
     }
 
-    fn instance_fields(
+    pub(super) fn instance_fields(
         &self,
         bytes: &[u8],
         g: &Graph,
@@ -324,165 +334,6 @@ impl HprofDecoder {
             ));
         }
     }
-
-    /// The layout of `java.lang.String`, from the class dump of `class` (a string's
-    /// class) and its superclasses; `None` when its `value` is not a `byte[]` alone
-    /// (older VMs' `char[]` with `offset` and `count`).
-    fn string_layout(&self, bytes: &[u8], g: &Graph, class: u64) -> Option<StringLayout> {
-        *self.string_layout.get_or_init(|| {
-            let (chain, problem) = self.class_chain(bytes, g, class);
-            if problem.is_some() {
-                return None;
-            }
-            let (mut at, mut value_at, mut coder_at) = (0usize, None, None);
-            for cd in &chain {
-                for &(nid, t) in &cd.fields {
-                    let size = type_size(t, self.id_size)?;
-                    match &*self.text(bytes, nid) {
-                        "value" if t == T_OBJECT => value_at = Some(at),
-                        "coder" if t == T_BYTE => coder_at = Some(at),
-                        "offset" | "count" => return None,
-                        _ => {}
-                    }
-                    at += size;
-                }
-            }
-            Some(StringLayout {
-                class,
-                value_at: value_at?,
-                coder_at,
-                size: at,
-            })
-        })
-    }
-
-    /// A string's contents by the layout, without naming its fields: its value's bytes
-    /// (Latin-1, or UTF-16 in the dumping VM's order, little-endian here, as
-    /// [`Self::string_text`] reads them) and the value array.
-    fn string_by_layout<'a>(
-        &self,
-        bytes: &'a [u8],
-        g: &Graph,
-        o: ObjId,
-        l: &StringLayout,
-        data: &[u8],
-    ) -> Option<crate::format::Content<'a>> {
-        if data.len() != l.size {
-            return None;
-        }
-        let value = be_uint(data.get(l.value_at..l.value_at + self.id_size)?);
-        // The string's one reference is its value: the index has it resolved already.
-        let v = g
-            .edges(o)
-            .map(|e| g.out_targets[e])
-            .find(|&t| self.address(bytes, g, t) == value)?;
-        let Ok(Record::PrimArray {
-            ty: T_BYTE,
-            length,
-            elems,
-        }) = self.record(bytes, g, v)
-        else {
-            return None;
-        };
-        let utf16 = l.coder_at.and_then(|at| data.get(at)) == Some(&1);
-        Some(crate::format::Content {
-            string: true,
-            data: Cow::Borrowed(elems),
-            length: if utf16 {
-                elems.len() as u64 / 2
-            } else {
-                length
-            },
-            bytes: g.shallow_size(o) + g.shallow_size(v),
-            owns: Some(v),
-            encoding: if utf16 {
-                crate::format::Encoding::Utf16Le
-            } else {
-                crate::format::Encoding::Latin1
-            },
-        })
-    }
-
-    /// The text of a `java.lang.String` whose fields are `fields`: up to `max` UTF-16
-    /// units, and its full length. Latin-1 (`coder` 0 or absent) and UTF-16 (`coder` 1,
-    /// in the dumping VM's byte order, little-endian here) `byte[]` values, and the
-    /// `char[]` of older VMs and ART (with `offset`/`count` where the VM had them).
-    fn string_text(
-        &self,
-        bytes: &[u8],
-        g: &Graph,
-        fields: &[Field],
-        max: usize,
-    ) -> Option<(String, u64)> {
-        let get = |n: &str| fields.iter().find(|f| f.name == n).map(|f| &f.value);
-        let Some(Value::Object(v)) = get("value") else {
-            return None;
-        };
-        let Ok(Record::PrimArray { ty, length, elems }) = self.record(bytes, g, *v) else {
-            return None;
-        };
-        let int = |n: &str| match get(n) {
-            Some(Value::Int(i)) => Some(*i),
-            _ => None,
-        };
-        match ty {
-            8 => {
-                if int("coder") == Some(1) {
-                    let n = elems.len() / 2;
-                    let units: Vec<u16> = elems
-                        .chunks_exact(2)
-                        .take(max)
-                        .map(|p| u16::from_le_bytes([p[0], p[1]]))
-                        .collect();
-                    Some((String::from_utf16_lossy(&units), n as u64))
-                } else {
-                    let text = elems.iter().take(max).map(|&b| b as char).collect();
-                    Some((text, length))
-                }
-            }
-            5 => {
-                let all = elems.len() / 2;
-                let (start, n) = match (int("offset"), int("count")) {
-                    (Some(off), Some(cnt)) if off >= 0 && cnt >= 0 => {
-                        let s = (off as usize).min(all);
-                        (s, (cnt as usize).min(all - s))
-                    }
-                    _ => (0, all),
-                };
-                let units: Vec<u16> = elems[start * 2..]
-                    .chunks_exact(2)
-                    .take(n.min(max))
-                    .map(|p| u16::from_be_bytes([p[0], p[1]]))
-                    .collect();
-                Some((String::from_utf16_lossy(&units), n as u64))
-            }
-            _ => None,
-        }
-    }
-
-    fn primitive_preview(&self, ty: u8, elems: &[u8], length: u64) -> String {
-        let es = type_size(ty, self.id_size).unwrap_or(1);
-        if ty == 5 {
-            let units: Vec<u16> = elems
-                .chunks_exact(2)
-                .take(PREVIEW_CHARS)
-                .map(|p| u16::from_be_bytes([p[0], p[1]]))
-                .collect();
-            return String::from_utf16_lossy(&units);
-        }
-        let mut s = String::from("[");
-        for (i, raw) in elems.chunks_exact(es).take(PREVIEW_ELEMENTS).enumerate() {
-            if i > 0 {
-                s.push_str(", ");
-            }
-            s.push_str(&display_primitive(ty, raw));
-        }
-        if length > PREVIEW_ELEMENTS as u64 {
-            s.push_str(", …");
-        }
-        s.push(']');
-        s
-    }
 }
 
 fn problem_free(i: &Inspection) -> bool {
@@ -490,7 +341,7 @@ fn problem_free(i: &Inspection) -> bool {
 }
 
 /// A primitive value as text (for previews).
-fn display_primitive(ty: u8, raw: &[u8]) -> String {
+pub(super) fn display_primitive(ty: u8, raw: &[u8]) -> String {
     let u = be_uint(raw);
     match ty {
         4 => (u != 0).to_string(),

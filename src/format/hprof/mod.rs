@@ -37,6 +37,7 @@ mod pass2;
 mod quick;
 mod quick_waste;
 pub mod spec;
+mod strings;
 mod threads;
 
 pub use decode::HprofDecoder;
