@@ -141,6 +141,20 @@ impl Tmux {
             .to_string()
     }
 
+    /// heaptui on the fixtures `files` (paths under `fixtures/`), the window `w`×`h`.
+    fn running(name: &str, files: &[&str], w: &str, h: &str) -> Option<Tmux> {
+        let paths: Vec<String> = files
+            .iter()
+            .map(|f| fixture(f).display().to_string())
+            .collect();
+        let t = Tmux::start(
+            name,
+            &format!("{} {}", env!("CARGO_BIN_EXE_heaptui"), paths.join(" ")),
+        )?;
+        t.tmux(&["resize-window", "-x", w, "-y", h]);
+        Some(t)
+    }
+
     /// An interactive shell (so that job control stops and continues the program)
     /// running heaptui on the fixture `rel`, its index ready.
     fn shell_running(name: &str, rel: &str) -> Option<Tmux> {
@@ -720,17 +734,9 @@ fn the_cockpit_at_160x45_splits_groups_and_merges() {
         serde_json::from_str(&std::fs::read_to_string(fixture("java/leak/truth.json")).unwrap())
             .unwrap();
     let sessions = t["plants"]["session_cache"]["count"].as_u64().unwrap();
-    let Some(tm) = Tmux::start(
-        "cockpit",
-        &format!(
-            "{} {}",
-            env!("CARGO_BIN_EXE_heaptui"),
-            fixture("java/leak/heap-live.hprof.gz").display()
-        ),
-    ) else {
+    let Some(tm) = Tmux::running("cockpit", &["java/leak/heap-live.hprof.gz"], "160", "45") else {
         return;
     };
-    tm.tmux(&["resize-window", "-x", "160", "-y", "45"]);
     tm.wait_for_index();
     // The list and, beside it, the inspector of its selected object.
     tm.keys(&["/", "com.example.Session", "Enter", "Enter"]);
@@ -827,17 +833,14 @@ fn an_outside_sigtstp_gives_the_terminal_back_and_fg_comes_back() {
 /// paging through the sessions table of the Java leak fixture, 500 children at a time.
 #[test]
 fn the_filter_and_paging_as_a_person_uses_them() {
-    let Some(t) = Tmux::start(
+    let Some(t) = Tmux::running(
         "finding",
-        &format!(
-            "{} {}",
-            env!("CARGO_BIN_EXE_heaptui"),
-            fixture("chromium/detached.heapsnapshot.gz").display()
-        ),
+        &["chromium/detached.heapsnapshot.gz"],
+        "120",
+        "30",
     ) else {
         return;
     };
-    t.tmux(&["resize-window", "-x", "120", "-y", "30"]);
     t.wait_for_index();
     t.keys(&["/", "Detached <div", "Enter"]);
     let s = t.wait_for("filter \"Detached <div\"");
@@ -859,17 +862,9 @@ fn the_filter_and_paging_as_a_person_uses_them() {
     t.keys(&["q"]);
 
     // Paging: the sessions table's dominator children, 500 at a time.
-    let Some(t) = Tmux::start(
-        "paging",
-        &format!(
-            "{} {}",
-            env!("CARGO_BIN_EXE_heaptui"),
-            fixture("java/leak/heap-live.hprof.gz").display()
-        ),
-    ) else {
+    let Some(t) = Tmux::running("paging", &["java/leak/heap-live.hprof.gz"], "120", "30") else {
         return;
     };
-    t.tmux(&["resize-window", "-x", "120", "-y", "30"]);
     t.wait_for_index();
     t.keys(&["!"]);
     t.wait_for("Leak suspects");
