@@ -164,7 +164,7 @@ t send-keys q
 sleep 0.5
 t -f /dev/null new-session -d -x 80 -y 24 \
   "$bin fixtures/node/baseline.heapsnapshot.gz fixtures/node/target.heapsnapshot.gz fixtures/node/final.heapsnapshot.gz"
-wait_for "still in FINAL (by "
+wait_for " clusters ("
 shot leaks
 t send-keys q
 

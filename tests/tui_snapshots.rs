@@ -103,3 +103,40 @@ fn the_cockpit_s_panes_at_80x24_and_160x45() {
         }
     }
 }
+
+/// The three-snapshot view's leak clusters (issue 26) on the Node fixtures, at 80×24
+/// and 160×45: FINAL opened, the ids new in TARGET given, the clusters found.
+#[test]
+fn the_leak_clusters_at_80x24_and_160x45() {
+    let open = |n: &str| {
+        heaptui::open(
+            &gunzipped(&format!("node/{n}.heapsnapshot.gz")),
+            &heaptui::progress::Progress::new(),
+        )
+        .unwrap()
+    };
+    let ids = heaptui::leaks::LeakIds::of(&open("baseline"), &open("target")).unwrap();
+    for (w, h) in [(80u16, 24u16), (160, 45)] {
+        let p = gunzipped("node/final.heapsnapshot.gz");
+        let mut app = App::with_snapshot(p, open("final"));
+        app.on_key(&KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
+        if let heaptui::ui::app::Screen::Ready(r) = &mut app.screen {
+            r.leaks = Some((std::sync::Arc::new(ids.clone()), Default::default()));
+            let theme = heaptui::ui::theme::Theme { color: false };
+            r.open(heaptui::ui::panes::Request::Leaks, &theme);
+        }
+        let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+        t.draw(|f| app.draw(f)).unwrap();
+        assert!(app.work(), "the clusters are found after a frame");
+        t.draw(|f| app.draw(f)).unwrap();
+        let buf = t.backend().buffer();
+        let mut s = String::new();
+        for y in 0..buf.area.height {
+            let line: String = (0..buf.area.width).map(|x| buf[(x, y)].symbol()).collect();
+            s.push_str(line.trim_end());
+            s.push('\n');
+        }
+        assert!(s.contains("250  HeaptuiLeak"), "{s}");
+        insta::assert_snapshot!(format!("leaks_{w}x{h}"), s);
+    }
+}

@@ -704,7 +704,7 @@ fn three_snapshots_open_the_leak_clusters() {
     };
     t.tmux(&["resize-window", "-x", "140", "-y", "30"]);
     let s = t.wait_until("the clusters", |s| {
-        s.contains("Leaks — ") && s.contains("still in FINAL (by ")
+        s.contains("Leaks: ") && s.contains(" clusters (")
     });
     let row = s
         .lines()

@@ -46,14 +46,14 @@ impl LeaksPane {
 impl Pane for LeaksPane {
     fn title(&self, _ctx: &Ctx) -> String {
         match self.report() {
-            None => "Leaks — clustering the objects new in TARGET still in FINAL…".into(),
+            None => "Leaks: clustering the objects new in TARGET still in FINAL…".into(),
             Some(r) => format!(
-                "Leaks — {} objects allocated between BASELINE and TARGET still in FINAL (by {}), {} clusters{}",
+                "Leaks: {} new in TARGET still in FINAL, {} clusters ({}{})",
                 thousands(r.objects as u64),
-                r.kind,
                 thousands(r.clusters.len() as u64),
+                r.kind,
                 if r.folded > 0 {
-                    format!(", {} of the engine's own folded", thousands(r.folded as u64))
+                    format!(", {} folded", thousands(r.folded as u64))
                 } else {
                     String::new()
                 }
