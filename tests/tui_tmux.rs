@@ -887,3 +887,30 @@ fn the_filter_and_paging_as_a_person_uses_them() {
     assert_eq!(more(&s), first - 500, "{s}");
     t.keys(&["q"]);
 }
+
+/// Issue 26's `w` in a terminal: the one `SoftTarget` of the JDK 17 fixture is reachable
+/// only through a `SoftReference` (the fixture's program says so); its paths say that,
+/// and `w` follows weak and soft references to a GC root.
+#[test]
+fn w_follows_weak_and_soft_references_in_the_paths() {
+    let Some(t) = Tmux::running(
+        "weak",
+        &["java/coops/heap-live-jvmgz.hprof.gz"],
+        "100",
+        "30",
+    ) else {
+        return;
+    };
+    t.wait_for_index();
+    t.keys(&["/", "dev.heaptui.fixture.SoftTarget", "Enter", "Enter"]);
+    t.wait_for("Instances of dev.heaptui.fixture.SoftTarget — 1 objects");
+    t.keys(&["Enter"]);
+    t.wait_for("Inspector — dev.heaptui.fixture.SoftTarget");
+    t.keys(&["p"]);
+    t.wait_for("held only by weak or soft references (w follows them)");
+    t.keys(&["w"]);
+    let s = t.wait_for("weak references too");
+    assert!(s.contains("GC root"), "{s}");
+    assert!(s.contains("referent"), "the soft reference's field:\n{s}");
+    t.keys(&["q"]);
+}
