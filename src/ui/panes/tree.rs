@@ -86,7 +86,14 @@ pub struct TreePane {
     rows: Vec<Row>,
     list: ListState,
     total: u64,
+    /// `g` on a row whose node has [`GROUP_LATER`] children or more: grouped after the
+    /// frame that says so ([`Pane::has_work`]).
+    pending_group: Option<usize>,
 }
+
+/// Children from which `g` says "grouping…" before it groups (a node of 10 M children
+/// takes about 0.2 s).
+const GROUP_LATER: usize = 100_000;
 
 impl TreePane {
     pub fn new(kind: TreeKind, ctx: &Ctx) -> Self {
@@ -96,6 +103,7 @@ impl TreePane {
             rows: Vec::new(),
             list: ListState::new(),
             total: 0,
+            pending_group: None,
         };
         p.build(ctx);
         p
@@ -526,6 +534,9 @@ fn sizes(shallow: u64, retained: Option<u64>, total: u64) -> String {
 impl Pane for TreePane {
     fn title(&self, ctx: &Ctx) -> String {
         let name = |o: ObjId| format!("{} {}", ctx.snap.class_name(o), ctx.snap.object_name(o));
+        if self.pending_group.is_some() {
+            return "grouping the children by class…".into();
+        }
         match self.kind {
             TreeKind::Dominators(None) => "Dominator tree — from the GC roots".into(),
             TreeKind::Dominators(Some(o)) => format!("Dominator tree — below {}", name(o)),
@@ -553,7 +564,18 @@ impl Pane for TreePane {
         let i = self.list.selected;
         match a {
             Action::Expand => self.expand(i, ctx),
-            Action::Group if !matches!(self.kind, TreeKind::Paths(_)) => self.group(i, ctx),
+            Action::Group if !matches!(self.kind, TreeKind::Paths(_)) => {
+                let many = self
+                    .rows
+                    .get(i)
+                    .and_then(|r| r.obj.or(r.more.map(|m| m.0)))
+                    .is_some_and(|o| self.all_children(o, ctx).len() >= GROUP_LATER);
+                if many {
+                    self.pending_group = Some(i);
+                    return Outcome::Consumed;
+                }
+                self.group(i, ctx)
+            }
             Action::Collapse => self.collapse(i),
             Action::Weak if matches!(self.kind, TreeKind::Paths(_)) => {
                 self.weak = !self.weak;
@@ -603,6 +625,17 @@ impl Pane for TreePane {
 
     fn selected_object(&self) -> Option<ObjId> {
         self.rows.get(self.list.selected).and_then(|r| r.obj)
+    }
+
+    fn has_work(&self) -> bool {
+        self.pending_group.is_some()
+    }
+
+    fn work(&mut self, ctx: &Ctx) {
+        if let Some(i) = self.pending_group.take() {
+            self.group(i, ctx);
+            self.list.scroll(self.rows.len());
+        }
     }
 
     fn selected_line(&self, ctx: &Ctx) -> Option<String> {
