@@ -140,3 +140,50 @@ fn the_leak_clusters_at_80x24_and_160x45() {
         insta::assert_snapshot!(format!("leaks_{w}x{h}"), s);
     }
 }
+
+/// The diff's two sides at 80×24 and, with the focused side's inspector beside them, at
+/// 160×45 (issue 26), on the Java growth pair: `CacheEntry` (2,000 → 5,000) opened.
+#[test]
+fn the_diff_s_sides_at_80x24_and_160x45() {
+    let open = |f: &str| heaptui::open(&gunzipped(f), &heaptui::progress::Progress::new()).unwrap();
+    for (w, h) in [(80u16, 24u16), (160, 45)] {
+        let mut app = App::with_snapshots(
+            open("java/growth/base.hprof.gz"),
+            open("java/growth/target.hprof.gz"),
+        );
+        let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+        let mut q: VecDeque<Event> = "ssgj\n"
+            .chars()
+            .map(|c| {
+                let code = match c {
+                    '\n' => KeyCode::Enter,
+                    c => KeyCode::Char(c),
+                };
+                Event::Key(KeyEvent::new(code, KeyModifiers::NONE))
+            })
+            .collect();
+        let mut left = q.len() + 2;
+        run_loop(
+            &mut t,
+            &mut app,
+            |_: Duration| Ok(q.pop_front()),
+            || {
+                left = left.saturating_sub(1);
+                left == 0
+            },
+        )
+        .unwrap();
+        app.tick();
+        t.draw(|f| app.draw(f)).unwrap();
+        let buf = t.backend().buffer();
+        let mut s = String::new();
+        for y in 0..buf.area.height {
+            let line: String = (0..buf.area.width).map(|x| buf[(x, y)].symbol()).collect();
+            s.push_str(line.trim_end());
+            s.push('\n');
+        }
+        assert!(s.contains("Entry — 5,000 objects"), "{s}");
+        assert_eq!(s.contains("TARGET: the selected object"), w >= 160, "{s}");
+        insta::assert_snapshot!(format!("diff_sides_{w}x{h}"), s);
+    }
+}
