@@ -41,6 +41,14 @@ fn main() {
     steps.push(("sort (count)".into(), vec![key(KeyCode::Char('s'))]));
     steps.push(("sort (name)".into(), vec![key(KeyCode::Char('s'))]));
     steps.push(("sort (retained)".into(), vec![key(KeyCode::Char('s'))]));
+    steps.push((
+        "sort menu, then count (S c)".into(),
+        vec![key(KeyCode::Char('S')), key(KeyCode::Char('c'))],
+    ));
+    steps.push((
+        "sort menu, then retained (S r)".into(),
+        vec![key(KeyCode::Char('S')), key(KeyCode::Char('r'))],
+    ));
     if !class.is_empty() {
         let mut f = vec![key(KeyCode::Char('/'))];
         f.extend(chars(&class));
@@ -71,8 +79,17 @@ fn main() {
         "clear the filter".into(),
         vec![key(KeyCode::Char('/')), key(KeyCode::Esc)],
     ));
+    // At 200 columns the inspector is beside the list: Tab there and back.
+    steps.push((
+        "focus the inspector beside the list and back (Tab)".into(),
+        vec![key(KeyCode::Tab), key(KeyCode::Tab)],
+    ));
     steps.push(("open inspector".into(), vec![key(KeyCode::Enter)]));
     steps.push(("paths from GC roots".into(), vec![key(KeyCode::Char('p'))]));
+    steps.push((
+        "weak references too, and not (w)".into(),
+        vec![key(KeyCode::Char('w')), key(KeyCode::Char('w'))],
+    ));
     steps.push(("back".into(), vec![key(KeyCode::Esc)]));
     steps.push(("referrer tree".into(), vec![key(KeyCode::Char('r'))]));
     steps.push((
@@ -100,6 +117,11 @@ fn main() {
     ));
     steps.push(("expand the top row".into(), vec![key(KeyCode::Char('l'))]));
     steps.push(("page down in the tree".into(), vec![key(KeyCode::PageDown)]));
+    // The last row of a node with more children than a page: the next 500 (Enter).
+    steps.push((
+        "the next 500 children (Enter on '… more')".into(),
+        vec![key(KeyCode::End), key(KeyCode::Enter)],
+    ));
     steps.push((
         "group the top row's children by class (g)".into(),
         vec![key(KeyCode::Home), key(KeyCode::Char('g'))],
