@@ -10,7 +10,6 @@ mod common;
 
 use common::*;
 use heaptui::progress::Progress;
-use heaptui::source::Source;
 use serde_json::Value;
 
 const APP: &str = "package:heapshape/model.dart::";
@@ -24,18 +23,6 @@ fn snap_path(name: &str) -> String {
         .to_str()
         .unwrap()
         .to_string()
-}
-
-fn open_bytes(bytes: &[u8]) -> Result<heaptui::Snapshot, heaptui::error::ParseError> {
-    let mut m = memmap2::MmapMut::map_anon(bytes.len().max(1)).unwrap();
-    m[..bytes.len()].copy_from_slice(bytes);
-    let map = m.make_read_only().unwrap();
-    let src = if bytes.is_empty() {
-        Source::from_map(std::path::Path::new("mem.dartheap"), None)
-    } else {
-        Source::from_map(std::path::Path::new("mem.dartheap"), Some(map))
-    };
-    heaptui::format::dart::open(src, &Progress::new())
 }
 
 fn real(name: &str) -> Vec<u8> {

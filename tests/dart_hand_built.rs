@@ -7,21 +7,6 @@ mod common;
 
 use common::*;
 
-use heaptui::progress::Progress;
-use heaptui::source::Source;
-
-fn open_bytes(bytes: &[u8]) -> Result<heaptui::Snapshot, heaptui::error::ParseError> {
-    let mut m = memmap2::MmapMut::map_anon(bytes.len().max(1)).unwrap();
-    m[..bytes.len()].copy_from_slice(bytes);
-    let map = m.make_read_only().unwrap();
-    let src = if bytes.is_empty() {
-        Source::from_map(std::path::Path::new("mem.dartheap"), None)
-    } else {
-        Source::from_map(std::path::Path::new("mem.dartheap"), Some(map))
-    };
-    heaptui::format::dart::open(src, &Progress::new())
-}
-
 fn uleb(out: &mut Vec<u8>, mut v: u64) {
     loop {
         let b = (v & 0x7f) as u8;

@@ -19,75 +19,14 @@
 
 mod common;
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
-use std::sync::{RwLock, RwLockReadGuard};
-
+use common::counting::*;
 use common::*;
 use heaptui::format;
 use heaptui::progress::Progress;
 use heaptui::source::Source;
 
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-fn grew(n: usize) {
-    let now = LIVE.fetch_add(n, Relaxed) + n;
-    PEAK.fetch_max(now, Relaxed);
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        let p = System.alloc(l);
-        if !p.is_null() {
-            grew(l.size());
-        }
-        p
-    }
-    unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
-        let p = System.alloc_zeroed(l);
-        if !p.is_null() {
-            grew(l.size());
-        }
-        p
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        System.dealloc(p, l);
-        LIVE.fetch_sub(l.size(), Relaxed);
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
-        let q = System.realloc(p, l, new);
-        if !q.is_null() {
-            if new >= l.size() {
-                grew(new - l.size());
-            } else {
-                LIVE.fetch_sub(l.size() - new, Relaxed);
-            }
-        }
-        q
-    }
-}
-
 #[global_allocator]
 static ALLOC: Counting = Counting;
-
-/// Every test holds this shared; a measurement holds it exclusively.
-static GATE: RwLock<()> = RwLock::new(());
-
-fn shared() -> RwLockReadGuard<'static, ()> {
-    GATE.read().unwrap_or_else(|e| e.into_inner())
-}
-
-/// Runs `f` alone and returns its result and the peak of live bytes above the start.
-fn measure<T>(f: impl FnOnce() -> T) -> (T, usize) {
-    let _g = GATE.write().unwrap_or_else(|e| e.into_inner());
-    let start = LIVE.load(Relaxed);
-    PEAK.store(start, Relaxed);
-    let r = f();
-    (r, PEAK.load(Relaxed).saturating_sub(start))
-}
 
 fn src(name: &str, bytes: &[u8]) -> Source {
     Source::from_bytes(std::path::Path::new(name), bytes).unwrap()
@@ -146,7 +85,7 @@ fn hprof_tiny_segments_stay_within_the_estimate() {
     };
     for (what, bytes) in [("empty segments", &empty), ("unknown tags", &unknown)] {
         let bound = (bytes.len() as f64 * HPROF_ESTIMATE) as usize;
-        let (snap, peak) =
+        let (snap, Allocated { peak, .. }) =
             measure(|| format::hprof::open(src("mem.hprof", bytes), &Progress::new()));
         let snap = snap.unwrap();
         assert_eq!(snap.graph.len(), 0);
@@ -167,7 +106,8 @@ fn hprof_tiny_segments_stay_within_the_estimate() {
             );
         }
         drop(snap);
-        let (q, peak) = measure(|| format::hprof::quick_histogram(bytes, &Progress::new()));
+        let (q, Allocated { peak, .. }) =
+            measure(|| format::hprof::quick_histogram(bytes, &Progress::new()));
         assert!(q.unwrap().rows.is_empty());
         eprintln!(
             "{what}: histogram without the index {:.1} MB",
@@ -177,7 +117,8 @@ fn hprof_tiny_segments_stay_within_the_estimate() {
             peak <= bound,
             "{what}: quick histogram peak {peak} > {bound}"
         );
-        let (w, peak) = measure(|| format::hprof::quick_waste(bytes, &Progress::new(), 10));
+        let (w, Allocated { peak, .. }) =
+            measure(|| format::hprof::quick_waste(bytes, &Progress::new(), 10));
         drop(w.unwrap());
         eprintln!("{what}: waste without the index {:.1} MB", peak as f64 / MB);
         assert!(peak <= bound, "{what}: quick waste peak {peak} > {bound}");
@@ -358,7 +299,7 @@ fn bound_holds(name: &str, format: format::Format, make: impl FnOnce() -> Vec<u8
     };
     let bytes = &owned[..];
     let need = format::memory::need(format, bytes).unwrap();
-    let (r, peak) = measure(|| {
+    let (r, Allocated { peak, .. }) = measure(|| {
         let s = match format {
             format::Format::V8 => format::v8::open(src(name, bytes), &Progress::new()),
             _ => format::dart::open(src(name, bytes), &Progress::new()),

@@ -598,27 +598,8 @@ fn first_fields_read_in_place_equal_the_inspection_s() {
     .unwrap();
     let mut with_fields = 0;
     for o in 0..snap.graph.len() as u32 {
-        let ins = snap.inspect(o);
-        let words: Vec<String> = ins
-            .fields
-            .iter()
-            .filter(|f| !f.is_static)
-            .filter_map(|f| {
-                let v = match &f.value {
-                    heaptui::format::Value::Int(i) => i.to_string(),
-                    heaptui::format::Value::Float(x) => heaptui::format::float_text(*x),
-                    heaptui::format::Value::Bool(b) => b.to_string(),
-                    heaptui::format::Value::Char(c) => char::from_u32(*c as u32)
-                        .map(|c| c.to_string())
-                        .unwrap_or_else(|| format!("\\u{{{c:x}}}")),
-                    heaptui::format::Value::Text(t) => format!("{t:?}"),
-                    _ => return None,
-                };
-                Some(format!("{}={v}", f.name))
-            })
-            .take(2)
-            .collect();
-        let want = words.join(" ");
+        // What the whole inspection says, by the rule the Value column states.
+        let want = heaptui::format::first_fields_of(&snap.inspect(o));
         with_fields += !want.is_empty() as usize;
         assert_eq!(snap.first_fields(o), want, "object {}", snap.object_name(o));
     }

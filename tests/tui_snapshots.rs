@@ -5,12 +5,9 @@
 
 mod common;
 
-use std::collections::VecDeque;
-use std::time::Duration;
-
 use common::*;
-use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
-use heaptui::ui::app::{run_loop, App};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use heaptui::ui::app::App;
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 
@@ -21,34 +18,21 @@ fn screen(keys: &str, w: u16, h: u16) -> String {
     // It opens on the leak suspects; `Esc` goes back to the histogram, where each
     // pane's keys start.
     app.on_key(&KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
+    drawn(&mut app, keys, w, h)
+}
+
+/// Feeds `keys` to the run loop at `w`×`h`, then a turn more (the work the last key
+/// asked for, the width the last frame had) and the screen, lines trimmed.
+fn drawn(app: &mut App, keys: &str, w: u16, h: u16) -> String {
     let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    let mut q: VecDeque<Event> = keys
-        .chars()
-        .map(|c| {
-            let code = match c {
-                '\n' => KeyCode::Enter,
-                '\u{1b}' => KeyCode::Esc,
-                c => KeyCode::Char(c),
-            };
-            Event::Key(KeyEvent::new(code, KeyModifiers::NONE))
-        })
-        .collect();
-    let mut left = q.len() + 1;
-    run_loop(
-        &mut t,
-        &mut app,
-        |_: Duration| Ok(q.pop_front()),
-        || {
-            left = left.saturating_sub(1);
-            left == 0
-        },
-    )
-    .unwrap();
+    common::tui::drive(app, &mut t, keys);
     t.draw(|f| app.draw(f)).unwrap();
     // The loop's next turn: the work the last key asked for (the waste findings), drawn.
     if app.work() {
         t.draw(|f| app.draw(f)).unwrap();
     }
+    app.tick();
+    t.draw(|f| app.draw(f)).unwrap();
     let buf = t.backend().buffer();
     let mut s = String::new();
     for y in 0..buf.area.height {
@@ -125,17 +109,7 @@ fn the_leak_clusters_at_80x24_and_160x45() {
             let theme = heaptui::ui::theme::Theme { color: false };
             r.open(heaptui::ui::panes::Request::Leaks, &theme);
         }
-        let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-        t.draw(|f| app.draw(f)).unwrap();
-        assert!(app.work(), "the clusters are found after a frame");
-        t.draw(|f| app.draw(f)).unwrap();
-        let buf = t.backend().buffer();
-        let mut s = String::new();
-        for y in 0..buf.area.height {
-            let line: String = (0..buf.area.width).map(|x| buf[(x, y)].symbol()).collect();
-            s.push_str(line.trim_end());
-            s.push('\n');
-        }
+        let s = drawn(&mut app, "", w, h);
         assert!(s.contains("250  HeaptuiLeak"), "{s}");
         insta::assert_snapshot!(format!("leaks_{w}x{h}"), s);
     }
@@ -151,37 +125,7 @@ fn the_diff_s_sides_at_80x24_and_160x45() {
             open("java/growth/base.hprof.gz"),
             open("java/growth/target.hprof.gz"),
         );
-        let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-        let mut q: VecDeque<Event> = "ssgj\n"
-            .chars()
-            .map(|c| {
-                let code = match c {
-                    '\n' => KeyCode::Enter,
-                    c => KeyCode::Char(c),
-                };
-                Event::Key(KeyEvent::new(code, KeyModifiers::NONE))
-            })
-            .collect();
-        let mut left = q.len() + 2;
-        run_loop(
-            &mut t,
-            &mut app,
-            |_: Duration| Ok(q.pop_front()),
-            || {
-                left = left.saturating_sub(1);
-                left == 0
-            },
-        )
-        .unwrap();
-        app.tick();
-        t.draw(|f| app.draw(f)).unwrap();
-        let buf = t.backend().buffer();
-        let mut s = String::new();
-        for y in 0..buf.area.height {
-            let line: String = (0..buf.area.width).map(|x| buf[(x, y)].symbol()).collect();
-            s.push_str(line.trim_end());
-            s.push('\n');
-        }
+        let s = drawn(&mut app, "ssgj\n", w, h);
         assert!(s.contains("Entry — 5,000 objects"), "{s}");
         assert_eq!(s.contains("TARGET: the selected object"), w >= 160, "{s}");
         insta::assert_snapshot!(format!("diff_sides_{w}x{h}"), s);

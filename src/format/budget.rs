@@ -161,6 +161,13 @@ fn rlimits(status: &str) -> Vec<Budget> {
 mod tests {
     use super::*;
 
+    /// An empty directory of this test process under the temporary directory.
+    fn fresh(name: &str) -> std::path::PathBuf {
+        let root = std::env::temp_dir().join(format!("heaptui-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        root
+    }
+
     fn write(dir: &Path, rel: &str, text: &str) {
         let p = dir.join(rel);
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
@@ -169,8 +176,7 @@ mod tests {
 
     #[test]
     fn cgroup_v2_takes_the_least_room_up_the_hierarchy() {
-        let root = std::env::temp_dir().join(format!("heaptui-cg2-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&root);
+        let root = fresh("cg2");
         // The service's own cgroup allows 1,900 MiB with 100 MiB used; the slice above
         // it 1,200 MiB with 1,000 MiB used: 200 MiB left is the budget.
         write(&root, "system.slice/memory.max", "1258291200\n");
@@ -197,8 +203,7 @@ mod tests {
 
     #[test]
     fn cgroup_v1_reads_the_memory_controller_and_ignores_the_unlimited() {
-        let root = std::env::temp_dir().join(format!("heaptui-cg1-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&root);
+        let root = fresh("cg1");
         write(&root, "memory/capped/memory.limit_in_bytes", "1992294400\n");
         write(&root, "memory/capped/memory.usage_in_bytes", "92294400\n");
         write(

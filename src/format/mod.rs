@@ -423,27 +423,7 @@ impl Snapshot {
         if let Some(f) = self.decoder.first_fields(self.bytes(), &self.graph, o) {
             return f;
         }
-        let ins = self.inspect(o);
-        let words: Vec<String> = ins
-            .fields
-            .iter()
-            .filter(|f| !f.is_static)
-            .filter_map(|f| {
-                let v = match &f.value {
-                    Value::Int(i) => i.to_string(),
-                    Value::Float(x) => float_text(*x),
-                    Value::Bool(b) => b.to_string(),
-                    Value::Char(c) => char::from_u32(*c as u32)
-                        .map(|c| c.to_string())
-                        .unwrap_or_else(|| format!("\\u{{{c:x}}}")),
-                    Value::Text(t) => format!("{t:?}"),
-                    _ => return None,
-                };
-                Some(format!("{}={v}", f.name))
-            })
-            .take(2)
-            .collect();
-        words.join(" ")
+        first_fields_of(&self.inspect(o))
     }
 
     /// What an instance list shows in its Value column and `/` matches there: the
@@ -591,6 +571,33 @@ pub fn quick_waste(
         q.warnings = w;
         q
     }))
+}
+
+/// A primitive value as the Value column writes it (`4242`, `true`, `'x'` as `x`, a
+/// text quoted); `None` for references and nulls.
+pub fn value_word(v: &Value) -> Option<String> {
+    Some(match v {
+        Value::Int(i) => i.to_string(),
+        Value::Float(x) => float_text(*x),
+        Value::Bool(b) => b.to_string(),
+        Value::Char(c) => char::from_u32(*c as u32)
+            .map(|c| c.to_string())
+            .unwrap_or_else(|| format!("\\u{{{c:x}}}")),
+        Value::Text(t) => format!("{t:?}"),
+        _ => return None,
+    })
+}
+
+/// The first two primitive instance fields of an inspection as `name=value`.
+pub fn first_fields_of(ins: &Inspection) -> String {
+    let words: Vec<String> = ins
+        .fields
+        .iter()
+        .filter(|f| !f.is_static)
+        .filter_map(|f| Some(format!("{}={}", f.name, value_word(&f.value)?)))
+        .take(2)
+        .collect();
+    words.join(" ")
 }
 
 /// Opens a dump of any format: maps (or decompresses) it, detects the format and builds

@@ -295,22 +295,53 @@ pub fn moar_toc(at: u64, entries: &[(&str, u64, u64)]) -> Vec<u8> {
     b
 }
 
-/// A whole MoarVM v3 file with one snapshot of two collectables (a frame `#0` that
-/// refers to a `Foo` `#1` by the name "x"), whose final TOC pointer (the last 8 bytes)
-/// is `final_ptr(actual)`: pass `|a| a` for an honest file.
-pub fn moar_v3_file(final_ptr: impl Fn(u64) -> u64) -> Vec<u8> {
+/// The end of a MoarVM v3 file begun by [`moar_v3_head`]: the snapshot's table of
+/// contents, the empty end one, and the outer one, whose final pointer is
+/// `final_ptr(actual)`.
+pub fn moar_v3_tail(
+    mut b: Vec<u8>,
+    mut outer: Vec<TocEntry>,
+    at: u64,
+    final_ptr: impl Fn(u64) -> u64,
+) -> Vec<u8> {
+    let inner_at = b.len() as u64;
+    b.extend(moar_toc(inner_at, &[("snapmeta", at, at + 1)]));
+    outer.push(("toc", inner_at, b.len() as u64 - 8));
+    let end_at = b.len() as u64;
+    b.extend(moar_toc(end_at, &[]));
+    outer.push(("toc", end_at, b.len() as u64 - 8));
+    let final_at = b.len() as u64;
+    b.extend(moar_toc(final_ptr(final_at), &outer));
+    b
+}
+
+/// A table of contents entry: (name, start, end).
+pub type TocEntry = (&'static str, u64, u64);
+
+/// The start of a MoarVM v3 file: the magic, the file's metadata and one snapshot's
+/// (with the totals `totals`, JSON members), the outer table of contents so far, and
+/// where the snapshot's metadata is.
+pub fn moar_v3_head(totals: &str) -> (Vec<u8>, Vec<TocEntry>, u64) {
     let mut b = b"MoarHeapDumpv003".to_vec();
     let fm = b.len() as u64;
     b.extend(moar_meta(
         "filemeta",
         r#"{"subversion": 1, "start_time": 1000}"#,
     ));
-    let mut outer = vec![("filemeta", fm, b.len() as u64)];
+    let outer = vec![("filemeta", fm, b.len() as u64)];
     let at = b.len() as u64;
     b.extend(moar_meta(
         "snapmeta",
-        r#"{"snap_time": 2000, "gc_seq_num": 0, "total_heap_size": 48, "total_refs": 1}"#,
+        &format!(r#"{{"snap_time": 2000, "gc_seq_num": 0, {totals}}}"#),
     ));
+    (b, outer, at)
+}
+
+/// A whole MoarVM v3 file with one snapshot of two collectables (a frame `#0` that
+/// refers to a `Foo` `#1` by the name "x"), whose final TOC pointer (the last 8 bytes)
+/// is `final_ptr(actual)`: pass `|a| a` for an honest file.
+pub fn moar_v3_file(final_ptr: impl Fn(u64) -> u64) -> Vec<u8> {
+    let (mut b, outer, at) = moar_v3_head(r#""total_heap_size": 48, "total_refs": 1"#);
     for (name, size, v) in [
         ("colkind", 2, &[9u64, 1][..]),
         ("colsize", 2, &[0, 48]),
@@ -326,15 +357,7 @@ pub fn moar_v3_file(final_ptr: impl Fn(u64) -> u64) -> Vec<u8> {
     b.extend(moar_strings(&["x", "P6opaque", "Foo"]));
     b.extend(moar_column("reprname", 4, &[1]));
     b.extend(moar_column("typename", 4, &[2]));
-    let inner_at = b.len() as u64;
-    b.extend(moar_toc(inner_at, &[("snapmeta", at, at + 1)]));
-    outer.push(("toc", inner_at, b.len() as u64 - 8));
-    let end_at = b.len() as u64;
-    b.extend(moar_toc(end_at, &[]));
-    outer.push(("toc", end_at, b.len() as u64 - 8));
-    let final_at = b.len() as u64;
-    b.extend(moar_toc(final_ptr(final_at), &outer));
-    b
+    moar_v3_tail(b, outer, at, final_ptr)
 }
 
 /// An HPROF file (8-byte ids) of `n` instances of one class without fields, in one
@@ -354,18 +377,7 @@ pub fn hprof_instances(n: usize) -> Vec<u8> {
 /// a string, so that the file is large enough for its columns to be within the ratio
 /// limit (`MAX_EXPANSION`): all-zero columns compress a thousandfold.
 pub fn moar_v3_claiming(n: usize, pad: usize) -> Vec<u8> {
-    let mut b = b"MoarHeapDumpv003".to_vec();
-    let fm = b.len() as u64;
-    b.extend(moar_meta(
-        "filemeta",
-        r#"{"subversion": 1, "start_time": 1000}"#,
-    ));
-    let mut outer = vec![("filemeta", fm, b.len() as u64)];
-    let at = b.len() as u64;
-    b.extend(moar_meta(
-        "snapmeta",
-        r#"{"snap_time": 2000, "gc_seq_num": 0, "total_heap_size": 0, "total_refs": 0}"#,
-    ));
+    let (mut b, outer, at) = moar_v3_head(r#""total_heap_size": 0, "total_refs": 0"#);
     let mut kinds = vec![1u64; n];
     kinds[0] = 9;
     let zeros = vec![0u64; n];
@@ -393,13 +405,5 @@ pub fn moar_v3_claiming(n: usize, pad: usize) -> Vec<u8> {
     b.extend(moar_strings(&["P6opaque", "Foo", &letters]));
     b.extend(moar_column("reprname", 4, &[0]));
     b.extend(moar_column("typename", 4, &[1]));
-    let inner_at = b.len() as u64;
-    b.extend(moar_toc(inner_at, &[("snapmeta", at, at + 1)]));
-    outer.push(("toc", inner_at, b.len() as u64 - 8));
-    let end_at = b.len() as u64;
-    b.extend(moar_toc(end_at, &[]));
-    outer.push(("toc", end_at, b.len() as u64 - 8));
-    let final_at = b.len() as u64;
-    b.extend(moar_toc(final_at, &outer));
-    b
+    moar_v3_tail(b, outer, at, |a| a)
 }

@@ -1,6 +1,7 @@
 //! Shared test helpers: fixture paths, decompressed copies, the corpus in `../shared`.
 #![allow(dead_code)]
 
+pub mod counting;
 pub mod hostile;
 pub mod tui;
 
@@ -245,4 +246,18 @@ pub fn evil_hprof() -> PathBuf {
     let p = scratch().join("evil.hprof");
     std::fs::write(&p, &b).unwrap();
     p
+}
+
+/// Opens bytes as a Dart heap snapshot, mapped as a file would be (`mem.dartheap`).
+pub fn open_bytes(bytes: &[u8]) -> Result<heaptui::Snapshot, heaptui::error::ParseError> {
+    let mut m = memmap2::MmapMut::map_anon(bytes.len().max(1)).unwrap();
+    m[..bytes.len()].copy_from_slice(bytes);
+    let map = m.make_read_only().unwrap();
+    let path = std::path::Path::new("mem.dartheap");
+    let src = if bytes.is_empty() {
+        heaptui::source::Source::from_map(path, None)
+    } else {
+        heaptui::source::Source::from_map(path, Some(map))
+    };
+    heaptui::format::dart::open(src, &heaptui::progress::Progress::new())
 }

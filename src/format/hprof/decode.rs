@@ -651,14 +651,8 @@ impl Decoder for HprofDecoder {
             if *t == T_OBJECT {
                 continue;
             }
-            let v = match self.value(bytes, g, *t, raw) {
-                Value::Int(i) => i.to_string(),
-                Value::Float(x) => crate::format::float_text(x),
-                Value::Bool(b) => b.to_string(),
-                Value::Char(c) => char::from_u32(c as u32)
-                    .map(|c| c.to_string())
-                    .unwrap_or_else(|| format!("\\u{{{c:x}}}")),
-                _ => continue,
+            let Some(v) = crate::format::value_word(&self.value(bytes, g, *t, raw)) else {
+                continue;
             };
             words.push(format!("{name}={v}"));
             if words.len() == 2 {
