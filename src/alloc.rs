@@ -40,6 +40,8 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::Mutex;
 
+pub mod disk;
+
 /// Blocks at least this large are handled here.
 pub const MIN: usize = 8 << 20;
 /// Alignment and granularity of those blocks.
@@ -116,6 +118,11 @@ impl Recycler {
     }
 
     fn give(&self, addr: usize, len: usize) {
+        if disk::on() {
+            // Given back at once (see `disk`).
+            unmap(addr, len);
+            return;
+        }
         // Only up to the last page ever touched (rounded up to a unit): the rest is
         // address space that holds no memory (a vector reserved for a bound it never
         // reached, such as the edge arrays' reservation, or the never-written tail that
@@ -179,6 +186,10 @@ impl Recycler {
                 }
             }
         }
+        if off < len && disk::on() && !disk::map_fresh(base + off, len - off) {
+            unmap(base, len);
+            return std::ptr::null_mut();
+        }
         if zero && off > reused_from {
             // SAFETY: `base + reused_from .. base + off` is mapped, writable and ours.
             unsafe { std::ptr::write_bytes((base + reused_from) as *mut u8, 0, off - reused_from) };
@@ -217,7 +228,7 @@ fn reserve(len: usize) -> Option<usize> {
     let base = raw.div_ceil(UNIT) * UNIT;
     unmap(raw, base - raw);
     unmap(base + len, raw + over - (base + len));
-    if len <= HUGE_MAX && crate::heap::huge::wanted() {
+    if len <= HUGE_MAX && !disk::on() && crate::heap::huge::wanted() {
         // SAFETY: the range is the mapping just made; MADV_HUGEPAGE changes how its pages
         // are backed, never their contents.
         unsafe { libc::madvise(base as *mut libc::c_void, len, libc::MADV_HUGEPAGE) };
@@ -457,6 +468,17 @@ fn out_of_memory(size: usize) -> ! {
         Some(f) => *f,
         None => plain_exit,
     };
+    if disk::on() {
+        exit(&[
+            b"heaptui: ",
+            name,
+            sep,
+            b"out of disk: a spill file of ",
+            &digits[at..],
+            b" bytes could not be made in the cache directory (free space on its disk, or \
+set HEAPTUI_CACHE_DIR to a directory on a larger one)",
+        ]);
+    }
     exit(&[
         b"heaptui: ",
         name,
@@ -516,7 +538,7 @@ impl Recycler {
     /// [`prefault`] for this pool.
     pub fn prefault(&self, more: usize, stop: &std::sync::atomic::AtomicBool) {
         use std::sync::atomic::Ordering;
-        if more < MIN || stop.load(Ordering::Relaxed) {
+        if more < MIN || stop.load(Ordering::Relaxed) || disk::on() {
             return;
         }
         // The block takes the pool's pages first (already resident: touching them costs

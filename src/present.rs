@@ -70,6 +70,13 @@ pub fn summary_value(snap: &Snapshot) -> Json {
             Ok(Some(b)) => json!({"bytes": b.bytes, "from": b.from}),
             _ => Json::Null,
         },
+        // Where the index's large arrays live: "memory", or "disk" when they would not
+        // fit in the budget and went to spill files ([`crate::alloc::disk`]), with the
+        // bytes of files mapped and why: an addition to the contract.
+        "memory_mode": match crate::alloc::disk::why() {
+            Some(why) => json!({"mode": "disk", "spilled_bytes": crate::alloc::disk::mapped(), "why": why}),
+            None => json!({"mode": "memory"}),
+        },
     })
 }
 
@@ -133,6 +140,18 @@ pub fn summary_lines(v: &Json) -> Vec<(String, String)> {
                 v["memory_budget"]["from"].as_str().unwrap_or("?")
             ),
         ));
+    }
+    if v["memory_mode"]["mode"] == "disk" {
+        out.push((
+            "memory mode".to_string(),
+            format!(
+                "on disk, {} MB of spill files: {}",
+                v["memory_mode"]["spilled_bytes"].as_u64().unwrap_or(0) >> 20,
+                v["memory_mode"]["why"].as_str().unwrap_or("?")
+            ),
+        ));
+    } else if v["memory_mode"]["mode"] == "memory" {
+        out.push(("memory mode".to_string(), "in memory".to_string()));
     }
     if let Json::Object(d) = &v["details"] {
         for (k, val) in d {

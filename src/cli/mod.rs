@@ -499,6 +499,9 @@ fn report_open(file: &std::path::Path, truncated: Option<u64>, warnings: &[Strin
         );
     }
     if std::io::stderr().is_terminal() {
+        if let Some(why) = crate::alloc::disk::why() {
+            eprintln!("heaptui: {}", crate::text::sanitize(&why));
+        }
         for w in warnings.iter().filter(|w| !w.starts_with("truncated")) {
             eprintln!("heaptui: warning: {}", crate::text::sanitize(w));
         }

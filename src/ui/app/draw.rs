@@ -42,8 +42,9 @@ impl App {
                 let line = match &self.message {
                     Some(m) => format!(" {}", sanitize(m)),
                     None => format!(
-                        " HPROF · {} objects{trunc} · indexing: {phase} {:.0}% · {name}",
+                        " HPROF · {} objects{trunc}{} · indexing: {phase} {:.0}% · {name}",
                         thousands(count),
+                        on_disk_mark(),
                         self.progress.fraction() * 100.0
                     ),
                 };
@@ -71,7 +72,8 @@ impl App {
                     });
                 f.render_widget(gauge, g);
                 f.render_widget(
-                    Paragraph::new(format!(" {file} · loading")).style(self.theme.status()),
+                    Paragraph::new(format!(" {file} · loading{}", on_disk_mark()))
+                        .style(self.theme.status()),
                     status,
                 );
             }
@@ -154,9 +156,10 @@ impl App {
                 let line = match &self.message {
                     Some(m) => format!(" {}", sanitize(m)),
                     None => format!(
-                        " {} · {} objects{trunc}{retained} · {name}{sel}",
+                        " {} · {} objects{trunc}{}{retained} · {name}{sel}",
                         r.snap.format.title(),
                         thousands(g.len() as u64),
+                        on_disk_mark(),
                     ),
                 };
                 f.render_widget(Paragraph::new(line).style(self.theme.status()), status);
@@ -323,6 +326,16 @@ fn wrap_words(text: &str, width: usize) -> Vec<String> {
         out.push(line);
     }
     out
+}
+
+/// The status line's mark of an index built on disk, because it would not fit in the
+/// memory this process may use ([`crate::alloc::disk`]); nothing in memory, the usual.
+fn on_disk_mark() -> &'static str {
+    if crate::alloc::disk::on() {
+        " · on disk"
+    } else {
+        ""
+    }
 }
 
 /// The status line's mark of a file read only as far as it is whole.
