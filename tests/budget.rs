@@ -64,3 +64,67 @@ fn a_cgroup_too_small_for_the_index_is_refused_up_front_with_its_figures() {
     let out = heaptui(&["summary", f.to_str().unwrap(), "--json"]);
     assert!(out.status.success(), "{out:?}");
 }
+
+/// In a cgroup capped between the on-disk floor and what indexing needs, the index is
+/// built on disk: exit 0, no OOM kill, and the answers of the uncapped run.
+#[test]
+fn a_cgroup_below_the_need_builds_on_disk_and_answers_as_uncapped() {
+    // 2.6 M objects, 102 MiB: indexing needs 122 MiB; the floor is 70 MiB.
+    let f = scratch().join("budget-tree.hprof");
+    std::fs::write(&f, graphs::hprof_tree(2_600_000)).unwrap();
+    let Some(cg) = Capped::new(90 << 20) else {
+        return;
+    };
+    let cache = scratch().join("budget-disk-cache");
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "echo $$ > {}/cgroup.procs && exec {} dominators {} --top 5 --json --no-cache",
+            cg.0.display(),
+            env!("CARGO_BIN_EXE_heaptui"),
+            f.display()
+        ))
+        .env("HEAPTUI_CACHE_DIR", &cache)
+        .env_remove("HEAPTUI_MEMORY_LIMIT")
+        .output()
+        .unwrap();
+    let oom = std::fs::read_to_string(cg.0.join("memory.oom_control")).unwrap();
+    let peak: u64 = std::fs::read_to_string(cg.0.join("memory.max_usage_in_bytes"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}\n{oom}");
+    assert!(oom.contains("oom_kill 0"), "{oom}");
+    assert!(peak <= 90 << 20, "{peak}");
+    drop(cg);
+    // The same run with room to spare (a cgroup of 4 GiB, to read its peak): the same
+    // answer, in more memory than the cap allowed, so the cap did bite.
+    let Some(big) = Capped::new(4 << 30) else {
+        return;
+    };
+    let uncapped = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "echo $$ > {}/cgroup.procs && exec {} dominators {} --top 5 --json --no-cache",
+            big.0.display(),
+            env!("CARGO_BIN_EXE_heaptui"),
+            f.display()
+        ))
+        .env("HEAPTUI_CACHE_DIR", &cache)
+        .env_remove("HEAPTUI_MEMORY_LIMIT")
+        .output()
+        .unwrap();
+    let big_peak: u64 = std::fs::read_to_string(big.0.join("memory.max_usage_in_bytes"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(uncapped.status.success(), "{uncapped:?}");
+    assert!(
+        out.stdout == uncapped.stdout,
+        "the capped run's answer differs"
+    );
+    assert!(big_peak > 90 << 20, "uncapped peak {big_peak}");
+    std::fs::remove_file(&f).unwrap();
+}

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod counting;
+pub mod graphs;
 pub mod hostile;
 pub mod tui;
 
