@@ -5,7 +5,9 @@ Usage: bench/run.sh [SET...]        (sets: hprof-5m hprof-50m hprof-3g v8-1m v8-
                                      dart; default: all of them)
 
 Environment: BENCH_DIR (default /tmp/heaptui-bench), RUNS (default 1; the best wall time
-of RUNS is kept), PEERS=0 to skip the peers, HEAPTUI (a binary; default
+of RUNS is kept), PEERS=0 to skip the peers, CAPS (e.g. "100,50,25": also run heaptui's
+`dominators --top 1 --json --no-cache` and the peer's tree in memory cgroups capped at
+those percentages of heaptui's uncapped peak RSS, with bench/capped.sh; needs root), HEAPTUI (a binary; default
 target/release/heaptui, built if missing), MEMLAB_DIR (as bench/v8-compare.sh).
 
 Inputs are made by the generators beside this script when missing (see bench/README.md:
@@ -43,6 +45,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCH = os.path.realpath(os.environ.get("BENCH_DIR", "/tmp/heaptui-bench"))
 RUNS = int(os.environ.get("RUNS", "1"))
 PEERS = os.environ.get("PEERS", "1") != "0"
+CAPS = [int(c) for c in os.environ.get("CAPS", "").split(",") if c.strip()]
 HEAPTUI = os.environ.get("HEAPTUI", os.path.join(ROOT, "target/release/heaptui"))
 MEMLAB_DIR = os.environ.get("MEMLAB_DIR", os.path.join(BENCH, "memlab"))
 
@@ -206,7 +209,46 @@ def run_set(name):
                 }
         else:
             log(f"memlab is not in {MEMLAB_DIR} (bench/v8-compare.sh installs it): skipped")
+    if CAPS and d and d["exit"] == 0:
+        out["capped"] = capped_runs(name, fmt, path, d["vm_hwm_bytes"], env)
     return out
+
+
+def capped_runs(name, fmt, path, peak, env):
+    """heaptui's tree, and the peer's, in memory cgroups capped at CAPS percent of `peak`
+    (heaptui's uncapped peak RSS): bench/capped.sh's JSON line per run."""
+    runs = []
+    cmds = [("heaptui", [HEAPTUI, "dominators", path, "--json", "--top", "1", "--no-cache"])]
+    rep = tempfile.mkdtemp(prefix="hprof-analyzer-")
+    if PEERS and fmt == "hprof" and shutil.which("hprof-analyzer"):
+        cmds.append(("hprof-analyzer", ["hprof-analyzer", path, os.path.join(rep, "report.json")]))
+    if PEERS and fmt == "v8" and os.path.isdir(os.path.join(MEMLAB_DIR, "node_modules", "@memlab", "core")):
+        top = os.path.join(ROOT, "bench/v8-memlab-top.js")
+        cmds.append(("memlab", ["node", "--max-old-space-size=16384", top, path, "1"]))
+    try:
+        for pct in CAPS:
+            cap = -(-peak * pct // 100 // (1 << 20))
+            for tool, cmd in cmds:
+                log(f"{name}: {tool} capped at {pct} % ({cap} MiB)")
+                r = subprocess.run([os.path.join(ROOT, "bench/capped.sh"), str(cap)] + cmd,
+                                   capture_output=True, text=True,
+                                   env=dict(env, MEMLAB_DIR=MEMLAB_DIR))
+                line = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else "{}"
+                res = json.loads(line)
+                res.update({"tool": tool, "percent": pct})
+                runs.append(res)
+    finally:
+        shutil.rmtree(rep, ignore_errors=True)
+    return runs
+
+
+def fmt_capped(r):
+    rows = []
+    for c in r.get("capped", []):
+        rows.append([r["set"], c["tool"], f"{c['percent']} %", f"{c.get('cap_mb', '-')}",
+                     f"{c.get('seconds', 0):.1f}", f"{c.get('peak_mb', '-')}", str(c.get("exit")),
+                     str(c.get("oom_kills"))])
+    return rows
 
 
 def fmt_row(r):
@@ -278,6 +320,14 @@ def main():
     widths = [max(len(str(row[i])) for row in rows) for i in range(len(head) - 1)]
     for row in rows:
         print("  ".join(str(c).ljust(w) for c, w in zip(row, widths)) + "  " + row[-1])
+    capped = [row for r in results for row in fmt_capped(r)]
+    if capped:
+        head = ["set", "tool", "cap", "cap MiB", "seconds", "cgroup peak MB", "exit", "OOM kills"]
+        rows = [head] + capped
+        widths = [max(len(str(row[i])) for row in rows) for i in range(len(head))]
+        print()
+        for row in rows:
+            print("  ".join(str(c).ljust(w) for c, w in zip(row, widths)))
     meta = {
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "load_average_at_end": os.getloadavg(),
