@@ -118,8 +118,8 @@ impl Recycler {
     }
 
     fn give(&self, addr: usize, len: usize) {
-        if disk::on() {
-            // Given back at once (see `disk`).
+        if disk::on() || !RECYCLE.load(std::sync::atomic::Ordering::Relaxed) {
+            // Given back at once (see `disk`; `HEAPTUI_NO_RECYCLE`).
             unmap(addr, len);
             return;
         }
@@ -388,6 +388,18 @@ unsafe impl GlobalAlloc for Recycler {
 }
 
 static POOL: Recycler = Recycler::new();
+
+/// Whether freed large blocks are pooled (off with `HEAPTUI_NO_RECYCLE=1`, read by
+/// [`configure`]: for benchmarks that measure what the pool is worth).
+static RECYCLE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+/// Reads the allocator's settings from the environment (`HEAPTUI_NO_RECYCLE=1` gives
+/// freed large blocks back to the kernel at once); `main` calls it first.
+pub fn configure() {
+    if std::env::var_os("HEAPTUI_NO_RECYCLE").is_some_and(|v| v == "1") {
+        RECYCLE.store(false, std::sync::atomic::Ordering::Relaxed);
+    }
+}
 
 /// Whether [`Global`] has handed out a large block: whether it is the allocator.
 static ACTIVE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);

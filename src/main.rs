@@ -29,6 +29,7 @@ fn main() {
     heaptui::ui::terminal::install_sigbus_handler();
     // An allocation that fails ends the process with the terminal put back, exit 2.
     heaptui::alloc::on_failure(heaptui::ui::terminal::emergency_exit);
+    heaptui::alloc::configure();
     // main → cli | ui: the CLI runs the commands and hands a command line without one
     // to the TUI's entry.
     std::process::exit(heaptui::cli::main(heaptui::ui::run_files));

@@ -5,9 +5,12 @@ use super::*;
 
 /// Whether the semidominator loop of a [`Graph::scattered`] graph gets a thread that
 /// prefetches ahead of it: when it is large enough that the loop's loads miss the caches,
-/// on x86-64, with a second core.
+/// on x86-64, with a second core; not with `HEAPTUI_NO_PREFETCH=1` (for benchmarks).
 pub(super) fn prefetching(k: usize) -> bool {
-    cfg!(target_arch = "x86_64") && k >= 1 << 20 && rayon::current_num_threads() >= 2
+    cfg!(target_arch = "x86_64")
+        && k >= 1 << 20
+        && rayon::current_num_threads() >= 2
+        && std::env::var_os("HEAPTUI_NO_PREFETCH").is_none_or(|v| v != "1")
 }
 
 /// Nodes the prefetching thread keeps ahead of the semidominator loop: far enough to hide
