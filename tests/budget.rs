@@ -69,7 +69,7 @@ fn a_cgroup_too_small_for_the_index_is_refused_up_front_with_its_figures() {
 /// built on disk: exit 0, no OOM kill, and the answers of the uncapped run.
 #[test]
 fn a_cgroup_below_the_need_builds_on_disk_and_answers_as_uncapped() {
-    // 2.6 M objects, 102 MiB: indexing needs 122 MiB; the floor is 70 MiB.
+    // 2.6 M objects, 102 MiB: indexing needs 122 MiB; the floor is 76 MiB.
     let f = scratch().join("budget-tree.hprof");
     std::fs::write(&f, graphs::hprof_tree(2_600_000)).unwrap();
     let Some(cg) = Capped::new(90 << 20) else {

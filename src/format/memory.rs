@@ -226,7 +226,7 @@ pub fn check_need(path: &Path, format: Format, file_bytes: u64, need: Need) -> R
     let floor = on_disk_floor(need.bytes);
     let why = if avail < floor {
         format!(
-            "built on disk it would still need {} MB in memory (64 MB and 5 % of the need)",
+            "built on disk it would still need {} MB in memory (64 MiB and 10 % of the need)",
             mb(floor)
         )
     } else {
@@ -267,11 +267,12 @@ fn on_disk(need: u64, why: String) -> std::result::Result<(), String> {
 
 /// Memory that building an index on disk still needs, for an index that needs `bytes` in
 /// memory: the small blocks that stay in anonymous memory and the pages the passes touch
-/// at once, which the kernel must hold while it writes the others back. Measured with
-/// `bench/capped.sh` on the 50 M-object HPROF dump (needs 2,725 MB by [`need`]): capped
-/// at 1,200, 600, 250 and 150 MiB it finished in 2×, 4× and 5× the uncapped time, at
-/// 80 MiB in 27× (the depth-first search thrashing: 188 s); the floor, 64 MiB and 5 % of
-/// the need (200 MB there), keeps a margin above that cliff for graphs of other shapes.
+/// at once, which the kernel must hold while it writes the others back: 64 MiB and 10 %
+/// of the need. Measured with `bench/capped.sh` (`bench/README.md`): the 50 M-object
+/// HPROF dump (need 2,725 MB, floor 336 MB) finished capped at 1,159, 580 and 150 MiB in
+/// 1.2–2×, 1.8–4× and 5× the uncapped time, at 80 MiB in 27× (its depth-first search
+/// thrashing); the 6 M-node V8 snapshot (need 1,028 MB, an upper bound, floor 167 MB) at
+/// 245 MiB in 1.4–2.2×, at 123 MiB in 51×. Below the floor a dump is refused up front.
 pub fn on_disk_floor(bytes: u64) -> u64 {
-    (64 << 20) + bytes / 20
+    (64 << 20) + bytes / 10
 }
