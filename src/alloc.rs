@@ -118,7 +118,8 @@ impl Recycler {
     }
 
     fn give(&self, addr: usize, len: usize) {
-        if disk::on() || !RECYCLE.load(std::sync::atomic::Ordering::Relaxed) {
+        let whole_anonymous = !disk::guarded() || disk::freed(addr, len);
+        if disk::on() || !whole_anonymous || !RECYCLE.load(std::sync::atomic::Ordering::Relaxed) {
             // Given back at once (see `disk`; `HEAPTUI_NO_RECYCLE`).
             unmap(addr, len);
             return;
@@ -164,6 +165,7 @@ impl Recycler {
             off = old_len;
         }
         let reused_from = off;
+        let pooled;
         {
             let mut p = self.lock();
             while off < len && p.len > 0 {
@@ -185,8 +187,20 @@ impl Recycler {
                     unmap(a, l);
                 }
             }
+            pooled = p.bytes;
         }
-        if off < len && disk::on() && !disk::map_fresh(base + off, len - off) {
+        // Fresh pages from a spill file: all of them on disk, those past the budget
+        // when the guard is armed (see `disk`).
+        let to_disk = disk::on()
+            || (disk::guarded()
+                && !disk::assembled(
+                    base,
+                    keep.map(|k| k.0),
+                    off - reused_from,
+                    len - off,
+                    pooled,
+                ));
+        if off < len && to_disk && !disk::map_fresh(base + off, len - off) {
             unmap(base, len);
             return std::ptr::null_mut();
         }

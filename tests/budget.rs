@@ -128,3 +128,72 @@ fn a_cgroup_below_the_need_builds_on_disk_and_answers_as_uncapped() {
     assert!(big_peak > 90 << 20, "uncapped peak {big_peak}");
     std::fs::remove_file(&f).unwrap();
 }
+
+/// Runs `heaptui ARGS` in `cg`, with a private cache directory: its output, the cgroup's
+/// peak and its OOM kills.
+fn run_in(cg: &Capped, args: &[&str]) -> (std::process::Output, u64, String) {
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "echo $$ > {}/cgroup.procs && exec {} \"$@\"",
+            cg.0.display(),
+            env!("CARGO_BIN_EXE_heaptui"),
+        ))
+        .arg("heaptui")
+        .args(args)
+        .env("HEAPTUI_CACHE_DIR", scratch().join("budget-run-cache"))
+        .env_remove("HEAPTUI_MEMORY_LIMIT")
+        .output()
+        .unwrap();
+    let peak = std::fs::read_to_string(cg.0.join("memory.max_usage_in_bytes"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let oom = std::fs::read_to_string(cg.0.join("memory.oom_control")).unwrap();
+    (out, peak, oom)
+}
+
+/// Issue 28, defect 3: a crafted HPROF file whose index needs more than the estimate (an
+/// average per byte of file), in a cgroup whose cap the estimate fits in: the allocator's
+/// guard sends what goes past the budget to disk, so the kernel does not kill it.
+#[test]
+fn an_index_larger_than_estimated_is_not_killed_in_its_cgroup() {
+    let f = scratch().join("budget-dense.hprof");
+    std::fs::write(&f, common::hostile::hprof_instances(4_000_000)).unwrap();
+    let file = f.to_str().unwrap();
+    // The estimate, from the refusal's message under a tiny budget.
+    let out = Command::new(env!("CARGO_BIN_EXE_heaptui"))
+        .args(["summary", file, "--no-cache"])
+        .env("HEAPTUI_MEMORY_LIMIT", "1")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    let need_mb: u64 = err
+        .split("needs about ")
+        .nth(1)
+        .and_then(|t| t.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{err}"));
+    // The cap: the estimate fits in it, with a little room.
+    let cap = (need_mb + 16) << 20;
+    let args = ["histogram", file, "--json", "--no-cache"];
+    let Some(big) = Capped::new(4 << 30) else {
+        return;
+    };
+    let (uncapped, uncapped_peak, _) = run_in(&big, &args);
+    drop(big);
+    assert!(uncapped.status.success(), "{uncapped:?}");
+    // Uncapped, it takes more than the cap: the estimate is low for this file.
+    assert!(uncapped_peak > cap, "peak {uncapped_peak}, cap {cap}");
+    let cg = Capped::new(cap).unwrap();
+    let (out, peak, oom) = run_in(&cg, &args);
+    assert_eq!(out.status.code(), Some(0), "{out:?}\n{oom}");
+    assert!(oom.contains("oom_kill 0"), "{oom}");
+    assert!(peak <= cap, "{peak}");
+    assert!(
+        out.stdout == uncapped.stdout,
+        "the capped run's answer differs"
+    );
+    std::fs::remove_file(&f).unwrap();
+}

@@ -136,3 +136,34 @@ fn a_budget_between_the_floor_and_the_need_builds_on_disk_with_the_same_answers(
     );
     std::fs::remove_file(&f).unwrap();
 }
+
+/// Issue 28, defect 3, for the formats whose need is an average per byte of file (HPROF,
+/// Go): a crafted file whose index needs more than the estimate. Under a budget the
+/// estimate fits in, what goes past the budget goes to disk (the allocator's guard),
+/// instead of the process past its cgroup's limit; the answers are the same.
+#[test]
+fn an_index_larger_than_estimated_goes_to_disk_past_the_budget() {
+    // 4 M empty instances, 25 bytes each (100 MB): the estimate is 1.2 bytes per byte
+    // (120 MB), the index of so many small objects takes more.
+    let f = scratch().join("on-disk-dense.hprof");
+    std::fs::write(&f, hostile::hprof_instances(4_000_000)).unwrap();
+    let file = f.to_str().unwrap();
+    let limit = [("HEAPTUI_MEMORY_LIMIT", "130000000")];
+    let m = memory_mode(&f, &limit);
+    assert_eq!(m["mode"], "disk", "{m}");
+    assert!(
+        m["why"]
+            .as_str()
+            .unwrap()
+            .contains("took more memory than estimated"),
+        "{m}"
+    );
+    assert!(m["spilled_bytes"].as_u64().unwrap() > 0, "{m}");
+    let cmd = &["histogram", file, "--json", "--no-cache"];
+    let (mem, disk) = (run(cmd, &[]), run(cmd, &limit));
+    assert!(mem.status.success() && disk.status.success(), "{disk:?}");
+    assert!(mem.stdout == disk.stdout, "the histogram differs on disk");
+    // With room to spare, nothing goes to disk.
+    assert_eq!(memory_mode(&f, &[])["mode"], "memory");
+    std::fs::remove_file(&f).unwrap();
+}

@@ -24,7 +24,8 @@
 //!
 //! Elsewhere (HPROF, Go, MoarVM format 2) nothing up front says how many objects there
 //! are, and the need is the peak measured per byte of file on large real files
-//! ([`per_file_byte`]): an average, not a bound.
+//! ([`per_file_byte`]): an average, not a bound. A build in memory is therefore guarded
+//! ([`guard`]): should the index take more than the budget, the rest goes to disk.
 
 use std::path::Path;
 
@@ -196,7 +197,13 @@ pub fn check_need(path: &Path, format: Format, file_bytes: u64, need: Need) -> R
         return Ok(());
     }
     let mb = |b: u64| b.div_ceil(1 << 20);
-    let Some(budget) = budget.filter(|b| need.bytes > b.bytes && !forced) else {
+    let ignore = std::env::var_os("HEAPTUI_IGNORE_MEMORY").is_some();
+    let Some(budget) = budget.clone().filter(|b| need.bytes > b.bytes && !forced) else {
+        if let Some(b) = budget.filter(|_| !forced && !ignore) {
+            // In memory, as estimated; should the estimate be low, what goes past the
+            // budget goes to disk rather than the process to the OOM killer.
+            guard(path, &b);
+        }
         if forced {
             let why = "HEAPTUI_ON_DISK=1 asks for it".to_string();
             on_disk(need.bytes, why).map_err(|e| {
@@ -208,7 +215,7 @@ pub fn check_need(path: &Path, format: Format, file_bytes: u64, need: Need) -> R
         }
         return Ok(());
     };
-    if std::env::var_os("HEAPTUI_IGNORE_MEMORY").is_some() {
+    if ignore {
         return Ok(());
     }
     let avail = budget.bytes;
@@ -239,6 +246,31 @@ pub fn check_need(path: &Path, format: Format, file_bytes: u64, need: Need) -> R
         "{short}; {why}; free memory, raise the limit, use a larger machine, or set \
          HEAPTUI_IGNORE_MEMORY=1 to try anyway"
     )))
+}
+
+/// Memory left for the binary, the stack and the small blocks, which the guard of a build
+/// in memory does not count ([`guard`]).
+const SMALL_BLOCKS: u64 = 64 << 20;
+
+/// Arms the allocator's guard for a build in memory ([`crate::alloc::disk::arm`]): the
+/// large blocks stay within the budget less [`SMALL_BLOCKS`], and what would go past it
+/// goes to spill files in the cache directory's `spill/`. Without a cache directory the
+/// build goes on unguarded, as before.
+fn guard(path: &Path, budget: &super::budget::Budget) {
+    let Some(dir) = crate::source::cache_dir().map(|d| d.join("spill")) else {
+        return;
+    };
+    let limit = budget.bytes.saturating_sub(SMALL_BLOCKS);
+    let why = format!(
+        "{}: the index took more memory than estimated, and more than the {} MB available \
+         (from {}): the rest of it is built on disk, in unlinked files under {} (slower; \
+         the answers are the same)",
+        path.display(),
+        budget.bytes >> 20,
+        budget.from,
+        dir.display()
+    );
+    let _ = crate::alloc::disk::arm(&dir, limit as usize, why);
 }
 
 /// Starts building on disk, in the cache directory's `spill/`, for an index that needs

@@ -331,7 +331,7 @@ fn wrap_words(text: &str, width: usize) -> Vec<String> {
 /// The status line's mark of an index built on disk, because it would not fit in the
 /// memory this process may use ([`crate::alloc::disk`]); nothing in memory, the usual.
 fn on_disk_mark() -> &'static str {
-    if crate::alloc::disk::on() {
+    if crate::alloc::disk::spilling() {
         " · on disk"
     } else {
         ""
