@@ -10,7 +10,7 @@
 //! the speed of the pages it must read back. The files have no name (`O_TMPFILE`), so
 //! nothing is left on disk whatever ends the process; their blocks are allocated when
 //! mapped (`fallocate`), so a full disk is an allocation failure (exit 2 with a message,
-//! [`super::out_of_memory`]), never a `SIGBUS` on a page written later. Freed blocks go
+//! `out_of_memory` in `alloc.rs`), never a `SIGBUS` on a page written later. Freed blocks go
 //! back at once (no pool: in this mode memory, not page faults, is what is short).
 //!
 //! Anonymous memory is left to small blocks (under [`super::MIN`]), whose total is a few
