@@ -43,6 +43,17 @@ impl Format {
         }
     }
 
+    /// How the leak suspects read this format's classes.
+    pub fn roles(self) -> &'static dyn Roles {
+        match self {
+            Format::Hprof => &hprof::roles::HprofRoles,
+            Format::V8 => &v8::roles::V8Roles,
+            Format::Go => &go::roles::GoRoles,
+            Format::MoarVm => &moarvm::roles::MoarVmRoles,
+            Format::Dart => &dart::roles::DartRoles,
+        }
+    }
+
     /// The name a person reads.
     pub fn title(self) -> &'static str {
         match self {
@@ -53,6 +64,21 @@ impl Format {
             Format::Dart => "Dart VM heap",
         }
     }
+}
+
+/// What a runtime's classes are to the leak suspects (`src/suspects/`), one
+/// implementation per format (`<format>/roles.rs`), so that the suspects name no format.
+pub trait Roles: Sync {
+    /// Whether an object (of class `name`) only carries what it dominates: loaders,
+    /// classes and their statics, globals, contexts, root sets. The descent looks below.
+    fn pass_through(&self, snap: &Snapshot, o: ObjId, name: &str) -> bool;
+    /// A runtime's own object that a user does not allocate or fix.
+    fn internal(&self, name: &str) -> bool;
+    /// A collection's plumbing: backing arrays and tables, entry nodes, runtime
+    /// containers: neither the title's member nor (for an array) the object a fix touches.
+    fn is_structural(&self, name: &str) -> bool;
+    /// Whether an object of class `name` is a collection.
+    fn is_collection(&self, name: &str) -> bool;
 }
 
 const EXPECTED_MAGIC: &str =

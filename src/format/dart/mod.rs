@@ -46,6 +46,7 @@
 
 mod data;
 pub mod decode;
+pub mod roles;
 pub mod spec;
 
 pub(crate) use data::header;

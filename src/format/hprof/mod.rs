@@ -36,6 +36,7 @@ mod pass1;
 mod pass2;
 mod quick;
 mod quick_waste;
+pub mod roles;
 pub mod spec;
 mod strings;
 mod threads;

@@ -46,6 +46,7 @@
 //!   `summary`'s facts say how many objects it concerns.
 
 pub mod decode;
+pub mod roles;
 pub mod v2;
 pub mod v3;
 

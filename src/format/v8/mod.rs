@@ -38,6 +38,7 @@ mod edges;
 pub mod json;
 mod meta;
 mod owned;
+pub mod roles;
 
 use crate::error::ParseError;
 use crate::format::{Format, Snapshot};

@@ -1,0 +1,64 @@
+//! How the leak suspects read this runtime's classes ([`crate::format::Roles`]): which
+//! objects the descent passes through, which are the runtime's own, which are a
+//! collection's plumbing and which are collections.
+
+use crate::format::{Roles, Snapshot};
+use crate::heap::ObjId;
+
+pub struct DartRoles;
+
+impl Roles for DartRoles {
+    fn pass_through(&self, _snap: &Snapshot, _o: ObjId, name: &str) -> bool {
+        let short = name.rsplit("::").next().unwrap_or(name);
+        matches!(
+            short,
+            "Class"
+                | "Library"
+                | "Field"
+                | "Script"
+                | "Isolate"
+                | "ObjectStore"
+                | "Root"
+                | "ClassTable"
+                | "FieldTable"
+                | "Namespace"
+                | "Closure"
+                | "Context"
+                | "Function"
+        ) || name.starts_with("Root")
+    }
+
+    fn internal(&self, name: &str) -> bool {
+        !name.contains("::")
+    }
+
+    fn is_structural(&self, name: &str) -> bool {
+        let short = name.rsplit("::").next().unwrap_or(name);
+        matches!(
+            short,
+            "_List"
+                | "_GrowableList"
+                | "_ImmutableList"
+                | "_Map"
+                | "_Set"
+                | "_HashMap"
+                | "_HashSet"
+                | "_LinkedHashMap"
+                | "_InternalLinkedHashMap"
+                | "_CompactLinkedHashSet"
+                | "_Uint32List"
+                | "Array"
+                | "GrowableObjectArray"
+                | "TypeArguments"
+                | "_HashMapEntry"
+        )
+    }
+
+    fn is_collection(&self, name: &str) -> bool {
+        let short = name.rsplit("::").next().unwrap_or(name);
+        short.contains("Map")
+            || short.contains("Set")
+            || short.contains("List")
+            || short.contains("Queue")
+    }
+}

@@ -1,0 +1,26 @@
+//! How the leak suspects read this runtime's classes ([`crate::format::Roles`]): which
+//! objects the descent passes through, which are the runtime's own, which are a
+//! collection's plumbing and which are collections.
+
+use crate::format::{Roles, Snapshot};
+use crate::heap::ObjId;
+
+pub struct GoRoles;
+
+impl Roles for GoRoles {
+    fn pass_through(&self, _snap: &Snapshot, _o: ObjId, _name: &str) -> bool {
+        false
+    }
+
+    fn internal(&self, _name: &str) -> bool {
+        false
+    }
+
+    fn is_structural(&self, name: &str) -> bool {
+        name.starts_with("runtime.")
+    }
+
+    fn is_collection(&self, _name: &str) -> bool {
+        false
+    }
+}

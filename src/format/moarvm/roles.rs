@@ -1,0 +1,76 @@
+//! How the leak suspects read this runtime's classes ([`crate::format::Roles`]): which
+//! objects the descent passes through, which are the runtime's own, which are a
+//! collection's plumbing and which are collections.
+
+use crate::format::{Roles, Snapshot};
+use crate::heap::{ObjId, RootKind};
+
+pub struct MoarVmRoles;
+
+impl Roles for MoarVmRoles {
+    fn pass_through(&self, snap: &Snapshot, o: ObjId, name: &str) -> bool {
+        snap.graph.roots_of(o).iter().any(|r| {
+            matches!(
+                r.kind,
+                RootKind::MoarPermanent
+                    | RootKind::MoarInstance
+                    | RootKind::MoarCStack
+                    | RootKind::MoarThread
+                    | RootKind::MoarInterGen
+                    | RootKind::MoarCallStack
+            )
+        }) || matches!(
+            name,
+            "Stash"
+                | "GLOBAL"
+                | "BOOTCode"
+                | "Code"
+                | "Sub"
+                | "Method"
+                | "Block"
+                | "Routine"
+                | "BOOTStaticFrame"
+                | "BOOTCompUnit"
+                | "BOOTContext"
+                | "BOOTHash"
+                | "Scalar"
+                | "BOOTException"
+        ) || name.starts_with("Permanent roots")
+            || name.ends_with("roots")
+            || name.contains("(Frame)")
+            || name.starts_with("Frame")
+            || is_frame(name)
+    }
+
+    fn internal(&self, name: &str) -> bool {
+        name.ends_with("(STable)")
+            || name.starts_with("NQP")
+            || name.starts_with("Perl6::")
+            || name.starts_with("QAST::")
+            || name.starts_with("QRegex::")
+            || name.starts_with("BOOT")
+            || name == "SCRef"
+    }
+
+    fn is_structural(&self, name: &str) -> bool {
+        matches!(
+            name,
+            "BOOTArray"
+                | "BOOTHash"
+                | "VMArray"
+                | "Scalar"
+                | "BOOTIntArray"
+                | "BOOTStrArray"
+                | "IterationBuffer"
+        )
+    }
+
+    fn is_collection(&self, name: &str) -> bool {
+        matches!(name, "Hash" | "Array" | "List" | "Map" | "Set" | "Bag")
+    }
+}
+
+/// A MoarVM call frame's class: `name (file:line)`.
+pub fn is_frame(name: &str) -> bool {
+    name.ends_with(')') && name.contains(" (") && name.contains(':')
+}
