@@ -157,12 +157,16 @@ impl Recycler {
             return std::ptr::null_mut();
         };
         let mut off = 0;
+        // The old block's pages, moved; or, where the kernel will not move them in one
+        // call (a block of several mappings, such as pieces of spill files, before Linux
+        // 6.17), copied once the new block is whole.
+        let mut copy = None;
         if let Some((old, old_len)) = keep {
-            if !move_pages(old, old_len, base) {
-                unmap(base, len);
-                return std::ptr::null_mut();
+            if move_pages(old, old_len, base) {
+                off = old_len;
+            } else {
+                copy = Some((old, old_len));
             }
-            off = old_len;
         }
         let reused_from = off;
         let pooled;
@@ -207,6 +211,12 @@ impl Recycler {
         if zero && off > reused_from {
             // SAFETY: `base + reused_from .. base + off` is mapped, writable and ours.
             unsafe { std::ptr::write_bytes((base + reused_from) as *mut u8, 0, off - reused_from) };
+        }
+        if let Some((old, old_len)) = copy {
+            // SAFETY: the old block (`old_len` bytes, being reallocated, not in use) and the
+            // new one (`len` > `old_len` bytes, all mapped now) are distinct mappings.
+            unsafe { std::ptr::copy_nonoverlapping(old as *const u8, base as *mut u8, old_len) };
+            unmap(old, old_len);
         }
         base as *mut u8
     }
