@@ -23,7 +23,10 @@
 #
 # ONLY (or SWEEP_ONLY) keeps the shapes whose name or file name contains it. SWEEP_DIR
 # sets the directory (default: a new one under $TMPDIR, removed at the end); it needs
-# about 1.3 GB free. A few minutes on an idle 2-core machine.
+# about 1.3 GB free. SWEEP_TARGET_DIR builds in another target directory than
+# CARGO_TARGET_DIR's: where one is shared between checkouts, another checkout's build can
+# replace target/release/heaptui between this build and the runs. About 8 minutes on the
+# shared 2-core machine.
 set -u
 cd "$(dirname "$0")/.."
 [ $# -gt 0 ] && export SWEEP_ONLY=$1
@@ -36,4 +39,7 @@ export SWEEP_DIR
 cleanup() { [ $own_dir = 1 ] && rm -rf "$SWEEP_DIR"; }
 trap cleanup EXIT
 command -v prlimit >/dev/null || echo "hostile-sweep: prlimit not found; the limit is set with setrlimit in the child" >&2
+[ -x /usr/bin/time ] || echo "hostile-sweep: GNU time not found; the peak RSS is polled from /proc" >&2
+[ -n "${SWEEP_TARGET_DIR:-}" ] && export CARGO_TARGET_DIR=$SWEEP_TARGET_DIR
+echo "hostile-sweep: $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src Cargo.toml Cargo.lock || echo ' with uncommitted changes'), $(uname -srm), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 cargo test --release --test hostile_sweep -- --ignored --exact sweep_full --nocapture --test-threads 1
