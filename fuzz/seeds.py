@@ -18,7 +18,8 @@ along its own record structure rather than merely cut:
 - gzip: a few of the above compressed, as one member and as several concatenated
   members (HotSpot's `-gz` output), plus one cut short.
 
-Plus, for every format, one plain prefix of the raw file (a truncated input). Runs in a
+Plus, for every format, one plain prefix of the raw file (a truncated input), and
+hand-built seeds of each hostile shape of issue 28 (`issue_28_seeds`). Runs in a
 few seconds; deterministic, so CI and a person get the same seeds. Standard library only.
 """
 
@@ -314,6 +315,252 @@ def go_split(others):
     return recs
 
 
+# ---------------------------------------------------------------- issue 28's shapes
+
+# Hostile names (defect 15): a ZWJ family, a flag, a skin tone, VS16, a keycap, a
+# subdivision flag, a zero-width space, CJK; 300 stacked marks, bidi overrides, an OSC 52
+# write, DEL.
+EMOJI = ("Fam\U0001f468\u200d\U0001f469\u200d\U0001f467Flag\U0001f1fa\U0001f1f8Skin"
+         "\U0001f44d\U0001f3fdHeart\u2764\ufe0fKey#\ufe0f\u20e3Eng\U0001f3f4\U000e0067"
+         "\U000e0062\U000e0065\U000e006e\U000e0067\U000e007fZw\u200bsp\u65e5\u672cEnd")
+ZALGO = "Za" + "\u0301" * 300 + "lgo\u202etxet\u2066\u200b\x1b]52;c;eA==\x07\x7f"
+
+
+def hprof4(records, heap):
+    """An HPROF with 4-byte ids: the top-level RECORDS (bytes), HEAP as one segment."""
+    return (b"JAVA PROFILE 1.0.2\0" + struct.pack(">I", 4) + bytes(8) + b"".join(records)
+            + hprof_record(0x1C, heap) + hprof_record(0x2C, b""))
+
+
+def h_utf8(i, text):
+    return hprof_record(0x01, struct.pack(">I", i) + text)
+
+
+def h_load(serial, cls, name):
+    return hprof_record(0x02, struct.pack(">IIII", serial, cls, 0, name))
+
+
+def h_class(cls, sup, fields):
+    """CLASS DUMP, 4-byte ids, no constants or statics; FIELDS: (name id, type)."""
+    r = b"\x20" + struct.pack(">III", cls, 0, sup) + bytes(4 * 5) + struct.pack(">IHHH", 0, 0, 0, len(fields))
+    return r + b"".join(struct.pack(">IB", n, t) for n, t in fields)
+
+
+def h_instance(obj, cls, data):
+    return b"\x21" + struct.pack(">IIII", obj, 0, cls, len(data)) + data
+
+
+def hprof_chain(n):
+    """Defects 4, 5, 7: `Link` objects each holding the next, the first a JNI global."""
+    recs = [h_utf8(1, b"Link"), h_load(1, 0x100, 1), h_utf8(2, b"next")]
+    heap = bytearray(h_class(0x100, 0, [(2, 2)]) + b"\x05" + struct.pack(">I", 0x100)
+                     + b"\x01" + struct.pack(">II", 0x1000, 0x9999))
+    for k in range(n):
+        nxt = 0 if k + 1 == n else 0x1000 + 16 * (k + 1)
+        heap += h_instance(0x1000 + 16 * k, 0x100, struct.pack(">I", nxt))
+    return hprof4(recs, bytes(heap))
+
+
+def hprof_hierarchy(n, loop=False):
+    """Defect 6: N classes each extending the one before (LOOP: the first extends the
+    last), one int field each, an instance of the deepest held by a JNI global."""
+    recs, heap = [h_utf8(1, b"f")], bytearray()
+    for k in range(n):
+        cls = 0x100000 + 16 * k
+        recs += [h_utf8(0x1000 + k, b"C%d" % k), h_load(k + 1, cls, 0x1000 + k)]
+        sup = cls - 16 if k else (0x100000 + 16 * (n - 1) if loop else 0)
+        heap += h_class(cls, sup, [(1, 10)])
+    heap += h_instance(0x10, 0x100000 + 16 * (n - 1), bytes(4 * min(n, 600)))
+    heap += b"\x01" + struct.pack(">II", 0x10, 0x9999)
+    return hprof4(recs, bytes(heap))
+
+
+def hprof_names():
+    """Defect 15: classes named EMOJI and ZALGO, an instance of each, a UTF-16 string of
+    both held by the first."""
+    recs = [h_utf8(1, EMOJI.encode()), h_load(1, 0x100, 1), h_utf8(2, b"java/lang/String"),
+            h_load(2, 0x200, 2), h_utf8(3, ZALGO.encode()), h_load(3, 0x300, 3),
+            h_utf8(4, b"value"), h_utf8(5, b"coder"), h_utf8(6, b"ref")]
+    text = (EMOJI + ZALGO).encode("utf-16-le")
+    heap = (h_class(0x100, 0, [(6, 2)]) + h_class(0x200, 0, [(4, 2), (5, 8)])
+            + h_class(0x300, 0, [])
+            + h_instance(0x1000, 0x100, struct.pack(">I", 0x2000))
+            + h_instance(0x2000, 0x200, struct.pack(">IB", 0x3000, 1))
+            + b"\x23" + struct.pack(">IIIB", 0x3000, 0, len(text), 8) + text
+            + h_instance(0x4000, 0x300, b"")
+            + b"\x01" + struct.pack(">II", 0x1000, 0x9999)
+            + b"\x01" + struct.pack(">II", 0x4000, 0x9999))
+    return hprof4(recs, heap)
+
+
+V8_META = ('{"snapshot":{"meta":{"node_fields":["type","name","id","self_size","edge_count"],'
+           '"node_types":[["hidden","array","string","object","code","closure","regexp",'
+           '"number","native","synthetic"],"string","number","number","number"],'
+           '"edge_fields":["type","name_or_index","to_node"],"edge_types":[["context",'
+           '"element","property","internal","hidden","shortcut","weak"],"string_or_number",'
+           '"node"]},"node_count":%d,"edge_count":%d},\n"nodes":[%s],\n"edges":[%s],\n'
+           '"strings":%s}')
+
+
+def v8_chain(n):
+    """Defects 4, 5, 7: the root holds node 1, each node the next by property "next"."""
+    nodes = ["9,0,1,0,1"] + ["3,1,%d,16,%d" % (2 * k + 3, 0 if k + 1 == n else 1) for k in range(n)]
+    edges = ["2,2,5"] + ["2,2,%d" % (5 * (k + 2)) for k in range(n - 1)]
+    return (V8_META % (n + 1, n, ",".join(nodes), ",".join(edges),
+                       json.dumps(["", "Link", "next"]))).encode()
+
+
+def v8_names():
+    """Defect 15: objects named EMOJI and ZALGO, and a string of both."""
+    nodes = "9,0,1,0,3,3,1,3,40,0,3,2,5,40,0,2,3,7,24,0"
+    edges = "2,4,5,2,4,10,2,4,15"
+    return (V8_META % (4, 3, nodes, edges,
+                       json.dumps(["", EMOJI, ZALGO, EMOJI + ZALGO, "p"]))).encode()
+
+
+def dart_lstr(s):
+    return uleb(len(s)) + s
+
+
+def dart_classes(names):
+    b = bytearray(b"dartheap") + uleb(0) + dart_lstr(b"main") + uleb(100) + uleb(200) + uleb(0)
+    b += uleb(3 + len(names))
+    for name, uri in [(b"Root", b""), (b"Read-Only Pages", b""), (b"Isolate", b"")] + names:
+        b += uleb(0) + dart_lstr(name) + dart_lstr(b"") + dart_lstr(uri) + dart_lstr(b"") + uleb(0)
+    return b
+
+
+def dart_chain(n):
+    """Defects 4, 5, 7: objects of class Foo each referring to the next."""
+    b = dart_classes([(b"Foo", b"dart:core")])
+    b += uleb(3 + n - 1) + uleb(3 + n)
+    for c in (1, 2, 3):
+        b += bytes([c, 0, 0, 1, 4])
+    for k in range(n):
+        b += bytes([4, 16, 0]) + (uleb(1) + uleb(5 + k) if k + 1 < n else uleb(0))
+    return bytes(b + uleb(0))
+
+
+def dart_bad_object(class_id, size):
+    """Defect 16: a fourth object of class CLASS_ID (9: no class) or SIZE (2^64 - 1)."""
+    b = dart_classes([(b"Foo", b"dart:core")])
+    b += uleb(1) + uleb(5) + bytes([1, 0, 0, 1, 4, 2, 0, 0, 0, 3, 0, 0, 0])
+    b += uleb(class_id) + uleb(size) + bytes([0, 0]) + bytes([4, 16, 0, 0])
+    return bytes(b + uleb(0))
+
+
+def dart_names():
+    """Defect 15: classes named EMOJI and ZALGO (libraries too), an object of each."""
+    b = dart_classes([(EMOJI.encode(), ZALGO.encode()), (ZALGO.encode(), EMOJI.encode())])
+    b += uleb(2) + uleb(5)
+    b += bytes([1, 0, 0, 2, 4, 5, 2, 0, 0, 0, 3, 0, 0, 0])
+    b += bytes([4, 32, 0, 0, 5, 48, 0, 0])
+    return bytes(b + uleb(0))
+
+
+def go_bad_kind(seed):
+    """Defect 16: the Go seed with the kind of its middle record set to 99."""
+    p = seed.index(b"\n") + 1
+    starts = []
+    while p < len(seed):
+        kind, end = go_record_end(seed, p)
+        if kind == 0:
+            break
+        starts.append(p)
+        p = end
+    b = bytearray(seed)
+    b[starts[len(starts) // 2]] = 99
+    return bytes(b)
+
+
+def zstd_blocks(parts):
+    """A zstd frame (no content size, 1 MiB window) of raw and RLE blocks: each part is
+    bytes (raw blocks) or (byte, count) (RLE blocks), so that a few bytes stand for
+    megabytes without a compressor."""
+    out = bytearray(b"\x28\xb5\x2f\xfd") + bytes([0x00, (20 - 10) << 3])
+    blocks = []
+    for part in parts:
+        if isinstance(part, tuple):
+            byte, count = part
+            while count > 0:
+                k = min(count, 1 << 17)
+                blocks.append((1, k, bytes([byte])))
+                count -= k
+        else:
+            for i in range(0, len(part), 1 << 17):
+                c = part[i:i + (1 << 17)]
+                blocks.append((0, len(c), c))
+    blocks = blocks or [(0, 0, b"")]
+    for k, (kind, size, body) in enumerate(blocks):
+        last = 1 if k == len(blocks) - 1 else 0
+        out += ((size << 3) | (kind << 1) | last).to_bytes(3, "little") + body
+    return bytes(out)
+
+
+def moar_v3_claiming(n, kinds_raw):
+    """Defect 2: one snapshot whose columns claim N collectables in a few bytes (RLE
+    blocks): the root, then objects of kind 0x0101 (an unknown kind) or, KINDS_RAW, of
+    kind 1 (the colkind column then raw)."""
+    name8 = lambda x: x.encode().ljust(8, b"\0")
+    meta = lambda name, t: name8(name) + (len(t) + 1).to_bytes(8, "little") + t.encode() + b"\0"
+    col = lambda name, size, parts: (name8(name) + size.to_bytes(2, "little")
+                                     + (0).to_bytes(8, "little") + zstd_blocks(parts))
+
+    def toc(at, entries):
+        b = name8("toc") + len(entries).to_bytes(8, "little")
+        for nm, a, e in entries:
+            b += name8(nm) + a.to_bytes(8, "little") + e.to_bytes(8, "little")
+        return b + at.to_bytes(8, "little")
+
+    b = bytearray(b"MoarHeapDumpv003")
+    fm = len(b)
+    b += meta("filemeta", '{"subversion": 1, "start_time": 1000}')
+    outer = [("filemeta", fm, len(b))]
+    at = len(b)
+    b += meta("snapmeta", '{"snap_time": 2000, "gc_seq_num": 0, "total_heap_size": 0, '
+                          '"total_refs": 0}')
+    kinds = [b"\x09\x00" + b"\x01\x00" * (n - 1)] if kinds_raw else [b"\x09\x00", (1, 2 * (n - 1))]
+    b += col("colkind", 2, kinds)
+    for name, size in (("colsize", 2), ("coltofi", 4), ("colrfcnt", 4), ("colrfstr", 8),
+                       ("colusize", 8)):
+        b += col(name, size, [(0, size * n)])
+    b += col("refdescr", 8, []) + col("reftrget", 8, [])
+    heap = b"".join(len(x).to_bytes(4, "little") + x for x in (b"P6opaque", b"Foo"))
+    b += name8("strings") + (0).to_bytes(8, "little") + zstd_blocks([heap])
+    b += col("reprname", 4, [(0).to_bytes(4, "little")])
+    b += col("typename", 4, [(1).to_bytes(4, "little")])
+    inner = len(b)
+    b += toc(inner, [("snapmeta", at, at + 1)])
+    outer.append(("toc", inner, len(b) - 8))
+    end_at = len(b)
+    b += toc(end_at, [])
+    outer.append(("toc", end_at, len(b) - 8))
+    b += toc(len(b), outer)
+    return bytes(b)
+
+
+def issue_28_seeds(out, go_small):
+    """One seed (or a few) per shape of issue 28 that a reader sees; the gzip ones are
+    added with the other gzip seeds."""
+    h = os.path.join(out, "hprof")
+    write(h, "seed-chain-5000", hprof_chain(5000))
+    write(h, "seed-hierarchy-1000", hprof_hierarchy(1000))
+    write(h, "seed-hierarchy-loop-300", hprof_hierarchy(300, loop=True))
+    write(h, "seed-hostile-names", hprof_names())
+    v = os.path.join(out, "v8")
+    write(v, "seed-chain-3000", v8_chain(3000))
+    write(v, "seed-hostile-names", v8_names())
+    d = os.path.join(out, "dart")
+    write(d, "seed-chain-10000", dart_chain(10000))
+    write(d, "seed-bad-class-id", dart_bad_object(9, 16))
+    write(d, "seed-hostile-names", dart_names())
+    m = os.path.join(out, "moarvm")
+    write(m, "seed-claims-rle-60000", moar_v3_claiming(60000, False))
+    write(m, "seed-claims-objects-20000", moar_v3_claiming(20000, True))
+    if go_small is not None:
+        write(os.path.join(out, "go"), "seed-bad-kind", go_bad_kind(go_small))
+
+
 # ---------------------------------------------------------------- main
 
 def write(d, name, data):
@@ -560,7 +807,13 @@ def main():
     # Issue 28, defect 16: a shallow size of 2^64 - 1 (it wrapped the totals).
     write(os.path.join(out, "dart"), "seed-size-2-64", dart_referencing(3, 1, 0, 2**64 - 1))
 
+    issue_28_seeds(out, small.get("go"))
+
     gz = os.path.join(out, "gzip")
+    # Issue 28, defect 11: content that is no dump (a megabyte of zeros, text) is refused
+    # from its first bytes, before the rest is decompressed.
+    write(gz, "seed-zeros", gzip.compress(bytes(1 << 20), 9, mtime=0))
+    write(gz, "seed-text", gzip.compress(b"not a heap dump\n" * 4096, 9, mtime=0))
     for fmt, seed in sorted(small.items()):
         one = gzip.compress(seed, 6, mtime=0)
         write(gz, "seed-%s" % fmt, one)

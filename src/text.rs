@@ -1,31 +1,85 @@
-//! Sanitising untrusted text before it reaches a terminal.
+//! Sanitising untrusted text before it reaches a terminal, and measuring it as the
+//! terminal draws it.
 //!
 //! Class names, strings and file names come from the dump, which may come from anyone.
 //! Escape sequences (CSI, OSC, DCS and two-byte ESC sequences) are removed whole, other
 //! C0 and C1 control characters are dropped (tab and newlines become a space), and the
 //! bidirectional overrides that can make text read differently from what it is are
-//! removed; characters that draw nothing (zero-width space and joiners, BOM) are shown
-//! as `\u{200b}`, so that a name cannot pass for another; at most two combining marks
-//! are kept on one character. Everything else printable passes through unchanged and
-//! unallocated.
+//! removed; characters that draw nothing (Unicode's default-ignorable code points: the
+//! zero-width space and joiners, BOM, soft hyphen, variation selectors, tag characters,
+//! Hangul fillers, ...) are shown as `\u{200b}`, so that a name cannot pass for another;
+//! at most two combining marks are kept on one character. Everything else printable
+//! passes through unchanged and unallocated.
+//!
+//! **Widths.** ratatui measures each grapheme cluster with `unicode-width` and moves on
+//! by that many cells; a terminal moves its cursor by what it draws. Where the two differ
+//! the screen is wrong: cells left over from the last frame, text shifted, the end of a
+//! row cut. They differ on emoji sequences, whose width depends on the terminal: a ZWJ
+//! sequence (👨‍👩‍👧) is 2 cells to `unicode-width` and to tmux 3.3, 6 to terminals that draw
+//! code point by code point (VTE, xterm); a skin-tone modifier after an emoji (👍🏽) is 2
+//! to `unicode-width`, 4 to tmux; VS16 (❤️) makes a one-cell character 2 to
+//! `unicode-width`, 1 to tmux. So [`sanitize`] breaks such sequences into parts every
+//! terminal draws alike, the width of each code point added up: the joiners and
+//! selectors are shown escaped (they draw nothing), and so are the skin-tone modifiers
+//! (`👍\u{1f3fd}`); any other cluster whose width is not the sum of its code points' keeps
+//! its first character and shows the rest escaped. Flags (two regional indicators) are
+//! 2 cells both ways and pass. Then [`width`] (what ratatui's buffer advances by) is what
+//! the terminal draws, and the fitting functions below measure with it, not by counting
+//! `char`s (a CJK or emoji name is twice as wide as it is long).
 
 use std::borrow::Cow;
+
+use unicode_segmentation::UnicodeSegmentation;
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 fn is_bidi_control(c: char) -> bool {
     matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}')
 }
 
-/// Characters that draw nothing but make a name look like another (zero-width space
-/// and joiners, word joiner, byte order mark, soft hyphen): shown as `\u{200b}`.
+/// Characters that draw nothing but make a name look like another or change how its
+/// neighbours are drawn: Unicode's Default_Ignorable_Code_Point (DerivedCoreProperties)
+/// less the bidi controls, which are dropped, plus the Mongolian vowel separator. Among
+/// them the zero-width space and joiners, word joiner, invisible operators, byte order
+/// mark, soft hyphen, combining grapheme joiner, variation selectors (VS16 asks for an
+/// emoji's two-cell form), tag characters (subdivision flags) and the Hangul fillers
+/// (U+3164 is no cell to `unicode-width`, two to tmux). Shown as `\u{200b}`.
 fn is_invisible(c: char) -> bool {
     matches!(
         c,
-        '\u{200B}' | '\u{200C}' | '\u{200D}' | '\u{2060}' | '\u{FEFF}' | '\u{180E}' | '\u{00AD}'
+        '\u{00AD}'
+            | '\u{034F}'
+            | '\u{115F}'
+            | '\u{1160}'
+            | '\u{17B4}'
+            | '\u{17B5}'
+            | '\u{180B}'..='\u{180F}'
+            | '\u{200B}'..='\u{200D}'
+            | '\u{2060}'..='\u{2065}'
+            | '\u{206A}'..='\u{206F}'
+            | '\u{3164}'
+            | '\u{FE00}'..='\u{FE0F}'
+            | '\u{FEFF}'
+            | '\u{FFA0}'
+            | '\u{FFF0}'..='\u{FFF8}'
+            | '\u{1BCA0}'..='\u{1BCA3}'
+            | '\u{1D173}'..='\u{1D17A}'
+            | '\u{E0000}'..='\u{E0FFF}'
     )
 }
 
+/// The emoji skin-tone modifiers: two cells alone, but after an emoji two cells to
+/// `unicode-width` and four to tmux. Shown as `\u{1f3fd}`.
+fn is_emoji_modifier(c: char) -> bool {
+    matches!(c, '\u{1F3FB}'..='\u{1F3FF}')
+}
+
 fn needs_cleaning(c: char) -> bool {
-    c.is_control() || is_bidi_control(c) || is_invisible(c)
+    c.is_control() || is_bidi_control(c) || is_invisible(c) || is_emoji_modifier(c)
+}
+
+fn push_escaped(out: &mut String, c: char) {
+    use std::fmt::Write;
+    let _ = write!(out, "\\u{{{:x}}}", c as u32);
 }
 
 /// Combining marks kept on one character; more are dropped (hundreds stacked on a
@@ -64,11 +118,99 @@ fn too_many_marks(s: &str) -> bool {
     false
 }
 
-/// Returns `s` with escape sequences and control characters removed.
-pub fn sanitize(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(needs_cleaning) && !too_many_marks(s) {
-        return Cow::Borrowed(s);
+/// The cells a grapheme cluster takes when each of its code points is drawn on its own
+/// (how terminals that know no emoji sequences draw it).
+fn code_point_width(g: &str) -> usize {
+    g.chars().map(|c| c.width().unwrap_or(0)).sum()
+}
+
+/// Whether every grapheme cluster of `s` is as wide to ratatui as its code points.
+fn widths_agree(s: &str) -> bool {
+    s.is_ascii() || s.graphemes(true).all(|g| g.width() == code_point_width(g))
+}
+
+/// `s` with the clusters whose width is not their code points' split: the first
+/// character kept, the rest escaped.
+fn split_disagreeing(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 16);
+    for g in s.graphemes(true) {
+        if g.width() == code_point_width(g) {
+            out.push_str(g);
+            continue;
+        }
+        let mut cs = g.chars();
+        out.extend(cs.next());
+        for c in cs {
+            push_escaped(&mut out, c);
+        }
     }
+    out
+}
+
+/// The cells `s` takes on the screen: what ratatui's buffer advances by for it (each
+/// grapheme cluster's `unicode-width`, clusters holding a control character skipped).
+/// Equal to what a terminal draws for text that [`sanitize`] has passed.
+pub fn width(s: &str) -> usize {
+    if s.is_ascii() {
+        return s.bytes().filter(|b| !b.is_ascii_control()).count();
+    }
+    s.graphemes(true)
+        .filter(|g| !g.contains(char::is_control))
+        .map(|g| g.width())
+        .sum()
+}
+
+/// The longest start of `s` that is at most `cells` wide, cut between grapheme
+/// clusters (a wide character that would straddle the limit is left out).
+pub fn take_width(s: &str, cells: usize) -> &str {
+    let mut used = 0;
+    for (i, g) in s.grapheme_indices(true) {
+        used += width(g);
+        if used > cells {
+            return &s[..i];
+        }
+    }
+    s
+}
+
+/// `s` followed by spaces up to `cells` wide ([`width`]): `{:<N}` counts `char`s, so a
+/// column after a wide or escaped name would not line up.
+pub fn pad_to(s: &str, cells: usize) -> String {
+    let mut out = s.to_string();
+    out.extend(std::iter::repeat_n(' ', cells.saturating_sub(width(s))));
+    out
+}
+
+/// The longest end of `s` that is at most `cells` wide, cut between grapheme clusters.
+pub fn take_width_from_end(s: &str, cells: usize) -> &str {
+    let mut used = 0;
+    for (i, g) in s.grapheme_indices(true).rev() {
+        used += width(g);
+        if used > cells {
+            return &s[i + g.len()..];
+        }
+    }
+    s
+}
+
+/// Returns `s` with escape sequences and control characters removed, what draws
+/// nothing escaped, combining marks capped, and emoji sequences split into parts every
+/// terminal draws at the width [`width`] gives (the module's doc).
+pub fn sanitize(s: &str) -> Cow<'_, str> {
+    let clean = if !s.chars().any(needs_cleaning) && !too_many_marks(s) {
+        Cow::Borrowed(s)
+    } else {
+        Cow::Owned(clean_chars(s))
+    };
+    if widths_agree(&clean) {
+        clean
+    } else {
+        Cow::Owned(split_disagreeing(&clean))
+    }
+}
+
+/// [`sanitize`]'s work on each character.
+fn clean_chars(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut it = s.chars().peekable();
     let mut marks = 0;
@@ -121,19 +263,22 @@ pub fn sanitize(s: &str) -> Cow<'_, str> {
                 }
             }
             '\t' | '\n' | '\r' => out.push(' '),
-            c if is_invisible(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c if is_invisible(c) || is_emoji_modifier(c) => push_escaped(&mut out, c),
             c if needs_cleaning(c) => {}
             c => out.push(c),
         }
     }
-    Cow::Owned(out)
+    out
 }
 
 /// A JSON value as one line, with the characters that a terminal may act on escaped as
 /// `\uXXXX` even where JSON allows them raw: C1 controls (U+0080..U+009F, which some
-/// terminals take as CSI, OSC, ...), bidirectional overrides and isolates, and the line
-/// and paragraph separators. serde_json already escapes the C0 controls. The text
-/// decodes to the same string: `--json` output stays exact and is safe to print.
+/// terminals take as CSI, OSC, ...), bidirectional overrides and isolates, the line
+/// and paragraph separators, what draws nothing (as [`sanitize`] shows it: zero-width
+/// characters, variation selectors, tags) and the skin-tone modifiers (whose width
+/// depends on the terminal); those beyond U+FFFF as a surrogate pair. serde_json already
+/// escapes the C0 controls. The text decodes to the same string: `--json` output stays
+/// exact and is safe to print.
 pub fn json_line(v: &serde_json::Value) -> String {
     use serde::Serialize;
     struct Safe;
@@ -148,9 +293,12 @@ pub fn json_line(v: &serde_json::Value) -> String {
                 if matches!(c, '\u{7f}'..='\u{9f}' | '\u{2028}' | '\u{2029}')
                     || is_bidi_control(c)
                     || is_invisible(c)
+                    || is_emoji_modifier(c)
                 {
                     w.write_all(&fragment.as_bytes()[start..i])?;
-                    write!(w, "\\u{:04x}", c as u32)?;
+                    for unit in c.encode_utf16(&mut [0; 2]) {
+                        write!(w, "\\u{unit:04x}")?;
+                    }
                     start = i + c.len_utf8();
                 }
             }
@@ -208,22 +356,22 @@ mod tests {
     }
 }
 
-/// `s` shortened to `width` characters by cutting its middle (`java.util.conc…Node`),
-/// for names whose both ends tell.
-pub fn elide_middle(s: &str, width: usize) -> String {
-    let n = s.chars().count();
-    if n <= width {
+/// `s` shortened to `cells` wide by cutting its middle (`java.util.conc…Node`), for
+/// names whose both ends tell. Measured as drawn ([`width`]); a wide character that
+/// would straddle a cut is left out, so the result may be a cell narrower.
+pub fn elide_middle(s: &str, cells: usize) -> String {
+    if width(s) <= cells {
         return s.to_string();
     }
-    if width == 0 {
+    if cells == 0 {
         return String::new();
     }
-    let keep = width - 1;
+    let keep = cells - 1;
     let head = keep.div_ceil(2);
-    let tail = keep - head;
-    let mut out: String = s.chars().take(head).collect();
+    let mut out = take_width(s, head).to_string();
+    let tail = keep - width(&out);
     out.push('…');
-    out.extend(s.chars().skip(n - tail));
+    out.push_str(take_width_from_end(s, tail));
     out
 }
 
@@ -249,26 +397,29 @@ impl Part {
     }
 }
 
-/// The parts joined into at most `width` characters: the shrinkable ones are cut in
-/// their middle, the last listed first, each down to its minimum, before anything kept
-/// whole is touched; only a row that cannot fit even so is cut at its end.
-pub fn fit_parts(mut parts: Vec<Part>, width: usize) -> String {
-    let len = |p: &[Part]| p.iter().map(|x| x.text.chars().count()).sum::<usize>();
-    let mut over = len(&parts).saturating_sub(width);
+/// The parts joined into at most `cells` wide ([`width`]): the shrinkable ones are cut
+/// in their middle, the last listed first, each down to its minimum, before anything
+/// kept whole is touched; only a row that cannot fit even so is cut at its end.
+pub fn fit_parts(mut parts: Vec<Part>, cells: usize) -> String {
+    let mut over = parts
+        .iter()
+        .map(|x| width(&x.text))
+        .sum::<usize>()
+        .saturating_sub(cells);
     for p in parts.iter_mut().rev() {
         if over == 0 {
             break;
         }
         let Some(min) = p.min else { continue };
-        let n = p.text.chars().count();
+        let n = width(&p.text);
         let to = n.saturating_sub(over).max(min);
         if to < n {
             p.text = elide_middle(&p.text, to);
-            over -= n - to;
+            over = over.saturating_sub(n - width(&p.text));
         }
     }
     let joined: String = parts.iter().map(|p| p.text.as_str()).collect();
-    joined.chars().take(width).collect()
+    take_width(&joined, cells).to_string()
 }
 
 /// Bytes in a human unit (B, KiB, MiB, GiB), as lists show them.
@@ -299,6 +450,157 @@ mod fit_tests {
         // Two marks on a letter (as Vietnamese has) pass through unallocated.
         let ok = "e\u{302}\u{301}";
         assert!(matches!(sanitize(ok), Cow::Borrowed(_)));
+    }
+
+    /// Emoji sequences as `sanitize` leaves them, and the cells they take.
+    #[test]
+    fn emoji_sequences_are_split_into_what_every_terminal_draws_alike() {
+        for (raw, clean, cells) in [
+            // ZWJ sequence: 2 cells to unicode-width and tmux, 6 to VTE and xterm.
+            (
+                "👨\u{200d}👩\u{200d}👧",
+                "👨\\u{200d}👩\\u{200d}👧",
+                2 + 8 + 2 + 8 + 2,
+            ),
+            // Skin tone: 2 to unicode-width, 4 to tmux.
+            ("👍🏽", "👍\\u{1f3fd}", 2 + 9),
+            ("🏽", "\\u{1f3fd}", 9),
+            // VS16: 2 to unicode-width, 1 to tmux; VS15 the other way round.
+            ("❤\u{fe0f}", "❤\\u{fe0f}", 1 + 8),
+            ("⌚\u{fe0e}", "⌚\\u{fe0e}", 2 + 8),
+            // Keycap: the enclosing mark stays on the escape's last character.
+            ("#\u{fe0f}\u{20e3}", "#\\u{fe0f}\u{20e3}", 1 + 8),
+            // Subdivision flag: tag characters draw nothing.
+            (
+                "🏴\u{e0067}\u{e0062}\u{e007f}",
+                "🏴\\u{e0067}\\u{e0062}\\u{e007f}",
+                2 + 27,
+            ),
+            // Hangul filler: no cell to unicode-width, two to tmux.
+            ("a\u{3164}b", "a\\u{3164}b", 10),
+        ] {
+            let got = sanitize(raw);
+            assert_eq!(got, clean, "{}", raw.escape_unicode());
+            assert_eq!(width(&got), cells, "{got}");
+            assert!(widths_agree(&got), "{got}");
+        }
+        // Flags, CJK, accents and Hangul syllables from jamo are the same width both
+        // ways and pass unallocated.
+        for ok in [
+            "🇺🇸",
+            "🇺🇸🇬",
+            "日本",
+            "e\u{301}",
+            "\u{1100}\u{1161}\u{11a8}",
+            "Ünïcödé",
+        ] {
+            assert!(matches!(sanitize(ok), Cow::Borrowed(_)), "{ok}");
+        }
+        // The net under the classes above: a cluster whose width is not its code
+        // points' keeps its first character, the rest escaped.
+        assert_eq!(split_disagreeing("x👍🏽y"), "x👍\\u{1f3fd}y");
+        assert_eq!(split_disagreeing("❤\u{fe0f}"), "❤\\u{fe0f}");
+        assert!(!widths_agree("👍🏽") && widths_agree("👍\\u{1f3fd}"));
+        assert_eq!(width("🇺🇸"), 2);
+        assert_eq!(width("日本"), 4);
+        assert_eq!(width("a\u{1b}b"), 2);
+    }
+
+    /// Whatever the text, every grapheme cluster `sanitize` leaves is as wide as its
+    /// code points drawn one by one: ratatui (which measures clusters) and the terminal
+    /// (tmux, VTE, xterm, which draw code points) agree on every cell.
+    #[test]
+    fn sanitized_clusters_are_as_wide_as_their_code_points() {
+        use proptest::prelude::*;
+        const ALPHABET: &[char] = &[
+            'a',
+            'Z',
+            ' ',
+            '日',
+            'ｱ',
+            '👨',
+            '👩',
+            '👍',
+            '❤',
+            '☺',
+            '#',
+            '⌚',
+            '\u{200d}',
+            '\u{200c}',
+            '\u{fe0f}',
+            '\u{fe0e}',
+            '\u{1f3fb}',
+            '\u{1f3ff}',
+            '\u{1f1fa}',
+            '\u{1f1f8}',
+            '\u{20e3}',
+            '\u{301}',
+            '\u{e0067}',
+            '\u{e007f}',
+            '\u{1100}',
+            '\u{1161}',
+            '\u{11a8}',
+            '\u{3164}',
+            '\u{0644}',
+            '\u{0627}',
+            '\u{0600}',
+            '\u{0e33}',
+            '\u{0903}',
+            '\u{17d2}',
+            '\u{1780}',
+            '\u{2d7f}',
+            '\u{2d30}',
+            '\u{a8e0}',
+            '\u{1b44}',
+            '\u{1f3f4}',
+            '\u{1f9d1}',
+            '\u{1f384}',
+            '\u{00ad}',
+            '\u{0001}',
+            '\u{1b}',
+            '[',
+            'm',
+        ];
+        let text = prop::collection::vec(prop::sample::select(ALPHABET), 0..24)
+            .prop_map(|v| v.into_iter().collect::<String>());
+        proptest!(ProptestConfig::with_cases(4000), |(s in text)| {
+            let clean = sanitize(&s);
+            for g in clean.graphemes(true) {
+                prop_assert_eq!(
+                    g.width(),
+                    code_point_width(g),
+                    "{} in {}", g.escape_unicode(), s.escape_unicode()
+                );
+            }
+            prop_assert_eq!(width(&clean), code_point_width(&clean));
+        });
+    }
+
+    #[test]
+    fn wide_names_are_fitted_by_the_cells_they_take() {
+        let name = "日本語のクラス名前空間の中のクラス";
+        assert_eq!(width(name), 34);
+        let cut = elide_middle(name, 15);
+        assert!(width(&cut) <= 15 && width(&cut) >= 14, "{cut}");
+        assert!(cut.starts_with("日本語") && cut.ends_with("ラス"), "{cut}");
+        assert_eq!(take_width("日本", 3), "日");
+        assert_eq!(take_width_from_end("日本", 3), "本");
+        // The id is kept whole and the row is no wider than asked, although the name
+        // has fewer characters than cells.
+        let row = fit_parts(
+            vec![
+                Part::keep("  "),
+                Part::shrink(
+                    sanitize("👨\u{200d}👩\u{200d}👧家族👍🏽クラス").into_owned(),
+                    8,
+                ),
+                Part::keep(" 0x100000"),
+            ],
+            30,
+        );
+        assert!(width(&row) <= 30, "{row} {}", width(&row));
+        assert!(row.ends_with(" 0x100000"), "{row}");
+        assert!(row.contains('…'), "{row}");
     }
 
     #[test]

@@ -915,3 +915,69 @@ fn w_follows_weak_and_soft_references_in_the_paths() {
     assert!(s.contains("referent"), "the soft reference's field:\n{s}");
     t.keys(&["q"]);
 }
+
+#[test]
+fn emoji_sequences_leave_no_stale_cells() {
+    // Issue 28, defect 15: a class name and a string holding a ZWJ family, a flag, skin
+    // tones, VS16, a keycap, a subdivision flag, a zero-width space and CJK. ratatui
+    // moved on by 2 cells for 👍🏽 where tmux drew 4, and by 2 for ❤️ where tmux drew 1:
+    // the modifier was overdrawn, a stray space followed the heart, the name's end was
+    // cut and cells of the last screen stayed. Every screen tmux shows must now be the
+    // one ratatui meant (its TestBackend at the same size after the same keys), cell for
+    // cell, through every pane.
+    use common::tui::{drawn_rows, run, EMOJI_STEPS};
+    let p = scratch().join("emoji-tmux").join("emoji.hprof");
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(&p, common::hostile::emoji_hprof()).unwrap();
+    let cmd = format!(
+        "{} {}; echo EXITED-$?; sleep 60",
+        env!("CARGO_BIN_EXE_heaptui"),
+        p.display()
+    );
+    let Some(t) = Tmux::start("emoji", &cmd) else {
+        return;
+    };
+    t.tmux(&["resize-window", "-x", "100", "-y", "24"]);
+    let snap = heaptui::open(&p, &heaptui::progress::Progress::new()).unwrap();
+    let mut app = heaptui::ui::app::App::with_snapshot(p.clone(), snap);
+    let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(100, 24)).unwrap();
+    for (keys, expect) in EMOJI_STEPS {
+        run(&mut app, &mut term, keys);
+        let want = drawn_rows(&term).join("\n");
+        assert!(want.contains(expect), "{want}");
+        for c in keys.chars() {
+            match c {
+                '\u{1b}' => t.keys(&["Escape"]),
+                '\n' => t.keys(&["Enter"]),
+                c => t.keys(&["-l", &c.to_string()]),
+            }
+            // One key at a time: ESC and a byte at once read as Alt and that key.
+            std::thread::sleep(Duration::from_millis(150));
+        }
+        let start = Instant::now();
+        loop {
+            let got = t.screen();
+            let got = got.trim_end_matches('\n');
+            if got == want {
+                break;
+            }
+            if start.elapsed() > Duration::from_secs(20) {
+                let diff: Vec<String> = got
+                    .lines()
+                    .zip(want.lines())
+                    .enumerate()
+                    .filter(|(_, (g, w))| g != w)
+                    .map(|(i, (g, w))| format!("row {i}\n tmux: {g}\n want: {w}"))
+                    .collect();
+                panic!(
+                    "after {keys:?}, tmux shows another screen than ratatui drew:\n{}\n\
+                     tmux:\n{got}\nwant:\n{want}",
+                    diff.join("\n")
+                );
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+    t.keys(&["q"]);
+    t.wait_for("EXITED-0");
+}

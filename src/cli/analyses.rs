@@ -17,7 +17,7 @@ use crate::format::Snapshot;
 use crate::heap::dominators::{Dominators, VIRTUAL_ROOT};
 use crate::heap::ObjId;
 use crate::present::{value_json, value_text};
-use crate::text::{json_line, sanitize};
+use crate::text::{json_line, pad_to, sanitize};
 
 /// Referrers listed by `inspect`; the rest are counted.
 const MAX_REFERRERS: usize = 100;
@@ -500,13 +500,10 @@ pub fn inspect(snap: &Snapshot, d: &Dominators, o: ObjId, as_json: bool) {
         for f in &ins.fields {
             let st = if f.is_static { "static " } else { "" };
             println!(
-                "  {}",
-                sanitize(&format!(
-                    "{st}{:<8} {:<20} {}",
-                    f.ty,
-                    f.name,
-                    value_text(snap, &f.value)
-                ))
+                "  {st}{:<8} {} {}",
+                f.ty,
+                pad_to(&sanitize(&f.name), 20),
+                sanitize(&value_text(snap, &f.value))
             );
         }
         if ins.more_elements > 0 {

@@ -7,7 +7,7 @@ use crate::format::Snapshot;
 use crate::heap::dominators::Dominators;
 use crate::suspects::{Report, Suspect};
 use crate::text::human;
-use crate::text::{json_line, sanitize};
+use crate::text::{json_line, pad_to, sanitize};
 use crate::waste::Waste;
 
 /// Step `i` of the path `p` from a GC root in the contract's shape: its object, class
@@ -114,9 +114,9 @@ pub fn suspects(snap: &Snapshot, d: &Dominators, as_json: bool, top: usize) {
         }
         for m in s.members.iter().take(5) {
             println!(
-                "   {:>10} × {:<40} {:>11}",
+                "   {:>10} × {} {:>11}",
                 m.count,
-                sanitize(&snap.graph.classes[m.class as usize].name),
+                pad_to(&sanitize(&snap.graph.classes[m.class as usize].name), 40),
                 human(m.retained)
             );
         }

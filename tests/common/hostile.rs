@@ -407,3 +407,39 @@ pub fn moar_v3_claiming(n: usize, pad: usize) -> Vec<u8> {
     b.extend(moar_column("typename", 4, &[1]));
     moar_v3_tail(b, outer, at, |a| a)
 }
+
+/// The class name of [`emoji_hprof`] (as the dump holds it, `/` for `.`): a ZWJ family,
+/// a flag, a skin-tone modifier, VS16, a keycap, a subdivision flag (tag characters), a
+/// zero-width space and CJK, each a sequence whose width a terminal may draw otherwise
+/// than it is measured.
+pub const EMOJI_CLASS: &str = "com/x/Fam\u{1f468}\u{200d}\u{1f469}\u{200d}\u{1f467}Flag\u{1f1fa}\u{1f1f8}Skin\u{1f44d}\u{1f3fd}Heart\u{2764}\u{fe0f}Key#\u{fe0f}\u{20e3}Eng\u{1f3f4}\u{e0067}\u{e0062}\u{e0065}\u{e006e}\u{e0067}\u{e007f}Zw\u{200b}sp\u{65e5}\u{672c}End";
+
+/// The text of [`emoji_hprof`]'s string.
+pub const EMOJI_TEXT: &str =
+    "Fam\u{1f468}\u{200d}\u{1f469}\u{200d}\u{1f467}Skin\u{1f44d}\u{1f3ff}Heart\u{2764}\u{fe0f}\u{65e5}End";
+
+/// An HPROF file (8-byte ids) whose class [`EMOJI_CLASS`] has one instance `0x1000`, a
+/// JNI global, whose field `ref` holds a UTF-16 `java.lang.String` `0x2000` of
+/// [`EMOJI_TEXT`] (its `value` the `byte[]` `0x3000`): a chain of three for the
+/// dominator tree and the paths.
+pub fn emoji_hprof() -> Vec<u8> {
+    let mut h = Hprof::new(8);
+    h.named_class(1, 0x100, 1, EMOJI_CLASS.as_bytes());
+    h.named_class(2, 0x200, 2, b"java/lang/String");
+    h.utf8(3, b"value");
+    h.utf8(4, b"coder");
+    h.utf8(5, b"ref");
+    h.class_dump(0x100, 0, &[(5, 2)]);
+    h.class_dump(0x200, 0, &[(3, 2), (4, 8)]);
+    h.instance_refs(0x1000, 0x100, &[0x2000]);
+    let mut s = 0x3000u64.to_be_bytes().to_vec();
+    s.push(1);
+    h.instance(0x2000, 0x200, &s);
+    let utf16: Vec<u8> = EMOJI_TEXT
+        .encode_utf16()
+        .flat_map(|u| u.to_le_bytes())
+        .collect();
+    h.byte_array(0x3000, &utf16);
+    h.jni_global(0x1000);
+    h.finish()
+}

@@ -77,3 +77,60 @@ pub fn run(app: &mut App, t: &mut Terminal<TestBackend>, keys: &str) -> String {
     }
     screen(t)
 }
+
+/// The screen as a terminal shows it, one string per row: a cell that a wide character
+/// before it covers is not shown (the TestBackend keeps whatever the cell held before,
+/// as a terminal's memory of it, but the terminal draws the wide glyph over it).
+pub fn drawn_rows(t: &Terminal<TestBackend>) -> Vec<String> {
+    use unicode_width::UnicodeWidthStr;
+    let buf = t.backend().buffer();
+    (0..buf.area.height)
+        .map(|y| {
+            let mut row = String::new();
+            let mut x = 0;
+            while x < buf.area.width {
+                let s = buf[(x, y)].symbol();
+                row.push_str(s);
+                x += (s.width() as u16).max(1);
+            }
+            row.trim_end().to_string()
+        })
+        .collect()
+}
+
+/// Fails when a cell holds a grapheme cluster whose width to ratatui (`unicode-width`)
+/// is not the width of its code points drawn one by one, which is how terminals that
+/// know no emoji sequences draw it; then the terminal's cursor and ratatui's part ways
+/// and cells of the last frame stay on the screen.
+pub fn assert_cells_as_wide_as_drawn(t: &Terminal<TestBackend>, what: &str) {
+    use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+    let buf = t.backend().buffer();
+    for y in 0..buf.area.height {
+        for x in 0..buf.area.width {
+            let s = buf[(x, y)].symbol();
+            let points: usize = s.chars().map(|c| c.width().unwrap_or(0)).sum();
+            assert_eq!(
+                s.width(),
+                points,
+                "{what}: cell ({x}, {y}) holds {} ({} cells to ratatui, {points} drawn \
+                 code point by code point):\n{}",
+                s.escape_unicode(),
+                s.width(),
+                drawn_rows(t).join("\n")
+            );
+        }
+    }
+}
+
+/// Keys through every pane on `hostile::emoji_hprof`'s file, each with what its screen
+/// must show: the leak suspects (where it opens), the histogram with the class's row
+/// selected (the smallest shallow size: last), its instances, the inspector of `0x1000`,
+/// of the string its field holds, and the dominator tree.
+pub const EMOJI_STEPS: [(&str, &str); 6] = [
+    ("", "Leak suspects"),
+    ("\u{1b}G", "Class histogram"),
+    ("\n", "Instances of"),
+    ("\n", "Inspector"),
+    ("\n", "Inspector — java.lang.String"),
+    ("\u{1b}\u{1b}\u{1b}d", "Dominator tree"),
+];

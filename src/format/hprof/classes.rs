@@ -7,10 +7,61 @@ use super::*;
 /// Per-class facts pass 2 needs for every instance.
 pub(super) struct ClassRec {
     pub(super) group: ClassId,
-    /// Reference slots in the instance data (byte offset, weak).
-    pub(super) refs: Vec<(u32, bool)>,
+    /// The [`FieldRun`] of this class, or of its nearest superclass with fields
+    /// ([`NO_RUN`]: none has any).
+    pub(super) first_run: u32,
+    /// Its place in its superclass chain: 1 without a superclass.
+    pub(super) depth: u32,
     /// Modelled heap size of an instance.
     pub(super) instance_size: u64,
+}
+
+/// One class's own instance fields, as an instance record lays them out after those of
+/// its subclasses: shared by every subclass, so that the table is as large as the class
+/// dumps, whatever the depth of the hierarchy. (Each class had its whole chain's
+/// reference slots: 750,000 classes each extending the last with one reference field
+/// took 3.5 GB for a 70 MB file, and 17 s.)
+pub(super) struct FieldRun {
+    /// Reference slots: (byte offset from the start of this class's fields, weak).
+    refs: Vec<(u32, bool)>,
+    /// Bytes of this class's fields.
+    bytes: u32,
+    depth: u32,
+    /// The next run up the superclass chain.
+    up: u32,
+}
+
+/// No [`FieldRun`].
+pub(super) const NO_RUN: u32 = u32::MAX;
+
+/// Classes of a superclass chain read for an instance's references (the inspector reads
+/// as many, `decode.rs`): a hostile chain is millions long.
+const MAX_CHAIN: u32 = 512;
+
+impl ClassRec {
+    /// Calls `f` with the byte offset and weakness of each reference slot of an instance
+    /// of this class whose field data is `len` bytes, own fields first, then its
+    /// superclasses', up to [`MAX_CHAIN`] classes and no further than the data: the cost
+    /// is bounded by the record's bytes.
+    pub(super) fn for_each_ref(
+        &self,
+        runs: &[FieldRun],
+        len: usize,
+        mut f: impl FnMut(usize, bool),
+    ) {
+        let mut r = self.first_run;
+        let mut base = 0usize;
+        while let Some(run) = runs.get(r as usize) {
+            if base >= len || self.depth - run.depth >= MAX_CHAIN {
+                break;
+            }
+            for &(o, weak) in &run.refs {
+                f(base + o as usize, weak);
+            }
+            base += run.bytes as usize;
+            r = run.up;
+        }
+    }
 }
 
 /// A class dump, parsed.
@@ -89,6 +140,10 @@ pub(super) struct Classes {
     /// Class ids in file order.
     pub(super) class_ids: Vec<u64>,
     pub(super) recs: IdMap<ClassRec>,
+    /// The classes' own fields, [`ClassRec::first_run`] into it.
+    pub(super) runs: Vec<FieldRun>,
+    /// Each class's superclass, 0 where a loop was cut (or none).
+    pub(super) supers: IdMap<u64>,
     pub(super) class_group: ClassId,
     pub(super) class_instance_size: u64,
     pub(super) prim_groups: [ClassId; 12],
@@ -110,6 +165,40 @@ impl Classes {
         c
     }
 
+    /// The classes (in file order) whose superclass chain holds `target`, itself
+    /// included: one walk per chain, the classes settled remembered.
+    pub(super) fn extending(&self, target: u64) -> Vec<u64> {
+        let mut known: IdMap<bool> = IdMap::default();
+        let mut out = Vec::new();
+        for &cid in &self.class_ids {
+            let mut path = Vec::new();
+            let mut cur = cid;
+            let found = loop {
+                if cur == target {
+                    break true;
+                }
+                if let Some(&k) = known.get(&cur) {
+                    break k;
+                }
+                if !self.dumps.contains_key(&cur) || path.len() > self.dumps.len() {
+                    break false;
+                }
+                path.push(cur);
+                match self.supers.get(&cur) {
+                    Some(&s) if s != 0 => cur = s,
+                    _ => break false,
+                }
+            };
+            for p in path {
+                known.insert(p, found);
+            }
+            if found {
+                out.push(cid);
+            }
+        }
+        out
+    }
+
     pub(super) fn build<'b>(
         b: &'b [u8],
         id: usize,
@@ -124,6 +213,8 @@ impl Classes {
             dumps: IdMap::default(),
             class_ids: Vec::new(),
             recs: IdMap::default(),
+            runs: Vec::new(),
+            supers: IdMap::default(),
             class_group: 0,
             class_instance_size: 0,
             prim_groups: [0; 12],
@@ -145,36 +236,36 @@ impl Classes {
             .iter()
             .copied()
             .find(|&c| class_name(c) == "java.lang.ref.Reference");
-        // Which classes' superclass chains loop: one walk per chain with the classes
-        // already settled remembered, so a deep hierarchy costs its size, not its size
-        // times its depth (300,000 classes in one line took 27.5 s with a search of the
-        // chain at every step, and were taken for loops past 512).
-        let mut loops: IdMap<bool> = IdMap::default();
+        // The superclass chains, each loop cut where it closes (the edge back to a class
+        // already on the walk): one walk per chain with the classes already settled
+        // remembered, so a deep hierarchy costs its size, not its size times its depth
+        // (300,000 classes in one line took 27.5 s with a search of the chain at every
+        // step, and were taken for loops past 512).
+        let mut supers: IdMap<u64> = dumps.iter().map(|(&k, d)| (k, d.super_id)).collect();
+        let mut settled: IdMap<()> = IdMap::default();
         for &cid in &class_ids {
             let mut path: Vec<u64> = Vec::new();
-            let mut on_path: HashMap<u64, ()> = HashMap::new();
+            let mut on_path: IdMap<()> = IdMap::default();
             let mut cur = cid;
-            let looped = loop {
-                if let Some(&l) = loops.get(&cur) {
-                    break l;
-                }
-                let Some(d) = dumps.get(&cur) else {
-                    break false;
-                };
+            while dumps.contains_key(&cur) && !settled.contains_key(&cur) {
                 if on_path.insert(cur, ()).is_some() {
-                    break true;
+                    if let Some(&last) = path.last() {
+                        supers.insert(last, 0);
+                    }
+                    c.warnings
+                        .push(format!("class 0x{cid:x}: superclass chain loops"));
+                    break;
                 }
                 path.push(cur);
-                if d.super_id == 0 {
-                    break false;
+                match supers.get(&cur) {
+                    Some(&s) if s != 0 => cur = s,
+                    _ => break,
                 }
-                cur = d.super_id;
-            };
+            }
             for p in path {
-                loops.insert(p, looped);
+                settled.insert(p, ());
             }
         }
-        let mut too_deep = 0usize;
         // The bytes the VM adds to each class's fields, by its name: found once per
         // class, not once per class per subclass.
         let hidden: IdMap<(u64, bool)> = if layout.art {
@@ -185,87 +276,103 @@ impl Classes {
                 .map(|&c| (c, hidden_bytes(&class_name(c), &layout)))
                 .collect()
         };
-        let mut recs: IdMap<ClassRec> = IdMap::default();
+        // Each class from its superclass's figures, superclasses first: its depth, its
+        // modelled heap size (a class with a `@Contended` group ends aligned, and its
+        // subclasses' fields start after that) and its own fields' run.
+        struct Memo {
+            depth: u32,
+            heap: u64,
+            first_run: u32,
+        }
+        let mut memo: IdMap<Memo> = IdMap::default();
+        let mut runs: Vec<FieldRun> = Vec::new();
         for &cid in &class_ids {
-            let Some(d) = dumps.get(&cid) else { continue };
-            let looped = loops.get(&cid).copied().unwrap_or(false);
-            // Walk the superclass chain: own fields first, then the superclass's.
-            let mut refs = Vec::new();
-            let mut data = 0u32;
-            let mut heap_fields = 0u64;
-            let mut cur = Some(d);
-            let mut depth = 0;
-            let mut weak_chain = false;
-            let mut chain: Vec<&ClassDump> = Vec::new();
-            while let Some(cd) = cur {
-                depth += 1;
-                // A class met again closes a loop: each class counts once (looping to the
-                // depth limit counted the loop's fields 512 times: tests/hostile.rs). The
-                // search is only for a chain known to loop.
-                if looped && chain.iter().any(|c| c.id == cd.id) {
-                    c.warnings
-                        .push(format!("class 0x{cid:x}: superclass chain loops"));
-                    break;
+            let mut stack = Vec::new();
+            let mut cur = cid;
+            while dumps.contains_key(&cur) && !memo.contains_key(&cur) {
+                stack.push(cur);
+                match supers.get(&cur) {
+                    Some(&s) if s != 0 => cur = s,
+                    _ => break,
                 }
-                if depth > 512 {
-                    too_deep += 1;
-                    break;
-                }
-                chain.push(cd);
-                if Some(cd.id) == reference_class {
-                    weak_chain = true;
-                }
-                cur = if cd.super_id == 0 {
-                    None
-                } else {
-                    dumps.get(&cd.super_id)
-                };
             }
-            // Heap size, superclass first: a class with a `@Contended` group ends aligned,
-            // and its subclasses' fields start after that.
-            for cd in chain.iter().rev() {
+            while let Some(k) = stack.pop() {
+                let Some(cd) = dumps.get(&k) else { continue };
+                let parent = supers
+                    .get(&k)
+                    .filter(|&&s| s != 0)
+                    .and_then(|s| memo.get(s));
+                let (depth, mut heap, up) =
+                    parent.map_or((1, 0, NO_RUN), |m| (m.depth + 1, m.heap, m.first_run));
                 if !layout.art {
                     let (extra, aligned_end) = hidden
-                        .get(&cd.id)
+                        .get(&k)
                         .copied()
-                        .unwrap_or_else(|| hidden_bytes(&class_name(cd.id), &layout));
-                    heap_fields += extra;
+                        .unwrap_or_else(|| hidden_bytes(&class_name(k), &layout));
+                    heap += extra;
                     for &(_, t) in &cd.fields {
-                        heap_fields += if t == T_OBJECT {
+                        heap += if t == T_OBJECT {
                             layout.ref_size
                         } else {
                             type_size(t, id).unwrap_or(0) as u64
                         };
                     }
                     if aligned_end {
-                        heap_fields = align8(layout.obj_header + heap_fields) - layout.obj_header;
+                        heap = align8(layout.obj_header + heap) - layout.obj_header;
                     }
                 }
-            }
-            for cd in &chain {
-                let is_ref_class = Some(cd.id) == reference_class;
+                let is_ref_class = Some(k) == reference_class;
+                let mut refs = Vec::new();
+                let mut bytes = 0u32;
                 for &(nid, t) in &cd.fields {
-                    let s = type_size(t, id).unwrap_or(0) as u32;
                     if t == T_OBJECT {
-                        let weak = weak_chain
-                            && is_ref_class
-                            && field_name(nid).is_some_and(|n| n == "referent");
-                        refs.push((data, weak));
+                        let weak = is_ref_class && field_name(nid).is_some_and(|n| n == "referent");
+                        refs.push((bytes, weak));
                     }
-                    data = data.saturating_add(s);
+                    bytes = bytes.saturating_add(type_size(t, id).unwrap_or(0) as u32);
                 }
+                let first_run = if bytes > 0 {
+                    runs.push(FieldRun {
+                        refs,
+                        bytes,
+                        depth,
+                        up,
+                    });
+                    (runs.len() - 1) as u32
+                } else {
+                    up
+                };
+                memo.insert(
+                    k,
+                    Memo {
+                        depth,
+                        heap,
+                        first_run,
+                    },
+                );
+            }
+        }
+        let mut too_deep = 0usize;
+        let mut recs: IdMap<ClassRec> = IdMap::default();
+        for &cid in &class_ids {
+            let (Some(d), Some(m)) = (dumps.get(&cid), memo.get(&cid)) else {
+                continue;
+            };
+            if m.depth > MAX_CHAIN {
+                too_deep += 1;
             }
             let instance_size = if layout.art {
                 align8(d.reported_size as u64)
             } else {
-                align8(layout.obj_header + heap_fields)
+                align8(layout.obj_header + m.heap)
             };
             let g_id = c.group(class_name(cid), true);
             recs.insert(
                 cid,
                 ClassRec {
                     group: g_id,
-                    refs,
+                    first_run: m.first_run,
+                    depth: m.depth,
                     instance_size,
                 },
             );
@@ -273,7 +380,8 @@ impl Classes {
         if too_deep > 0 {
             c.warnings.push(format!(
                 "{too_deep} classes have superclass chains deeper than 512 classes: the \
-                 fields of their ancestors past the 512th are not read"
+                 fields of their ancestors past the 512th are not read (their sizes are \
+                 counted)"
             ));
         }
         let class_group = recs
@@ -300,6 +408,8 @@ impl Classes {
         c.dumps = dumps;
         c.class_ids = class_ids;
         c.recs = recs;
+        c.runs = runs;
+        c.supers = supers;
         c.class_group = class_group;
         c.class_instance_size = class_instance_size;
         c.prim_groups = prim_groups;

@@ -383,6 +383,7 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
             offsets: &offsets,
             addrs: &addrs,
             recs: &cls.recs,
+            runs: &cls.runs,
             dumps: &cls.dumps,
             layout,
             class_group: cls.class_group,
@@ -453,22 +454,9 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
         .find(|&c| class_name(c) == "java.lang.Thread");
     let mut thread_groups: Vec<ClassId> = Vec::new();
     if let Some(tc) = thread_class {
-        for &cid in &cls.class_ids {
-            let mut cur = Some(cid);
-            let mut depth = 0;
-            while let Some(c) = cur {
-                if c == tc {
-                    if let Some(r) = cls.recs.get(&cid) {
-                        thread_groups.push(r.group);
-                    }
-                    break;
-                }
-                depth += 1;
-                cur = cls
-                    .dumps
-                    .get(&c)
-                    .map(|d| d.super_id)
-                    .filter(|&x| x != 0 && depth < 512);
+        for cid in cls.extending(tc) {
+            if let Some(r) = cls.recs.get(&cid) {
+                thread_groups.push(r.group);
             }
         }
     }

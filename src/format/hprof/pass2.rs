@@ -11,6 +11,7 @@ pub(super) struct Pass2<'a> {
     pub(super) offsets: &'a Offsets,
     pub(super) addrs: &'a AddrIndex,
     pub(super) recs: &'a IdMap<ClassRec>,
+    pub(super) runs: &'a [FieldRun],
     pub(super) dumps: &'a IdMap<ClassDump>,
     pub(super) layout: Layout,
     pub(super) class_group: ClassId,
@@ -91,12 +92,11 @@ impl Pass2<'_> {
                         Some(cr) => {
                             c.class_of.push(cr.group);
                             c.shallow.push(cr.instance_size);
-                            for &(o, weak) in &cr.refs {
-                                let o = o as usize;
+                            cr.for_each_ref(self.runs, data.len(), |o, weak| {
                                 if o + id <= data.len() {
                                     push(be_id(&data[o..], id), weak, &mut c);
                                 }
-                            }
+                            });
                         }
                         None => {
                             c.unknown.push((k as u32, cid));

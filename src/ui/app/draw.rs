@@ -102,7 +102,7 @@ impl App {
                 let main = match line {
                     Some(l) if main.height > 8 => {
                         let w = main.width.max(1) as usize;
-                        let rows = (l.chars().count() + 2).div_ceil(w).clamp(1, 2) as u16;
+                        let rows = (crate::ui::text::width(&l) + 2).div_ceil(w).clamp(1, 2) as u16;
                         let [top, below] =
                             Layout::vertical([Constraint::Min(1), Constraint::Length(rows)])
                                 .areas(main);

@@ -51,14 +51,13 @@ pub fn thousands(n: u64) -> String {
     out
 }
 
-/// Keeps the end of a long class name (the class, not its package) within `width`.
-pub fn elide_left(s: &str, width: usize) -> String {
-    let n = s.chars().count();
-    if n <= width || width == 0 {
+/// Keeps the end of a long class name (the class, not its package) within `cells`
+/// (measured as drawn: `text::width`).
+pub fn elide_left(s: &str, cells: usize) -> String {
+    if cells == 0 || crate::ui::text::width(s) <= cells {
         return s.to_string();
     }
-    let tail: String = s.chars().skip(n - (width - 1)).collect();
-    format!("…{tail}")
+    format!("…{}", crate::ui::text::take_width_from_end(s, cells - 1))
 }
 
 impl HistogramPane {

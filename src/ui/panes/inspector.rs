@@ -17,7 +17,7 @@ use crate::heap::dominators::VIRTUAL_ROOT;
 use crate::heap::ObjId;
 use crate::present::value_text;
 use crate::ui::keys::{action_for, Action};
-use crate::ui::text::sanitize;
+use crate::ui::text::{sanitize, take_width};
 
 /// Referrers listed; the rest are counted.
 const MAX_REFERRERS: usize = 200;
@@ -156,7 +156,7 @@ impl Pane for InspectorPane {
                         s
                     }
                 };
-                let text: String = sanitize(&text).chars().take(area.width as usize).collect();
+                let text = take_width(&sanitize(&text), area.width as usize).to_string();
                 Line::from(Span::styled(text, ctx.theme.row(i == self.list.selected)))
             })
             .collect();

@@ -16,7 +16,7 @@ use super::{human, Ctx, Outcome, Pane, Request};
 use crate::heap::{ClassId, ObjId};
 use crate::ui::keys::{action_for, Action};
 use crate::ui::panes::histogram::{elide_left, thousands};
-use crate::ui::text::sanitize;
+use crate::ui::text::{sanitize, width};
 
 pub struct InstancesPane {
     class: ClassId,
@@ -344,13 +344,13 @@ impl Pane for InstancesPane {
         // A narrow pane (one side of a diff) keeps the end of the class name.
         let mut title = sanitize(&self.heading(ctx, true)).into_owned();
         let room = area.width.saturating_sub(4) as usize;
-        if title.chars().count() > room {
+        if width(&title) > room {
             title = sanitize(&self.heading(ctx, false)).into_owned();
         }
-        let len = title.chars().count();
+        let len = width(&title);
         if len > room {
             let class = sanitize(&g.classes[self.class as usize].name).into_owned();
-            let keep = class.chars().count().saturating_sub(len - room).max(8);
+            let keep = width(&class).saturating_sub(len - room).max(8);
             title = title.replacen(&class, &elide_left(&class, keep), 1);
         }
         let block = Block::default()

@@ -20,7 +20,7 @@ use super::list::ListState;
 use super::{human, titled, Ctx, Outcome, Pane, Request};
 use crate::heap::{ClassId, ObjId};
 use crate::ui::keys::{action_for, Action};
-use crate::ui::text::{fit_parts, sanitize, Part};
+use crate::ui::text::{fit_parts, sanitize, width, Part};
 
 /// Instances whose paths are merged.
 pub const MAX_INSTANCES: usize = 10_000;
@@ -213,9 +213,9 @@ impl Pane for MergedPathsPane {
                     thousands(n.count),
                     human(n.retained)
                 );
-                let room = w.saturating_sub(figures.chars().count());
+                let room = w.saturating_sub(width(&figures));
                 let left = fit_parts(parts, room);
-                let pad = room.saturating_sub(left.chars().count());
+                let pad = room.saturating_sub(width(&left));
                 let text = format!("{left}{}{figures}", " ".repeat(pad));
                 Line::from(Span::styled(text, ctx.theme.row(i == self.list.selected)))
             })

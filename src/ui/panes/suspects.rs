@@ -18,7 +18,7 @@ use super::{human, titled, Ctx, Outcome, Pane, Request};
 use crate::heap::ObjId;
 use crate::suspects::{brief, Report};
 use crate::ui::keys::{action_for, Action};
-use crate::ui::text::sanitize;
+use crate::ui::text::{sanitize, take_width};
 use crate::waste::Waste;
 
 /// Which findings the pane lists.
@@ -72,8 +72,8 @@ impl SuspectsPane {
         let snap = ctx.snap;
         let mut rows = Vec::new();
         for s in &w.strings {
-            let mut t: String = s.text.chars().take(40).collect();
-            if s.text.chars().count() > 40 {
+            let mut t = take_width(&s.text, 40).to_string();
+            if t.len() < s.text.len() {
                 t.push('…');
             }
             rows.push(WasteRow {
@@ -282,7 +282,7 @@ impl Pane for SuspectsPane {
         let [top, bottom] =
             Layout::vertical([Constraint::Min(1), Constraint::Length(want)]).areas(inner);
         let w = top.width as usize;
-        let cut = |s: &str| -> String { sanitize(s).chars().take(w).collect() };
+        let cut = |s: &str| -> String { take_width(&sanitize(s), w).to_string() };
         let lines: Vec<Line> = match self.mode {
             Mode::Suspects => {
                 let range = self.list.visible(top.height as usize, self.len());

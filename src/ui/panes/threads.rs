@@ -13,7 +13,7 @@ use super::list::ListState;
 use super::{human, titled, Ctx, Outcome, Pane, Request};
 use crate::heap::ObjId;
 use crate::ui::keys::{action_for, Action};
-use crate::ui::text::sanitize;
+use crate::ui::text::{sanitize, take_width};
 
 enum Row {
     Thread(usize),
@@ -167,7 +167,7 @@ impl Pane for ThreadsPane {
                     }
                     Row::Empty(m) => format!("    {m}"),
                 };
-                let text: String = sanitize(&text).chars().take(inner.width as usize).collect();
+                let text = take_width(&sanitize(&text), inner.width as usize).to_string();
                 Line::from(Span::styled(text, ctx.theme.row(i == self.list.selected)))
             })
             .collect();

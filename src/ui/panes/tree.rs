@@ -20,7 +20,7 @@ use super::{human, titled, Ctx, Outcome, Pane, Request};
 use crate::heap::dominators::VIRTUAL_ROOT;
 use crate::heap::{ClassId, ObjId};
 use crate::ui::keys::{tree_action_for, Action};
-use crate::ui::text::{fit_parts, sanitize, Part};
+use crate::ui::text::{fit_parts, sanitize, width, Part};
 
 /// Children listed under one row; the rest are counted in a "… more" row.
 const MAX_CHILDREN: usize = 500;
@@ -615,7 +615,7 @@ impl Pane for TreePane {
                 let (parts, right) = self.row_parts(r, ctx);
                 let left_w = w.saturating_sub(sizes_w + 1);
                 let left = fit_parts(parts, left_w);
-                let pad = left_w.saturating_sub(left.chars().count());
+                let pad = left_w.saturating_sub(width(&left));
                 let text = format!("{left}{} {right:>sizes_w$}", " ".repeat(pad));
                 Line::from(Span::styled(text, ctx.theme.row(i == self.list.selected)))
             })

@@ -74,15 +74,14 @@ pub(super) fn holders(
                         };
                         if let Some(cr) = cr {
                             let data = instance_data(rec, id);
-                            for &(o, weak) in &cr.refs {
-                                let o = o as usize;
+                            cr.for_each_ref(&cls.runs, data.len(), |o, weak| {
                                 if !weak && o + id <= data.len() {
                                     let t = be_id(&data[o..], id);
                                     if wanted(t) {
                                         hits.push((t, from, off));
                                     }
                                 }
-                            }
+                            });
                         }
                     }
                     OBJECT_ARRAY_DUMP => {
