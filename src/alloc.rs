@@ -65,6 +65,9 @@ struct Pool {
 /// [`Global`], over one static `Recycler`; tests make their own.
 pub struct Recycler {
     pool: Mutex<Pool>,
+    /// Whether it follows the process's on-disk mode and guard ([`disk`]): the
+    /// binary's allocator does; the pools tests make do not.
+    spills: bool,
 }
 
 impl Default for Recycler {
@@ -81,7 +84,23 @@ impl Recycler {
                 len: 0,
                 bytes: 0,
             }),
+            spills: false,
         }
+    }
+
+    /// The binary's pool, which follows the on-disk mode and guard ([`disk`]).
+    const fn spilling() -> Self {
+        let mut r = Self::new();
+        r.spills = true;
+        r
+    }
+
+    fn disk_on(&self) -> bool {
+        self.spills && disk::on()
+    }
+
+    fn guarded(&self) -> bool {
+        self.spills && disk::guarded()
     }
 
     /// Bytes of freed pages the pool holds.
@@ -118,8 +137,9 @@ impl Recycler {
     }
 
     fn give(&self, addr: usize, len: usize) {
-        let whole_anonymous = !disk::guarded() || disk::freed(addr, len);
-        if disk::on() || !whole_anonymous || !RECYCLE.load(std::sync::atomic::Ordering::Relaxed) {
+        let whole_anonymous = !self.guarded() || disk::freed(addr, len);
+        if self.disk_on() || !whole_anonymous || !RECYCLE.load(std::sync::atomic::Ordering::Relaxed)
+        {
             // Given back at once (see `disk`; `HEAPTUI_NO_RECYCLE`).
             unmap(addr, len);
             return;
@@ -195,8 +215,8 @@ impl Recycler {
         }
         // Fresh pages from a spill file: all of them on disk, those past the budget
         // when the guard is armed (see `disk`).
-        let to_disk = disk::on()
-            || (disk::guarded()
+        let to_disk = self.disk_on()
+            || (self.guarded()
                 && !disk::assembled(
                     base,
                     keep.map(|k| k.0),
@@ -411,7 +431,7 @@ unsafe impl GlobalAlloc for Recycler {
     }
 }
 
-static POOL: Recycler = Recycler::new();
+static POOL: Recycler = Recycler::spilling();
 
 /// Whether freed large blocks are pooled (off with `HEAPTUI_NO_RECYCLE=1`, read by
 /// [`configure`]: for benchmarks that measure what the pool is worth).
@@ -574,7 +594,7 @@ impl Recycler {
     /// [`prefault`] for this pool.
     pub fn prefault(&self, more: usize, stop: &std::sync::atomic::AtomicBool) {
         use std::sync::atomic::Ordering;
-        if more < MIN || stop.load(Ordering::Relaxed) || disk::on() {
+        if more < MIN || stop.load(Ordering::Relaxed) || self.disk_on() {
             return;
         }
         // The block takes the pool's pages first (already resident: touching them costs
