@@ -39,27 +39,17 @@ impl Drop for Capped {
 fn a_cgroup_too_small_for_the_index_is_refused_up_front_with_its_figures() {
     let f = gunzipped("java/leak/heap-live.hprof.gz");
     let size = std::fs::metadata(&f).unwrap().len();
-    // Below what indexing the 56 MB dump takes (about its size in anonymous memory).
+    // Below what indexing the 56 MB dump takes (about its size in anonymous memory),
+    // and below the floor of building it on disk.
     let Some(cg) = Capped::new(size * 3 / 4) else {
         return;
     };
-    let cache = scratch().join("budget-cache");
-    let out = Command::new("sh")
-        .arg("-c")
-        .arg(format!(
-            "echo $$ > {}/cgroup.procs && exec {} summary {} --no-cache",
-            cg.0.display(),
-            env!("CARGO_BIN_EXE_heaptui"),
-            f.display()
-        ))
-        .env("HEAPTUI_CACHE_DIR", &cache)
-        .env_remove("HEAPTUI_MEMORY_LIMIT")
-        .output()
-        .unwrap();
+    let (out, _, _) = run_in(&cg, &["summary", f.to_str().unwrap(), "--no-cache"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     assert!(err.contains("memory cgroup /heaptui-test-"), "{err}");
     assert!(err.contains("needs about") && err.contains("MB"), "{err}");
+    assert!(err.contains("built on disk it would still need"), "{err}");
     // Uncapped, the same file opens.
     let out = heaptui(&["summary", f.to_str().unwrap(), "--json"]);
     assert!(out.status.success(), "{out:?}");
@@ -72,54 +62,26 @@ fn a_cgroup_below_the_need_builds_on_disk_and_answers_as_uncapped() {
     // 2.6 M objects, 102 MiB: indexing needs 122 MiB; the floor is 76 MiB.
     let f = scratch().join("budget-tree.hprof");
     std::fs::write(&f, graphs::hprof_tree(2_600_000)).unwrap();
+    let args = [
+        "dominators",
+        f.to_str().unwrap(),
+        "--top",
+        "5",
+        "--json",
+        "--no-cache",
+    ];
     let Some(cg) = Capped::new(90 << 20) else {
         return;
     };
-    let cache = scratch().join("budget-disk-cache");
-    let out = Command::new("sh")
-        .arg("-c")
-        .arg(format!(
-            "echo $$ > {}/cgroup.procs && exec {} dominators {} --top 5 --json --no-cache",
-            cg.0.display(),
-            env!("CARGO_BIN_EXE_heaptui"),
-            f.display()
-        ))
-        .env("HEAPTUI_CACHE_DIR", &cache)
-        .env_remove("HEAPTUI_MEMORY_LIMIT")
-        .output()
-        .unwrap();
-    let oom = std::fs::read_to_string(cg.0.join("memory.oom_control")).unwrap();
-    let peak: u64 = std::fs::read_to_string(cg.0.join("memory.max_usage_in_bytes"))
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
+    let (out, peak, oom) = run_in(&cg, &args);
     assert_eq!(out.status.code(), Some(0), "{out:?}\n{oom}");
     assert!(oom.contains("oom_kill 0"), "{oom}");
     assert!(peak <= 90 << 20, "{peak}");
     drop(cg);
     // The same run with room to spare (a cgroup of 4 GiB, to read its peak): the same
     // answer, in more memory than the cap allowed, so the cap did bite.
-    let Some(big) = Capped::new(4 << 30) else {
-        return;
-    };
-    let uncapped = Command::new("sh")
-        .arg("-c")
-        .arg(format!(
-            "echo $$ > {}/cgroup.procs && exec {} dominators {} --top 5 --json --no-cache",
-            big.0.display(),
-            env!("CARGO_BIN_EXE_heaptui"),
-            f.display()
-        ))
-        .env("HEAPTUI_CACHE_DIR", &cache)
-        .env_remove("HEAPTUI_MEMORY_LIMIT")
-        .output()
-        .unwrap();
-    let big_peak: u64 = std::fs::read_to_string(big.0.join("memory.max_usage_in_bytes"))
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
+    let big = Capped::new(4 << 30).unwrap();
+    let (uncapped, big_peak, _) = run_in(&big, &args);
     assert!(uncapped.status.success(), "{uncapped:?}");
     assert!(
         out.stdout == uncapped.stdout,
