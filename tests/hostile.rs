@@ -668,25 +668,9 @@ fn a_deep_class_hierarchy_opens_quickly_without_false_loops() {
     // cut at 512 were reported as 49,489 loops. 60,000 here (the debug build runs it).
     let _g = shared();
     let n = 60_000u64;
-    let mut h = Hprof::new(4);
-    h.utf8(1, b"f");
-    for k in 0..n {
-        let class = 0x100_0000 + 16 * k;
-        h.named_class(
-            k as u32 + 1,
-            class,
-            0x10_0000 + k,
-            format!("C{k}").as_bytes(),
-        );
-        let sup = if k == 0 { 0 } else { class - 16 };
-        h.class_dump(class, sup, &[(1, T_INT)]);
-    }
     // One instance of the deepest class, held by a JNI global: its first 512 ancestors'
     // fields are read (512 ints).
-    let deepest = 0x100_0000 + 16 * (n - 1);
-    h.instance(0x1000, deepest, &vec![0u8; 4 * 512]);
-    h.jni_global(0x1000);
-    let b = h.finish();
+    let b = class_hierarchy(n, T_INT);
     let start = std::time::Instant::now();
     let s = hprof(&b).unwrap();
     let took = start.elapsed();

@@ -437,27 +437,6 @@ fn hprof_chain_to(p: &Path, n: u64) -> io::Result<()> {
     w.flush()
 }
 
-/// `n` classes each extending the one before (4-byte ids), one field of type `t` each
-/// (10 `int`, 2 a reference), and one instance `0x1000` of the deepest, held by a JNI
-/// global.
-fn class_hierarchy(n: u64, t: u8) -> Vec<u8> {
-    let mut h = Hprof::new(4);
-    h.utf8(1, b"f");
-    for k in 0..n {
-        let class = 0x100_0000 + 16 * k;
-        h.named_class(
-            k as u32 + 1,
-            class,
-            0x10_0000 + k,
-            format!("C{k}").as_bytes(),
-        );
-        h.class_dump(class, if k == 0 { 0 } else { class - 16 }, &[(1, t)]);
-    }
-    h.instance(0x1000, 0x100_0000 + 16 * (n - 1), &vec![0u8; 4 * 512]);
-    h.jni_global(0x1000);
-    h.finish()
-}
-
 /// Class names and a string that a terminal could be fooled by: an emoji class
 /// (`hostile::EMOJI_CLASS`) and one of 300 stacked marks, bidi overrides, zero-width
 /// characters and escape sequences; a UTF-16 string of the same.
