@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use crate::format::{Format, Snapshot, Value};
+use crate::format::{Snapshot, Value};
 pub use crate::heap::waste::{
     content_key, group_sparse, holder_words, sparse_waste, DupArray, DupString, Sparse, Waste,
     SPARSE_CLASSES,
@@ -33,15 +33,7 @@ use crate::heap::ObjId;
 /// The waste findings of a snapshot, at most `top` per list.
 pub fn find(snap: &Snapshot, top: usize) -> Waste {
     let (strings, arrays) = duplicates(snap, top);
-    let strings_note = match snap.format {
-        Format::MoarVm => Some(" (MoarVM snapshots keep no string text)".to_string()),
-        Format::Go => Some(
-            " (Go heap dumps keep no types: equal pointer-free objects, string bytes \
-             among them, are listed with the arrays)"
-                .to_string(),
-        ),
-        _ => None,
-    };
+    let strings_note = snap.format.roles().strings_note().map(str::to_string);
     Waste {
         strings,
         arrays,
@@ -218,14 +210,15 @@ fn sparse(snap: &Snapshot, top: usize) -> Vec<Sparse> {
 }
 
 fn sparse_in(snap: &Snapshot, top: usize) -> Vec<Sparse> {
-    if snap.format != Format::Hprof || top == 0 {
+    let classes = snap.format.roles().sparse_classes();
+    if classes.is_empty() || top == 0 {
         return Vec::new();
     }
     let g = &snap.graph;
     let wanted: Vec<bool> = g
         .classes
         .iter()
-        .map(|c| SPARSE_CLASSES.contains(&c.name.as_str()))
+        .map(|c| classes.contains(&c.name.as_str()))
         .collect();
     if !wanted.iter().any(|&w| w) {
         return Vec::new();

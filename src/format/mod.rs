@@ -79,6 +79,16 @@ pub trait Roles: Sync {
     fn is_structural(&self, name: &str) -> bool;
     /// Whether an object of class `name` is a collection.
     fn is_collection(&self, name: &str) -> bool;
+    /// What the waste report says about this format's duplicate strings, when they are
+    /// not what they seem (a format that keeps no string text).
+    fn strings_note(&self) -> Option<&'static str> {
+        None
+    }
+    /// The collection classes whose sparse instances the waste report lists (those whose
+    /// fields say their capacity and size); none by default.
+    fn sparse_classes(&self) -> &'static [&'static str] {
+        &[]
+    }
 }
 
 const EXPECTED_MAGIC: &str =

@@ -20,6 +20,13 @@ impl Roles for GoRoles {
         name.starts_with("runtime.")
     }
 
+    fn strings_note(&self) -> Option<&'static str> {
+        Some(
+            " (Go heap dumps keep no types: equal pointer-free objects, string bytes \
+             among them, are listed with the arrays)",
+        )
+    }
+
     fn is_collection(&self, _name: &str) -> bool {
         false
     }

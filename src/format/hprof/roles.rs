@@ -30,6 +30,10 @@ impl Roles for HprofRoles {
             || name == "java.lang.Object"
     }
 
+    fn sparse_classes(&self) -> &'static [&'static str] {
+        &crate::heap::waste::SPARSE_CLASSES
+    }
+
     fn is_collection(&self, name: &str) -> bool {
         let last = name.rsplit('.').next().unwrap_or(name);
         [

@@ -65,6 +65,10 @@ impl Roles for MoarVmRoles {
         )
     }
 
+    fn strings_note(&self) -> Option<&'static str> {
+        Some(" (MoarVM snapshots keep no string text)")
+    }
+
     fn is_collection(&self, name: &str) -> bool {
         matches!(name, "Hash" | "Array" | "List" | "Map" | "Set" | "Bag")
     }
