@@ -184,6 +184,105 @@ fn objects<S: Copy + Into<u32>>(
     (bad != 0, reached as u64, sum)
 }
 
+/// The lists' part of the checks, over the slots `first..` whose starts are `s` (one
+/// more than the slots: the last list's end), the children `kids`: whether the starts
+/// fail to ascend within `kids`, the largest child, and the sum of the (child, parent)
+/// pairs. The lists lie side by side; each child's parent is found from where the lists
+/// end (the last slot ending at each place, then a running maximum), not by a loop per
+/// list, whose lengths (mostly 0, 1 or 2) would defeat the branch predictor. `ends` is
+/// scratch space.
+#[inline(always)]
+fn lists(first: usize, s: &[u32], kids: &[u32], ends: &mut Vec<u32>) -> (bool, u32, u32) {
+    let len = s.len() - 1;
+    let descends = s[..len]
+        .iter()
+        .zip(&s[1..])
+        .fold(false, |bad, (a, b)| bad | (a > b));
+    let (base, end) = (s[0] as usize, s[len] as usize);
+    if descends || end > kids.len() {
+        return (true, 0, 0);
+    }
+    let list = &kids[base..end];
+    ends.clear();
+    ends.resize(list.len() + 1, 0);
+    // Slot `first + k` ends at `s[k + 1]`: the place holds the last slot ending there,
+    // plus one, which is the parent of the children from there on.
+    for (k, &e) in s[1..].iter().enumerate() {
+        ends[e as usize - base] = (first + k + 1) as u32;
+    }
+    let mut parent = first as u32;
+    for e in ends.iter_mut() {
+        parent = parent.max(*e);
+        *e = parent;
+    }
+    let parents = &ends[..list.len()];
+    let (mut sum, mut max) = (0u32, 0u32);
+    for j in 0..list.len() {
+        max = max.max(list[j]);
+        sum = sum.wrapping_add(pair(list[j], parents[j]));
+    }
+    (false, max, sum)
+}
+
+/// [`lists`] and [`objects`] compiled for AVX2 where the processor has it: the loops
+/// vectorise twice as wide (50 M objects: 65 ms against 135 ms for the objects' part,
+/// 85 against 110 for the lists', on one core). Elsewhere, and on other processors,
+/// the same functions as they are.
+mod wide {
+    #[cfg(target_arch = "x86_64")]
+    fn avx2() -> bool {
+        std::arch::is_x86_feature_detected!("avx2")
+    }
+
+    pub(super) fn lists(
+        first: usize,
+        s: &[u32],
+        kids: &[u32],
+        ends: &mut Vec<u32>,
+    ) -> (bool, u32, u32) {
+        #[cfg(target_arch = "x86_64")]
+        if avx2() {
+            #[target_feature(enable = "avx2")]
+            fn lists(
+                first: usize,
+                s: &[u32],
+                kids: &[u32],
+                ends: &mut Vec<u32>,
+            ) -> (bool, u32, u32) {
+                super::lists(first, s, kids, ends)
+            }
+            // SAFETY: the processor has AVX2 (checked just above).
+            return unsafe { lists(first, s, kids, ends) };
+        }
+        super::lists(first, s, kids, ends)
+    }
+
+    pub(super) fn objects<S: Copy + Into<u32>>(
+        first: usize,
+        n: usize,
+        idom: &[u32],
+        retained: &[u32],
+        shallow: &[S],
+    ) -> (bool, u64, u32) {
+        #[cfg(target_arch = "x86_64")]
+        if avx2() {
+            #[target_feature(enable = "avx2")]
+            fn objects<S: Copy + Into<u32>>(
+                first: usize,
+                n: usize,
+                idom: &[u32],
+                retained: &[u32],
+                shallow: &[S],
+            ) -> (bool, u64, u32) {
+                super::objects(first, n, idom, retained, shallow)
+            }
+            // SAFETY: the processor has AVX2 (checked just above).
+            return unsafe { objects(first, n, idom, retained, shallow) };
+        }
+        super::objects(first, n, idom, retained, shallow)
+    }
+}
+
 /// The checks of the module doc. Each column is read once, in order, on every core,
 /// without a branch per object: a check that followed every child to its sizes (a
 /// random load per object) cost 0.5 s on 50 M objects, more than reading the tree.
@@ -196,44 +295,24 @@ fn check(d: &Dominators, t: &Tree, g: &Graph) -> Result<(), &'static str> {
         return Err("inconsistent tree lists");
     }
     // The lists, by blocks of slots (every object, then the virtual root): starts
-    // ascending, every child an object; their (child, parent) pairs summed. A block's
-    // children lie side by side; the parent of each is counted out of where the lists
-    // end (a count per end, then a running sum), not found by a loop per list.
+    // ascending, every child an object; their (child, parent) pairs summed.
     let slots = n + 1;
-    let lists = (0..slots.div_ceil(BLOCK))
+    let (descends, max, lists) = (0..slots.div_ceil(BLOCK))
         .into_par_iter()
         .map_init(Vec::<u32>::new, |ends, b| {
             let (first, last) = (b * BLOCK, ((b + 1) * BLOCK).min(slots));
-            let s = &starts[first..last + 1];
-            let bad = s.windows(2).fold(false, |bad, w| bad | (w[0] > w[1]));
-            if bad || s[s.len() - 1] as usize > kids.len() {
-                return Err("inconsistent tree lists");
-            }
-            let base = s[0];
-            let list = &kids[base as usize..s[s.len() - 1] as usize];
-            ends.clear();
-            ends.resize(list.len() + 1, 0);
-            for &e in &s[1..] {
-                ends[(e - base) as usize] += 1;
-            }
-            // Each child's parent, in place of the counts; then the pairs.
-            let mut parent = first as u32;
-            for e in ends.iter_mut() {
-                parent += *e;
-                *e = parent;
-            }
-            let parents = &ends[..list.len()];
-            let (mut sum, mut max) = (0u32, 0u32);
-            for j in 0..list.len() {
-                max = max.max(list[j]);
-                sum = sum.wrapping_add(pair(list[j], parents[j]));
-            }
-            if !list.is_empty() && max as usize >= n {
-                return Err("a tree child of no object");
-            }
-            Ok(sum)
+            wide::lists(first, &starts[first..last + 1], kids, ends)
         })
-        .try_reduce(|| 0u32, |a, b| Ok(a.wrapping_add(b)))?;
+        .reduce(
+            || (false, 0, 0u32),
+            |a, b| (a.0 | b.0, a.1.max(b.1), a.2.wrapping_add(b.2)),
+        );
+    if descends {
+        return Err("inconsistent tree lists");
+    }
+    if !kids.is_empty() && max as usize >= n {
+        return Err("a tree child of no object");
+    }
     // The objects: every immediate dominator in range; sizes where reached (at least
     // the object's own, itself among what it retains: a shallow size kept aside counts
     // as the column's escape value here, and is checked below), none where not; their
@@ -246,8 +325,8 @@ fn check(d: &Dominators, t: &Tree, g: &Graph) -> Result<(), &'static str> {
         .map(|(b, (idom, ret))| {
             let range = b * BLOCK..b * BLOCK + idom.len();
             match &g.shallow {
-                CompactColumn::Narrow(c) => objects(range.start, n, idom, ret, &c[range]),
-                CompactColumn::Wide(c) => objects(range.start, n, idom, ret, &c[range]),
+                CompactColumn::Narrow(c) => wide::objects(range.start, n, idom, ret, &c[range]),
+                CompactColumn::Wide(c) => wide::objects(range.start, n, idom, ret, &c[range]),
             }
         })
         .reduce(
