@@ -322,6 +322,17 @@ impl App {
         self.cache_writing.load(std::sync::atomic::Ordering::SeqCst)
     }
 
+    /// How long the loop waits for an event before it looks at the loading thread again:
+    /// a tenth of a second, but a hundredth while the index or the dominator tree is read
+    /// from the cache (either arrives within a fraction of a second, of which a tenth of a
+    /// second would be a third).
+    fn poll_interval(&self) -> Duration {
+        let from_cache = |p: &Progress| p.get().0.contains("cache");
+        let soon = (self.rx.is_some() && from_cache(&self.progress))
+            || (self.dom_rx.is_some() && from_cache(&self.dom_progress));
+        Duration::from_millis(if soon { 10 } else { 100 })
+    }
+
     /// Has the pending index cache entry written now, without waiting for the dominator
     /// tree (quitting).
     pub fn hurry_cache_entry(&self) {
@@ -648,7 +659,7 @@ pub fn run_loop<B: Backend>(
             terminal.draw(|f| app.draw(f))?;
             park_cursor(terminal)?;
         }
-        match next_event(Duration::from_millis(100))? {
+        match next_event(app.poll_interval())? {
             Some(Event::Key(k)) => app.on_key(&k),
             // A new size, or the screen given back after a suspend: draw every cell.
             Some(Event::Resize(..)) => terminal.clear()?,

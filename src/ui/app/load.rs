@@ -148,6 +148,7 @@ impl Loader {
             });
             let _ = tree.set(d.clone());
             let _ = dom_tx.send(DomsReady::One(d.clone()));
+            dp.phase("finding leak suspects", 0);
             let report = crate::suspects::find(&snap, &d, SUSPECTS);
             let _ = dom_tx.send(DomsReady::Suspects(Arc::new(report)));
             drop(done_tx);
