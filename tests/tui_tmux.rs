@@ -612,9 +612,19 @@ fn the_tui_keeps_the_dominator_tree_and_a_reopen_shows_it_from_the_entry() {
     t.wait_for("EXITED-0");
     drop(t);
     // The tree the TUI computed is kept beside the entry: the CLI reads it.
+    let listed = |dir: &Path| -> Vec<String> {
+        std::fs::read_dir(dir.join("index"))
+            .map(|rd| {
+                rd.filter_map(|e| e.ok())
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let written = listed(&cache);
     let v = reopens_from(&cache, &file);
     let tree = v["details"]["dominator tree"].as_str().unwrap_or_default();
-    assert!(tree.starts_with("read from "), "{v}");
+    assert!(tree.starts_with("read from "), "{written:?} {v}");
     // And so does the TUI's reopen: its summary says where the tree came from.
     let Some((t, _, _)) = tui_with_cache("tree-again", "tui-tree", "") else {
         return;

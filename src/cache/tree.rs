@@ -70,18 +70,26 @@ pub fn tree_of(snap: &Snapshot, progress: &Progress) -> Dominators {
 
 /// Keeps `d`, the dominator tree of `snap`, beside its index cache entry for the next
 /// open, unless it was read from there ([`store_tree`]).
-pub fn keep_tree(snap: &Snapshot, d: &Dominators) -> Result<Option<PathBuf>, String> {
+pub fn keep_tree(
+    snap: &Snapshot,
+    d: &Dominators,
+    progress: &Progress,
+) -> Result<Option<PathBuf>, String> {
     if matches!(d.origin, Origin::Read(_)) {
         return Ok(None);
     }
-    store_tree(snap, d)
+    store_tree(snap, d, progress)
 }
 
 /// Writes `d`, the dominator tree of `snap`, beside the index entry `snap` was read from
 /// or written to; nothing (`Ok(None)`) when it has none. The children lists and the
 /// per-class figures are made first where they are not yet (they are kept too). An
 /// error says why the tree could not be written (the caller carries on without it).
-pub fn store_tree(snap: &Snapshot, d: &Dominators) -> Result<Option<PathBuf>, String> {
+pub fn store_tree(
+    snap: &Snapshot,
+    d: &Dominators,
+    progress: &Progress,
+) -> Result<Option<PathBuf>, String> {
     let Some(entry) = snap.cache_entry.get() else {
         return Ok(None);
     };
@@ -93,6 +101,13 @@ pub fn store_tree(snap: &Snapshot, d: &Dominators) -> Result<Option<PathBuf>, St
     }
     let path = path_beside(&idx);
     let dir = path.parent().ok_or("no cache directory")?.to_path_buf();
+    // What is kept but may not be made yet: the children lists (a sort of each list)
+    // and the per-class retained sizes (a walk of the tree).
+    progress.phase("dominators: children lists", 0);
+    d.children(crate::heap::dominators::VIRTUAL_ROOT);
+    progress.phase("dominators: retained sizes per class", 0);
+    d.class_retained(&snap.graph);
+    progress.phase("writing the dominator tree to the cache", 0);
     let (figures, p) = d.stored(&snap.graph);
     let cols: [&[u8]; 6] = [
         bytes_of(p.idom),

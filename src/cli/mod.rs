@@ -515,10 +515,7 @@ pub fn dominators_for_cli(snap: &Snapshot) -> crate::heap::dominators::Dominator
 /// for the write to see it). One that cannot be written only means the next command
 /// computes it again.
 fn keep_tree(snap: &Snapshot, d: &crate::heap::dominators::Dominators) {
-    let r = with_bar(|p| {
-        p.phase("writing the dominator tree to the cache", 0);
-        crate::cache::keep_tree(snap, d)
-    });
+    let r = with_bar(|p| crate::cache::keep_tree(snap, d, p));
     if let Err(e) = r {
         if std::io::stderr().is_terminal() {
             eprintln!(

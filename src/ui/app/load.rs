@@ -133,7 +133,7 @@ impl Loader {
                     let _ = entry.store(side, &Progress::new());
                 }
                 if let Some(d) = tree.get() {
-                    let _ = crate::cache::keep_tree(side, d);
+                    let _ = crate::cache::keep_tree(side, d, &Progress::new());
                 }
             });
             let d = Arc::new(match kept {
