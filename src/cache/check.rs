@@ -2,7 +2,27 @@
 //! invariants every view relies on (see the parent module's doc).
 
 use crate::heap::packed::Starts;
-use crate::heap::Graph;
+use crate::heap::{CompactColumn, Graph};
+
+/// The greatest of `v` (0 when empty), compiled for AVX2 where the processor has it: a
+/// fold that vectorises, twice as wide as the baseline's (which has no unsigned maximum
+/// of four bytes either).
+fn greatest<T: Copy + Ord + Into<u32> + Default>(v: &[T]) -> u32 {
+    #[inline(always)]
+    fn fold<T: Copy + Ord + Into<u32> + Default>(v: &[T]) -> u32 {
+        v.iter().fold(T::default(), |m, &x| m.max(x)).into()
+    }
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        #[target_feature(enable = "avx2")]
+        fn wide<T: Copy + Ord + Into<u32> + Default>(v: &[T]) -> u32 {
+            fold(v)
+        }
+        // SAFETY: the processor has AVX2 (checked just above).
+        return unsafe { wide(v) };
+    }
+    fold(v)
+}
 
 /// The invariants every view relies on.
 pub(super) fn check(g: &Graph, file_bytes: u64) -> Result<(), &'static str> {
@@ -15,10 +35,8 @@ pub(super) fn check(g: &Graph, file_bytes: u64) -> Result<(), &'static str> {
     }
     // Branch-free reductions over blocks (they vectorise; `all` stops early but does not).
     const BLOCK: usize = 1 << 16;
-    let below = |v: &[u32], limit: usize| {
-        v.par_chunks(BLOCK)
-            .all(|c| (c.iter().fold(0u32, |m, &x| m.max(x)) as usize) < limit)
-    };
+    let below =
+        |v: &[u32], limit: usize| v.par_chunks(BLOCK).all(|c| (greatest(c) as usize) < limit);
     let csr = |start: &Starts, items: &[u32], what: &'static str| -> Result<(), &'static str> {
         // `consistent` first: it checks the parts' lengths, which lookups rely on.
         if start.len() != n + 1
@@ -42,7 +60,11 @@ pub(super) fn check(g: &Graph, file_bytes: u64) -> Result<(), &'static str> {
         return Err("weak bits of the wrong length");
     }
     let classes = g.classes.len();
-    if n > 0 && g.class_of.max().is_none_or(|c| c as usize >= classes) {
+    let max_class = match &g.class_of {
+        CompactColumn::Narrow(c) => c.par_chunks(BLOCK).map(greatest).max(),
+        CompactColumn::Wide(c) => c.par_chunks(BLOCK).map(greatest).max(),
+    };
+    if n > 0 && max_class.is_none_or(|c| c as usize >= classes) {
         return Err("a class out of range");
     }
     if !g.offset.consistent(file_bytes, false) {
