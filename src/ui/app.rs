@@ -61,6 +61,10 @@ pub enum Screen {
 /// objects they have in common.
 pub enum Loaded {
     One(Arc<Snapshot>),
+    /// One snapshot with its class histogram, counted by the loading thread on every
+    /// core before it hands the index over (the UI thread would count on one, beside the
+    /// dominator tree being read).
+    Counted(Arc<Snapshot>, Vec<crate::heap::histogram::Row>),
     Two(
         Arc<Snapshot>,
         Arc<Snapshot>,
@@ -346,7 +350,7 @@ impl App {
         let (dom_tx, dom_rx) = std::sync::mpsc::channel();
         let p = Progress::new();
         match &loaded {
-            Loaded::One(s) => {
+            Loaded::One(s) | Loaded::Counted(s, _) => {
                 let d = Arc::new(crate::heap::dominators::compute(&s.graph, &p));
                 let report = crate::suspects::find(s, &d, SUSPECTS);
                 let _ = dom_tx.send(DomsReady::One(d));
@@ -404,7 +408,12 @@ impl App {
         }
         self.screen = match loaded {
             Loaded::One(snap) => {
-                let mut r = Ready::after(snap, early.as_ref());
+                let mut r = Ready::after(snap, None, early.as_ref());
+                r.summary = self.summary_cell.clone();
+                Screen::Ready(Box::new(r))
+            }
+            Loaded::Counted(snap, rows) => {
+                let mut r = Ready::after(snap, Some(rows), early.as_ref());
                 r.summary = self.summary_cell.clone();
                 Screen::Ready(Box::new(r))
             }

@@ -73,7 +73,8 @@ impl Loader {
         let snap = Arc::new(snap);
         writing.store(pending.is_some(), Ordering::SeqCst);
         let _clear = Clear(writing.clone());
-        if tx.send(Ok(Loaded::One(snap.clone()))).is_err() {
+        let rows = crate::heap::histogram::by_class(&snap.graph);
+        if tx.send(Ok(Loaded::Counted(snap.clone(), rows))).is_err() {
             return;
         }
         // The tree kept beside the index cache entry the index came from, if any: read
