@@ -1,12 +1,15 @@
 //! The persistent index: a dump's index written once into the user's cache directory and
 //! read back on the next open, so that reopening a multi-GB dump costs a read of the
-//! index instead of a parse of the dump.
+//! index instead of a parse of the dump; and beside it the dump's dominator tree, so that
+//! the reopen has its retained sizes at once too.
 //!
-//! Owns the cache file's layout, the key it is checked against and the checks. Where:
+//! Owns the cache files' layout, the key they are checked against and the checks. Where:
 //! `$HEAPTUI_CACHE_DIR/index`, else the platform's user cache directory
 //! (`$XDG_CACHE_HOME/heaptui/index` on Linux, beside the decompressed gzip copies); one
-//! file per dump (and per snapshot of a file that holds several), named by a hash of its
-//! canonical path. The dump itself is never written.
+//! entry per dump (and per snapshot of a file that holds several), named by a hash of its
+//! canonical path: the index in `<hash>.idx`, and, once the dominator tree has been
+//! computed over that index, the tree in `<hash>.tree` (`src/cache/tree.rs`). The dump itself is
+//! never written.
 //!
 //! An entry is used only when all of these hold; otherwise the dump is indexed again and
 //! the entry replaced (never trusted):
@@ -23,25 +26,39 @@
 //!   lengths, every target, source, class and root in range, every record offset inside
 //!   the file, bit vectors of the right length. Only then do views index with it.
 //!
-//! Layout (native byte order, refused on another): a 16-byte magic, a u32 version and a
-//! u32 byte-order mark; then length-prefixed sections: the key and the metadata
-//! (format, facts, warnings, roots, classes, threads and the format's decoder state), in
-//! bincode; the graph's columns as raw arrays (`class_of`, `shallow`, the bases and
-//! distances of the packed record offsets and CSR starts, the CSRs' targets and sources,
-//! their weak bits), each with its length, the length on an 8-byte boundary (zero
+//! The tree is used only over the index it was computed over, and only when the same
+//! holds of it: its key matches the index's; it names the index entry's trailer (a tree
+//! beside an entry written since is of another index; writing an index entry removes the
+//! tree beside it); its trailer is right; and the tree is one the views can walk
+//! ([`crate::heap::dominators::stored`]: immediate dominators in range, the children
+//! lists theirs, sizes that can be). Otherwise the tree is computed again and rewritten.
+//!
+//! Layout of both (native byte order, refused on another): a 16-byte magic (`heaptui
+//! index`, `heaptui domtree`), a u32 layout version and a u32 byte-order mark; then
+//! length-prefixed sections in bincode: the key, and the metadata (the index's: format,
+//! facts, warnings, roots, classes, threads and the format's decoder state; the tree's:
+//! the index entry's trailer, reachable counts and bytes, retained sizes of 4 GiB or
+//! more, and per class the retained bytes and the unreachable instances); then the
+//! columns as raw arrays, each with its length, the length on an 8-byte boundary (zero
 //! padding before it); then the trailer: the xxh3-64 of the xxh3-64s of the part before
-//! the columns and of each column (so that the columns can be hashed in parallel).
+//! the columns and of each column (so that the columns can be hashed in parallel). The
+//! index's columns: `class_of`, `shallow`, the bases and distances of the packed record
+//! offsets and CSR starts, the CSRs' targets and sources, their weak bits. The tree's:
+//! the immediate dominators, the retained sizes (4 bytes) and counts, the weakly
+//! reachable bits, and the children lists as a CSR (starts and children, largest first):
+//! about 20 bytes per object.
 //!
 //! A reopen maps the entry and uses its columns in place ([`crate::heap::Column`]):
-//! nothing is copied, and the index's pages are the entry's page cache rather than the
-//! process's own memory. Every byte is still read once, for the checksum and the checks,
-//! before any view sees the index.
+//! nothing is copied, and the index's and the tree's pages are the entry's page cache
+//! rather than the process's own memory. Every byte is still read once, for the checksum
+//! and the checks, before any view sees them.
 //!
 //! Only dumps of at least `HEAPTUI_CACHE_MIN_BYTES` (default 64 MiB) are written: a
 //! smaller one opens in well under a second anyway. `--no-cache` or `HEAPTUI_NO_CACHE=1`
 //! neither reads nor writes entries. At most [`KEEP`] entries are kept, the least
-//! recently written removed first. An entry that would leave less free on its disk than
-//! [`crate::source::disk_reserve`] (its own size, up to 1 GiB) is not written.
+//! recently written removed first (with their trees). An entry or a tree that would leave
+//! less free on its disk than [`crate::source::disk_reserve`] (its own size, up to 1 GiB)
+//! is not written.
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
@@ -53,13 +70,14 @@ use xxhash_rust::xxh3::Xxh3;
 
 use crate::format::{Decoder, Format, Snapshot, SnapshotInfo};
 use crate::heap::column::CompactColumn;
-use crate::heap::packed::{Packed, Starts};
+use crate::heap::packed::Packed;
 use crate::heap::{ClassInfo, Graph, ObjId, Root, Thread};
 use crate::heap::{Column, Referrers};
 use crate::source::Source;
 
 const MAGIC: &[u8; 16] = b"heaptui index\0\0\0";
-const VERSION: u32 = 6;
+/// The layout version of both files: 7 since the tree is kept beside the index.
+const VERSION: u32 = 7;
 const BYTE_ORDER: u32 = 0x0102_0304;
 /// Entries kept in the cache directory.
 pub const KEEP: usize = 8;
@@ -256,6 +274,89 @@ impl<W: Write> Out<W> {
         self.put(&(b.len() as u64).to_ne_bytes())?;
         self.put(b)
     }
+    /// Writes `cols` after the sections, then the trailer, which it returns. Each
+    /// column's length on an 8-byte boundary (zero padding before it), so that its bytes
+    /// are aligned in a map of the entry and can be used in place; each hashed on its own,
+    /// so that a reader can hash them in parallel; the trailer hashes the prefix's digest
+    /// and the columns' digests.
+    fn columns_and_trailer(&mut self, cols: &[&[u8]]) -> std::io::Result<u64> {
+        let mut digests = vec![self.h.digest()];
+        let mut pos = self.pos;
+        for col in cols {
+            let pad = pos.div_ceil(8) * 8 - pos;
+            self.w.write_all(&[0u8; 8][..pad as usize])?;
+            let len = (col.len() as u64).to_ne_bytes();
+            self.w.write_all(&len)?;
+            self.w.write_all(col)?;
+            pos += pad + 8 + col.len() as u64;
+            digests.push(column_digest(&len, col));
+        }
+        let t = trailer(&digests);
+        self.w.write_all(&t.to_ne_bytes())?;
+        self.w.flush()?;
+        Ok(t)
+    }
+}
+
+/// Where a column lies in a mapped entry: its byte offset and its length in bytes.
+type Place = (u64, u64);
+
+/// The columns of a mapped entry after the sections `r` has read, each as (byte offset,
+/// bytes), and the trailer, once the columns fill the entry, each is a whole number of
+/// its elements (`width[i]` bytes) and the checksum is right. Every byte is read once
+/// here, on the thread pool.
+fn mapped_columns(
+    map: &[u8],
+    r: &In<&[u8]>,
+    width: &[u64],
+) -> Result<(Vec<Place>, u64), &'static str> {
+    let cut = "cut short";
+    let end = map.len() as u64 - 8;
+    let prefix = r.h.digest();
+    let mut pos = end - r.left;
+    let mut places = Vec::with_capacity(width.len());
+    for _ in width {
+        pos = pos.div_ceil(8) * 8;
+        let b = map.get(pos as usize..pos as usize + 8).ok_or(cut)?;
+        let n = u64::from_ne_bytes(b.try_into().map_err(|_| cut)?);
+        let room = end.checked_sub(pos + 8).ok_or(cut)?;
+        if n > room {
+            return Err(cut);
+        }
+        places.push((pos + 8, n));
+        pos += 8 + n;
+    }
+    if pos != end {
+        return Err("longer than its sections");
+    }
+    let tail = u64::from_ne_bytes(map[pos as usize..].try_into().map_err(|_| cut)?);
+    if places.iter().zip(width).any(|(&(_, n), w)| n % w != 0) {
+        return Err("a column of a partial element");
+    }
+    use rayon::prelude::*;
+    let mut digests = vec![prefix];
+    digests.extend(
+        places
+            .par_iter()
+            .map(|&(at, n)| column_digest(&n.to_ne_bytes(), &map[at as usize..(at + n) as usize]))
+            .collect::<Vec<u64>>(),
+    );
+    if tail != trailer(&digests) {
+        return Err("damaged (checksum)");
+    }
+    Ok((places, tail))
+}
+
+/// The column of `T`s at `place` (byte offset, bytes) of the map, used in place.
+fn mapped<T: crate::heap::column::Plain>(
+    map: &std::sync::Arc<memmap2::Mmap>,
+    (at, n): Place,
+) -> Result<Column<T>, &'static str> {
+    let size = std::mem::size_of::<T>() as u64;
+    if n % size != 0 {
+        return Err("a column of a partial element");
+    }
+    Column::<T>::mapped(map, at as usize, (n / size) as usize).ok_or("misaligned")
 }
 
 struct In<R: Read> {
@@ -291,10 +392,19 @@ impl<R: Read> In<R> {
     }
 }
 
+/// An index entry a snapshot was read from or written to: its key and its trailer (the
+/// checksum of the whole entry), which the dominator tree kept beside it names
+/// ([`store_tree`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    key: Key,
+    index: u64,
+}
+
 /// Writes `snap`'s index under `key`. Does nothing for a dump below the size threshold
 /// or a format whose decoder keeps no state for the cache; an error says why the entry
 /// could not be written (the caller carries on without it).
-pub fn store(key: &Key, snap: &Snapshot) -> Result<Option<PathBuf>, String> {
+pub fn store(key: &Key, snap: &Snapshot) -> Result<Option<Entry>, String> {
     if key.bytes < min_bytes() {
         return Ok(None);
     }
@@ -334,7 +444,7 @@ pub fn store(key: &Key, snap: &Snapshot) -> Result<Option<PathBuf>, String> {
         decoder,
     };
     let _listed = crate::tmpfiles::register(&tmp);
-    let write = || -> std::io::Result<()> {
+    let write = || -> std::io::Result<u64> {
         let f = crate::source::create_exclusive(&tmp)?;
         let mut o = Out {
             w: BufWriter::with_capacity(1 << 20, f),
@@ -346,11 +456,7 @@ pub fn store(key: &Key, snap: &Snapshot) -> Result<Option<PathBuf>, String> {
         o.put(&BYTE_ORDER.to_ne_bytes())?;
         o.section(&encode(key).unwrap_or_default())?;
         o.section(&encode(&meta).unwrap_or_default())?;
-        // Each column is hashed on its own (so that a reader can read and hash them in
-        // parallel); the trailer hashes the prefix's digest and the columns' digests.
-        let mut digests = vec![o.h.digest()];
-        let mut pos = o.pos;
-        for col in [
+        o.columns_and_trailer(&[
             g.class_of.raw(),
             g.shallow.raw(),
             bytes_of(&g.offset.base),
@@ -363,31 +469,27 @@ pub fn store(key: &Key, snap: &Snapshot) -> Result<Option<PathBuf>, String> {
             bytes_of(&r.in_start.rel),
             bytes_of(&r.in_sources),
             bytes_of(&r.in_weak),
-        ] {
-            // Each length on an 8-byte boundary, so that the column's bytes are aligned
-            // in a map of the entry and can be used in place.
-            let pad = pos.div_ceil(8) * 8 - pos;
-            o.w.write_all(&[0u8; 8][..pad as usize])?;
-            let len = (col.len() as u64).to_ne_bytes();
-            o.w.write_all(&len)?;
-            o.w.write_all(col)?;
-            pos += pad + 8 + col.len() as u64;
-            digests.push(column_digest(&len, col));
-        }
-        o.w.write_all(&trailer(&digests).to_ne_bytes())?;
-        o.w.flush()
+        ])
     };
-    if let Err(e) = write() {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(format!("{}: {e}", tmp.display()));
-    }
+    let index = match write() {
+        Ok(t) => t,
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(format!("{}: {e}", tmp.display()));
+        }
+    };
+    // The tree kept beside the entry it replaces is of that entry: gone with it.
+    let _ = std::fs::remove_file(tree::path_beside(&path));
     std::fs::rename(&tmp, &path).map_err(|e| format!("{}: {e}", path.display()))?;
     prune(&dir);
     prune_temporaries(&dir);
-    Ok(Some(path))
+    Ok(Some(Entry {
+        key: key.clone(),
+        index,
+    }))
 }
 
-/// Removes the temporary entries (`.<pid>.tmp`) of writers that are gone
+/// Removes the temporary entries (`.<pid>.tmp`, `.<pid>.tree.tmp`) of writers that are gone
 /// ([`crate::tmpfiles::stale`]): a process killed while it wrote one left it.
 fn prune_temporaries(dir: &Path) {
     let Ok(rd) = std::fs::read_dir(dir) else {
@@ -396,10 +498,8 @@ fn prune_temporaries(dir: &Path) {
     for e in rd.flatten() {
         let name = e.file_name();
         let pid = name.to_str().and_then(|n| {
-            n.strip_prefix('.')?
-                .strip_suffix(".tmp")?
-                .parse::<u32>()
-                .ok()
+            let n = n.strip_prefix('.')?.strip_suffix(".tmp")?;
+            n.strip_suffix(".tree").unwrap_or(n).parse::<u32>().ok()
         });
         if pid.is_some_and(|pid| crate::tmpfiles::stale(&e.path(), pid)) {
             let _ = std::fs::remove_file(e.path());
@@ -407,19 +507,31 @@ fn prune_temporaries(dir: &Path) {
     }
 }
 
-/// Keeps the [`KEEP`] most recently written entries.
+/// Keeps the [`KEEP`] most recently written entries, and the trees beside them.
 fn prune(dir: &Path) {
     let Ok(rd) = std::fs::read_dir(dir) else {
         return;
     };
-    let mut entries: Vec<(u128, PathBuf)> = rd
-        .filter_map(|e| e.ok())
-        .filter(|e| e.file_name().to_string_lossy().ends_with(".idx"))
+    let files: Vec<std::fs::DirEntry> = rd.filter_map(|e| e.ok()).collect();
+    let named = |e: &std::fs::DirEntry, ext: &str| {
+        e.path().extension().is_some_and(|x| x == ext)
+            && !e.file_name().to_string_lossy().starts_with('.')
+    };
+    let mut entries: Vec<(u128, PathBuf)> = files
+        .iter()
+        .filter(|e| named(e, "idx"))
         .filter_map(|e| Some((mtime_ns(&e.metadata().ok()?), e.path())))
         .collect();
     entries.sort_by_key(|e| std::cmp::Reverse(e.0));
     for (_, p) in entries.into_iter().skip(KEEP) {
-        let _ = std::fs::remove_file(p);
+        let _ = std::fs::remove_file(&p);
+        let _ = std::fs::remove_file(tree::path_beside(&p));
+    }
+    // A tree whose entry is gone (removed by hand, or by a build that kept no trees).
+    for e in files.iter().filter(|e| named(e, "tree")) {
+        if !e.path().with_extension("idx").exists() {
+            let _ = std::fs::remove_file(e.path());
+        }
     }
 }
 
@@ -445,7 +557,7 @@ pub fn load(key: &Key, source: Source) -> (Loaded, Option<Source>) {
         return (Loaded::Missing, Some(source));
     };
     match read_entry(key, f, source.bytes().len() as u64) {
-        Ok((meta, g, decoder)) => {
+        Ok((meta, g, decoder, index)) => {
             let mut facts = meta.facts;
             facts.push((
                 "index cache".to_string(),
@@ -465,7 +577,12 @@ pub fn load(key: &Key, source: Source) -> (Loaded, Option<Source>) {
                 decoder,
                 snapshots: meta.snapshots,
                 snapshot_index: meta.snapshot_index,
+                cache_entry: Default::default(),
             };
+            let _ = snap.cache_entry.set(Entry {
+                key: key.clone(),
+                index,
+            });
             (Loaded::Hit(Box::new(snap)), None)
         }
         Err(why) => (
@@ -475,14 +592,14 @@ pub fn load(key: &Key, source: Source) -> (Loaded, Option<Source>) {
     }
 }
 
-type Parts = (Meta, Graph, Box<dyn Decoder>);
+type Parts = (Meta, Graph, Box<dyn Decoder>, u64);
 
 /// Reads an entry's magic, layout version, byte order and key, and checks them.
-fn check_head<R: Read>(r: &mut In<R>, key: &Key) -> Result<(), &'static str> {
+fn check_head<R: Read>(r: &mut In<R>, key: &Key, magic: &[u8; 16]) -> Result<(), &'static str> {
     let mut head = [0u8; 24];
     r.fill(&mut head).ok_or("too short")?;
-    if &head[..16] != MAGIC {
-        return Err("not an index entry");
+    if &head[..16] != magic {
+        return Err("not an entry of its kind");
     }
     if head[16..20] != VERSION.to_ne_bytes() || head[20..24] != BYTE_ORDER.to_ne_bytes() {
         return Err("another layout version or byte order");
@@ -512,7 +629,7 @@ pub fn has_entry(key: &Key) -> bool {
         h: Xxh3::new(),
         left: len - 8,
     };
-    check_head(&mut r, key).is_ok()
+    check_head(&mut r, key, MAGIC).is_ok()
 }
 
 fn read_entry(key: &Key, f: File, file_bytes: u64) -> Result<Parts, &'static str> {
@@ -524,83 +641,32 @@ fn read_entry(key: &Key, f: File, file_bytes: u64) -> Result<Parts, &'static str
     // and renamed into place, and pruned by unlinking, so the file mapped here is never
     // changed; the columns below borrow from this map for as long as the snapshot lives.
     let map = std::sync::Arc::new(unsafe { memmap2::Mmap::map(&f) }.map_err(|_| "unmappable")?);
+    if map.len() as u64 != len {
+        return Err("changed while read");
+    }
     let mut r = In {
         r: &map[..],
         h: Xxh3::new(),
         left: len - 8,
     };
-    check_head(&mut r, key)?;
+    check_head(&mut r, key, MAGIC)?;
     let meta: Meta = decode(&r.section().ok_or("cut short")?).ok_or("unreadable metadata")?;
-    let cut = "cut short";
-    let prefix = r.h.digest();
-    // The columns: each length on an 8-byte boundary, its bytes right after (so they are
-    // aligned in the map and used in place).
-    let mut pos = (len - 8) - r.left;
-    let mut places = Vec::with_capacity(COLUMNS);
-    for _ in 0..COLUMNS {
-        pos = pos.div_ceil(8) * 8;
-        let b = map.get(pos as usize..pos as usize + 8).ok_or(cut)?;
-        let n = u64::from_ne_bytes(b.try_into().map_err(|_| cut)?);
-        let room = (len - 8).checked_sub(pos + 8).ok_or(cut)?;
-        if n > room {
-            return Err(cut);
-        }
-        places.push((pos + 8, n));
-        pos += 8 + n;
-    }
-    if pos != len - 8 {
-        return Err("longer than its sections");
-    }
-    let tail = u64::from_ne_bytes(map[pos as usize..].try_into().map_err(|_| cut)?);
     // Bytes per element: class_of, shallow: u16 or u32 (checked as u16; the meta says
     // which); offsets: u64 bases, u32 distances;
     // references: u32 bases, u16 distances, u32 targets, u64 weak bits; referrers: the
     // same.
     const WIDTH: [u64; COLUMNS] = [2, 2, 8, 4, 4, 2, 4, 8, 4, 2, 4, 8];
-    if places.iter().zip(WIDTH).any(|(&(_, n), w)| n % w != 0) {
-        return Err("a column of a partial element");
-    }
-    // Every byte is read once here, on the thread pool: the checksum.
-    use rayon::prelude::*;
-    let mut digests = vec![prefix];
-    digests.extend(
-        places
-            .par_iter()
-            .map(|&(at, n)| column_digest(&n.to_ne_bytes(), &map[at as usize..(at + n) as usize]))
-            .collect::<Vec<u64>>(),
-    );
-    if tail != trailer(&digests) {
-        return Err("damaged (checksum)");
-    }
-    let col = |i: usize| -> (usize, usize) {
-        let (at, n) = places[i];
-        (at as usize, (n / WIDTH[i]) as usize)
-    };
-    let bad = "misaligned";
-    let u16c = |i: usize| {
-        let (at, n) = col(i);
-        Column::<u16>::mapped(&map, at, n).ok_or(bad)
-    };
-    let u32c = |i: usize| {
-        let (at, n) = col(i);
-        Column::<u32>::mapped(&map, at, n).ok_or(bad)
-    };
-    let u64c = |i: usize| {
-        let (at, n) = col(i);
-        Column::<u64>::mapped(&map, at, n).ok_or(bad)
-    };
-    // A two- or four-byte column (`col` counts it in u16s).
+    let (places, index) = mapped_columns(&map, &r, &WIDTH)?;
+    let u16c = |i: usize| mapped::<u16>(&map, places[i]);
+    let u32c = |i: usize| mapped::<u32>(&map, places[i]);
+    let u64c = |i: usize| mapped::<u64>(&map, places[i]);
+    // A two- or four-byte column.
     let compact = |i: usize, narrow: bool| -> Result<CompactColumn, &'static str> {
-        if narrow {
-            return Ok(CompactColumn::Narrow(u16c(i)?));
-        }
-        let (at, n) = places[i];
-        if n % 4 != 0 {
-            return Err("a column of a partial element");
-        }
-        Column::<u32>::mapped(&map, at as usize, (n / 4) as usize)
-            .map(CompactColumn::Wide)
-            .ok_or(bad)
+        Ok(if narrow {
+            CompactColumn::Narrow(u16c(i)?)
+        } else {
+            CompactColumn::Wide(u32c(i)?)
+        })
     };
     let mut g = Graph {
         class_of: compact(0, meta.narrow_classes)?,
@@ -634,158 +700,11 @@ fn read_entry(key: &Key, f: File, file_bytes: u64) -> Result<Parts, &'static str
     g.big_sizes = meta.big_sizes.clone();
     g.orphans_are_roots = meta.orphans_are_roots;
     g.scattered = meta.scattered;
-    check(&g, file_bytes)?;
+    check::check(&g, file_bytes)?;
     let decoder = decoder_of(meta.format, &meta.decoder).ok_or("unreadable decoder state")?;
-    Ok((meta, g, decoder))
+    Ok((meta, g, decoder, index))
 }
 
-/// The invariants every view relies on.
-fn check(g: &Graph, file_bytes: u64) -> Result<(), &'static str> {
-    use rayon::prelude::*;
-    let n = g.class_of.len();
-    // (MoarVM keeps no record offsets: its decoder holds what it needs.)
-    let offsets = g.offset.len() == n || g.offset.is_empty();
-    if g.shallow.len() != n || !offsets || n >= u32::MAX as usize - 1 {
-        return Err("columns of different lengths");
-    }
-    // Branch-free reductions over blocks (they vectorise; `all` stops early but does not).
-    const BLOCK: usize = 1 << 16;
-    let below = |v: &[u32], limit: usize| {
-        v.par_chunks(BLOCK)
-            .all(|c| (c.iter().fold(0u32, |m, &x| m.max(x)) as usize) < limit)
-    };
-    let csr = |start: &Starts, items: &[u32], what: &'static str| -> Result<(), &'static str> {
-        // `consistent` first: it checks the parts' lengths, which lookups rely on.
-        if start.len() != n + 1
-            || !start.consistent(items.len() as u64, true)
-            || start.get(0) != Some(0)
-            || start.get(n).map(|s| s as usize) != Some(items.len())
-            || (!items.is_empty() && !below(items, n))
-        {
-            return Err(what);
-        }
-        Ok(())
-    };
-    csr(&g.out_start, &g.out_targets, "inconsistent references")?;
-    // (An entry always has its referrers: read, never built here.)
-    let r = g.referrer_index.get().ok_or("no referrers")?;
-    csr(&r.in_start, &r.in_sources, "inconsistent referrers")?;
-    let bits = |b: &[u64], len: usize| b.len() == len.div_ceil(64);
-    if !bits(&g.weak, g.out_targets.len())
-        || !(r.in_weak.is_empty() || bits(&r.in_weak, r.in_sources.len()))
-    {
-        return Err("weak bits of the wrong length");
-    }
-    let classes = g.classes.len();
-    if n > 0 && g.class_of.max().is_none_or(|c| c as usize >= classes) {
-        return Err("a class out of range");
-    }
-    if !g.offset.consistent(file_bytes, false) {
-        return Err("a record offset past the end of the dump");
-    }
-    if g.roots.iter().any(|r| r.obj as usize >= n)
-        || g.big_sizes.iter().any(|b| b.0 as usize >= n)
-        || g.big_sizes.windows(2).any(|w| w[0].0 >= w[1].0)
-    {
-        return Err("a root or size of no object");
-    }
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Three objects, 0 → 1 → 2, one class.
-    fn graph() -> Graph {
-        Graph {
-            class_of: vec![0, 0, 0].into(),
-            shallow: vec![8, 8, 8].into(),
-            offset: vec![0, 10, 20].into(),
-            out_start: vec![0, 1, 2, 2].into(),
-            out_targets: vec![1, 2].into(),
-            weak: vec![0].into(),
-            referrer_index: Referrers {
-                in_start: vec![0, 0, 1, 2].into(),
-                in_sources: vec![0, 1].into(),
-                in_weak: Default::default(),
-            }
-            .into(),
-            classes: vec![ClassInfo { name: "A".into() }],
-            ..Graph::default()
-        }
-    }
-
-    #[test]
-    fn a_consistent_index_passes_and_each_broken_invariant_is_caught() {
-        assert_eq!(check(&graph(), 30), Ok(()));
-        type Break = Box<dyn Fn(&mut Graph)>;
-        let cases: Vec<(&str, Break)> = vec![
-            (
-                "inconsistent references",
-                Box::new(|g| g.out_targets[1] = 3),
-            ),
-            (
-                "inconsistent references",
-                Box::new(|g| g.out_start = vec![0, 3, 2, 2].into()),
-            ),
-            (
-                "inconsistent references",
-                Box::new(|g| g.out_start = vec![0, 1, 2, 1].into()),
-            ),
-            (
-                "inconsistent referrers",
-                Box::new(|g| g.referrer_index.get_mut().unwrap().in_sources[0] = 7),
-            ),
-            (
-                "inconsistent referrers",
-                Box::new(|g| g.referrer_index.get_mut().unwrap().in_start = vec![0, 0, 1].into()),
-            ),
-            // A base column cut short (the parts are read back as separate columns).
-            (
-                "inconsistent references",
-                Box::new(|g| g.out_start.base.clear()),
-            ),
-            (
-                "a record offset past the end of the dump",
-                Box::new(|g| g.offset.base.clear()),
-            ),
-            (
-                "weak bits of the wrong length",
-                Box::new(|g| g.weak.clear()),
-            ),
-            (
-                "a class out of range",
-                Box::new(|g| g.class_of = vec![0, 0, 1].into()),
-            ),
-            (
-                "a class out of range",
-                Box::new(|g| g.class_of = vec![0, 0, 70_000].into()),
-            ),
-            (
-                "a record offset past the end of the dump",
-                Box::new(|g| g.offset = vec![0, 31, 20].into()),
-            ),
-            (
-                "columns of different lengths",
-                Box::new(|g| g.shallow.pop().map(drop).unwrap()),
-            ),
-            (
-                "a root or size of no object",
-                Box::new(|g| {
-                    g.roots.push(Root {
-                        obj: 3,
-                        kind: crate::heap::RootKind::Unknown,
-                        thread: u32::MAX,
-                        frame: u32::MAX,
-                    })
-                }),
-            ),
-        ];
-        for (want, break_it) in cases {
-            let mut g = graph();
-            break_it(&mut g);
-            assert_eq!(check(&g, 30), Err(want));
-        }
-    }
-}
+mod check;
+mod tree;
+pub use tree::{keep_tree, load_tree, store_tree, tree_of, TreeLoaded};

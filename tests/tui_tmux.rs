@@ -599,6 +599,51 @@ fn the_tui_writes_the_index_cache_entry_after_handing_over_the_index() {
 }
 
 #[test]
+fn the_tui_keeps_the_dominator_tree_and_a_reopen_shows_it_from_the_entry() {
+    let Some((t, cache, file)) = tui_with_cache("tree", "tui-tree", "") else {
+        return;
+    };
+    t.wait_until("the dominator tree", |s| {
+        s.contains(" objects · ")
+            && !s.contains("indexing")
+            && !s.contains("retained sizes: computing")
+    });
+    t.keys(&["q"]);
+    t.wait_for("EXITED-0");
+    drop(t);
+    // The tree the TUI computed is kept beside the entry: the CLI reads it.
+    let listed = |dir: &Path| -> Vec<String> {
+        std::fs::read_dir(dir.join("index"))
+            .map(|rd| {
+                rd.filter_map(|e| e.ok())
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let written = listed(&cache);
+    let v = reopens_from(&cache, &file);
+    let tree = v["details"]["dominator tree"].as_str().unwrap_or_default();
+    assert!(tree.starts_with("read from "), "{written:?} {v}");
+    // And so does the TUI's reopen: its summary says where the tree came from.
+    let Some((t, _, _)) = tui_with_cache("tree-again", "tui-tree", "") else {
+        return;
+    };
+    t.wait_until("the dominator tree", |s| {
+        s.contains(" objects · ") && !s.contains("retained sizes: computing")
+    });
+    t.keys(&["Escape", "i"]);
+    t.wait_for("Summary");
+    // Its last lines, below the details.
+    t.keys(&["j"; 30]);
+    let s = t.wait_until("the summary's end", |s| s.contains("dominator tree"));
+    let line = s.lines().find(|l| l.contains("dominator tree")).unwrap();
+    assert!(line.contains("read from"), "{s}");
+    t.keys(&["q"]);
+    t.wait_for("EXITED-0");
+}
+
+#[test]
 fn quitting_while_the_cache_entry_is_written_waits_for_it() {
     // The entry's writing is held up for 3 s (a slow disk, made deterministic), and `q`
     // comes as soon as the index is on screen: quitting says it finishes the entry,

@@ -14,6 +14,10 @@ use crate::text::{json_line, sanitize};
 /// `null` when nothing holds 1 % of the heap), which needs the dominator tree.
 pub fn summary(snap: &Snapshot, dom: &Dominators, as_json: bool) -> Result<()> {
     let mut v = summary_value(snap);
+    // Where the tree came from, as `index cache` says where the index did.
+    if let Some(w) = dom.origin.words() {
+        v["details"]["dominator tree"] = serde_json::json!(w);
+    }
     let report = crate::suspects::find(snap, dom, 1);
     let top = top_suspect_sentence(&report);
     if std::env::var_os("HEAPTUI_TIMING").is_some() {

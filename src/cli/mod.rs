@@ -288,7 +288,9 @@ pub fn run(cli: Cli, tui: Tui) -> Result<()> {
         Some(Cmd::Summary { file, json }) => {
             let snap = open_for_cli(&file)?;
             let dom = dominators_for_cli(&snap);
-            commands::summary(&snap, &dom, json)
+            commands::summary(&snap, &dom, json)?;
+            keep_tree(&snap, &dom);
+            Ok(())
         }
         Some(Cmd::Histogram {
             file,
@@ -318,7 +320,11 @@ pub fn run(cli: Cli, tui: Tui) -> Result<()> {
             let rows =
                 commands::histogram_rows(&snap, dom.as_ref(), sort, filter.as_deref(), group_by)?;
             let unreachable = dom.as_ref().map(|d| d.class_unreachable(&snap.graph));
-            commands::print_histogram(rows, json, top, group_by, unreachable.as_deref())
+            commands::print_histogram(rows, json, top, group_by, unreachable.as_deref())?;
+            if let Some(d) = &dom {
+                keep_tree(&snap, d);
+            }
+            Ok(())
         }
         Some(Cmd::Dominators {
             file,
@@ -334,6 +340,7 @@ pub fn run(cli: Cli, tui: Tui) -> Result<()> {
             } else {
                 analyses::dominators(&snap, &dom, json, top, depth.max(1));
             }
+            keep_tree(&snap, &dom);
             Ok(())
         }
         Some(Cmd::Path {
@@ -361,6 +368,10 @@ pub fn run(cli: Cli, tui: Tui) -> Result<()> {
             let doms = (sort == DiffSort::DeltaRetained || owners.is_some())
                 .then(|| (dominators_for_cli(&a), dominators_for_cli(&b)));
             compare::diff(&a, &b, doms.as_ref(), json, top, sort, owners);
+            if let Some((da, db)) = &doms {
+                keep_tree(&a, da);
+                keep_tree(&b, db);
+            }
             Ok(())
         }
         Some(Cmd::Leaks {
@@ -377,7 +388,9 @@ pub fn run(cli: Cli, tui: Tui) -> Result<()> {
             let ids = [&a, &b, &c].iter().all(|s| s.persistent_ids().is_some());
             if ids {
                 let d = dominators_for_cli(&c);
-                compare::leaks(&a, &b, &c, &d, json, top, internal)
+                compare::leaks(&a, &b, &c, &d, json, top, internal)?;
+                keep_tree(&c, &d);
+                Ok(())
             } else {
                 // No ids: the owners that grew and stayed grown.
                 let (da, db, dc) = (
@@ -385,7 +398,11 @@ pub fn run(cli: Cli, tui: Tui) -> Result<()> {
                     dominators_for_cli(&b),
                     dominators_for_cli(&c),
                 );
-                compare::owner_leaks([&a, &b, &c], [&da, &db, &dc], json, top)
+                compare::owner_leaks([&a, &b, &c], [&da, &db, &dc], json, top)?;
+                keep_tree(&a, &da);
+                keep_tree(&b, &db);
+                keep_tree(&c, &dc);
+                Ok(())
             }
         }
         Some(Cmd::Threads { file, json }) => {
@@ -397,6 +414,7 @@ pub fn run(cli: Cli, tui: Tui) -> Result<()> {
             let snap = open_for_cli(&file)?;
             let dom = dominators_for_cli(&snap);
             findings::suspects(&snap, &dom, json, top);
+            keep_tree(&snap, &dom);
             Ok(())
         }
         Some(Cmd::Waste { file, json, top }) => {
@@ -418,6 +436,7 @@ pub fn run(cli: Cli, tui: Tui) -> Result<()> {
             let (snap, o, dom) = target.resolve()?;
             let d = dom.unwrap_or_else(|| Arc::new(dominators_for_cli(&snap)));
             analyses::inspect(&snap, &d, o, json);
+            keep_tree(&snap, &d);
             Ok(())
         }
         None => {
@@ -468,9 +487,18 @@ fn with_bar<T>(work: impl FnOnce(&Progress) -> T) -> T {
     r
 }
 
-/// The dominator tree of a snapshot, with a progress bar.
+/// The dominator tree of a snapshot: the one kept beside its index cache entry, else
+/// computed with a progress bar ([`crate::cache::tree_of`]).
 pub fn dominators_for_cli(snap: &Snapshot) -> crate::heap::dominators::Dominators {
-    let d = with_bar(|p| crate::heap::dominators::compute(&snap.graph, p));
+    let d = with_bar(|p| crate::cache::tree_of(snap, p));
+    if let crate::heap::dominators::Origin::Rebuilt(why) = &d.origin {
+        if std::io::stderr().is_terminal() {
+            eprintln!(
+                "heaptui: warning: dominator tree cache entry not used and rebuilt: {}",
+                crate::text::sanitize(why)
+            );
+        }
+    }
     if std::env::var_os("HEAPTUI_TIMING").is_some() {
         let n = snap.graph.len().max(1) as f64;
         eprintln!(
@@ -480,6 +508,22 @@ pub fn dominators_for_cli(snap: &Snapshot) -> crate::heap::dominators::Dominator
         );
     }
     d
+}
+
+/// Keeps a tree computed by [`dominators_for_cli`] beside the snapshot's index cache
+/// entry, so that the next command reads it (after the command's output: nobody waits
+/// for the write to see it). One that cannot be written only means the next command
+/// computes it again.
+fn keep_tree(snap: &Snapshot, d: &crate::heap::dominators::Dominators) {
+    let r = with_bar(|p| crate::cache::keep_tree(snap, d, p));
+    if let Err(e) = r {
+        if std::io::stderr().is_terminal() {
+            eprintln!(
+                "heaptui: warning: dominator tree not cached: {}",
+                crate::text::sanitize(&e)
+            );
+        }
+    }
 }
 
 /// Opens a snapshot for a batch command: a progress bar on stderr when it is a terminal,

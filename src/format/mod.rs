@@ -369,6 +369,9 @@ pub struct Snapshot {
     /// and which of them this one is.
     pub snapshots: Vec<SnapshotInfo>,
     pub snapshot_index: usize,
+    /// The index cache entry this snapshot's index was read from or written to, once it
+    /// has one: where its dominator tree is kept too ([`crate::cache::store_tree`]).
+    pub cache_entry: std::sync::OnceLock<crate::cache::Entry>,
 }
 
 /// One snapshot of a file that may hold several, as `summary` lists them.
@@ -655,12 +658,18 @@ pub fn open(path: &Path, progress: &Progress) -> Result<Snapshot> {
 pub struct PendingEntry(crate::cache::Key);
 
 impl PendingEntry {
-    /// Writes the entry; the error says why it could not be (the caller carries on).
+    /// Writes the entry and ties the snapshot to it; the error says why it could not be
+    /// (the caller carries on).
     pub fn store(self, snap: &Snapshot, progress: &Progress) -> std::result::Result<(), String> {
         progress.phase("writing the index cache", 0);
-        crate::cache::store(&self.0, snap)
-            .map(|_| ())
-            .map_err(|e| format!("index cache not written: {e}"))
+        match crate::cache::store(&self.0, snap) {
+            Ok(Some(entry)) => {
+                let _ = snap.cache_entry.set(entry);
+                Ok(())
+            }
+            Ok(None) => Ok(()),
+            Err(e) => Err(format!("index cache not written: {e}")),
+        }
     }
 }
 

@@ -33,13 +33,35 @@ impl SortKey {
 }
 
 /// One row per class with at least one object.
+///
+/// Counted by blocks of objects on every core, each block's class and size columns
+/// matched once (two bytes or four) rather than per object: a plain loop over
+/// [`super::CompactColumn::iter`] and [`Graph::shallow_size`] took 0.15 s on 50 M
+/// objects, on the way to the TUI's first histogram.
 pub fn by_class(g: &Graph) -> Vec<Row> {
-    let mut count = vec![0u64; g.classes.len()];
-    let mut shallow = vec![0u64; g.classes.len()];
-    for (o, c) in g.class_of.iter().enumerate() {
-        count[c as usize] += 1;
-        shallow[c as usize] += g.shallow_size(o as u32);
-    }
+    use super::CompactColumn::{Narrow, Wide};
+    use rayon::prelude::*;
+    const BLOCK: usize = 1 << 16;
+    let (n, k) = (g.len(), g.classes.len());
+    let empty = || (vec![0u64; k], vec![0u64; k]);
+    let (count, shallow) = (0..n.div_ceil(BLOCK))
+        .into_par_iter()
+        .fold(empty, |(mut count, mut sizes), b| {
+            let r = b * BLOCK..((b + 1) * BLOCK).min(n);
+            let (c, s) = (&mut count[..], &mut sizes[..]);
+            match (&g.class_of, &g.shallow) {
+                (Narrow(cl), Narrow(sh)) => add(g, r.start, &cl[r.clone()], &sh[r], c, s),
+                (Narrow(cl), Wide(sh)) => add(g, r.start, &cl[r.clone()], &sh[r], c, s),
+                (Wide(cl), Narrow(sh)) => add(g, r.start, &cl[r.clone()], &sh[r], c, s),
+                (Wide(cl), Wide(sh)) => add(g, r.start, &cl[r.clone()], &sh[r], c, s),
+            }
+            (count, sizes)
+        })
+        .reduce(empty, |(mut c, mut s), (c2, s2)| {
+            c.iter_mut().zip(c2).for_each(|(x, y)| *x += y);
+            s.iter_mut().zip(s2).for_each(|(x, y)| *x += y);
+            (c, s)
+        });
     g.classes
         .iter()
         .enumerate()
@@ -52,6 +74,29 @@ pub fn by_class(g: &Graph) -> Vec<Row> {
             retained: None,
         })
         .collect()
+}
+
+/// Counts and sizes the objects `first..` whose classes and shallow sizes (as the
+/// columns keep them: a size kept aside is the column's escape value, looked up) are
+/// given.
+fn add<C: Copy + Into<u32>, S: Copy + Into<u32>>(
+    g: &Graph,
+    first: usize,
+    class_of: &[C],
+    shallow: &[S],
+    count: &mut [u64],
+    sizes: &mut [u64],
+) {
+    let escape = g.shallow.escape();
+    for (k, (&c, &s)) in class_of.iter().zip(shallow).enumerate() {
+        let (c, s) = (c.into() as usize, s.into());
+        count[c] += 1;
+        sizes[c] += if s == escape {
+            g.shallow_size((first + k) as u32)
+        } else {
+            s as u64
+        };
+    }
 }
 
 /// The package (Java), library (Dart) or module a class name belongs to.

@@ -2,7 +2,8 @@
 //!
 //! The loop is generic over ratatui's `Backend` and takes its events from a closure, so
 //! tests drive the very same code with a `TestBackend` and scripted keys. Loading runs on
-//! a background thread, which then builds the dominator tree; the loop polls both results
+//! a background thread ([`load`]), which then builds the dominator tree or reads the one
+//! kept in the index cache; the loop polls both results
 //! and the shared [`Progress`] and keeps drawing, so the screen never freezes while a
 //! large dump is indexed, and panes that need retained sizes fill them in when ready.
 //!
@@ -43,6 +44,7 @@ use crate::heap::ObjId;
 use crate::progress::Progress;
 
 mod draw;
+mod load;
 mod ready;
 use ready::SUSPECTS;
 pub use ready::{Ready, WIDE};
@@ -59,6 +61,10 @@ pub enum Screen {
 /// objects they have in common.
 pub enum Loaded {
     One(Arc<Snapshot>),
+    /// One snapshot with its class histogram, counted by the loading thread on every
+    /// core before it hands the index over (the UI thread would count on one, beside the
+    /// dominator tree being read).
+    Counted(Arc<Snapshot>, Vec<crate::heap::histogram::Row>),
     Two(
         Arc<Snapshot>,
         Arc<Snapshot>,
@@ -86,8 +92,9 @@ pub enum DomsReady {
 impl DomsReady {
     /// Both trees of a diff and the figures of the diff view.
     fn two(a: &Snapshot, b: &Snapshot, ids: Option<&crate::diff::Identity>, p: &Progress) -> Self {
-        let base = crate::heap::dominators::compute(&a.graph, p);
-        let target = crate::heap::dominators::compute(&b.graph, p);
+        // The trees kept beside the snapshots' index cache entries, where they are.
+        let base = crate::cache::tree_of(a, p);
+        let target = crate::cache::tree_of(b, p);
         let classes = crate::diff::class_deltas(a, b, Some((&base, &target)), ids);
         let owners = crate::diff::owner_deltas(a, &base, b, &target, 8);
         DomsReady::Two {
@@ -118,8 +125,9 @@ pub struct App {
     leaks_ids: Option<Result<Option<crate::leaks::LeakIds>>>,
     /// The summary lines of the snapshot being loaded, filled in by the loading thread.
     summary_cell: Arc<std::sync::OnceLock<Vec<(String, String)>>>,
-    /// Set while the loading thread has an index cache entry still to write: quitting
-    /// waits for it ([`App::cache_entry_pending`]), so that the next open is quick.
+    /// Set while the loading thread has an index cache entry (or the dominator tree kept
+    /// beside it) still to write: quitting waits for it ([`App::cache_entry_pending`]),
+    /// so that the next open is quick.
     cache_writing: Arc<std::sync::atomic::AtomicBool>,
     /// Set when quitting: the entry is written without waiting for the dominator tree.
     cache_hurry: Arc<std::sync::atomic::AtomicBool>,
@@ -153,91 +161,22 @@ impl App {
         let dom_progress = Progress::new();
         let (tx, rx) = std::sync::mpsc::channel();
         let (dom_tx, dom_rx) = std::sync::mpsc::channel();
-        let p = progress.clone();
-        let dp = dom_progress.clone();
-        let file = path.clone();
         let (early_tx, early_rx) = std::sync::mpsc::channel();
         let summary: Arc<std::sync::OnceLock<Vec<(String, String)>>> = Default::default();
-        let cell = summary.clone();
         let writing: Arc<std::sync::atomic::AtomicBool> = Default::default();
-        let writing_flag = writing.clone();
         let hurry: Arc<std::sync::atomic::AtomicBool> = Default::default();
-        let hurry_flag = hurry.clone();
-        // One background thread: where a quick pass can count the classes (HPROF with no
-        // index cache entry), the class histogram first, in about a tenth of the index's
-        // time; then the index, handed to the UI; then the summary, the index cache entry
-        // and the dominator tree, while the user already browses.
-        std::thread::spawn(move || {
-            if let Ok(Some(q)) = crate::format::quick_histogram(&file, &p) {
-                let _ = early_tx.send(q);
-            }
-            drop(early_tx);
-            match crate::format::open_deferring_cache(&file, &p) {
-                Ok((snap, pending)) => {
-                    use std::sync::atomic::Ordering;
-                    let snap = Arc::new(snap);
-                    writing_flag.store(pending.is_some(), Ordering::SeqCst);
-                    if tx.send(Ok(Loaded::One(snap.clone()))).is_ok() {
-                        std::thread::scope(|s| {
-                            // Beside the dominator pass: the referrers while its search
-                            // runs (the search uses one core), then, once the tree is
-                            // ready (its semidominator pass keeps both cores busy), the
-                            // summary's walk of every object (1 s for 64 M objects) and
-                            // the index cache entry (1.6 s for a 3 GB dump; one that
-                            // cannot be written only means the next open indexes again).
-                            let side = &snap;
-                            let (tree_tx, tree_rx) = std::sync::mpsc::channel::<()>();
-                            s.spawn(move || {
-                                // Cleared however this ends (a panic included), so that
-                                // quitting never waits for an entry nobody writes.
-                                struct Clear(Arc<std::sync::atomic::AtomicBool>);
-                                impl Drop for Clear {
-                                    fn drop(&mut self) {
-                                        self.0.store(false, Ordering::SeqCst);
-                                    }
-                                }
-                                let _clear = Clear(writing_flag);
-                                // The referrers first, as the dominator pass would build
-                                // them beside its search: the summary and the entry need
-                                // them.
-                                side.graph.referrer_index_beside_the_search();
-                                // Then the tree (or its pass's end, however it ends), unless
-                                // the user quits first: quitting waits for the entry.
-                                while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
-                                    tree_rx.recv_timeout(std::time::Duration::from_millis(20))
-                                {
-                                    if hurry_flag.load(Ordering::SeqCst) {
-                                        break;
-                                    }
-                                }
-                                let _ = cell.set(crate::present::summary_lines_for(side));
-                                if let Some(entry) = pending {
-                                    // For tests of quitting while the entry is written:
-                                    // a slow disk, made deterministic (at most 10 s).
-                                    if let Some(ms) = std::env::var("HEAPTUI_TEST_CACHE_DELAY_MS")
-                                        .ok()
-                                        .and_then(|v| v.parse::<u64>().ok())
-                                    {
-                                        std::thread::sleep(std::time::Duration::from_millis(
-                                            ms.min(10_000),
-                                        ));
-                                    }
-                                    let _ = entry.store(side, &Progress::new());
-                                }
-                            });
-                            let d = Arc::new(crate::heap::dominators::compute(&snap.graph, &dp));
-                            let _ = dom_tx.send(DomsReady::One(d.clone()));
-                            let report = crate::suspects::find(&snap, &d, SUSPECTS);
-                            let _ = dom_tx.send(DomsReady::Suspects(Arc::new(report)));
-                            drop(tree_tx);
-                        });
-                    }
-                }
-                Err(e) => {
-                    let _ = tx.send(Err(e));
-                }
-            }
-        });
+        let loader = load::Loader {
+            file: path.clone(),
+            progress: progress.clone(),
+            dom_progress: dom_progress.clone(),
+            early_tx,
+            tx,
+            dom_tx,
+            summary: summary.clone(),
+            writing: writing.clone(),
+            hurry: hurry.clone(),
+        };
+        std::thread::spawn(move || loader.run());
         let mut app = Self::loading(path, progress, Some(rx), dom_rx, dom_progress);
         app.early_rx = Some(early_rx);
         app.summary_cell = summary;
@@ -387,6 +326,17 @@ impl App {
         self.cache_writing.load(std::sync::atomic::Ordering::SeqCst)
     }
 
+    /// How long the loop waits for an event before it looks at the loading thread again:
+    /// a tenth of a second, but a hundredth while the index or the dominator tree is read
+    /// from the cache (either arrives within a fraction of a second, of which a tenth of a
+    /// second would be a third).
+    fn poll_interval(&self) -> Duration {
+        let from_cache = |p: &Progress| p.get().0.contains("cache");
+        let soon = (self.rx.is_some() && from_cache(&self.progress))
+            || (self.dom_rx.is_some() && from_cache(&self.dom_progress));
+        Duration::from_millis(if soon { 10 } else { 100 })
+    }
+
     /// Has the pending index cache entry written now, without waiting for the dominator
     /// tree (quitting).
     pub fn hurry_cache_entry(&self) {
@@ -400,7 +350,7 @@ impl App {
         let (dom_tx, dom_rx) = std::sync::mpsc::channel();
         let p = Progress::new();
         match &loaded {
-            Loaded::One(s) => {
+            Loaded::One(s) | Loaded::Counted(s, _) => {
                 let d = Arc::new(crate::heap::dominators::compute(&s.graph, &p));
                 let report = crate::suspects::find(s, &d, SUSPECTS);
                 let _ = dom_tx.send(DomsReady::One(d));
@@ -458,7 +408,12 @@ impl App {
         }
         self.screen = match loaded {
             Loaded::One(snap) => {
-                let mut r = Ready::after(snap, early.as_ref());
+                let mut r = Ready::after(snap, None, early.as_ref());
+                r.summary = self.summary_cell.clone();
+                Screen::Ready(Box::new(r))
+            }
+            Loaded::Counted(snap, rows) => {
+                let mut r = Ready::after(snap, Some(rows), early.as_ref());
                 r.summary = self.summary_cell.clone();
                 Screen::Ready(Box::new(r))
             }
@@ -713,7 +668,7 @@ pub fn run_loop<B: Backend>(
             terminal.draw(|f| app.draw(f))?;
             park_cursor(terminal)?;
         }
-        match next_event(Duration::from_millis(100))? {
+        match next_event(app.poll_interval())? {
             Some(Event::Key(k)) => app.on_key(&k),
             // A new size, or the screen given back after a suspend: draw every cell.
             Some(Event::Resize(..)) => terminal.clear()?,

@@ -350,6 +350,7 @@ pub fn open(source: Source, which: Option<usize>, progress: &Progress) -> Result
         decoder: Box::new(decoder),
         snapshots: infos,
         snapshot_index: index,
+        cache_entry: Default::default(),
         source,
     })
 }

@@ -636,6 +636,7 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
         decoder: Box::new(decoder),
         snapshots: Vec::new(),
         snapshot_index: 0,
+        cache_entry: Default::default(),
         source,
     })
 }

@@ -57,12 +57,13 @@
 //! host may change every few seconds: the loop times a few round trips to the thread
 //! every 262,144 nodes ([`prefetch::Beside::check`]) and has it idle while they are far apart.
 
-use super::{huge, Graph, ObjId};
+use super::{huge, Column, Graph, ObjId};
 use crate::progress::Progress;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 mod pass;
 mod prefetch;
+pub mod stored;
 use pass::*;
 use prefetch::*;
 
@@ -73,31 +74,66 @@ const NONE: u32 = u32::MAX;
 const BIG: u32 = u32::MAX;
 
 /// The children lists of the dominator tree (a CSR over objects, slot `n` the virtual
-/// root).
+/// root): built here, or mapped from a cache entry ([`stored`]).
 #[derive(Debug, Default)]
 struct Tree {
-    child_start: Vec<u32>,
-    children: Vec<ObjId>,
+    /// `n + 3` starts: slot `i`'s children are `child_start[i]..child_start[i + 1]` for
+    /// `i` in `0..=n`, and the last two are both the number of children.
+    child_start: Column<u32>,
+    children: Column<ObjId>,
+}
+
+/// Where a [`Dominators`] comes from.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Origin {
+    /// Computed by this process.
+    #[default]
+    Computed,
+    /// Read from a cache entry (the file).
+    Read(String),
+    /// Computed again: the tree kept in a cache entry failed a check (which, and where).
+    Rebuilt(String),
+}
+
+impl Origin {
+    /// The words `summary` gives it (`None` for a tree computed plainly).
+    pub fn words(&self) -> Option<String> {
+        match self {
+            Origin::Computed => None,
+            Origin::Read(path) => Some(format!("read from {path}")),
+            Origin::Rebuilt(why) => Some(format!("computed again, the kept one not used: {why}")),
+        }
+    }
 }
 
 /// The dominator tree of a snapshot, with retained sizes.
+///
+/// Its columns are vectors when the pass computes them, or stretches of a mapped cache
+/// entry when they are read back ([`stored`], [`crate::cache`]).
 #[derive(Debug, Default)]
 pub struct Dominators {
     /// Immediate dominator of every object: an object, [`VIRTUAL_ROOT`], or `NONE` for an
     /// object that nothing reaches.
-    idom: Vec<ObjId>,
+    idom: Column<ObjId>,
     /// Retained size of every object (0 where unreachable; see `idom`); [`BIG`] means
     /// "look in `big_retained`".
-    retained: Vec<u32>,
+    retained: Column<u32>,
     /// The retained sizes of 4 GiB - 1 or more, sorted by object.
     big_retained: Vec<(ObjId, u64)>,
     /// How many objects each object retains, itself included (its dominator subtree).
-    retained_count: Vec<u32>,
+    retained_count: Column<u32>,
     /// Dominator-tree children as a CSR, largest retained first; slot `n` is the
     /// virtual root. Built on first use: `path`, `inspect` and `--flat` never need it.
     tree: std::sync::OnceLock<Tree>,
     /// One bit per object: reachable only through weak edges.
-    weak_only: Vec<u64>,
+    weak_only: Column<u64>,
+    /// Per class: the retained bytes by MAT's rule and the unreachable instances, once
+    /// asked for ([`Self::class_retained`], [`Self::class_unreachable`]; a walk of the
+    /// whole tree, which a cache entry keeps).
+    class_retained: std::sync::OnceLock<Vec<u64>>,
+    class_unreachable: std::sync::OnceLock<Vec<u64>>,
+    /// Where the tree comes from.
+    pub origin: Origin,
     /// Objects (and their shallow bytes) reachable from the roots over strong edges.
     pub reachable: u64,
     pub reachable_bytes: u64,
@@ -333,8 +369,8 @@ impl Dominators {
                 }
             });
             Tree {
-                child_start,
-                children,
+                child_start: child_start.into(),
+                children: children.into(),
             }
         })
     }
@@ -354,12 +390,15 @@ impl Dominators {
         out
     }
 
-    /// Retained bytes per class by Eclipse MAT's rule: the sum of the retained sizes of
-    /// the instances of the class that no other instance of the same class dominates (so
-    /// that a linked list of nodes is not counted once per node).
     /// Per class id, how many of its objects no GC root reaches, strongly or weakly
-    /// (they have no retained size and count in no class's).
+    /// (they have no retained size and count in no class's). Computed once.
     pub fn class_unreachable(&self, g: &Graph) -> Vec<u64> {
+        self.class_unreachable
+            .get_or_init(|| self.count_unreachable(g))
+            .clone()
+    }
+
+    fn count_unreachable(&self, g: &Graph) -> Vec<u64> {
         use rayon::prelude::*;
         let n = g.len();
         (0..n.div_ceil(1 << 16))
@@ -384,9 +423,16 @@ impl Dominators {
             )
     }
 
+    /// Retained bytes per class by Eclipse MAT's rule: the sum of the retained sizes of
+    /// the instances of the class that no other instance of the same class dominates (so
+    /// that a linked list of nodes is not counted once per node). Computed once.
     pub fn class_retained(&self, g: &Graph) -> Vec<u64> {
-        let identity: Vec<u32> = (0..g.classes.len() as u32).collect();
-        self.group_retained(g, &identity, g.classes.len())
+        self.class_retained
+            .get_or_init(|| {
+                let identity: Vec<u32> = (0..g.classes.len() as u32).collect();
+                self.group_retained(g, &identity, g.classes.len())
+            })
+            .clone()
     }
 
     /// The same rule for any grouping of classes (packages, libraries): `group_of[class]`
@@ -423,17 +469,15 @@ impl Dominators {
         total
     }
 
-    /// Bytes held by this structure.
+    /// Bytes held by this structure (a mapped column counts its stretch of the map).
     pub fn bytes(&self) -> u64 {
         let t = self.tree.get();
-        (self.idom.capacity() * 4
-            + self.retained.capacity() * 4
+        (self.idom.bytes()
+            + self.retained.bytes()
             + self.big_retained.capacity() * std::mem::size_of::<(ObjId, u64)>()
-            + self.retained_count.capacity() * 4
-            + t.map_or(0, |t| {
-                t.child_start.capacity() * 4 + t.children.capacity() * 4
-            })
-            + self.weak_only.capacity() * 8) as u64
+            + self.retained_count.bytes()
+            + t.map_or(0, |t| t.child_start.bytes() + t.children.bytes())
+            + self.weak_only.bytes()) as u64
     }
 }
 

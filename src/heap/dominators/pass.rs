@@ -455,12 +455,15 @@ pub(super) fn compute_once_referred(
 
     drop(vertex);
     Some(Dominators {
-        idom,
-        retained,
+        idom: idom.into(),
+        retained: retained.into(),
         big_retained,
-        retained_count,
+        retained_count: retained_count.into(),
         tree: Default::default(),
-        weak_only,
+        weak_only: weak_only.into(),
+        class_retained: Default::default(),
+        class_unreachable: Default::default(),
+        origin: Origin::Computed,
         reachable: (strong_end - 1) as u64,
         reachable_bytes: strong_bytes,
         weakly_reachable: (weak_end - strong_end) as u64,

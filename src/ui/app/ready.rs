@@ -43,13 +43,18 @@ pub struct Ready {
 impl Ready {
     /// A snapshot on its class histogram.
     pub fn new(snap: Arc<Snapshot>) -> Self {
-        Self::after(snap, None)
+        Self::after(snap, None, None)
     }
 
-    /// A snapshot on its class histogram, keeping the sort, filter and selection of the
-    /// histogram the user was already looking at while the index was built.
-    pub fn after(snap: Arc<Snapshot>, early: Option<&HistogramPane>) -> Self {
-        let rows = crate::heap::histogram::by_class(&snap.graph);
+    /// A snapshot on its class histogram (`rows`, counted here when not given), keeping
+    /// the sort, filter and selection of the histogram the user was already looking at
+    /// while the index was built.
+    pub fn after(
+        snap: Arc<Snapshot>,
+        rows: Option<Vec<crate::heap::histogram::Row>>,
+        early: Option<&HistogramPane>,
+    ) -> Self {
+        let rows = rows.unwrap_or_else(|| crate::heap::histogram::by_class(&snap.graph));
         let mut histogram = HistogramPane::new(rows);
         if let Some(e) = early {
             histogram.carry_from(e);

@@ -1,0 +1,209 @@
+//! The dominator tree kept beside an index entry: `<entry>.tree` next to `<entry>.idx`,
+//! written once the tree is computed (by the batch commands when the cache is on, by
+//! the TUI beside its browsing) and mapped on the next open instead of computing it
+//! again. The layout and the checks are the parent module's (its doc describes both);
+//! what is kept of the tree and the tree's own checks are
+//! [`crate::heap::dominators::stored`]'s.
+//!
+//! The tree names the index entry it was computed over (the entry's trailer, the
+//! checksum of the whole index entry): a tree beside an entry written since is of
+//! another index and is not used. Writing an index entry removes the tree beside it.
+
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use xxhash_rust::xxh3::Xxh3;
+
+use super::{
+    bytes_of, check_head, decode, encode, entry_path, mapped, mapped_columns, In, Out, BYTE_ORDER,
+    VERSION,
+};
+use crate::format::Snapshot;
+use crate::heap::dominators::stored::{Columns, Figures};
+use crate::heap::dominators::{Dominators, Origin};
+use crate::progress::Progress;
+
+const MAGIC: &[u8; 16] = b"heaptui domtree\0";
+/// The tree's columns in its file: immediate dominators, retained sizes and counts,
+/// weakly reachable bits, children starts, children.
+const WIDTH: [u64; 6] = [4, 4, 4, 8, 4, 4];
+
+/// The tree's metadata section.
+#[derive(Serialize, Deserialize)]
+struct Meta {
+    /// The trailer of the index entry the tree was computed over.
+    index: u64,
+    figures: Figures,
+}
+
+/// The tree file beside the index entry at `entry`.
+pub(super) fn path_beside(entry: &Path) -> PathBuf {
+    entry.with_extension("tree")
+}
+
+/// What [`load_tree`] found.
+pub enum TreeLoaded {
+    /// The snapshot has no index entry, or the entry no tree beside it.
+    Missing,
+    /// A tree that failed a check, and which one; it is computed again.
+    Rejected(String),
+    Hit(Box<Dominators>),
+}
+
+/// The dominator tree of `snap`: the one kept beside its index cache entry when there
+/// is one that passes the checks, else computed (its origin then says why the kept one
+/// was not used, if there was one).
+pub fn tree_of(snap: &Snapshot, progress: &Progress) -> Dominators {
+    let rejected = match load_tree(snap, progress) {
+        TreeLoaded::Hit(d) => return *d,
+        TreeLoaded::Rejected(why) => Some(why),
+        TreeLoaded::Missing => None,
+    };
+    let mut d = crate::heap::dominators::compute(&snap.graph, progress);
+    if let Some(why) = rejected {
+        d.origin = Origin::Rebuilt(why);
+    }
+    d
+}
+
+/// Keeps `d`, the dominator tree of `snap`, beside its index cache entry for the next
+/// open, unless it was read from there ([`store_tree`]).
+pub fn keep_tree(
+    snap: &Snapshot,
+    d: &Dominators,
+    progress: &Progress,
+) -> Result<Option<PathBuf>, String> {
+    if matches!(d.origin, Origin::Read(_)) {
+        return Ok(None);
+    }
+    store_tree(snap, d, progress)
+}
+
+/// Writes `d`, the dominator tree of `snap`, beside the index entry `snap` was read from
+/// or written to; nothing (`Ok(None)`) when it has none. The children lists and the
+/// per-class figures are made first where they are not yet (they are kept too). An
+/// error says why the tree could not be written (the caller carries on without it).
+pub fn store_tree(
+    snap: &Snapshot,
+    d: &Dominators,
+    progress: &Progress,
+) -> Result<Option<PathBuf>, String> {
+    let Some(entry) = snap.cache_entry.get() else {
+        return Ok(None);
+    };
+    let idx = entry_path(&entry.key).ok_or("no cache directory")?;
+    // Only beside the entry it names: a process that wrote another entry since has
+    // removed it, or a reader that rejected it is rebuilding it.
+    if !idx.exists() {
+        return Ok(None);
+    }
+    let path = path_beside(&idx);
+    let dir = path.parent().ok_or("no cache directory")?.to_path_buf();
+    // What is kept but may not be made yet: the children lists (a sort of each list)
+    // and the per-class retained sizes (a walk of the tree).
+    progress.phase("dominators: children lists", 0);
+    d.children(crate::heap::dominators::VIRTUAL_ROOT);
+    progress.phase("dominators: retained sizes per class", 0);
+    d.class_retained(&snap.graph);
+    progress.phase("writing the dominator tree to the cache", 0);
+    let (figures, p) = d.stored(&snap.graph);
+    let cols: [&[u8]; 6] = [
+        bytes_of(p.idom),
+        bytes_of(p.retained),
+        bytes_of(p.retained_count),
+        bytes_of(p.weak_only),
+        bytes_of(p.child_start),
+        bytes_of(p.children),
+    ];
+    let needed: u64 = cols.iter().map(|c| c.len() as u64 + 16).sum();
+    crate::source::check_room(&dir, 0, needed)?;
+    let meta = Meta {
+        index: entry.index,
+        figures,
+    };
+    let tmp = dir.join(format!(".{}.tree.tmp", std::process::id()));
+    let _listed = crate::tmpfiles::register(&tmp);
+    let write = || -> std::io::Result<u64> {
+        let f = crate::source::create_exclusive(&tmp)?;
+        let mut o = Out {
+            w: BufWriter::with_capacity(1 << 20, f),
+            h: Xxh3::new(),
+            pos: 0,
+        };
+        o.put(MAGIC)?;
+        o.put(&VERSION.to_ne_bytes())?;
+        o.put(&BYTE_ORDER.to_ne_bytes())?;
+        o.section(&encode(&entry.key).unwrap_or_default())?;
+        o.section(&encode(&meta).unwrap_or_default())?;
+        o.columns_and_trailer(&cols)
+    };
+    if let Err(e) = write() {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(format!("{}: {e}", tmp.display()));
+    }
+    std::fs::rename(&tmp, &path).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(Some(path))
+}
+
+/// Reads the tree kept beside `snap`'s index entry and checks it against the entry and
+/// the snapshot's graph.
+pub fn load_tree(snap: &Snapshot, progress: &Progress) -> TreeLoaded {
+    let Some(entry) = snap.cache_entry.get() else {
+        return TreeLoaded::Missing;
+    };
+    let Some(path) = entry_path(&entry.key).map(|p| path_beside(&p)) else {
+        return TreeLoaded::Missing;
+    };
+    let Ok(f) = File::open(&path) else {
+        return TreeLoaded::Missing;
+    };
+    match read(entry, f, snap, progress) {
+        Ok(mut d) => {
+            d.origin = Origin::Read(path.display().to_string());
+            TreeLoaded::Hit(Box::new(d))
+        }
+        Err(why) => TreeLoaded::Rejected(format!("{}: {why}", path.display())),
+    }
+}
+
+fn read(
+    entry: &super::Entry,
+    f: File,
+    snap: &Snapshot,
+    progress: &Progress,
+) -> Result<Dominators, &'static str> {
+    let len = f.metadata().map_err(|_| "unreadable")?.len();
+    if len < 8 {
+        return Err("too short");
+    }
+    // SAFETY: as the index entry's map (`read_entry`): tree files are written to a
+    // temporary file and renamed into place, and removed by unlinking, never changed.
+    let map = std::sync::Arc::new(unsafe { memmap2::Mmap::map(&f) }.map_err(|_| "unmappable")?);
+    if map.len() as u64 != len {
+        return Err("changed while read");
+    }
+    let mut r = In {
+        r: &map[..],
+        h: Xxh3::new(),
+        left: len - 8,
+    };
+    check_head(&mut r, &entry.key, MAGIC)?;
+    let meta: Meta = decode(&r.section().ok_or("cut short")?).ok_or("unreadable metadata")?;
+    if meta.index != entry.index {
+        return Err("of another index entry");
+    }
+    progress.phase("dominators: reading the cache entry", 0);
+    let (places, _) = mapped_columns(&map, &r, &WIDTH)?;
+    let columns = Columns {
+        idom: mapped(&map, places[0])?,
+        retained: mapped(&map, places[1])?,
+        retained_count: mapped(&map, places[2])?,
+        weak_only: mapped(&map, places[3])?,
+        child_start: mapped(&map, places[4])?,
+        children: mapped(&map, places[5])?,
+    };
+    progress.phase("dominators: checking the cache entry", 0);
+    Dominators::from_stored(meta.figures, columns, &snap.graph)
+}
