@@ -150,8 +150,6 @@ pub fn summary_lines(v: &Json) -> Vec<(String, String)> {
                 v["memory_mode"]["why"].as_str().unwrap_or("?")
             ),
         ));
-    } else if v["memory_mode"]["mode"] == "memory" {
-        out.push(("memory mode".to_string(), "in memory".to_string()));
     }
     if let Json::Object(d) = &v["details"] {
         for (k, val) in d {
