@@ -632,18 +632,25 @@ pub fn has_entry(key: &Key) -> bool {
     check_head(&mut r, key, MAGIC).is_ok()
 }
 
-fn read_entry(key: &Key, f: File, file_bytes: u64) -> Result<Parts, &'static str> {
+/// A read-only map of a cache file (an index entry or its tree) of at least its 8-byte
+/// trailer, and its length.
+pub(crate) fn map_file(f: &File) -> Result<(std::sync::Arc<memmap2::Mmap>, u64), &'static str> {
     let len = f.metadata().map_err(|_| "unreadable")?.len();
     if len < 8 {
         return Err("too short");
     }
-    // SAFETY: a read-only map of an entry file. Entries are written to a temporary file
-    // and renamed into place, and pruned by unlinking, so the file mapped here is never
-    // changed; the columns below borrow from this map for as long as the snapshot lives.
-    let map = std::sync::Arc::new(unsafe { memmap2::Mmap::map(&f) }.map_err(|_| "unmappable")?);
+    // SAFETY: a read-only map of a cache file. Entries and trees are written to a
+    // temporary file and renamed into place, and pruned by unlinking, so the file mapped
+    // here is never changed; columns borrow from this map for as long as they live.
+    let map = std::sync::Arc::new(unsafe { memmap2::Mmap::map(f) }.map_err(|_| "unmappable")?);
     if map.len() as u64 != len {
         return Err("changed while read");
     }
+    Ok((map, len))
+}
+
+fn read_entry(key: &Key, f: File, file_bytes: u64) -> Result<Parts, &'static str> {
+    let (map, len) = map_file(&f)?;
     let mut r = In {
         r: &map[..],
         h: Xxh3::new(),

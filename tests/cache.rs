@@ -14,19 +14,7 @@ use std::process::{Command, Output};
 use serde_json::Value;
 
 fn run(cache: &Path, args: &[&str]) -> Output {
-    let out = Command::new(env!("CARGO_BIN_EXE_heaptui"))
-        .args(args)
-        .env("HEAPTUI_CACHE_DIR", cache)
-        .env("HEAPTUI_CACHE_MIN_BYTES", "0")
-        .env_remove("HEAPTUI_NO_CACHE")
-        .output()
-        .expect("run heaptui");
-    assert!(
-        out.status.success(),
-        "heaptui {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
+    common::run_cached(cache, args)
 }
 
 fn json(cache: &Path, args: &[&str]) -> Value {

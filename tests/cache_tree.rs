@@ -10,24 +10,11 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::Value;
 
 fn run(cache: &Path, args: &[&str]) -> Vec<u8> {
-    let out = Command::new(env!("CARGO_BIN_EXE_heaptui"))
-        .args(args)
-        .env("HEAPTUI_CACHE_DIR", cache)
-        .env("HEAPTUI_CACHE_MIN_BYTES", "0")
-        .env_remove("HEAPTUI_NO_CACHE")
-        .output()
-        .expect("run heaptui");
-    assert!(
-        out.status.success(),
-        "heaptui {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
+    common::run_cached(cache, args).stdout
 }
 
 /// Where `summary` says the tree came from (`None`: computed plainly).

@@ -174,16 +174,7 @@ fn read(
     snap: &Snapshot,
     progress: &Progress,
 ) -> Result<Dominators, &'static str> {
-    let len = f.metadata().map_err(|_| "unreadable")?.len();
-    if len < 8 {
-        return Err("too short");
-    }
-    // SAFETY: as the index entry's map (`read_entry`): tree files are written to a
-    // temporary file and renamed into place, and removed by unlinking, never changed.
-    let map = std::sync::Arc::new(unsafe { memmap2::Mmap::map(&f) }.map_err(|_| "unmappable")?);
-    if map.len() as u64 != len {
-        return Err("changed while read");
-    }
+    let (map, len) = super::map_file(&f)?;
     let mut r = In {
         r: &map[..],
         h: Xxh3::new(),

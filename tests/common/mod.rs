@@ -262,3 +262,21 @@ pub fn open_bytes(bytes: &[u8]) -> Result<heaptui::Snapshot, heaptui::error::Par
     };
     heaptui::format::dart::open(src, &heaptui::progress::Progress::new())
 }
+
+/// Runs the real binary with the index cache on in `cache` for every dump size, and
+/// asserts it succeeded.
+pub fn run_cached(cache: &Path, args: &[&str]) -> Output {
+    let out = Command::new(env!("CARGO_BIN_EXE_heaptui"))
+        .args(args)
+        .env("HEAPTUI_CACHE_DIR", cache)
+        .env("HEAPTUI_CACHE_MIN_BYTES", "0")
+        .env_remove("HEAPTUI_NO_CACHE")
+        .output()
+        .expect("run heaptui");
+    assert!(
+        out.status.success(),
+        "heaptui {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
