@@ -40,8 +40,9 @@
 //! the index entry's trailer, reachable counts and bytes, retained sizes of 4 GiB or
 //! more, and per class the retained bytes and the unreachable instances); then the
 //! columns as raw arrays, each with its length, the length on an 8-byte boundary (zero
-//! padding before it); then the trailer: the xxh3-64 of the xxh3-64s of the part before
-//! the columns and of each column (so that the columns can be hashed in parallel). The
+//! padding before it); then the trailer: the xxh3-64 of the xxh3-64 of the part before
+//! the columns and of each column's digest (its length and the sums of its blocks of
+//! 8 MiB, `src/cache/sum.rs`: so that the columns are summed in parallel). The
 //! index's columns: `class_of`, `shallow`, the bases and distances of the packed record
 //! offsets and CSR starts, the CSRs' targets and sources, their weak bits. The tree's:
 //! the immediate dominators, the retained sizes (4 bytes) and counts, the weakly
@@ -76,8 +77,9 @@ use crate::heap::{Column, Referrers};
 use crate::source::Source;
 
 const MAGIC: &[u8; 16] = b"heaptui index\0\0\0";
-/// The layout version of both files: 7 since the tree is kept beside the index.
-const VERSION: u32 = 7;
+/// The layout version of both files: 7 since the tree is kept beside the index, 8 since
+/// the columns are summed by blocks ([`sum`]).
+const VERSION: u32 = 8;
 const BYTE_ORDER: u32 = 0x0102_0304;
 /// Entries kept in the cache directory.
 pub const KEEP: usize = 8;
@@ -233,14 +235,6 @@ fn decoder_of(format: Format, state: &[u8]) -> Option<Box<dyn Decoder>> {
 
 /// The graph's columns in an entry.
 const COLUMNS: usize = 12;
-
-/// A column's digest: its length field and its bytes.
-fn column_digest(len: &[u8], bytes: &[u8]) -> u64 {
-    let mut h = Xxh3::new();
-    h.update(len);
-    h.update(bytes);
-    h.digest()
-}
 
 /// The trailer: the digest of the prefix's and the columns' digests, in order.
 fn trailer(digests: &[u64]) -> u64 {
@@ -713,5 +707,7 @@ fn read_entry(key: &Key, f: File, file_bytes: u64) -> Result<Parts, &'static str
 }
 
 mod check;
+mod sum;
 mod tree;
+pub use sum::column_digest;
 pub use tree::{keep_tree, load_tree, store_tree, tree_of, TreeLoaded};

@@ -130,7 +130,10 @@ fn fix_trailer(b: &mut [u8]) {
     let (prefix, cols) = columns_of(b);
     let mut digests = vec![xxh3_64(&b[..prefix])];
     for &(at, n) in &cols {
-        digests.push(xxh3_64(&b[at - 8..at + n]));
+        digests.push(heaptui::cache::column_digest(
+            &b[at - 8..at],
+            &b[at..at + n],
+        ));
     }
     let all: Vec<u8> = digests.iter().flat_map(|d| d.to_ne_bytes()).collect();
     let end = b.len();
