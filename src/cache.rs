@@ -69,6 +69,7 @@ use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::Xxh3;
 
 use crate::format::{Decoder, Format, Snapshot, SnapshotInfo};
+use crate::heap::codec::{decode, encode};
 use crate::heap::column::CompactColumn;
 use crate::heap::packed::Packed;
 use crate::heap::{ClassInfo, Graph, ObjId, Root, Thread};
@@ -203,21 +204,6 @@ struct Meta {
     narrow_classes: bool,
     narrow_sizes: bool,
     decoder: Vec<u8>,
-}
-
-/// A decoder's state in the cache's encoding.
-pub fn encode<T: Serialize>(v: &T) -> Option<Vec<u8>> {
-    use bincode::Options;
-    bincode::DefaultOptions::new().serialize(v).ok()
-}
-
-/// Reads back what [`encode`] wrote, allocating no more than the bytes could hold.
-fn decode<T: for<'de> Deserialize<'de>>(b: &[u8]) -> Option<T> {
-    use bincode::Options;
-    bincode::DefaultOptions::new()
-        .with_limit(b.len() as u64 * 64 + 4096)
-        .deserialize(b)
-        .ok()
 }
 
 fn decoder_of(format: Format, state: &[u8]) -> Option<Box<dyn Decoder>> {

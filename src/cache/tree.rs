@@ -17,10 +17,10 @@ use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::Xxh3;
 
 use super::{
-    bytes_of, check_head, decode, encode, entry_path, mapped, mapped_columns, In, Out, BYTE_ORDER,
-    VERSION,
+    bytes_of, check_head, entry_path, mapped, mapped_columns, In, Out, BYTE_ORDER, VERSION,
 };
 use crate::format::Snapshot;
+use crate::heap::codec::{decode, encode};
 use crate::heap::dominators::stored::{Columns, Figures};
 use crate::heap::dominators::{Dominators, Origin};
 use crate::progress::Progress;

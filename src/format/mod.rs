@@ -264,8 +264,8 @@ pub trait Decoder: Send + Sync {
     fn persistent_ids(&self, _bytes: &[u8], _g: &Graph) -> Option<(&'static str, Vec<u64>)> {
         None
     }
-    /// The decoder's own state in the index cache's encoding ([`crate::cache`]), or `None`
-    /// when it cannot be cached.
+    /// The decoder's own state in the index cache's encoding ([`crate::heap::codec`]), or
+    /// `None` when it cannot be cached.
     fn save_state(&self) -> Option<Vec<u8>> {
         None
     }
