@@ -24,7 +24,10 @@
 //!   or damaged on disk is caught;
 //! - the index it holds is consistent: CSR starts ascending and ending at their arrays'
 //!   lengths, every target, source, class and root in range, every record offset inside
-//!   the file, bit vectors of the right length. Only then do views index with it.
+//!   the file, bit vectors of the right length. Only then do views index with it;
+//! - the owner's part reads back: the snapshot's, with its decoder's state, read by
+//!   `src/format/cached.rs` (which rejects the entry as "unreadable decoder state"
+//!   otherwise).
 //!
 //! The tree is used only over the index it was computed over, and only when the same
 //! holds of it: its key matches the index's; it names the index entry's trailer (a tree
@@ -35,8 +38,11 @@
 //!
 //! Layout of both (native byte order, refused on another): a 16-byte magic (`heaptui
 //! index`, `heaptui domtree`), a u32 layout version and a u32 byte-order mark; then
-//! length-prefixed sections in bincode: the key, and the metadata (the index's: format,
-//! facts, warnings, roots, classes, threads and the format's decoder state; the tree's:
+//! length-prefixed sections in bincode ([`crate::heap::codec`]): the key, and the metadata
+//! (the index's: roots, classes, the values the packed columns keep whole, and its
+//! owner's part, bytes the cache neither makes nor reads: the snapshot's format, facts,
+//! warnings, threads and decoder state, which `src/format/cached.rs` encodes and reads
+//! back, so that the cache names no format; the tree's:
 //! the index entry's trailer, reachable counts and bytes, retained sizes of 4 GiB or
 //! more, and per class the retained bytes and the unreachable instances); then the
 //! columns as raw arrays, each with its length, the length on an 8-byte boundary (zero
@@ -69,17 +75,18 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::Xxh3;
 
-use crate::format::{Decoder, Format, Snapshot, SnapshotInfo};
+use crate::heap::codec::{decode, encode};
 use crate::heap::column::CompactColumn;
 use crate::heap::packed::Packed;
-use crate::heap::{ClassInfo, Graph, ObjId, Root, Thread};
+use crate::heap::{ClassInfo, Graph, ObjId, Root};
 use crate::heap::{Column, Referrers};
 use crate::source::Source;
 
 const MAGIC: &[u8; 16] = b"heaptui index\0\0\0";
 /// The layout version of both files: 7 since the tree is kept beside the index, 8 since
-/// the columns are summed by blocks ([`sum`]).
-const VERSION: u32 = 8;
+/// the snapshot's part of the index's metadata is its own section of bytes (the
+/// owner's), 9 since the columns are summed by blocks ([`sum`]).
+const VERSION: u32 = 9;
 const BYTE_ORDER: u32 = 0x0102_0304;
 /// Entries kept in the cache directory.
 pub const KEEP: usize = 8;
@@ -176,19 +183,9 @@ fn entry_path(key: &Key) -> Option<PathBuf> {
     Some(dir()?.join(format!("{:016x}.idx", h.digest())))
 }
 
-/// Everything of a [`Snapshot`] but its bytes and its graph's columns.
+/// Everything of an index but its columns, and its owner's part.
 #[derive(Serialize, Deserialize)]
 struct Meta {
-    format: Format,
-    format_version: String,
-    id_size: Option<u32>,
-    threads: usize,
-    thread_list: Vec<Thread>,
-    truncated: Option<u64>,
-    warnings: Vec<String>,
-    facts: Vec<(String, String)>,
-    snapshots: Vec<SnapshotInfo>,
-    snapshot_index: usize,
     roots: Vec<Root>,
     classes: Vec<ClassInfo>,
     big_sizes: Vec<(ObjId, u64)>,
@@ -204,33 +201,9 @@ struct Meta {
     /// Whether `class_of` and `shallow` take two bytes per object (else four).
     narrow_classes: bool,
     narrow_sizes: bool,
-    decoder: Vec<u8>,
-}
-
-/// A decoder's state in the cache's encoding.
-pub fn encode<T: Serialize>(v: &T) -> Option<Vec<u8>> {
-    use bincode::Options;
-    bincode::DefaultOptions::new().serialize(v).ok()
-}
-
-/// Reads back what [`encode`] wrote, allocating no more than the bytes could hold.
-fn decode<T: for<'de> Deserialize<'de>>(b: &[u8]) -> Option<T> {
-    use bincode::Options;
-    bincode::DefaultOptions::new()
-        .with_limit(b.len() as u64 * 64 + 4096)
-        .deserialize(b)
-        .ok()
-}
-
-fn decoder_of(format: Format, state: &[u8]) -> Option<Box<dyn Decoder>> {
-    use crate::format::{dart, go, hprof, moarvm, v8};
-    Some(match format {
-        Format::Hprof => Box::new(decode::<hprof::decode::HprofDecoder>(state)?),
-        Format::V8 => Box::new(decode::<v8::decode::V8Decoder>(state)?),
-        Format::Go => Box::new(decode::<go::decode::GoDecoder>(state)?),
-        Format::Dart => Box::new(decode::<dart::decode::DartDecoder>(state)?),
-        Format::MoarVm => Box::new(decode::<moarvm::decode::MoarDecoder>(state)?),
-    })
+    /// What the index's owner keeps beside it (for a snapshot, its format's facts and its
+    /// decoder's state), encoded and read back by the owner: bytes to the cache.
+    owner: Vec<u8>,
 }
 
 /// The graph's columns in an entry.
@@ -386,7 +359,7 @@ impl<R: Read> In<R> {
     }
 }
 
-/// An index entry a snapshot was read from or written to: its key and its trailer (the
+/// An index entry an index was read from or written to: its key and its trailer (the
 /// checksum of the whole entry), which the dominator tree kept beside it names
 /// ([`store_tree`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -395,36 +368,31 @@ pub struct Entry {
     index: u64,
 }
 
-/// Writes `snap`'s index under `key`. Does nothing for a dump below the size threshold
-/// or a format whose decoder keeps no state for the cache; an error says why the entry
-/// could not be written (the caller carries on without it).
-pub fn store(key: &Key, snap: &Snapshot) -> Result<Option<Entry>, String> {
+/// Writes the index `g` under `key`, with its owner's part: the bytes `owner` gives
+/// (asked for only when the entry is written), which [`load`] hands back as they are.
+/// Does nothing for a dump below the size threshold or when `owner` gives nothing (a
+/// format whose decoder keeps no state for the cache); an error says why the entry could
+/// not be written (the caller carries on without it).
+pub fn store(
+    key: &Key,
+    g: &Graph,
+    owner: impl FnOnce() -> Option<Vec<u8>>,
+) -> Result<Option<Entry>, String> {
     if key.bytes < min_bytes() {
         return Ok(None);
     }
-    let Some(decoder) = snap.decoder.save_state() else {
+    let Some(owner) = owner() else {
         return Ok(None);
     };
     let path = entry_path(key).ok_or("no cache directory")?;
     let dir = path.parent().ok_or("no cache directory")?.to_path_buf();
     crate::source::private_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    // The entry holds the index's columns and the decoder's state.
-    let needed = snap.graph.index_bytes() + decoder.len() as u64;
+    // The entry holds the index's columns and the owner's part (the decoder's state).
+    let needed = g.index_bytes() + owner.len() as u64;
     crate::source::check_room(&dir, 0, needed)?;
     let tmp = dir.join(format!(".{}.tmp", std::process::id()));
-    let g = &snap.graph;
     let r = g.referrer_index();
     let meta = Meta {
-        format: snap.format,
-        format_version: snap.format_version.clone(),
-        id_size: snap.id_size,
-        threads: snap.threads,
-        thread_list: snap.thread_list.clone(),
-        truncated: snap.truncated,
-        warnings: snap.warnings.clone(),
-        facts: snap.facts.clone(),
-        snapshots: snap.snapshots.clone(),
-        snapshot_index: snap.snapshot_index,
         roots: g.roots.clone(),
         classes: g.classes.clone(),
         big_sizes: g.big_sizes.clone(),
@@ -435,7 +403,7 @@ pub fn store(key: &Key, snap: &Snapshot) -> Result<Option<Entry>, String> {
         scattered: g.scattered,
         narrow_classes: g.class_of.is_narrow(),
         narrow_sizes: g.shallow.is_narrow(),
-        decoder,
+        owner,
     };
     let _listed = crate::tmpfiles::register(&tmp);
     let write = || -> std::io::Result<u64> {
@@ -535,58 +503,50 @@ pub enum Loaded {
     Missing,
     /// An entry that failed a check, and which one; it is rebuilt.
     Rejected(String),
-    Hit(Box<Snapshot>),
+    Hit(Box<Hit>),
 }
 
-/// Reads the entry of `key`, checks it and builds the snapshot over `source`; gives the
-/// source back when there is no usable entry.
-pub fn load(key: &Key, source: Source) -> (Loaded, Option<Source>) {
+/// An entry that passed the checks: the index over its columns in place, its owner's
+/// part as [`store`] was given it, and where it was read from.
+pub struct Hit {
+    pub graph: Graph,
+    /// The owner's part, not looked into here: its owner reads it back (and rejects the
+    /// entry, naming [`Hit::path`], when it cannot).
+    pub owner: Vec<u8>,
+    /// The entry the index was read from, which its dominator tree is kept beside.
+    pub entry: Entry,
+    /// The entry's file.
+    pub path: PathBuf,
+}
+
+/// Reads the entry of `key`, checks it against the dump (`file_bytes` long, as the
+/// readers see it) and builds its index.
+pub fn load(key: &Key, file_bytes: u64) -> Loaded {
     let Some(path) = entry_path(key) else {
-        return (Loaded::Missing, Some(source));
+        return Loaded::Missing;
     };
     if let Some(dir) = path.parent() {
         prune_temporaries(dir);
     }
     let Ok(f) = File::open(&path) else {
-        return (Loaded::Missing, Some(source));
+        return Loaded::Missing;
     };
-    match read_entry(key, f, source.bytes().len() as u64) {
-        Ok((meta, g, decoder, index)) => {
-            let mut facts = meta.facts;
-            facts.push((
-                "index cache".to_string(),
-                format!("read from {}", path.display()),
-            ));
-            let snap = Snapshot {
-                source,
-                format: meta.format,
-                format_version: meta.format_version,
-                id_size: meta.id_size,
-                graph: g,
-                threads: meta.threads,
-                thread_list: meta.thread_list,
-                truncated: meta.truncated,
-                warnings: meta.warnings,
-                facts,
-                decoder,
-                snapshots: meta.snapshots,
-                snapshot_index: meta.snapshot_index,
-                cache_entry: Default::default(),
-            };
-            let _ = snap.cache_entry.set(Entry {
+    match read_entry(key, f, file_bytes) {
+        Ok((graph, owner, index)) => Loaded::Hit(Box::new(Hit {
+            graph,
+            owner,
+            entry: Entry {
                 key: key.clone(),
                 index,
-            });
-            (Loaded::Hit(Box::new(snap)), None)
-        }
-        Err(why) => (
-            Loaded::Rejected(format!("{}: {why}", path.display())),
-            Some(source),
-        ),
+            },
+            path,
+        })),
+        Err(why) => Loaded::Rejected(format!("{}: {why}", path.display())),
     }
 }
 
-type Parts = (Meta, Graph, Box<dyn Decoder>, u64);
+/// The index, the owner's part and the entry's trailer.
+type Parts = (Graph, Vec<u8>, u64);
 
 /// Reads an entry's magic, layout version, byte order and key, and checks them.
 fn check_head<R: Read>(r: &mut In<R>, key: &Key, magic: &[u8; 16]) -> Result<(), &'static str> {
@@ -675,12 +635,12 @@ fn read_entry(key: &Key, f: File, file_bytes: u64) -> Result<Parts, &'static str
         offset: Packed {
             base: u64c(2)?,
             rel: u32c(3)?,
-            wide: meta.wide_offsets.clone(),
+            wide: meta.wide_offsets,
         },
         out_start: Packed {
             base: u32c(4)?,
             rel: u16c(5)?,
-            wide: meta.wide_out_start.clone(),
+            wide: meta.wide_out_start,
         },
         out_targets: u32c(6)?,
         weak: u64c(7)?,
@@ -688,7 +648,7 @@ fn read_entry(key: &Key, f: File, file_bytes: u64) -> Result<Parts, &'static str
             in_start: Packed {
                 base: u32c(8)?,
                 rel: u16c(9)?,
-                wide: meta.wide_in_start.clone(),
+                wide: meta.wide_in_start,
             },
             in_sources: u32c(10)?,
             in_weak: u64c(11)?,
@@ -696,14 +656,13 @@ fn read_entry(key: &Key, f: File, file_bytes: u64) -> Result<Parts, &'static str
         .into(),
         ..Graph::default()
     };
-    g.roots = meta.roots.clone();
-    g.classes = meta.classes.clone();
-    g.big_sizes = meta.big_sizes.clone();
+    g.roots = meta.roots;
+    g.classes = meta.classes;
+    g.big_sizes = meta.big_sizes;
     g.orphans_are_roots = meta.orphans_are_roots;
     g.scattered = meta.scattered;
     check::check(&g, file_bytes)?;
-    let decoder = decoder_of(meta.format, &meta.decoder).ok_or("unreadable decoder state")?;
-    Ok((meta, g, decoder, index))
+    Ok((g, meta.owner, index))
 }
 
 mod check;

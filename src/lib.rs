@@ -6,7 +6,8 @@
 //! - [`source`] maps a dump (decompressing gzip input once into the user's cache);
 //! - [`format`](mod@format) detects the format by its first bytes and builds the index;
 //! - [`cache`] keeps built indexes in the user's cache directory and reads them back,
-//!   checked, on the next open;
+//!   checked, on the next open; it names no format (a snapshot's own part of an entry is
+//!   bytes the format encodes and reads back), so imports run `format → cache → heap`;
 //! - [`heap`] is the format-neutral model and the analyses;
 //! - [`diff`] compares two snapshots (classes, owners by their path from the roots,
 //!   objects by ids that survive);

@@ -279,6 +279,46 @@ fn a_reopened_index_is_used_in_place_from_the_mapped_entry() {
 /// kB) whose histogram has more classes than two bytes can number: the class column is
 /// kept four bytes wide, and the entry reads back as such with the same answers.
 #[test]
+fn an_entry_whose_snapshot_part_does_not_read_back_is_rebuilt() {
+    // In-process, with the settings of the other in-process test (the environment is the
+    // process's): the cache keeps the snapshot's part as bytes it does not read; the
+    // format reads them back, and an entry whose part it cannot read is not used.
+    std::env::set_var("HEAPTUI_CACHE_DIR", common::scratch().join("in-place"));
+    std::env::set_var("HEAPTUI_CACHE_MIN_BYTES", "0");
+    let p = common::gunzipped("go/heap.dump.gz");
+    let progress = heaptui::progress::Progress::new();
+    let built = heaptui::format::open(&p, &progress).unwrap();
+    let key = heaptui::cache::key(&p, None, &built.source).unwrap();
+    // A sound index whose owner's part is no snapshot's.
+    let entry = heaptui::cache::store(&key, &built.graph, || Some(b"no snapshot".to_vec()));
+    assert!(entry.unwrap().is_some());
+    let read = heaptui::format::open(&p, &progress).unwrap();
+    assert!(
+        !read.facts.iter().any(|(k, _)| k == "index cache"),
+        "{:?}",
+        read.facts
+    );
+    assert!(
+        read.warnings
+            .iter()
+            .any(|w| w.starts_with("index cache entry not used and rebuilt")
+                && w.ends_with(": unreadable decoder state")),
+        "{:?}",
+        read.warnings
+    );
+    // Rebuilt: the next open reads it, with the facts of the first (and the warnings of
+    // the rebuild, which the entry keeps).
+    let again = heaptui::format::open(&p, &progress).unwrap();
+    let (cached, facts): (Vec<_>, Vec<_>) = again
+        .facts
+        .into_iter()
+        .partition(|(k, _)| k == "index cache");
+    assert_eq!(cached.len(), 1, "{cached:?}");
+    assert_eq!(facts, built.facts);
+    assert_eq!(again.warnings, read.warnings);
+}
+
+#[test]
 fn more_than_65536_classes_reopen_from_the_cache() {
     let n = 70_000usize;
     let dir = tempfile::tempdir().unwrap();

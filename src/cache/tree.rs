@@ -17,12 +17,12 @@ use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::Xxh3;
 
 use super::{
-    bytes_of, check_head, decode, encode, entry_path, mapped, mapped_columns, In, Out, BYTE_ORDER,
-    VERSION,
+    bytes_of, check_head, entry_path, mapped, mapped_columns, Entry, In, Out, BYTE_ORDER, VERSION,
 };
-use crate::format::Snapshot;
+use crate::heap::codec::{decode, encode};
 use crate::heap::dominators::stored::{Columns, Figures};
 use crate::heap::dominators::{Dominators, Origin};
+use crate::heap::Graph;
 use crate::progress::Progress;
 
 const MAGIC: &[u8; 16] = b"heaptui domtree\0";
@@ -45,52 +45,54 @@ pub(super) fn path_beside(entry: &Path) -> PathBuf {
 
 /// What [`load_tree`] found.
 pub enum TreeLoaded {
-    /// The snapshot has no index entry, or the entry no tree beside it.
+    /// The index has no cache entry, or the entry no tree beside it.
     Missing,
     /// A tree that failed a check, and which one; it is computed again.
     Rejected(String),
     Hit(Box<Dominators>),
 }
 
-/// The dominator tree of `snap`: the one kept beside its index cache entry when there
-/// is one that passes the checks, else computed (its origin then says why the kept one
-/// was not used, if there was one).
-pub fn tree_of(snap: &Snapshot, progress: &Progress) -> Dominators {
-    let rejected = match load_tree(snap, progress) {
+/// The dominator tree of the index `g`: the one kept beside `entry`, the index cache
+/// entry `g` was read from or written to, when there is one that passes the checks, else
+/// computed (its origin then says why the kept one was not used, if there was one).
+pub fn tree_of(g: &Graph, entry: Option<&Entry>, progress: &Progress) -> Dominators {
+    let rejected = match load_tree(g, entry, progress) {
         TreeLoaded::Hit(d) => return *d,
         TreeLoaded::Rejected(why) => Some(why),
         TreeLoaded::Missing => None,
     };
-    let mut d = crate::heap::dominators::compute(&snap.graph, progress);
+    let mut d = crate::heap::dominators::compute(g, progress);
     if let Some(why) = rejected {
         d.origin = Origin::Rebuilt(why);
     }
     d
 }
 
-/// Keeps `d`, the dominator tree of `snap`, beside its index cache entry for the next
-/// open, unless it was read from there ([`store_tree`]).
+/// Keeps `d`, the dominator tree of the index `g`, beside `entry` (`g`'s index cache
+/// entry) for the next open, unless it was read from there ([`store_tree`]).
 pub fn keep_tree(
-    snap: &Snapshot,
+    g: &Graph,
+    entry: Option<&Entry>,
     d: &Dominators,
     progress: &Progress,
 ) -> Result<Option<PathBuf>, String> {
     if matches!(d.origin, Origin::Read(_)) {
         return Ok(None);
     }
-    store_tree(snap, d, progress)
+    store_tree(g, entry, d, progress)
 }
 
-/// Writes `d`, the dominator tree of `snap`, beside the index entry `snap` was read from
-/// or written to; nothing (`Ok(None)`) when it has none. The children lists and the
-/// per-class figures are made first where they are not yet (they are kept too). An
-/// error says why the tree could not be written (the caller carries on without it).
+/// Writes `d`, the dominator tree of the index `g`, beside `entry`, the index entry `g`
+/// was read from or written to; nothing (`Ok(None)`) when it has none. The children lists
+/// and the per-class figures are made first where they are not yet (they are kept too).
+/// An error says why the tree could not be written (the caller carries on without it).
 pub fn store_tree(
-    snap: &Snapshot,
+    g: &Graph,
+    entry: Option<&Entry>,
     d: &Dominators,
     progress: &Progress,
 ) -> Result<Option<PathBuf>, String> {
-    let Some(entry) = snap.cache_entry.get() else {
+    let Some(entry) = entry else {
         return Ok(None);
     };
     let idx = entry_path(&entry.key).ok_or("no cache directory")?;
@@ -106,9 +108,9 @@ pub fn store_tree(
     progress.phase("dominators: children lists", 0);
     d.children(crate::heap::dominators::VIRTUAL_ROOT);
     progress.phase("dominators: retained sizes per class", 0);
-    d.class_retained(&snap.graph);
+    d.class_retained(g);
     progress.phase("writing the dominator tree to the cache", 0);
-    let (figures, p) = d.stored(&snap.graph);
+    let (figures, p) = d.stored(g);
     let cols: [&[u8]; 6] = [
         bytes_of(p.idom),
         bytes_of(p.retained),
@@ -147,10 +149,10 @@ pub fn store_tree(
     Ok(Some(path))
 }
 
-/// Reads the tree kept beside `snap`'s index entry and checks it against the entry and
-/// the snapshot's graph.
-pub fn load_tree(snap: &Snapshot, progress: &Progress) -> TreeLoaded {
-    let Some(entry) = snap.cache_entry.get() else {
+/// Reads the tree kept beside `entry`, the index cache entry of `g`, and checks it
+/// against the entry and `g`.
+pub fn load_tree(g: &Graph, entry: Option<&Entry>, progress: &Progress) -> TreeLoaded {
+    let Some(entry) = entry else {
         return TreeLoaded::Missing;
     };
     let Some(path) = entry_path(&entry.key).map(|p| path_beside(&p)) else {
@@ -159,7 +161,7 @@ pub fn load_tree(snap: &Snapshot, progress: &Progress) -> TreeLoaded {
     let Ok(f) = File::open(&path) else {
         return TreeLoaded::Missing;
     };
-    match read(entry, f, snap, progress) {
+    match read(entry, f, g, progress) {
         Ok(mut d) => {
             d.origin = Origin::Read(path.display().to_string());
             TreeLoaded::Hit(Box::new(d))
@@ -169,9 +171,9 @@ pub fn load_tree(snap: &Snapshot, progress: &Progress) -> TreeLoaded {
 }
 
 fn read(
-    entry: &super::Entry,
+    entry: &Entry,
     f: File,
-    snap: &Snapshot,
+    g: &Graph,
     progress: &Progress,
 ) -> Result<Dominators, &'static str> {
     let (map, len) = super::map_file(&f)?;
@@ -196,5 +198,5 @@ fn read(
         children: mapped(&map, places[5])?,
     };
     progress.phase("dominators: checking the cache entry", 0);
-    Dominators::from_stored(meta.figures, columns, &snap.graph)
+    Dominators::from_stored(meta.figures, columns, g)
 }

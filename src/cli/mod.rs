@@ -488,9 +488,9 @@ fn with_bar<T>(work: impl FnOnce(&Progress) -> T) -> T {
 }
 
 /// The dominator tree of a snapshot: the one kept beside its index cache entry, else
-/// computed with a progress bar ([`crate::cache::tree_of`]).
+/// computed with a progress bar ([`Snapshot::dominator_tree`]).
 pub fn dominators_for_cli(snap: &Snapshot) -> crate::heap::dominators::Dominators {
-    let d = with_bar(|p| crate::cache::tree_of(snap, p));
+    let d = with_bar(|p| snap.dominator_tree(p));
     if let crate::heap::dominators::Origin::Rebuilt(why) = &d.origin {
         if std::io::stderr().is_terminal() {
             eprintln!(
@@ -515,7 +515,7 @@ pub fn dominators_for_cli(snap: &Snapshot) -> crate::heap::dominators::Dominator
 /// for the write to see it). One that cannot be written only means the next command
 /// computes it again.
 fn keep_tree(snap: &Snapshot, d: &crate::heap::dominators::Dominators) {
-    let r = with_bar(|p| crate::cache::keep_tree(snap, d, p));
+    let r = with_bar(|p| snap.keep_tree(d, p));
     if let Err(e) = r {
         if std::io::stderr().is_terminal() {
             eprintln!(

@@ -7,6 +7,7 @@
 //! that a user with such a file learns what they have rather than "unknown format".
 
 pub mod budget;
+mod cached;
 pub mod dart;
 pub mod go;
 pub mod hprof;
@@ -21,6 +22,8 @@ use crate::error::{Error, ParseError, Result};
 use crate::heap::{Graph, ObjId};
 use crate::progress::Progress;
 use crate::source::Source;
+
+pub use cached::PendingEntry;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Format {
@@ -52,6 +55,19 @@ impl Format {
             Format::MoarVm => &moarvm::roles::MoarVmRoles,
             Format::Dart => &dart::roles::DartRoles,
         }
+    }
+
+    /// The decoder whose state [`Decoder::save_state`] gave, for a snapshot read back
+    /// from the index cache; `None` when the state does not read back.
+    pub fn decoder_from_state(self, state: &[u8]) -> Option<Box<dyn Decoder>> {
+        use crate::heap::codec::decode;
+        Some(match self {
+            Format::Hprof => Box::new(decode::<hprof::decode::HprofDecoder>(state)?),
+            Format::V8 => Box::new(decode::<v8::decode::V8Decoder>(state)?),
+            Format::Go => Box::new(decode::<go::decode::GoDecoder>(state)?),
+            Format::MoarVm => Box::new(decode::<moarvm::decode::MoarDecoder>(state)?),
+            Format::Dart => Box::new(decode::<dart::decode::DartDecoder>(state)?),
+        })
     }
 
     /// The name a person reads.
@@ -264,8 +280,8 @@ pub trait Decoder: Send + Sync {
     fn persistent_ids(&self, _bytes: &[u8], _g: &Graph) -> Option<(&'static str, Vec<u64>)> {
         None
     }
-    /// The decoder's own state in the index cache's encoding ([`crate::cache`]), or `None`
-    /// when it cannot be cached.
+    /// The decoder's own state in the index cache's encoding ([`crate::heap::codec`]), or
+    /// `None` when it cannot be cached.
     fn save_state(&self) -> Option<Vec<u8>> {
         None
     }
@@ -654,25 +670,6 @@ pub fn open(path: &Path, progress: &Progress) -> Result<Snapshot> {
     Ok(snap)
 }
 
-/// The index cache entry still to be written for a snapshot just indexed.
-pub struct PendingEntry(crate::cache::Key);
-
-impl PendingEntry {
-    /// Writes the entry and ties the snapshot to it; the error says why it could not be
-    /// (the caller carries on).
-    pub fn store(self, snap: &Snapshot, progress: &Progress) -> std::result::Result<(), String> {
-        progress.phase("writing the index cache", 0);
-        match crate::cache::store(&self.0, snap) {
-            Ok(Some(entry)) => {
-                let _ = snap.cache_entry.set(entry);
-                Ok(())
-            }
-            Ok(None) => Ok(()),
-            Err(e) => Err(format!("index cache not written: {e}")),
-        }
-    }
-}
-
 /// [`open`], leaving the index cache entry to the caller: the TUI hands the index to the
 /// user first and writes the entry after (1.6 s for a 3 GB dump).
 pub fn open_deferring_cache(
@@ -686,21 +683,13 @@ pub fn open_deferring_cache(
     let format = detect(source.bytes()).map_err(|e| Error::parse(path, e))?;
     let key = crate::cache::key(path, which, &source);
     let mut rejected = None;
-    let source = match &key {
-        Some(k) => {
-            progress.phase("reading the index cache", 0);
-            match crate::cache::load(k, source) {
-                (crate::cache::Loaded::Hit(snap), _) => return Ok((*snap, None)),
-                (crate::cache::Loaded::Rejected(why), Some(s)) => {
-                    rejected = Some(why);
-                    s
-                }
-                (_, Some(s)) => s,
-                (_, None) => unreachable!("the source comes back unless the entry was used"),
-            }
+    if let Some(k) = &key {
+        progress.phase("reading the index cache", 0);
+        match cached::load(k, source.bytes().len() as u64) {
+            Ok(r) => return Ok((r.over(source), None)),
+            Err(why) => rejected = why,
         }
-        None => source,
-    };
+    }
     let bytes = source.bytes();
     memory::check(path, format, bytes)?;
     let mut snap = match format {

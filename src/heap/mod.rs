@@ -16,6 +16,7 @@
 //! from a format's decoder, so it lives above, in [`crate::diff`], on top of
 //! [`crate::format::Snapshot`].
 
+pub mod codec;
 pub mod column;
 pub mod dominators;
 pub mod histogram;

@@ -93,8 +93,8 @@ impl DomsReady {
     /// Both trees of a diff and the figures of the diff view.
     fn two(a: &Snapshot, b: &Snapshot, ids: Option<&crate::diff::Identity>, p: &Progress) -> Self {
         // The trees kept beside the snapshots' index cache entries, where they are.
-        let base = crate::cache::tree_of(a, p);
-        let target = crate::cache::tree_of(b, p);
+        let base = a.dominator_tree(p);
+        let target = b.dominator_tree(p);
         let classes = crate::diff::class_deltas(a, b, Some((&base, &target)), ids);
         let owners = crate::diff::owner_deltas(a, &base, b, &target, 8);
         DomsReady::Two {

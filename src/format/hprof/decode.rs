@@ -370,7 +370,7 @@ const BOXES: &[&str] = &[
 
 impl Decoder for HprofDecoder {
     fn save_state(&self) -> Option<Vec<u8>> {
-        crate::cache::encode(self)
+        crate::heap::codec::encode(self)
     }
 
     fn heap_bytes(&self) -> u64 {

@@ -58,7 +58,7 @@ impl MoarDecoder {
 
 impl Decoder for MoarDecoder {
     fn save_state(&self) -> Option<Vec<u8>> {
-        crate::cache::encode(self)
+        crate::heap::codec::encode(self)
     }
 
     fn heap_bytes(&self) -> u64 {

@@ -79,7 +79,7 @@ impl Loader {
         }
         // The tree kept beside the index cache entry the index came from, if any: read
         // and checked in a fraction of a second, where computing it takes seconds.
-        let kept = match crate::cache::load_tree(&snap, &dp) {
+        let kept = match snap.load_tree(&dp) {
             crate::cache::TreeLoaded::Hit(d) => Ok(*d),
             crate::cache::TreeLoaded::Rejected(why) => Err(Some(why)),
             crate::cache::TreeLoaded::Missing => Err(None),
@@ -134,7 +134,7 @@ impl Loader {
                     let _ = entry.store(side, &Progress::new());
                 }
                 if let Some(d) = tree.get() {
-                    let _ = crate::cache::keep_tree(side, d, &Progress::new());
+                    let _ = side.keep_tree(d, &Progress::new());
                 }
             });
             let d = Arc::new(match kept {
