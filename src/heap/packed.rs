@@ -184,33 +184,53 @@ impl<B: Part, R: Part> Packed<B, R> {
         if !wide_ok {
             return false;
         }
-        // Per block: the marked slots, whether every value fits under `limit`, and (when
-        // asked) whether the block ascends from the last value of the block before.
+        // Per run of blocks, on the thread pool: the marked slots, and whether every
+        // value fits under `limit` and (when asked) ascends from the one before. A block
+        // without a marked slot (nearly all) is checked by folds over its distances,
+        // which vectorise; one with a marked slot value by value.
+        const RUN: usize = BLOCK * 4096;
         let (marked, fits) = self
             .rel
-            .par_chunks(BLOCK)
+            .par_chunks(RUN)
             .enumerate()
-            .map(|(k, c)| {
-                let base = self.base[k].to_u64();
+            .map(|(run, c)| {
+                let first = run * RUN;
                 let mut marked = 0usize;
                 let mut ok = true;
-                let mut prev = if k == 0 || !ascending {
+                let mut prev = if first == 0 || !ascending {
                     0
                 } else {
-                    self.get(k * BLOCK - 1).map_or(u64::MAX, |v| v.to_u64())
+                    self.get(first - 1).map_or(u64::MAX, |v| v.to_u64())
                 };
-                for (j, &r) in c.iter().enumerate() {
-                    let v = if r != R::MAX {
-                        base.checked_add(r.to_u64())
-                    } else {
-                        marked += 1;
-                        self.get(k * BLOCK + j).map(|v| v.to_u64())
-                    };
-                    let Some(v) = v else {
-                        return (marked, false);
-                    };
-                    ok &= v <= limit && (!ascending || prev <= v);
-                    prev = v;
+                for (kk, c) in c.chunks(BLOCK).enumerate() {
+                    let k = first / BLOCK + kk;
+                    let base = self.base[k].to_u64();
+                    let here = c.iter().fold(0usize, |m, &r| m + (r == R::MAX) as usize);
+                    if here == 0 {
+                        let top = c.iter().fold(R::from_u64(0), |m, &r| m.max(r));
+                        let descends =
+                            ascending && c.windows(2).fold(false, |d, w| d | (w[0] > w[1]));
+                        let low = base.checked_add(c[0].to_u64());
+                        let high = base.checked_add(top.to_u64());
+                        ok &= !descends
+                            && high.is_some_and(|h| h <= limit)
+                            && low.is_some_and(|l| !ascending || prev <= l);
+                        prev = base.saturating_add(c[c.len() - 1].to_u64());
+                        continue;
+                    }
+                    marked += here;
+                    for (j, &r) in c.iter().enumerate() {
+                        let v = if r != R::MAX {
+                            base.checked_add(r.to_u64())
+                        } else {
+                            self.get(k * BLOCK + j).map(|v| v.to_u64())
+                        };
+                        let Some(v) = v else {
+                            return (marked, false);
+                        };
+                        ok &= v <= limit && (!ascending || prev <= v);
+                        prev = v;
+                    }
                 }
                 (marked, ok)
             })
