@@ -231,6 +231,30 @@ struct Out<W: Write> {
     pos: u64,
 }
 
+/// Writes a cache file at `tmp` (created exclusively): the head (`magic`, layout
+/// version, byte order), the key and metadata sections, then `cols` and the trailer,
+/// which it returns.
+fn write_file<M: Serialize>(
+    tmp: &Path,
+    magic: &[u8; 16],
+    key: &Key,
+    meta: &M,
+    cols: &[&[u8]],
+) -> std::io::Result<u64> {
+    let f = crate::source::create_exclusive(tmp)?;
+    let mut o = Out {
+        w: BufWriter::with_capacity(1 << 20, f),
+        h: Xxh3::new(),
+        pos: 0,
+    };
+    o.put(magic)?;
+    o.put(&VERSION.to_ne_bytes())?;
+    o.put(&BYTE_ORDER.to_ne_bytes())?;
+    o.section(&encode(key).unwrap_or_default())?;
+    o.section(&encode(meta).unwrap_or_default())?;
+    o.columns_and_trailer(cols)
+}
+
 impl<W: Write> Out<W> {
     fn put(&mut self, b: &[u8]) -> std::io::Result<()> {
         self.h.update(b);
@@ -406,32 +430,27 @@ pub fn store(
         owner,
     };
     let _listed = crate::tmpfiles::register(&tmp);
-    let write = || -> std::io::Result<u64> {
-        let f = crate::source::create_exclusive(&tmp)?;
-        let mut o = Out {
-            w: BufWriter::with_capacity(1 << 20, f),
-            h: Xxh3::new(),
-            pos: 0,
-        };
-        o.put(MAGIC)?;
-        o.put(&VERSION.to_ne_bytes())?;
-        o.put(&BYTE_ORDER.to_ne_bytes())?;
-        o.section(&encode(key).unwrap_or_default())?;
-        o.section(&encode(&meta).unwrap_or_default())?;
-        o.columns_and_trailer(&[
-            g.class_of.raw(),
-            g.shallow.raw(),
-            bytes_of(&g.offset.base),
-            bytes_of(&g.offset.rel),
-            bytes_of(&g.out_start.base),
-            bytes_of(&g.out_start.rel),
-            bytes_of(&g.out_targets),
-            bytes_of(&g.weak),
-            bytes_of(&r.in_start.base),
-            bytes_of(&r.in_start.rel),
-            bytes_of(&r.in_sources),
-            bytes_of(&r.in_weak),
-        ])
+    let write = || {
+        write_file(
+            &tmp,
+            MAGIC,
+            key,
+            &meta,
+            &[
+                g.class_of.raw(),
+                g.shallow.raw(),
+                bytes_of(&g.offset.base),
+                bytes_of(&g.offset.rel),
+                bytes_of(&g.out_start.base),
+                bytes_of(&g.out_start.rel),
+                bytes_of(&g.out_targets),
+                bytes_of(&g.weak),
+                bytes_of(&r.in_start.base),
+                bytes_of(&r.in_start.rel),
+                bytes_of(&r.in_sources),
+                bytes_of(&r.in_weak),
+            ],
+        )
     };
     let index = match write() {
         Ok(t) => t,

@@ -10,16 +10,13 @@
 //! another index and is not used. Writing an index entry removes the tree beside it.
 
 use std::fs::File;
-use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::Xxh3;
 
-use super::{
-    bytes_of, check_head, entry_path, mapped, mapped_columns, Entry, In, Out, BYTE_ORDER, VERSION,
-};
-use crate::heap::codec::{decode, encode};
+use super::{bytes_of, check_head, entry_path, mapped, mapped_columns, Entry, In};
+use crate::heap::codec::decode;
 use crate::heap::dominators::stored::{Columns, Figures};
 use crate::heap::dominators::{Dominators, Origin};
 use crate::heap::Graph;
@@ -127,21 +124,7 @@ pub fn store_tree(
     };
     let tmp = dir.join(format!(".{}.tree.tmp", std::process::id()));
     let _listed = crate::tmpfiles::register(&tmp);
-    let write = || -> std::io::Result<u64> {
-        let f = crate::source::create_exclusive(&tmp)?;
-        let mut o = Out {
-            w: BufWriter::with_capacity(1 << 20, f),
-            h: Xxh3::new(),
-            pos: 0,
-        };
-        o.put(MAGIC)?;
-        o.put(&VERSION.to_ne_bytes())?;
-        o.put(&BYTE_ORDER.to_ne_bytes())?;
-        o.section(&encode(&entry.key).unwrap_or_default())?;
-        o.section(&encode(&meta).unwrap_or_default())?;
-        o.columns_and_trailer(&cols)
-    };
-    if let Err(e) = write() {
+    if let Err(e) = super::write_file(&tmp, MAGIC, &entry.key, &meta, &cols) {
         let _ = std::fs::remove_file(&tmp);
         return Err(format!("{}: {e}", tmp.display()));
     }

@@ -390,6 +390,37 @@ pub struct Snapshot {
     pub cache_entry: std::sync::OnceLock<crate::cache::Entry>,
 }
 
+impl Snapshot {
+    /// What a reader makes of one dump before its own parts: the source, the format and
+    /// its version, the index and the decoder; not cut short, no warnings nor facts, no
+    /// threads, no word size, the file's only snapshot, no cache entry yet. Readers set
+    /// what differs with `Snapshot { .., ..Snapshot::of(..) }`.
+    pub fn of(
+        source: Source,
+        format: Format,
+        format_version: String,
+        graph: Graph,
+        decoder: Box<dyn Decoder>,
+    ) -> Snapshot {
+        Snapshot {
+            source,
+            format,
+            format_version,
+            id_size: None,
+            graph,
+            threads: 0,
+            thread_list: Vec::new(),
+            truncated: None,
+            warnings: Vec::new(),
+            facts: Vec::new(),
+            decoder,
+            snapshots: Vec::new(),
+            snapshot_index: 0,
+            cache_entry: Default::default(),
+        }
+    }
+}
+
 /// One snapshot of a file that may hold several, as `summary` lists them.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SnapshotInfo {

@@ -583,25 +583,16 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
         externals: externals.iter().map(|e| (e.0, e.1)).collect(),
         hashes,
     };
+    let version = if h.flags == 0 {
+        "dartheap".to_string()
+    } else {
+        format!("dartheap (flags {})", h.flags)
+    };
     Ok(Snapshot {
-        format: Format::Dart,
-        format_version: if h.flags == 0 {
-            "dartheap".to_string()
-        } else {
-            format!("dartheap (flags {})", h.flags)
-        },
-        id_size: None,
-        threads: 0,
-        thread_list: Vec::new(),
-        graph: g,
         truncated,
         warnings,
         facts,
-        decoder: Box::new(decoder),
-        snapshots: Vec::new(),
-        snapshot_index: 0,
-        cache_entry: Default::default(),
-        source,
+        ..Snapshot::of(source, Format::Dart, version, g, Box::new(decoder))
     })
 }
 

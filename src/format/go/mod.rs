@@ -652,19 +652,12 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
         profiles: std::mem::take(&mut p.profiles),
     };
     Ok(Snapshot {
-        format: Format::Go,
-        format_version: header,
         id_size: Some(ptr as u32),
         threads: threads.len(),
         thread_list: threads,
-        graph: g,
         truncated: p.truncated,
         warnings,
         facts,
-        decoder: Box::new(decoder),
-        snapshots: Vec::new(),
-        snapshot_index: 0,
-        cache_entry: Default::default(),
-        source,
+        ..Snapshot::of(source, Format::Go, header, g, Box::new(decoder))
     })
 }

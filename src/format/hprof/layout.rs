@@ -94,12 +94,7 @@ pub(super) fn infer_layout(
         };
         match rec[0] {
             PRIMITIVE_ARRAY_DUMP => {
-                let n = u32::from_be_bytes([
-                    rec[1 + id + 4],
-                    rec[2 + id + 4],
-                    rec[3 + id + 4],
-                    rec[4 + id + 4],
-                ]) as u64;
+                let n = super::be_u32(&rec[1 + id + 4..]) as u64;
                 let es = type_size(rec[1 + id + 8], id).unwrap_or(1) as u64;
                 if gap == align8(16 + n * es) {
                     hdr[0] += 1;
@@ -108,12 +103,7 @@ pub(super) fn infer_layout(
                 }
             }
             OBJECT_ARRAY_DUMP => {
-                let n = u32::from_be_bytes([
-                    rec[1 + id + 4],
-                    rec[2 + id + 4],
-                    rec[3 + id + 4],
-                    rec[4 + id + 4],
-                ]) as u64;
+                let n = super::be_u32(&rec[1 + id + 4..]) as u64;
                 if n == 0 {
                     continue;
                 }

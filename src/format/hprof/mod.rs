@@ -539,20 +539,17 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
         fields_of: Default::default(),
     };
     let mut snap = Snapshot {
-        format: Format::Hprof,
-        format_version: h.version.clone(),
         id_size: Some(id as u32),
-        graph: g,
-        threads: 0,
-        thread_list: Vec::new(),
         truncated: p.truncated,
         warnings,
         facts,
-        decoder: Box::new(decoder),
-        snapshots: Vec::new(),
-        snapshot_index: 0,
-        cache_entry: Default::default(),
-        source,
+        ..Snapshot::of(
+            source,
+            Format::Hprof,
+            h.version.clone(),
+            g,
+            Box::new(decoder),
+        )
     };
     snap.thread_list = threads::build(&snap, &thread_objects, &trace_frames, &thread_groups);
     // The threads listed, not the ROOT THREAD OBJECT records: HotSpot writes none for the

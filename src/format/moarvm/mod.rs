@@ -338,20 +338,20 @@ pub fn open(source: Source, which: Option<usize>, progress: &Progress) -> Result
         snapshot: infos[index].label.clone(),
     };
     Ok(Snapshot {
-        format: Format::MoarVm,
-        format_version: version,
-        id_size: None,
         threads: built.threads.len(),
         thread_list: built.threads,
-        graph: built.graph,
         truncated: scan.truncated,
         warnings,
         facts,
-        decoder: Box::new(decoder),
         snapshots: infos,
         snapshot_index: index,
-        cache_entry: Default::default(),
-        source,
+        ..Snapshot::of(
+            source,
+            Format::MoarVm,
+            version,
+            built.graph,
+            Box::new(decoder),
+        )
     })
 }
 

@@ -624,20 +624,10 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
         locations: sec.locations,
     };
     Ok(Snapshot {
-        format: Format::V8,
-        format_version: version,
-        id_size: None,
-        graph: g,
-        threads: 0,
-        thread_list: Vec::new(),
         truncated,
         warnings,
         facts,
-        decoder: Box::new(decoder),
-        snapshots: Vec::new(),
-        snapshot_index: 0,
-        cache_entry: Default::default(),
-        source,
+        ..Snapshot::of(source, Format::V8, version, g, Box::new(decoder))
     })
 }
 
