@@ -59,9 +59,7 @@ fn a_dump_cut_at_50_offsets_opens_what_is_whole() {
     let mut cuts: Vec<usize> = vec![0, 1, 10, 18, 19, 22, 30, 31, 32, 40];
     let mut x: u64 = 0x9e3779b97f4a7c15;
     while cuts.len() < 50 {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
+        xorshift(&mut x);
         cuts.push(32 + (x % (full.len() as u64 - 33)) as usize);
     }
     let mut opened = 0;
@@ -173,14 +171,7 @@ fn corrupted_bytes_never_panic() {
     let full = std::fs::read(gunzipped(DUMP)).unwrap();
     let mut x: u64 = 12345;
     for round in 0..30 {
-        let mut bad = full.clone();
-        for _ in 0..50 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            let at = 31 + (x % (bad.len() as u64 - 31)) as usize;
-            bad[at] = (x >> 32) as u8;
-        }
+        let bad = scribbled(&full, 31, &mut x);
         // Any outcome but a panic is fine; most files still open.
         let r = open_bytes(&bad);
         if let Ok(s) = r {
@@ -301,14 +292,14 @@ fn inspect_stays_inside_a_record_whose_fields_run_past_it() {
     assert!(text.status.success());
     assert!(String::from_utf8_lossy(&text.stdout).contains("problem"));
 
-    let v = json_of(&heaptui(&["inspect", f, "0x300", "--json"]));
+    let v = inspect_json(f, "0x300");
     assert!(v["problems"].as_array().unwrap().is_empty(), "{v}");
     assert_eq!(v["fields"][1]["value"], -5);
     assert_eq!(v["fields"][2]["value"], "0x300");
     assert_eq!(v["referrers"][0]["edge"], "self");
     // A self-reference: the object retains itself once, and its path is itself.
     assert_eq!(v["retained_bytes"], v["shallow_bytes"]);
-    let p = json_of(&heaptui(&["path", f, "0x300", "--json"]));
+    let p = path_json(f, "0x300");
     assert_eq!(p["paths"][0][0]["root"], "JNI global");
 }
 
@@ -338,23 +329,15 @@ fn a_file_whose_index_would_not_fit_is_refused_up_front_with_the_figure() {
     // more, so it is refused before any index is built (exit 2: the file cannot be read
     // here; issue 28 defect 16, it was 1), naming the figure needed;
     // HEAPTUI_IGNORE_MEMORY=1 opens it anyway.
-    let f = fixture("java/nocoops/heap-live.hprof.gz");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_heaptui"))
-        .args(["summary", f.to_str().unwrap()])
-        .env("HEAPTUI_CACHE_DIR", scratch().join("cache"))
-        .env("HEAPTUI_MEMORY_LIMIT", "1000000")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let f = fixture_arg("java/nocoops/heap-live.hprof.gz");
+    let out = heaptui_with_memory_limit(&["summary", &f], "1000000");
+    let err = stderr_of(&out, 2);
     assert!(
         err.contains("needs about") && err.contains("MB of memory") && err.contains("only 1 MB"),
         "{err}"
     );
     assert!(out.stdout.is_empty());
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_heaptui"))
-        .args(["summary", f.to_str().unwrap()])
-        .env("HEAPTUI_CACHE_DIR", scratch().join("cache"))
+    let out = heaptui_command(&["summary", &f])
         .env("HEAPTUI_MEMORY_LIMIT", "1000000")
         .env("HEAPTUI_IGNORE_MEMORY", "1")
         .output()
@@ -368,24 +351,15 @@ fn a_moarvm_file_is_checked_up_front_format_3_by_its_counts() {
     // byte of memory per byte of file, measured on a 436 MB snapshot); format 3
     // compresses them, so the snapshot's collectables and references decide, counted
     // before the columns are decoded (issue 28, defect 2: it was not checked at all).
-    let run = |rel: &str| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_heaptui"))
-            .args(["summary", fixture(rel).to_str().unwrap()])
-            .env("HEAPTUI_CACHE_DIR", scratch().join("cache"))
-            .env("HEAPTUI_MEMORY_LIMIT", "1000000")
-            .output()
-            .unwrap()
-    };
+    let run = |rel: &str| heaptui_with_memory_limit(&["summary", &fixture_arg(rel)], "1000000");
     let v2 = run("moarvm/app-v2.mvmheap.gz");
-    assert_eq!(v2.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&v2.stderr);
+    let err = stderr_of(&v2, 2);
     assert!(
         err.contains("needs about") && err.contains("only 1 MB"),
         "{err}"
     );
     let v3 = run("moarvm/app-v3.mvmheap.gz");
-    assert_eq!(v3.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&v3.stderr);
+    let err = stderr_of(&v3, 2);
     assert!(
         err.contains("needs about") && err.contains("collectables at") && err.contains("only 1 MB"),
         "{err}"
@@ -461,12 +435,7 @@ fn an_empty_cache_dir_variable_means_unset() {
     let cwd = scratch().join("empty-cache-cwd");
     let xdg = scratch().join("empty-cache-xdg");
     std::fs::create_dir_all(&cwd).unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_heaptui"))
-        .args([
-            "summary",
-            fixture("go/heap.dump.gz").to_str().unwrap(),
-            "--json",
-        ])
+    let out = heaptui_command(&["summary", &fixture_arg("go/heap.dump.gz"), "--json"])
         .current_dir(&cwd)
         .env("HEAPTUI_CACHE_DIR", "")
         .env("XDG_CACHE_HOME", &xdg)
@@ -489,12 +458,7 @@ fn a_memory_limit_that_is_not_a_number_is_a_usage_error_not_no_limit() {
     // Issue 28, defect 16: `abc`, `1e9` and `-1` turned the memory check off silently.
     let f = fixture("go/heap.dump.gz");
     for bad in ["abc", "1e9", "-1", "4 GB"] {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_heaptui"))
-            .args(["summary", f.to_str().unwrap()])
-            .env("HEAPTUI_CACHE_DIR", scratch().join("cache"))
-            .env("HEAPTUI_MEMORY_LIMIT", bad)
-            .output()
-            .unwrap();
+        let out = heaptui_with_memory_limit(&["summary", f.to_str().unwrap()], bad);
         assert_eq!(out.status.code(), Some(1), "{bad}: {out:?}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(
@@ -520,13 +484,11 @@ fn a_gzip_of_something_else_is_refused_before_it_is_decompressed_whole() {
     }
     gz.finish().unwrap();
     let cache = scratch().join("zeros-cache");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_heaptui"))
-        .args(["summary", f.to_str().unwrap()])
+    let out = heaptui_command(&["summary", f.to_str().unwrap()])
         .env("HEAPTUI_CACHE_DIR", &cache)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{out:?}");
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = stderr_of(&out, 2);
     assert!(
         err.contains("zeros.hprof.gz") && err.contains("in the decompressed content"),
         "{err}"
@@ -584,12 +546,7 @@ fn cache_files_are_created_exclusively_and_private() {
     assert_eq!(std::fs::read(&key).unwrap(), b"key");
     // And the binary's own cache: a gzip dump's copy lands in a private directory.
     let cache = scratch().join("private-cache");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_heaptui"))
-        .args([
-            "summary",
-            fixture("go/heap.dump.gz").to_str().unwrap(),
-            "--json",
-        ])
+    let out = heaptui_command(&["summary", &fixture_arg("go/heap.dump.gz"), "--json"])
         .env("HEAPTUI_CACHE_DIR", &cache)
         .output()
         .unwrap();
@@ -629,24 +586,15 @@ fn a_dart_size_that_would_wrap_the_totals_is_refused_where_it_is() {
     // Issue 28, defect 16: a shallow size of 2^64 - 1 wrapped the sums (retained below
     // shallow, exit 0). A size no sum of the file's objects can wrap with (2^40, or 2^62
     // over the object count) is the most an object may claim; more is an error at it.
-    use common::hostile::{dart_class, dart_head, uleb};
-    let mut b = dart_head();
-    b.extend(uleb(4));
-    for (name, uri) in [("Root", ""), ("Read-Only Pages", ""), ("Isolate", "")] {
-        b.extend(dart_class(name, uri));
-    }
-    b.extend(dart_class("Foo", "dart:core"));
+    use common::hostile::{dart_head_with_foo, uleb};
+    let mut b = dart_head_with_foo();
     b.extend(uleb(1));
     b.extend(uleb(4));
     b.extend([1, 0, 0, 1, 4, 2, 0, 0, 0, 3, 0, 0, 0, 4]);
     let at = b.len();
     b.extend(uleb(u64::MAX));
     b.extend([0, 0, 0]);
-    let f = scratch().join("huge-size.dartheap");
-    std::fs::write(&f, &b).unwrap();
-    let out = heaptui(&["summary", f.to_str().unwrap()]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
+    let err = summary_refused("huge-size.dartheap", &b);
     assert!(
         err.contains(&format!(
             "at byte offset {at}: expected a shallow size of at most"
@@ -671,11 +619,7 @@ fn a_v8_integer_of_20_digits_is_refused_where_it_starts_as_found() {
         .unwrap()
         .replacen(",7,", ",12345678901234567890,", 1);
     let at = text.find("12345678901234567890").unwrap();
-    let f = scratch().join("twenty-digits.heapsnapshot");
-    std::fs::write(&f, &text).unwrap();
-    let out = heaptui(&["summary", f.to_str().unwrap()]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
+    let err = summary_refused("twenty-digits.heapsnapshot", text.as_bytes());
     assert!(
         err.contains(&format!(
             "at byte offset {at}: expected an integer of at most 18 digits, found 12345678901234567890\n"

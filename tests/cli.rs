@@ -21,25 +21,17 @@ fn histogram_json_shape_sort_top_filter() {
         "--top",
         "5",
     ]));
-    let classes = v["classes"].as_array().unwrap();
+    let classes = items(&v, "classes");
     assert_eq!(classes.len(), 5);
     for c in classes {
         assert!(c["class"].is_string() && c["count"].is_u64() && c["shallow_bytes"].is_u64());
         assert!(c["retained_bytes"].is_u64(), "{c}");
     }
-    let counts: Vec<u64> = classes
-        .iter()
-        .map(|c| c["count"].as_u64().unwrap())
-        .collect();
+    let counts: Vec<u64> = classes.iter().map(count).collect();
     assert!(counts.windows(2).all(|w| w[0] >= w[1]), "{counts:?}");
     // The total covers every class, not only the top 5.
     let all = json_of(&heaptui(&["histogram", &dump(), "--json"]));
-    let sum: u64 = all["classes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["count"].as_u64().unwrap())
-        .sum();
+    let sum: u64 = items(&all, "classes").iter().map(count).sum();
     assert_eq!(v["total"]["count"].as_u64().unwrap(), sum);
 
     let f = json_of(&heaptui(&[
@@ -68,12 +60,7 @@ fn group_by_package_sums_the_classes() {
         "--filter",
         "dev.heaptui.fixture",
     ]));
-    let want: u64 = all["classes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["count"].as_u64().unwrap())
-        .sum();
+    let want: u64 = items(&all, "classes").iter().map(count).sum();
     let g = json_of(&heaptui(&[
         "histogram",
         &dump(),
@@ -81,13 +68,8 @@ fn group_by_package_sums_the_classes() {
         "--group-by",
         "package",
     ]));
-    let pkg = g["classes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["package"] == "dev.heaptui.fixture")
-        .expect("package row");
-    assert_eq!(pkg["count"].as_u64().unwrap(), want);
+    let pkg = item(&g, "classes", "package", "dev.heaptui.fixture");
+    assert_eq!(count(pkg), want);
 }
 
 #[test]
@@ -135,15 +117,10 @@ fn exit_codes() {
 
 #[test]
 fn a_v8_header_without_its_fields_exits_2_naming_what_is_missing() {
-    let p = scratch().join("nometa.heapsnapshot");
-    std::fs::write(
-        &p,
+    let err = summary_refused(
+        "nometa.heapsnapshot",
         b"{\"snapshot\":{\"meta\":{}},\"nodes\":[],\"edges\":[],\"strings\":[]}",
-    )
-    .unwrap();
-    let out = heaptui(&["summary", p.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    );
     assert!(
         err.contains("meta.node_fields") && err.contains("byte offset 12"),
         "{err}"
@@ -158,18 +135,13 @@ fn class_names_with_escape_sequences_are_cleaned_in_text_output() {
     let p = evil_hprof();
     let name = EVIL_CLASS;
     let out = heaptui(&["histogram", p.to_str().unwrap()]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = stdout_of(out);
     assert!(text.contains("evilRed"), "{text}");
     assert!(!text.contains('\u{1b}') && !text.contains('\u{7}'));
     let v = json_of(&heaptui(&["histogram", p.to_str().unwrap(), "--json"]));
     let names = common::histogram_classes(&v);
     assert!(names.contains(&name), "{names:?}");
-    let s = json_of(&heaptui(&["summary", p.to_str().unwrap(), "--json"]));
+    let s = summary_json(p.to_str().unwrap());
     assert_eq!(s["objects"], 2);
     assert_eq!(s["roots"], 1);
     assert!(s["truncated"].is_null());
@@ -187,7 +159,7 @@ fn no_retained_skips_the_dominator_tree() {
         "--top",
         "3",
     ]));
-    for c in v["classes"].as_array().unwrap() {
+    for c in items(&v, "classes") {
         assert!(c["retained_bytes"].is_null(), "{c}");
     }
     // Package rows get retained sizes by the same rule as classes, over the package
@@ -201,15 +173,8 @@ fn no_retained_skips_the_dominator_tree() {
         "--group-by",
         "package",
     ]));
-    let util = packages["classes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["package"] == "java.util")
-        .unwrap();
-    let sum: u64 = classes["classes"]
-        .as_array()
-        .unwrap()
+    let util = item(&packages, "classes", "package", "java.util");
+    let sum: u64 = items(&classes, "classes")
         .iter()
         .filter(|c| {
             heaptui::heap::histogram::package_of(c["class"].as_str().unwrap()) == "java.util"
@@ -228,35 +193,22 @@ fn no_retained_skips_the_dominator_tree() {
 /// name ends in it is suggested, several are listed, none gives no guess.
 #[test]
 fn usage_errors_suggest_what_was_meant() {
-    let stderr = |out: &std::process::Output| String::from_utf8_lossy(&out.stderr).to_string();
     for (typo, meant) in [
         ("histgram", "histogram"),
         ("sumary", "summary"),
         ("lekas", "leaks"),
     ] {
-        let out = heaptui(&[typo, "f"]);
-        assert_eq!(out.status.code(), Some(1), "{typo}");
-        let err = stderr(&out);
+        let err = stderr_of(&heaptui(&[typo, "f"]), 1);
         assert!(
             err.contains(&format!("did you mean `{meant}`?")),
             "{typo}: {err}"
         );
     }
     // With a command's flag after it, which clap alone would complain about.
-    let out = heaptui(&["histgram", "f", "--json"]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stderr(&out).contains("did you mean `histogram`?"),
-        "{}",
-        stderr(&out)
-    );
-    let out = heaptui(&["a.hprof", "b.hprof", "c.hprof"]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stderr(&out).contains("heaptui leaks BASELINE TARGET FINAL"),
-        "{}",
-        stderr(&out)
-    );
+    let err = stderr_of(&heaptui(&["histgram", "f", "--json"]), 1);
+    assert!(err.contains("did you mean `histogram`?"), "{err}");
+    let err = stderr_of(&heaptui(&["a.hprof", "b.hprof", "c.hprof"]), 1);
+    assert!(err.contains("heaptui leaks BASELINE TARGET FINAL"), "{err}");
 
     let jvm: Vec<String> = parse_jcmd_histogram(
         &std::fs::read_to_string(fixture("java/leak/histo-live-after.txt")).unwrap(),
@@ -264,8 +216,7 @@ fn usage_errors_suggest_what_was_meant() {
     .into_iter()
     .map(|(name, _, _)| name)
     .collect();
-    let dump = fixture("java/leak/heap-live.hprof.gz");
-    let dump = dump.to_str().unwrap();
+    let dump = &fixture_arg("java/leak/heap-live.hprof.gz");
     let mut suggested = 0;
     let src = fixture("java/leak/src/com/example");
     for entry in std::fs::read_dir(src).unwrap() {
@@ -280,9 +231,7 @@ fn usage_errors_suggest_what_was_meant() {
                 .iter()
                 .filter(|n| n.ends_with(&format!(".{short}")) || n.ends_with(&format!("${short}")))
                 .collect();
-            let out = heaptui(&["inspect", dump, "--class", short]);
-            assert_eq!(out.status.code(), Some(3), "{short}");
-            let err = stderr(&out);
+            let err = stderr_of(&heaptui(&["inspect", dump, "--class", short]), 3);
             match ends.as_slice() {
                 [one] => {
                     assert!(

@@ -15,14 +15,23 @@ use serde_json::Value;
 const APP: &str = "package:heapshape/model.dart::";
 
 fn expected() -> Value {
-    serde_json::from_str(&std::fs::read_to_string(fixture("dart/expected.json")).unwrap()).unwrap()
+    fixture_json("dart/expected.json")
 }
 
 fn snap_path(name: &str) -> String {
-    fixture(&format!("dart/{name}.dartheap.gz"))
-        .to_str()
-        .unwrap()
-        .to_string()
+    fixture_arg(&format!("dart/{name}.dartheap.gz"))
+}
+
+/// `diff --json --owners N` from the `before` snapshot to the `after` one.
+fn diff_owners(n: &str) -> Value {
+    json_of(&heaptui(&[
+        "diff",
+        &snap_path("before"),
+        &snap_path("after"),
+        "--json",
+        "--owners",
+        n,
+    ]))
 }
 
 fn real(name: &str) -> Vec<u8> {
@@ -102,7 +111,7 @@ fn capacity_and_external_size_equal_get_memory_usage() {
     let e = expected();
     for which in ["before", "after"] {
         let mem = &e["snapshots"][which]["memory_usage"];
-        let s = json_of(&heaptui(&["summary", &snap_path(which), "--json"]));
+        let s = summary_json(&snap_path(which));
         assert_eq!(s["format"], "dart");
         assert!(s["truncated"].is_null());
         assert_eq!(s["details"]["isolate"], "main");
@@ -225,12 +234,7 @@ fn objects_named_by_evaluate_are_found_by_identity_hash_with_their_values() {
     let deep = obj("chain!.next!.next");
     let head = obj("chain");
     assert_eq!(field_value(&snap, head, "depth"), Value::Int(1));
-    let v = json_of(&heaptui(&[
-        "path",
-        path.to_str().unwrap(),
-        &snap.object_name(deep),
-        "--json",
-    ]));
+    let v = path_json(path.to_str().unwrap(), &snap.object_name(deep));
     let steps = v["paths"][0].as_array().unwrap();
     let edges: Vec<&str> = steps.iter().filter_map(|s| s["edge"].as_str()).collect();
     assert_eq!(edges[edges.len() - 3..], ["chain", "next", "next"]);
@@ -249,12 +253,7 @@ fn inspect_through_the_cli_shows_values_and_external_sizes() {
             .as_u64()
             .unwrap(),
     );
-    let v = json_of(&heaptui(&[
-        "inspect",
-        path.to_str().unwrap(),
-        &snap.object_name(c0),
-        "--json",
-    ]));
+    let v = inspect_json(path.to_str().unwrap(), &snap.object_name(c0));
     assert_eq!(v["class"], format!("{APP}Customer"));
     assert_eq!(
         field(&v, "balance")["value"],
@@ -274,24 +273,14 @@ fn inspect_through_the_cli_shows_values_and_external_sizes() {
         .unwrap()
         .starts_with("0 bytes (shallow 16 bytes)"));
     // `--class` names the largest Order; #1 is the root.
-    let root = json_of(&heaptui(&[
-        "inspect",
-        path.to_str().unwrap(),
-        "#1",
-        "--json",
-    ]));
+    let root = inspect_json(path.to_str().unwrap(), "#1");
     assert_eq!(root["class"], "Root");
     let missing = heaptui(&["inspect", path.to_str().unwrap(), "#99999999"]);
     assert_eq!(missing.status.code(), Some(3));
     // Issue 26: a bare number is the object `#N` names (Dart objects are named `#N`).
     let name = snap.object_name(c0);
     let bare = name.strip_prefix('#').unwrap();
-    let by_bare = json_of(&heaptui(&[
-        "inspect",
-        path.to_str().unwrap(),
-        bare,
-        "--json",
-    ]));
+    let by_bare = inspect_json(path.to_str().unwrap(), bare);
     assert_eq!(by_bare, v);
     let missing = heaptui(&["inspect", path.to_str().unwrap(), "99999999"]);
     assert_eq!(missing.status.code(), Some(3));
@@ -387,25 +376,8 @@ fn the_grown_list_is_an_owner_with_its_entries() {
     // `orders` (1,234 → 1,555: expected.json). The owners are matched by their path from
     // the roots, the list named by its field and its own length, not by its storage.
     let e = expected();
-    let d = json_of(&heaptui(&[
-        "diff",
-        &snap_path("before"),
-        &snap_path("after"),
-        "--json",
-        "--owners",
-        "10",
-    ]));
-    let owner = d["owners"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|o| {
-            o["owner"]
-                .as_str()
-                .unwrap()
-                .ends_with("→ orders dart:core::_GrowableList")
-        })
-        .unwrap_or_else(|| panic!("{}", d["owners"]));
+    let d = diff_owners("10");
+    let owner = owner_ending(&d, "→ orders dart:core::_GrowableList");
     assert_eq!(
         owner["base_entries"], e["program"]["ready"]["orders"],
         "{owner}"
@@ -417,7 +389,7 @@ fn the_grown_list_is_an_owner_with_its_entries() {
     assert_eq!(owner["delta_entries"], e["program"]["grow"], "{owner}");
     // Its storage is not listed again beside it.
     assert!(
-        d["owners"].as_array().unwrap().iter().all(|o| !o["owner"]
+        items(&d, "owners").iter().all(|o| !o["owner"]
             .as_str()
             .unwrap()
             .contains("→ orders dart:core::_GrowableList →")),
@@ -463,7 +435,7 @@ fn dominators_run_over_the_real_graph() {
     ]));
     let objs = v["objects"].as_array().unwrap();
     assert!(!objs.is_empty());
-    let s = json_of(&heaptui(&["summary", &snap_path("after"), "--json"]));
+    let s = summary_json(&snap_path("after"));
     let top: u64 = objs
         .iter()
         .map(|o| o["retained_bytes"].as_u64().unwrap())
@@ -513,9 +485,7 @@ fn a_cut_snapshot_opens_as_far_as_its_objects_are_whole() {
     let mut x: u64 = 0x2545f4914f6cdd1d;
     let mut opened = 0;
     for k in 0..40 {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
+        xorshift(&mut x);
         let cut = if k < 8 {
             k * 3
         } else {
@@ -561,14 +531,7 @@ fn corrupted_bytes_never_panic() {
     let full = real("before");
     let mut x: u64 = 99;
     for _ in 0..20 {
-        let mut bad = full.clone();
-        for _ in 0..50 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            let at = 8 + (x % (bad.len() as u64 - 8)) as usize;
-            bad[at] = (x >> 32) as u8;
-        }
+        let bad = scribbled(&full, 8, &mut x);
         if let Ok(s) = open_bytes(&bad) {
             for o in (0..s.graph.len() as u32).step_by(331) {
                 s.inspect(o);
@@ -607,17 +570,8 @@ fn every_owner_that_grew_is_one_object_with_its_own_path() {
         nodes.dedup();
         assert_eq!(nodes.len(), owners.len(), "{name}: one name per object");
     }
-    let d = json_of(&heaptui(&[
-        "diff",
-        &snap_path("before"),
-        &snap_path("after"),
-        "--json",
-        "--owners",
-        "20",
-    ]));
-    let lists: Vec<&str> = d["owners"]
-        .as_array()
-        .unwrap()
+    let d = diff_owners("20");
+    let lists: Vec<&str> = items(&d, "owners")
         .iter()
         .map(|o| o["owner"].as_str().unwrap())
         .filter(|o| o.starts_with("[held by several roots]") && o.ends_with("_Uint32List"))

@@ -72,17 +72,24 @@ fn latin1(text: &[u8], keep: usize) -> Vec<u8> {
     v
 }
 
+/// The header up to the class count: the magic, no flags, the isolate `main`, and its
+/// shallow size, capacity and external size.
+fn head(shallow: u64, capacity: u64, external: u64) -> Vec<u8> {
+    let mut b = b"dartheap".to_vec();
+    uleb(&mut b, 0);
+    s(&mut b, "main");
+    for v in [shallow, capacity, external] {
+        uleb(&mut b, v);
+    }
+    b
+}
+
 /// Classes: 1 Root, 2 Read-Only Pages, 3 Isolate (field "app"), 4 dart:core::_Smi,
 /// 5 dart:core::_Mint, 6 _OneByteString, 7 _TwoByteString, 8 _Double, 9 Null, 10 bool,
 /// 11 dart:core::_List (type_arguments_, length_), 12 package:t/t.dart::Box (a, b, c, d),
 /// 13 Function (VM internal, no library).
 fn stream(objs: &[Obj], hashes: Option<&[u64]>) -> Vec<u8> {
-    let mut b = b"dartheap".to_vec();
-    uleb(&mut b, 0);
-    s(&mut b, "main");
-    uleb(&mut b, 1000);
-    uleb(&mut b, 4096);
-    uleb(&mut b, 64);
+    let mut b = head(1000, 4096, 64);
     let classes: &[(&str, &str, &[&str])] = &[
         ("Root", "", &[]),
         ("Read-Only Pages", "", &[]),
@@ -301,12 +308,7 @@ fn hostile_counts_are_refused_with_their_offset() {
     assert!(w.contains(&format!("object #4 at byte offset {at}")), "{w}");
 
     // A class count of 2^60 in the header: an error naming its offset.
-    let mut h = b"dartheap".to_vec();
-    uleb(&mut h, 0);
-    s(&mut h, "main");
-    uleb(&mut h, 1);
-    uleb(&mut h, 1);
-    uleb(&mut h, 1);
+    let mut h = head(1, 1, 1);
     let count_at = h.len() as u64;
     uleb(&mut h, 1 << 60);
     h.extend_from_slice(&[0; 32]);
@@ -330,20 +332,12 @@ fn hostile_counts_are_refused_with_their_offset() {
     l.extend_from_slice(&[0xff; 11]);
     assert!(open_bytes(&l).is_err());
     // A header cut short (once refused as "not built yet"): exit 2, what was expected.
-    let p = scratch().join("a.dart");
-    std::fs::write(&p, b"dartheap\x01\x02").unwrap();
-    let out = heaptui(&["summary", p.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = summary_refused("a.dart", b"dartheap\x01\x02");
     assert!(
         err.contains("byte offset 9") && err.contains("isolate name"),
         "{err}"
     );
     // Through the binary: exit 2, the file and the offset named.
-    let p = scratch().join("hostile.dartheap");
-    std::fs::write(&p, &h).unwrap();
-    let out = heaptui(&["summary", p.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = summary_refused("hostile.dartheap", &h);
     assert!(err.contains(&format!("byte offset {count_at}")), "{err}");
 }

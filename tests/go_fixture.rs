@@ -5,17 +5,15 @@
 
 mod common;
 
-use std::collections::BTreeMap;
-
 use common::*;
 use serde_json::Value;
 
 fn expected(name: &str) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(fixture(&format!("go/{name}"))).unwrap()).unwrap()
+    fixture_json(&format!("go/{name}"))
 }
 
 fn dump(name: &str) -> String {
-    fixture(&format!("go/{name}")).to_str().unwrap().to_string()
+    fixture_arg(&format!("go/{name}"))
 }
 
 #[test]
@@ -25,7 +23,7 @@ fn objects_and_bytes_equal_the_runtimes_memstats() {
         ("heap-memprofile.dump.gz", "expected-memprofile.json"),
     ] {
         let e = expected(e);
-        let s = json_of(&heaptui(&["summary", &dump(d), "--json"]));
+        let s = summary_json(&dump(d));
         assert_eq!(s["objects"], e["memstats_before"]["HeapObjects"], "{d}");
         assert_eq!(s["shallow_bytes"], e["memstats_before"]["HeapAlloc"], "{d}");
         assert_eq!(s["format"], "go");
@@ -68,16 +66,14 @@ fn every_goroutine_of_runtime_stack_with_its_functions_in_order() {
     let want = runtime_stack(e["runtime_stack_all"].as_str().unwrap());
     assert!(want.len() >= 7);
     let v = json_of(&heaptui(&["threads", &dump("heap.dump.gz"), "--json"]));
-    let ours = v["threads"].as_array().unwrap();
+    let ours = items(&v, "threads");
     let listed: Vec<u64> = ours.iter().map(|t| t["id"].as_u64().unwrap()).collect();
     for (id, funcs) in &want {
         let t = ours
             .iter()
             .find(|t| t["id"] == *id)
             .unwrap_or_else(|| panic!("goroutine {id} missing from {listed:?}"));
-        let frames: Vec<&str> = t["frames"]
-            .as_array()
-            .unwrap()
+        let frames: Vec<&str> = items(t, "frames")
             .iter()
             .map(|f| f["function"].as_str().unwrap())
             .collect();
@@ -109,28 +105,14 @@ fn a_goroutine_local_is_found_in_its_frame_and_its_path_ends_there() {
     let mut checked = 0;
     for l in e["goroutine_locals"].as_array().unwrap() {
         let addr = l["address"].as_str().unwrap();
-        let t = v["threads"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|t| t["id"] == l["goroutine_id"])
-            .unwrap();
-        let frame = t["frames"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|f| f["function"] == l["holder_function"])
-            .unwrap_or_else(|| panic!("no frame {} in {t}", l["holder_function"]));
+        let t = item(&v, "threads", "id", l["goroutine_id"].clone());
+        let frame = item(t, "frames", "function", l["holder_function"].clone());
         assert!(
-            frame["locals"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .any(|x| x["object"] == addr),
+            items(frame, "locals").iter().any(|x| x["object"] == addr),
             "{addr} not a local of {}",
             l["holder_function"]
         );
-        let p = json_of(&heaptui(&["path", &d, addr, "--json"]));
+        let p = path_json(&d, addr);
         let paths = p["paths"].as_array().unwrap();
         assert_eq!(paths[0].as_array().unwrap().len(), 1, "{p}");
         assert_eq!(paths[0][0]["root"], "goroutine frame");
@@ -140,7 +122,7 @@ fn a_goroutine_local_is_found_in_its_frame_and_its_path_ends_there() {
             "{detail}"
         );
         // Its contents start with the program's magic string.
-        let ins = json_of(&heaptui(&["inspect", &d, addr, "--json"]));
+        let ins = inspect_json(&d, addr);
         assert!(ins["preview"]
             .as_str()
             .unwrap()
@@ -155,33 +137,18 @@ fn the_big_slice_is_retained_by_its_holder_and_globals_are_bss_roots() {
     let e = expected("expected.json");
     let d = dump("heap.dump.gz");
     let a = &e["addresses"];
-    let big = json_of(&heaptui(&[
-        "inspect",
-        &d,
-        a["big_bytes"].as_str().unwrap(),
-        "--json",
-    ]));
+    let big = inspect_json(&d, a["big_bytes"].as_str().unwrap());
     assert_eq!(
         big["shallow_bytes"], 3_006_464,
         "the runtime's size class for 3,000,000 bytes"
     );
     assert_eq!(big["dominator"], a["big_holder"]);
-    let holder = json_of(&heaptui(&[
-        "inspect",
-        &d,
-        a["big_holder"].as_str().unwrap(),
-        "--json",
-    ]));
+    let holder = inspect_json(&d, a["big_holder"].as_str().unwrap());
     assert_eq!(
         holder["retained_bytes"].as_u64().unwrap(),
         holder["shallow_bytes"].as_u64().unwrap() + 3_006_464
     );
-    let p = json_of(&heaptui(&[
-        "path",
-        &d,
-        a["big_holder"].as_str().unwrap(),
-        "--json",
-    ]));
+    let p = path_json(&d, a["big_holder"].as_str().unwrap());
     assert!(
         p["paths"][0][0]["root"]
             .as_str()
@@ -190,12 +157,7 @@ fn the_big_slice_is_retained_by_its_holder_and_globals_are_bss_roots() {
         "{p}"
     );
     // The 503-node list: the head retains every node (240-byte size class each).
-    let head = json_of(&heaptui(&[
-        "inspect",
-        &d,
-        a["list_head"].as_str().unwrap(),
-        "--json",
-    ]));
+    let head = inspect_json(&d, a["list_head"].as_str().unwrap());
     assert!(head["retained_bytes"].as_u64().unwrap() >= 503 * 240);
 }
 
@@ -207,17 +169,7 @@ fn allocation_sites_group_the_programs_objects_at_their_file_and_line() {
         &dump("heap-memprofile.dump.gz"),
         "--json",
     ]));
-    let classes: BTreeMap<String, u64> = h["classes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| {
-            (
-                c["class"].as_str().unwrap().to_string(),
-                c["count"].as_u64().unwrap(),
-            )
-        })
-        .collect();
+    let classes = by_class(&h, count);
     let count_at = |file: &str, line: u64| -> u64 {
         classes
             .iter()
@@ -244,16 +196,12 @@ fn allocation_sites_group_the_programs_objects_at_their_file_and_line() {
         );
         assert_eq!(got, n, "{what}");
     }
-    let s = json_of(&heaptui(&[
-        "summary",
-        &dump("heap-memprofile.dump.gz"),
-        "--json",
-    ]));
+    let s = summary_json(&dump("heap-memprofile.dump.gz"));
     assert!(s["details"]["classes"]
         .as_str()
         .unwrap()
         .starts_with("allocation sites"));
-    let s = json_of(&heaptui(&["summary", &dump("heap.dump.gz"), "--json"]));
+    let s = summary_json(&dump("heap.dump.gz"));
     assert!(s["details"]["classes"]
         .as_str()
         .unwrap()

@@ -123,6 +123,11 @@ fn file(name: &str, bytes: &[u8]) -> String {
     p.to_str().unwrap().to_string()
 }
 
+/// Fails the test unless `s` warns `warning`, word for word.
+fn assert_warned(s: &Snapshot, warning: &str) {
+    assert!(s.warnings.iter().any(|w| w == warning), "{:?}", s.warnings);
+}
+
 /// The dense id of the HPROF object at address `addr`.
 fn obj(s: &Snapshot, addr: u64) -> u32 {
     s.find_object(&format!("0x{addr:x}"))
@@ -146,10 +151,7 @@ const T_INT: u8 = 10;
 /// (object); instances 0x1000 → 0x1010 → null, the first held by a JNI global.
 fn small_hprof(id: usize) -> Vec<u8> {
     let mut h = Hprof::new(id);
-    h.named_class(1, 0x100, 1, b"Node");
-    h.utf8(2, b"value");
-    h.utf8(3, b"next");
-    h.class_dump(0x100, 0, &[(2, T_INT), (3, T_OBJECT)]);
+    h.one_class(0x100, "Node", &[("value", T_INT), ("next", T_OBJECT)]);
     let mut a = 7u32.to_be_bytes().to_vec();
     a.extend(h.idb(0x1010));
     h.instance(0x1000, 0x100, &a);
@@ -204,16 +206,21 @@ fn hprof_record_length_past_the_end() {
     assert_eq!(s.graph.len(), 2);
 }
 
+/// A Go heap dump up to its params record's architecture: the magic, then params
+/// (kind 6) of a little-endian heap with 8-byte pointers from 0x1000 to 0x100000.
+fn go_head() -> Vec<u8> {
+    let mut b = b"go1.7 heap dump\n".to_vec();
+    for v in [6, 0, 8, 0x1000, 0x100000] {
+        b.extend(uleb(v));
+    }
+    b
+}
+
 #[test]
 fn go_length_near_u64_max() {
     // Measures: holds the gate only inside `measure`.
-    let mut b = b"go1.7 heap dump\n".to_vec();
     // params: little-endian, 8-byte pointers, heap 0x1000..0x100000, amd64, "", 1 cpu.
-    b.extend(uleb(6));
-    b.extend(uleb(0));
-    b.extend(uleb(8));
-    b.extend(uleb(0x1000));
-    b.extend(uleb(0x100000));
+    let mut b = go_head();
     b.extend(leb_str(b"amd64"));
     b.extend(leb_str(b""));
     b.extend(uleb(1));
@@ -239,12 +246,7 @@ fn go_length_near_u64_max() {
     assert_eq!(s.object_name(0), "0x2000");
 
     // Before any object, the same length is a refusal naming the count's offset.
-    let mut b2 = b"go1.7 heap dump\n".to_vec();
-    b2.extend(uleb(6));
-    b2.extend(uleb(0));
-    b2.extend(uleb(8));
-    b2.extend(uleb(0x1000));
-    b2.extend(uleb(0x100000));
+    let mut b2 = go_head();
     let arch_at = b2.len();
     b2.extend(uleb(u64::MAX));
     b2.extend_from_slice(b"amd64");
@@ -331,15 +333,7 @@ fn moarvm_lengths_near_u64_max() {
 fn v8_string_escape_off_the_end() {
     // Measures: holds the gate only inside `measure`.
     let good = v8_snapshot(
-        &[
-            "type",
-            "name",
-            "id",
-            "self_size",
-            "edge_count",
-            "trace_node_id",
-            "detachedness",
-        ],
+        &V8_FIELDS,
         &[9, 0, 1, 0, 1, 0, 0, 3, 1, 3, 40, 0, 0, 0],
         &[1, 1, 7],
         &["", "Foo"],
@@ -390,8 +384,7 @@ fn hprof_identifier_sizes() {
         // Through the binary: exit 2, the file, the offset and the expectation.
         let f = file(&format!("idsize-{id}.hprof"), &b);
         let out = heaptui(&["summary", &f]);
-        assert_eq!(out.status.code(), Some(2));
-        let stderr = String::from_utf8_lossy(&out.stderr);
+        let stderr = stderr_of(&out, 2);
         assert!(
             stderr.contains(&f)
                 && stderr.contains(&format!(
@@ -435,13 +428,7 @@ fn hprof_superclass_cycle() {
     h.jni_global(0x1000);
     let b = h.finish();
     let s = hprof(&b).unwrap();
-    assert!(
-        s.warnings
-            .iter()
-            .any(|w| w == "class 0x100: superclass chain loops"),
-        "{:?}",
-        s.warnings
-    );
+    assert_warned(&s, "class 0x100: superclass chain loops");
     let o = obj(&s, 0x1000);
     assert_eq!(s.class_name(o), "A");
     // Each class of the loop is counted once: as if B had no superclass (16-byte header,
@@ -455,7 +442,7 @@ fn hprof_superclass_cycle() {
     assert_eq!(i.problems, ["the superclass chain loops"], "{i:?}");
     // And through the binary.
     let f = file("superloop.hprof", &b);
-    let v = json_of(&heaptui(&["inspect", &f, "0x1000", "--json"]));
+    let v = inspect_json(&f, "0x1000");
     assert_eq!(v["fields"].as_array().unwrap().len(), 2, "{v}");
 }
 
@@ -467,10 +454,7 @@ fn self_reference() {
     let _g = shared();
     // A (rooted) -> A, A -> B, B -> B.
     let mut h = Hprof::new(8);
-    h.named_class(1, 0x100, 1, b"Loop");
-    h.utf8(2, b"self");
-    h.utf8(3, b"other");
-    h.class_dump(0x100, 0, &[(2, T_OBJECT), (3, T_OBJECT)]);
+    h.one_class(0x100, "Loop", &[("self", T_OBJECT), ("other", T_OBJECT)]);
     h.instance_refs(0x1000, 0x100, &[0x1000, 0x2000]);
     h.instance_refs(0x2000, 0x100, &[0x2000, 0]);
     h.sticky(0x100);
@@ -495,7 +479,7 @@ fn self_reference() {
     assert_eq!(s.distance(bb), Some(1));
     // The CLI: the dominator tree lists B below A once.
     let f = file("selfref.hprof", &b);
-    let v = json_of(&heaptui(&["path", &f, "0x2000", "--json"]));
+    let v = path_json(&f, "0x2000");
     assert_eq!(v["paths"].as_array().unwrap().len(), 1, "{v}");
     assert_eq!(v["paths"][0].as_array().unwrap().len(), 2, "{v}");
 }
@@ -506,24 +490,20 @@ fn self_reference() {
 /// HPROF with 4-byte ids: class `Link` (0x100, one field `next`), `n` instances at
 /// 0x1000 + 16 k, each referring to the next, the first held by a JNI global.
 fn chain_hprof(n: usize) -> Vec<u8> {
-    let mut h = Hprof::new(4);
-    h.named_class(1, 0x100, 1, b"Link");
-    h.utf8(2, b"next");
-    h.class_dump(0x100, 0, &[(2, T_OBJECT)]);
-    h.sticky(0x100);
-    h.jni_global(0x1000);
+    let mut h = link_chain_head();
     h.heap.reserve(n * 21);
     for k in 0..n as u32 {
-        let id = 0x1000 + 16 * k;
-        let next = if k + 1 == n as u32 { 0 } else { id + 16 };
-        h.heap.push(0x21);
-        h.heap.extend_from_slice(&id.to_be_bytes());
-        h.heap.extend_from_slice(&0u32.to_be_bytes());
-        h.heap.extend_from_slice(&0x100u32.to_be_bytes());
-        h.heap.extend_from_slice(&4u32.to_be_bytes());
-        h.heap.extend_from_slice(&next.to_be_bytes());
+        h.heap.extend_from_slice(&link_record(k, n as u32));
     }
     h.finish()
+}
+
+/// [`chain_hprof`] of `n` links in the scratch folder as `name`, and the address of its
+/// last link (the deepest).
+fn chain_file(name: &str, n: usize) -> (std::path::PathBuf, String) {
+    let f = scratch().join(name);
+    std::fs::write(&f, chain_hprof(n)).unwrap();
+    (f, format!("0x{:x}", 0x1000 + 16 * (n - 1)))
 }
 
 fn chain_on_small_stack(n: usize) {
@@ -577,44 +557,33 @@ fn a_deep_dominator_tree_prints_without_recursion_or_quadratic_time() {
     // overflowed the stack (a recursive JSON writer), and every level of `--depth` was a
     // scan of the whole tree (200,000 levels: 28.8 s). The binary, on its own stack.
     let n = 200_000;
-    let f = scratch().join("chain-200k.hprof");
-    std::fs::write(&f, chain_hprof(n)).unwrap();
+    let (f, last) = chain_file("chain-200k.hprof", n);
     let start = std::time::Instant::now();
     let depth = n.to_string();
-    let out = heaptui(&[
-        "dominators",
-        f.to_str().unwrap(),
-        "--json",
-        "--top",
-        "1",
-        "--depth",
-        &depth,
-    ]);
+    let whole_tree = |more: &[&str]| {
+        let mut args = vec![
+            "dominators",
+            f.to_str().unwrap(),
+            "--top",
+            "1",
+            "--depth",
+            &depth,
+        ];
+        args.extend_from_slice(more);
+        heaptui(&args)
+    };
+    let out = whole_tree(&["--json"]);
     let took = start.elapsed();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{:?}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = stdout_of(out);
     // One object per level below the JNI global's link, each but the last with children;
     // the last link is the deepest.
     assert_eq!(text.matches("\"children\":[").count(), n - 1);
     assert_eq!(text.matches("\"object\":").count(), n);
-    let last = format!("\"object\":\"0x{:x}\"", 0x1000 + 16 * (n - 1));
-    assert!(text.contains(&last));
+    assert!(text.contains(&format!("\"object\":\"{last}\"")));
     assert!(text.trim_end().ends_with('}'));
     assert!(took < std::time::Duration::from_secs(60), "{took:?}");
     // The text form walks it too.
-    let out = heaptui(&[
-        "dominators",
-        f.to_str().unwrap(),
-        "--top",
-        "1",
-        "--depth",
-        &depth,
-    ]);
+    let out = whole_tree(&[]);
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), n + 2);
     std::fs::remove_file(&f).unwrap();
@@ -626,36 +595,13 @@ fn the_json_path_of_a_two_million_deep_object_is_written_in_bounded_memory() {
     // Issue 28, defect 7: `path --json` built the whole document first: a 2 M-deep chain
     // took 3.5 GB (5 M: 7.8 GB, then an abort). Under a 1.5 GiB address-space limit
     // it must finish, the path whole, step by step.
-    use std::os::unix::process::CommandExt;
     let n = 2_000_000;
-    let f = scratch().join("chain-2m.hprof");
-    std::fs::write(&f, chain_hprof(n)).unwrap();
-    let last = format!("0x{:x}", 0x1000 + 16 * (n - 1));
-    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_heaptui"));
-    cmd.args(["path", f.to_str().unwrap(), &last, "--json", "--max", "1"])
-        .env("HEAPTUI_CACHE_DIR", scratch().join("cache"))
-        .env("HEAPTUI_NO_CACHE", "1");
-    // SAFETY: setrlimit is async-signal-safe; it only lowers this child's own limit.
-    unsafe {
-        cmd.pre_exec(|| {
-            let lim = libc::rlimit {
-                rlim_cur: 1536 << 20,
-                rlim_max: 1536 << 20,
-            };
-            if libc::setrlimit(libc::RLIMIT_AS, &lim) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
+    let (f, last) = chain_file("chain-2m.hprof", n);
+    let mut cmd = heaptui_command(&["path", f.to_str().unwrap(), &last, "--json", "--max", "1"]);
+    cmd.env("HEAPTUI_NO_CACHE", "1");
+    limit_address_space(&mut cmd, 1536 << 20);
     let out = cmd.output().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = stdout_of(out);
     assert_eq!(text.matches("\"edge\":\"next\"").count(), n - 1);
     assert!(text.trim_end().ends_with("]]}"));
     std::fs::remove_file(&f).unwrap();
@@ -716,20 +662,9 @@ fn a_deep_hierarchy_of_reference_fields_is_indexed_in_the_memory_of_its_classes(
         h.utf8(1, b"r");
         h.named_class(1, 0x200, 2, b"Target");
         h.class_dump(0x200, 0, &[]);
-        for k in 0..n {
-            let class = 0x100_0000 + 16 * k;
-            h.named_class(
-                k as u32 + 2,
-                class,
-                0x10_0000 + k,
-                format!("C{k}").as_bytes(),
-            );
-            let sup = if k == 0 { 0 } else { class - 16 };
-            h.class_dump(class, sup, &[(1, T_OBJECT)]);
-        }
+        let deepest = h.class_chain(n, 2, 1, T_OBJECT);
         // An instance of the deepest class whose 600 slots all hold the one target: the
         // first 512 classes' slots are followed (as the inspector reads them).
-        let deepest = 0x100_0000 + 16 * (n - 1);
         let refs = vec![0x3000u64; 600];
         h.instance_refs(0x1000, deepest, &refs);
         h.instance(0x3000, 0x200, &[]);
@@ -768,13 +703,9 @@ fn hprof_duplicate_ids() {
     h.jni_global(0x1000);
     let b = h.finish();
     let s = hprof(&b).unwrap();
-    assert!(
-        s.warnings
-            .iter()
-            .any(|w| w
-                == "2 object records repeat an address already seen; the first of each is used"),
-        "{:?}",
-        s.warnings
+    assert_warned(
+        &s,
+        "2 object records repeat an address already seen; the first of each is used",
     );
     assert_eq!(s.graph.len(), 3); // two classes, one instance
     let o = obj(&s, 0x1000);
@@ -782,7 +713,7 @@ fn hprof_duplicate_ids() {
     assert_eq!(field(&s.inspect(o), "v"), &Value::Int(11));
     // The CLI agrees.
     let f = file("dupids.hprof", &b);
-    let v = json_of(&heaptui(&["inspect", &f, "0x1000", "--json"]));
+    let v = inspect_json(&f, "0x1000");
     assert_eq!(v["class"], "First");
 }
 
@@ -793,28 +724,19 @@ fn hprof_duplicate_ids() {
 fn hprof_dangling_references() {
     let _g = shared();
     let mut h = Hprof::new(8);
-    h.named_class(1, 0x100, 1, b"Holder");
-    h.utf8(2, b"gone");
-    h.utf8(3, b"here");
-    h.class_dump(0x100, 0, &[(2, T_OBJECT), (3, T_OBJECT)]);
+    h.one_class(0x100, "Holder", &[("gone", T_OBJECT), ("here", T_OBJECT)]);
     h.instance_refs(0x1000, 0x100, &[0xdead, 0x1000]);
     h.jni_global(0x1000);
     h.jni_global(0xbeef);
     let b = h.finish();
     let s = hprof(&b).unwrap();
-    assert!(
-        s.warnings.iter().any(
-            |w| w == "1 references point at ids with no object in the dump (dangling; ignored)"
-        ),
-        "{:?}",
-        s.warnings
+    assert_warned(
+        &s,
+        "1 references point at ids with no object in the dump (dangling; ignored)",
     );
-    assert!(
-        s.warnings
-            .iter()
-            .any(|w| w == "1 GC roots name ids with no object in the dump (ignored)"),
-        "{:?}",
-        s.warnings
+    assert_warned(
+        &s,
+        "1 GC roots name ids with no object in the dump (ignored)",
     );
     let o = obj(&s, 0x1000);
     // Left: the reference to itself and the one to its class; not the dangling one.
@@ -834,12 +756,7 @@ fn hprof_dangling_references() {
 /// A Dart stream: the three synthetic classes and `dart:core::Foo`, then `objects`
 /// (class id, shallow size, references), no external properties, no hashes.
 fn dart_file(objects: &[(u64, u64, &[u64])], declared_objects: u64) -> Vec<u8> {
-    let mut b = dart_head();
-    b.extend(uleb(4));
-    for (n, u) in [("Root", ""), ("Read-Only Pages", ""), ("Isolate", "")] {
-        b.extend(dart_class(n, u));
-    }
-    b.extend(dart_class("Foo", "dart:core"));
+    let mut b = dart_head_with_foo();
     let refs: usize = objects.iter().map(|o| o.2.len()).sum();
     b.extend(uleb(refs as u64));
     b.extend(uleb(declared_objects));
@@ -1025,9 +942,7 @@ fn escape_sequences_in_names_and_strings() {
     );
     let v = json_of(&out);
     assert!(
-        v["classes"]
-            .as_array()
-            .unwrap()
+        items(&v, "classes")
             .iter()
             .any(|c| c["class"] == class_decoded),
         "{v}"
@@ -1040,7 +955,7 @@ fn escape_sequences_in_names_and_strings() {
     assert_eq!(v["preview"], latin1_decoded, "{v}");
     assert_eq!(v["label"], format!("{latin1_decoded:?}"), "{v}");
     assert_eq!(v["length"], latin1.len());
-    let v = json_of(&heaptui(&["inspect", &f, "0x4000", "--json"]));
+    let v = inspect_json(&f, "0x4000");
     let utf16_text = "\u{202E}abc\u{2066}\u{7}d";
     assert_eq!(v["preview"], utf16_text, "{v}");
     assert_eq!(v["label"], format!("{utf16_text:?}"), "{v}");
@@ -1253,11 +1168,9 @@ fn moarvm_toc_outside_the_file() {
         assert_eq!(s.graph.len(), 2);
         assert_eq!(s.class_name(1), "Foo");
         assert_eq!(s.truncated, Some(b.len() as u64));
-        assert!(
-            s.warnings.iter().any(|w| w
-                == "the file does not end in a table of contents (the profile was not ended): it may be cut short"),
-            "{:?}",
-            s.warnings
+        assert_warned(
+            &s,
+            "the file does not end in a table of contents (the profile was not ended): it may be cut short",
         );
     }
     let honest = moarvm(&moar_v3_file(|a| a)).unwrap();
@@ -1400,8 +1313,7 @@ fn gzip_bomb() {
     assert!(s.warnings.is_empty(), "{:?}", s.warnings);
     // And it is no heap dump: exit 2, offset 0.
     let out = heaptui(&["summary", f.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(2));
-    let e = String::from_utf8_lossy(&out.stderr);
+    let e = stderr_of(&out, 2);
     assert!(
         e.contains("at byte offset 0: expected a heap snapshot"),
         "{e}"

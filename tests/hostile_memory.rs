@@ -129,29 +129,14 @@ fn hprof_tiny_segments_stay_within_the_estimate() {
 
 /// Runs the binary with an address-space limit of `limit` bytes.
 fn heaptui_limited(args: &[&str], limit: u64) -> std::process::Output {
-    use std::os::unix::process::CommandExt;
-    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_heaptui"));
-    c.args(args)
-        .env("HEAPTUI_CACHE_DIR", scratch().join("cache"))
-        // One malloc arena: each thread's would reserve 64 MiB of the address space.
-        .env("MALLOC_ARENA_MAX", "1")
+    let mut c = heaptui_command(args);
+    // One malloc arena: each thread's would reserve 64 MiB of the address space.
+    c.env("MALLOC_ARENA_MAX", "1")
         // The check up front counts the address-space limit in its budget and would
         // refuse these files before any allocation: the tests are about what happens
         // when memory runs out all the same.
         .env("HEAPTUI_IGNORE_MEMORY", "1");
-    // SAFETY: setrlimit is async-signal-safe and touches nothing of the parent.
-    unsafe {
-        c.pre_exec(move || {
-            let r = libc::rlimit {
-                rlim_cur: limit,
-                rlim_max: limit,
-            };
-            if libc::setrlimit(libc::RLIMIT_AS, &r) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
+    limit_address_space(&mut c, limit);
     c.output().unwrap()
 }
 
@@ -194,13 +179,7 @@ fn an_allocation_failure_exits_2_naming_the_file() {
 
 /// Runs the binary with `HEAPTUI_MEMORY_LIMIT` set to `limit`.
 fn heaptui_with_limit(args: &[&str], limit: u64) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_heaptui"))
-        .args(args)
-        .env("HEAPTUI_CACHE_DIR", scratch().join("cache"))
-        .env("HEAPTUI_MEMORY_LIMIT", limit.to_string())
-        .env_remove("HEAPTUI_IGNORE_MEMORY")
-        .output()
-        .unwrap()
+    heaptui_with_memory_limit(args, &limit.to_string())
 }
 
 #[test]
@@ -215,16 +194,14 @@ fn moarvm_v3_counts_are_checked_against_the_memory_left() {
     std::fs::write(&f, common::hostile::moar_v3_claiming(2_000_000, 400_000)).unwrap();
     let f = f.to_str().unwrap();
     let out = heaptui_with_limit(&["summary", f, "--no-cache"], 50_000_000);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
+    let err = stderr_of(&out, 2);
     assert!(
         err.contains(f) && err.contains("2000000 collectables") && err.contains("only 48 MB"),
         "{err}"
     );
     assert!(out.stdout.is_empty());
     let out = heaptui_with_limit(&["summary", f, "--json", "--no-cache"], 1 << 30);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{err}");
+    stderr_of(&out, 0);
     assert_eq!(json_of(&out)["objects"], 2_000_000);
 }
 
@@ -232,30 +209,9 @@ fn moarvm_v3_counts_are_checked_against_the_memory_left() {
 /// byte of file can hold), node 0 the synthetic root with `edges` edges to the others in
 /// turn; the header counts are `counts`.
 fn v8_minimal(n: usize, edges: usize, counts: (usize, usize)) -> Vec<u8> {
-    let mut b = format!(
-        concat!(
-            r#"{{"snapshot":{{"meta":{{"node_fields":["type","name","id","self_size","edge_count"],"#,
-            r#""node_types":[["hidden","array","string","object","code","closure","regexp","number","native","synthetic"],"string","number","number","number"],"#,
-            r#""edge_fields":["type","name_or_index","to_node"],"#,
-            r#""edge_types":[["context","element","property","internal","hidden","shortcut","weak"],"string_or_number","node"]}},"#,
-            r#""node_count":{},"edge_count":{}}},"#,
-            "\n\"nodes\":[9,0,1,0,{}"
-        ),
-        counts.0, counts.1, edges
-    )
-    .into_bytes();
-    b.reserve(n * 10 + edges * 12);
-    for _ in 1..n {
-        b.extend_from_slice(b",3,0,0,0,0");
-    }
-    b.extend_from_slice(b"],\n\"edges\":[");
-    for k in 0..edges {
-        if k > 0 {
-            b.push(b',');
-        }
-        b.extend_from_slice(format!("1,{k},{}", 5 * (k % (n - 1) + 1)).as_bytes());
-    }
-    b.extend_from_slice(b"],\n\"strings\":[\"a\"]}");
+    let mut b = Vec::with_capacity(1024 + n * 10 + edges * 12);
+    let counts = (counts.0 as u64, counts.1 as u64);
+    common::hostile::write_v8_minimal(&mut b, n as u64, edges as u64, counts).unwrap();
     b
 }
 
@@ -263,13 +219,8 @@ fn v8_minimal(n: usize, edges: usize, counts: (usize, usize)) -> Vec<u8> {
 /// `n` objects of class `Foo` with `k` one-byte references each; the header's reference
 /// count is `declared_refs(actual)`.
 fn dart_referencing(n: usize, k: usize, declared_refs: impl Fn(u64) -> u64) -> Vec<u8> {
-    use common::hostile::{dart_class, dart_head, uleb};
-    let mut b = dart_head();
-    b.extend(uleb(4));
-    for (name, uri) in [("Root", ""), ("Read-Only Pages", ""), ("Isolate", "")] {
-        b.extend(dart_class(name, uri));
-    }
-    b.extend(dart_class("Foo", "dart:core"));
+    use common::hostile::{dart_head_with_foo, uleb};
+    let mut b = dart_head_with_foo();
     let refs = 3 + (n * k) as u64;
     b.extend(uleb(declared_refs(refs)));
     b.extend(uleb(3 + n as u64));
@@ -408,8 +359,7 @@ fn waste_without_the_index_is_held_to_the_memory_check() {
     std::fs::write(&f, common::hostile::hprof_instances(100_000)).unwrap();
     let f = f.to_str().unwrap();
     let out = heaptui_with_limit(&["waste", f], 1_000_000);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
+    let err = stderr_of(&out, 2);
     assert!(err.contains(f) && err.contains("needs about"), "{err}");
     let out = heaptui_with_limit(&["waste", f], 1 << 30);
     assert_eq!(out.status.code(), Some(0));

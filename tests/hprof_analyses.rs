@@ -36,20 +36,13 @@ fn jvm_row(histo: &str, class: &str) -> (u64, u64) {
 #[test]
 fn the_blob_holder_retains_exactly_its_array_and_itself() {
     for &(dump, histo) in DUMPS {
-        let f = fixture(dump);
-        let f = f.to_str().unwrap();
-        let holder = run_json(&[
-            "inspect",
-            f,
-            "--class",
-            "dev.heaptui.fixture.BlobHolder",
-            "--json",
-        ]);
+        let f = &fixture_arg(dump);
+        let holder = class_json("inspect", f, "dev.heaptui.fixture.BlobHolder");
         let blob_name = field(&holder, "blob")["value"]
             .as_str()
             .unwrap()
             .to_string();
-        let blob = run_json(&["inspect", f, &blob_name, "--json"]);
+        let blob = inspect_json(f, &blob_name);
         assert_eq!(blob["class"], "byte[]");
         assert_eq!(blob["length"], 3_000_000);
         // Sizes from the JVM: the holder's instance size from its histogram line, and
@@ -59,9 +52,7 @@ fn the_blob_holder_retains_exactly_its_array_and_itself() {
         assert_eq!(n, 1);
         assert_eq!(holder["shallow_bytes"], bytes, "{dump}");
         let hist = run_json(&["histogram", f, "--json", "--filter", "byte[]"]);
-        let ours_bytes: u64 = hist["classes"]
-            .as_array()
-            .unwrap()
+        let ours_bytes: u64 = items(&hist, "classes")
             .iter()
             .filter(|c| c["class"] == "byte[]")
             .map(|c| c["shallow_bytes"].as_u64().unwrap())
@@ -84,8 +75,7 @@ fn the_blob_holder_retains_exactly_its_array_and_itself() {
 #[test]
 fn a_linked_chain_is_retained_once_per_class_by_mats_rule() {
     for &(dump, histo) in DUMPS {
-        let f = fixture(dump);
-        let f = f.to_str().unwrap();
+        let f = &fixture_arg(dump);
         let (n, bytes) = jvm_row(histo, "dev.heaptui.fixture.ChainNode");
         assert_eq!(n, 503);
         let hist = run_json(&["histogram", f, "--json", "--sort", "retained"]);
@@ -97,13 +87,7 @@ fn a_linked_chain_is_retained_once_per_class_by_mats_rule() {
         // Every node is dominated by the one before it: the class retains the chain
         // once, which is the JVM's byte count for the class, not 503 overlapping sums.
         assert_eq!(row["retained_bytes"], bytes, "{dump}");
-        let head = run_json(&[
-            "inspect",
-            f,
-            "--class",
-            "dev.heaptui.fixture.ChainNode",
-            "--json",
-        ]);
+        let head = class_json("inspect", f, "dev.heaptui.fixture.ChainNode");
         assert_eq!(head["retained_bytes"], bytes);
         assert_eq!(field(&head, "depth")["value"], 0);
         // Sorted by retained size, largest first.
@@ -130,30 +114,25 @@ fn steps(path: &Value) -> Vec<(String, String, String)> {
         .collect()
 }
 
+/// The node of `class dev.heaptui.fixture.Main` near the top of the dominator tree of
+/// `f`, with its children `depth` levels down.
+fn main_class(f: &str, depth: &str) -> Value {
+    let d = run_json(&["dominators", f, "--json", "--top", "50", "--depth", depth]);
+    item(&d, "objects", "label", "class dev.heaptui.fixture.Main").clone()
+}
+
 #[test]
 fn the_path_from_the_static_orders_list_is_named_field_by_field() {
     for &(dump, _) in DUMPS {
-        let f = fixture(dump);
-        let f = f.to_str().unwrap();
+        let f = &fixture_arg(dump);
         // Main.ORDERS[5] is held by the list only (orders 0 and 1 are thread locals too).
-        let hist = run_json(&["dominators", f, "--json", "--top", "50", "--depth", "3"]);
-        let main_class = hist["objects"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|o| o["label"] == "class dev.heaptui.fixture.Main")
-            .expect("class Main at the top of the dominator tree");
-        let orders_list = main_class["children"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["class"] == "java.util.ArrayList")
-            .unwrap();
+        let main = main_class(f, "3");
+        let orders_list = item(&main, "children", "class", "java.util.ArrayList");
         let elements = &orders_list["children"][0];
         assert_eq!(elements["class"], "java.lang.Object[]");
-        let arr = run_json(&["inspect", f, elements["object"].as_str().unwrap(), "--json"]);
+        let arr = inspect_json(f, elements["object"].as_str().unwrap());
         let order5 = arr["fields"][5]["value"].as_str().unwrap().to_string();
-        let order = run_json(&["inspect", f, &order5, "--json"]);
+        let order = inspect_json(f, &order5);
         assert_eq!(order["class"], "dev.heaptui.fixture.Order");
         let i = 5; // qty = 1 + i % 9
         assert_eq!(field(&order, "qty")["value"], 1 + i % 9);
@@ -198,15 +177,8 @@ fn the_path_from_the_static_orders_list_is_named_field_by_field() {
 #[test]
 fn a_session_path_runs_through_the_store_map_to_a_known_entry() {
     for &(dump, _) in DUMPS {
-        let f = fixture(dump);
-        let f = f.to_str().unwrap();
-        let p = run_json(&[
-            "path",
-            f,
-            "--class",
-            "dev.heaptui.fixture.Session",
-            "--json",
-        ]);
+        let f = &fixture_arg(dump);
+        let p = class_json("path", f, "dev.heaptui.fixture.Session");
         let path = &p["paths"][0];
         let s = steps(path);
         let n = s.len();
@@ -230,12 +202,7 @@ fn a_session_path_runs_through_the_store_map_to_a_known_entry() {
         }
         assert_eq!(s[n - 1].0, "dev.heaptui.fixture.Session");
         assert_eq!(s[n - 1].1, "value");
-        let session = run_json(&[
-            "inspect",
-            f,
-            path[n - 1]["object"].as_str().unwrap(),
-            "--json",
-        ]);
+        let session = inspect_json(f, path[n - 1]["object"].as_str().unwrap());
         let id = field(&session, "id")["value"].as_i64().unwrap();
         assert!((100_000..101_237).contains(&id), "{id}");
     }
@@ -244,10 +211,9 @@ fn a_session_path_runs_through_the_store_map_to_a_known_entry() {
 #[test]
 fn a_threads_local_is_the_root_of_its_own_path() {
     for &(dump, _) in DUMPS {
-        let f = fixture(dump);
-        let f = f.to_str().unwrap();
+        let f = &fixture_arg(dump);
         // The 13 Temps are held only by the waiter thread's local ArrayList.
-        let p = run_json(&["path", f, "--class", "dev.heaptui.fixture.Temp", "--json"]);
+        let p = class_json("path", f, "dev.heaptui.fixture.Temp");
         let paths = p["paths"].as_array().unwrap();
         assert_eq!(paths.len(), 1, "{p}");
         let first = &paths[0][0];
@@ -262,41 +228,25 @@ fn a_threads_local_is_the_root_of_its_own_path() {
         );
         // Order 0 is a local of the parked thread and also in Main.ORDERS: its first
         // path is itself, a Java frame root of that thread; the static list comes after.
-        let o = run_json(&[
-            "inspect",
-            f,
-            "--class",
-            "dev.heaptui.fixture.Order",
-            "--json",
-        ]);
+        let o = class_json("inspect", f, "dev.heaptui.fixture.Order");
         assert!(o["roots"][0].as_str().unwrap().starts_with("Java frame"));
-        let p = run_json(&["path", f, o["object"].as_str().unwrap(), "--json"]);
-        let paths = p["paths"].as_array().unwrap();
-        assert_eq!(paths[0].as_array().unwrap().len(), 1);
-        assert_eq!(paths[0][0]["root"], "Java frame");
-        assert!(paths[0][0]["root_detail"]
-            .as_str()
-            .unwrap()
-            .contains("fixture-parked"));
-        assert!(paths.len() >= 2, "the static list holds it too: {p}");
+        let p = path_json(f, o["object"].as_str().unwrap());
+        assert_java_frame_root(&p, "fixture-parked");
+        assert!(
+            items(&p, "paths").len() >= 2,
+            "the static list holds it too: {p}"
+        );
     }
 }
 
 #[test]
 fn weak_and_soft_references_keep_nothing_unless_asked() {
     for &(dump, _) in DUMPS {
-        let f = fixture(dump);
-        let f = f.to_str().unwrap();
+        let f = &fixture_arg(dump);
         // The SoftTarget is held only through SoftReference.referent.
-        let t = run_json(&[
-            "inspect",
-            f,
-            "--class",
-            "dev.heaptui.fixture.SoftTarget",
-            "--json",
-        ]);
+        let t = class_json("inspect", f, "dev.heaptui.fixture.SoftTarget");
         let name = t["object"].as_str().unwrap();
-        let strong = run_json(&["path", f, name, "--json"]);
+        let strong = path_json(f, name);
         assert!(strong["paths"].as_array().unwrap().is_empty(), "{strong}");
         let weak = run_json(&["path", f, name, "--json", "--include-weak"]);
         let s = steps(&weak["paths"][0]);
@@ -305,13 +255,7 @@ fn weak_and_soft_references_keep_nothing_unless_asked() {
         // It is weakly reachable: its own owner at the top of the dominator tree, and
         // not part of what the WeakHolder retains.
         assert_eq!(t["dominator"], "(virtual root)");
-        let holder = run_json(&[
-            "inspect",
-            f,
-            "--class",
-            "dev.heaptui.fixture.WeakHolder",
-            "--json",
-        ]);
+        let holder = class_json("inspect", f, "dev.heaptui.fixture.WeakHolder");
         let target_retained = t["retained_bytes"].as_u64().unwrap();
         assert!(target_retained > 19 * 8, "SoftTarget retains its long[19]");
         assert!(holder["retained_bytes"].as_u64().unwrap() < 200, "{holder}");
@@ -321,34 +265,17 @@ fn weak_and_soft_references_keep_nothing_unless_asked() {
 #[test]
 fn strings_decode_in_both_coders_and_arrays_show_their_elements() {
     for &(dump, _) in DUMPS {
-        let f = fixture(dump);
-        let f = f.to_str().unwrap();
-        let main = run_json(&["dominators", f, "--json", "--top", "50", "--depth", "2"]);
-        let main_class = main["objects"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|o| o["label"] == "class dev.heaptui.fixture.Main")
-            .unwrap();
-        let cls = run_json(&[
-            "inspect",
-            f,
-            main_class["object"].as_str().unwrap(),
-            "--json",
-        ]);
+        let f = &fixture_arg(dump);
+        let main = main_class(f, "2");
+        let cls = inspect_json(f, main["object"].as_str().unwrap());
         let strings = field(&cls, "STRINGS");
         assert_eq!(strings["type"], "object");
         assert_eq!(strings["static"], true);
-        let arr = run_json(&["inspect", f, strings["value"].as_str().unwrap(), "--json"]);
+        let arr = inspect_json(f, strings["value"].as_str().unwrap());
         assert_eq!(arr["class"], "java.lang.String[]");
         assert_eq!(arr["length"], 82);
         for i in [0usize, 7, 40, 41, 60, 81] {
-            let s = run_json(&[
-                "inspect",
-                f,
-                arr["fields"][i]["value"].as_str().unwrap(),
-                "--json",
-            ]);
+            let s = inspect_json(f, arr["fields"][i]["value"].as_str().unwrap());
             let want = if i < 41 {
                 format!("latin1-{i}-café-naïve")
             } else {
@@ -360,19 +287,8 @@ fn strings_decode_in_both_coders_and_arrays_show_their_elements() {
             assert_eq!(field(&s, "coder")["value"], if i < 41 { 0 } else { 1 });
         }
         // A primitive array: the blob's first bytes are 0xB1, 0.
-        let holder = run_json(&[
-            "inspect",
-            f,
-            "--class",
-            "dev.heaptui.fixture.BlobHolder",
-            "--json",
-        ]);
-        let blob = run_json(&[
-            "inspect",
-            f,
-            field(&holder, "blob")["value"].as_str().unwrap(),
-            "--json",
-        ]);
+        let holder = class_json("inspect", f, "dev.heaptui.fixture.BlobHolder");
+        let blob = inspect_json(f, field(&holder, "blob")["value"].as_str().unwrap());
         assert_eq!(blob["fields"][0]["value"], -79); // (byte) 0xB1
         assert_eq!(blob["fields"][1]["value"], 0);
         assert_eq!(blob["fields"].as_array().unwrap().len(), 100);
@@ -383,25 +299,9 @@ fn strings_decode_in_both_coders_and_arrays_show_their_elements() {
         let refs = blob["referrers"].as_array().unwrap();
         assert_eq!(refs.len(), 1);
         assert_eq!(refs[0]["edge"], "blob");
-        let order = run_json(&[
-            "inspect",
-            f,
-            "--class",
-            "dev.heaptui.fixture.Order",
-            "--json",
-        ]);
-        let c = run_json(&[
-            "inspect",
-            f,
-            field(&order, "customer")["value"].as_str().unwrap(),
-            "--json",
-        ]);
-        let name = run_json(&[
-            "inspect",
-            f,
-            field(&c, "name")["value"].as_str().unwrap(),
-            "--json",
-        ]);
+        let order = class_json("inspect", f, "dev.heaptui.fixture.Order");
+        let c = inspect_json(f, field(&order, "customer")["value"].as_str().unwrap());
+        let name = inspect_json(f, field(&c, "name")["value"].as_str().unwrap());
         let i: i64 = name["preview"]
             .as_str()
             .unwrap()
@@ -424,8 +324,7 @@ fn strings_decode_in_both_coders_and_arrays_show_their_elements() {
 
 #[test]
 fn unknown_objects_and_classes_exit_3_and_ambiguity_is_a_usage_error() {
-    let f = fixture(DUMPS[0].0);
-    let f = f.to_str().unwrap();
+    let f = &fixture_arg(DUMPS[0].0);
     let out = heaptui(&["inspect", f, "0x1"]);
     assert_eq!(out.status.code(), Some(3));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no object 0x1"));
@@ -446,8 +345,7 @@ fn unknown_objects_and_classes_exit_3_and_ambiguity_is_a_usage_error() {
 
 #[test]
 fn dominators_json_follows_the_contract() {
-    let f = fixture(DUMPS[0].0);
-    let f = f.to_str().unwrap();
+    let f = &fixture_arg(DUMPS[0].0);
     let d = run_json(&["dominators", f, "--json", "--top", "5", "--depth", "2"]);
     let objs = d["objects"].as_array().unwrap();
     assert_eq!(objs.len(), 5);
@@ -470,7 +368,7 @@ fn dominators_json_follows_the_contract() {
     }
     // The virtual root retains every reachable byte: the summary's reachable bytes plus
     // what only weak references hold.
-    let s = run_json(&["summary", f, "--json"]);
+    let s = summary_json(f);
     assert!(d["total_retained_bytes"].as_u64().unwrap() >= s["reachable_bytes"].as_u64().unwrap());
     assert_eq!(d["reachable_objects"], s["reachable_objects"]);
 }
@@ -545,7 +443,7 @@ fn floats_print_in_their_shortest_round_trip_form() {
         let out = heaptui(&["inspect", f, &obj]);
         assert!(out.status.success());
         let text = String::from_utf8(out.stdout).unwrap();
-        let json = run_json(&["inspect", f, &obj, "--json"]);
+        let json = inspect_json(f, &obj);
         let json_text = String::from_utf8(heaptui(&["inspect", f, &obj, "--json"]).stdout).unwrap();
         for &(_, name, value, shortest) in cases.iter().filter(|c| c.0 == class) {
             let line = text

@@ -9,7 +9,7 @@ mod common;
 use common::*;
 
 fn summary(p: &std::path::Path) -> serde_json::Value {
-    json_of(&heaptui(&["summary", p.to_str().unwrap(), "--json"]))
+    summary_json(p.to_str().unwrap())
 }
 
 #[test]

@@ -9,8 +9,7 @@ use common::*;
 use serde_json::Value;
 
 fn expected() -> Value {
-    let text = std::fs::read_to_string(fixture("java/growth/expected.json")).unwrap();
-    serde_json::from_str(&text).unwrap()
+    fixture_json("java/growth/expected.json")
 }
 
 fn pair() -> (String, String) {

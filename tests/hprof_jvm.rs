@@ -120,9 +120,7 @@ fn shallow_bytes_equal_the_jvms_for_99_percent_of_classes() {
 
 #[test]
 fn the_programs_own_populations_are_found() {
-    let expected: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(fixture("java/expected.json")).unwrap())
-            .unwrap();
+    let expected = fixture_json("java/expected.json");
     for (variant, dump, _) in VARIANTS {
         let ours = ours(dump);
         for (class, n) in expected["instances"].as_object().unwrap() {
@@ -140,16 +138,8 @@ fn the_programs_own_populations_are_found() {
 
 #[test]
 fn compressed_oops_are_inferred() {
-    let coops = json_of(&heaptui(&[
-        "summary",
-        fixture(VARIANTS[0].1).to_str().unwrap(),
-        "--json",
-    ]));
-    let nocoops = json_of(&heaptui(&[
-        "summary",
-        fixture(VARIANTS[1].1).to_str().unwrap(),
-        "--json",
-    ]));
+    let coops = summary_json(&fixture_arg(VARIANTS[0].1));
+    let nocoops = summary_json(&fixture_arg(VARIANTS[1].1));
     let layout =
         |v: &serde_json::Value| v["details"]["object layout"].as_str().unwrap().to_string();
     assert!(
@@ -166,11 +156,7 @@ fn compressed_oops_are_inferred() {
 
 #[test]
 fn summary_reports_the_index() {
-    let v = json_of(&heaptui(&[
-        "summary",
-        fixture(VARIANTS[0].1).to_str().unwrap(),
-        "--json",
-    ]));
+    let v = summary_json(&fixture_arg(VARIANTS[0].1));
     assert_eq!(v["format"], "hprof");
     assert_eq!(v["format_version"], "JAVA PROFILE 1.0.2");
     assert_eq!(v["id_size"], 8);
@@ -215,21 +201,13 @@ fn summary_reports_the_index() {
 fn multi_member_gzip_gives_the_whole_dump() {
     // The JVM's -gz output has one member per MiB: a single-member decoder would stop
     // after the first and miss most objects.
-    let gz = json_of(&heaptui(&[
-        "summary",
-        fixture(VARIANTS[0].1).to_str().unwrap(),
-        "--json",
-    ]));
+    let gz = summary_json(&fixture_arg(VARIANTS[0].1));
     let plain = gunzipped(VARIANTS[0].1);
-    let p = json_of(&heaptui(&["summary", plain.to_str().unwrap(), "--json"]));
+    let p = summary_json(plain.to_str().unwrap());
     assert_eq!(gz["objects"], p["objects"]);
     assert_eq!(gz["edges"], p["edges"]);
     assert!(std::fs::metadata(&plain).unwrap().len() > 3 << 20);
     // The cached copy is reused on the second open (same answer).
-    let again = json_of(&heaptui(&[
-        "summary",
-        fixture(VARIANTS[0].1).to_str().unwrap(),
-        "--json",
-    ]));
+    let again = summary_json(&fixture_arg(VARIANTS[0].1));
     assert_eq!(gz["objects"], again["objects"]);
 }

@@ -58,7 +58,7 @@ fn every_java_thread_of_thread_print_with_the_same_frames_in_order() {
         assert!(want.len() >= 15, "{threads}: {} Java threads", want.len());
         let f = fixture(dump);
         let v = json_of(&heaptui(&["threads", f.to_str().unwrap(), "--json"]));
-        let ours = v["threads"].as_array().unwrap();
+        let ours = items(&v, "threads");
         for (name, id, state, frames) in &want {
             let t = ours
                 .iter()
@@ -66,9 +66,7 @@ fn every_java_thread_of_thread_print_with_the_same_frames_in_order() {
                 .unwrap_or_else(|| panic!("{dump}: thread {name:?} missing"));
             assert_eq!(t["id"], *id, "{name}");
             assert_eq!(t["state"], state.as_str(), "{name}");
-            let got: Vec<(String, String)> = t["frames"]
-                .as_array()
-                .unwrap()
+            let got: Vec<(String, String)> = items(t, "frames")
                 .iter()
                 .map(|f| {
                     (
@@ -85,24 +83,17 @@ fn every_java_thread_of_thread_print_with_the_same_frames_in_order() {
 }
 
 fn frame<'a>(v: &'a Value, thread: &str, function: &str) -> &'a Value {
-    let t = v["threads"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["name"] == thread)
-        .unwrap();
-    t["frames"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["function"] == function)
-        .unwrap_or_else(|| panic!("no frame {function} in {thread}"))
+    item(
+        item(v, "threads", "name", thread),
+        "frames",
+        "function",
+        function,
+    )
 }
 
 #[test]
 fn a_local_held_only_by_one_frame_is_found_there_and_its_path_ends_there() {
-    let f = fixture("java/coops/heap-live-jvmgz.hprof.gz");
-    let f = f.to_str().unwrap();
+    let f = &fixture_arg("java/coops/heap-live-jvmgz.hprof.gz");
     let v = json_of(&heaptui(&["threads", f, "--json"]));
     // The waiter's ArrayList of 13 Temps (expected.json: held only by this frame).
     let fr = frame(
@@ -110,23 +101,13 @@ fn a_local_held_only_by_one_frame_is_found_there_and_its_path_ends_there() {
         "fixture-waiter",
         "dev.heaptui.fixture.WaiterTask.holdLocalsAndWait",
     );
-    let list = fr["locals"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|l| l["class"] == "java.util.ArrayList")
-        .expect("the ArrayList local");
+    let list = item(fr, "locals", "class", "java.util.ArrayList");
     let name = list["object"].as_str().unwrap();
-    let p = json_of(&heaptui(&["path", f, name, "--json"]));
-    let paths = p["paths"].as_array().unwrap();
+    let p = path_json(f, name);
+    let paths = items(&p, "paths");
     assert_eq!(paths.len(), 1, "held by nothing else: {p}");
-    assert_eq!(paths[0].as_array().unwrap().len(), 1);
-    assert_eq!(paths[0][0]["root"], "Java frame");
-    assert!(paths[0][0]["root_detail"]
-        .as_str()
-        .unwrap()
-        .contains("fixture-waiter"));
-    let ins = json_of(&heaptui(&["inspect", f, name, "--json"]));
+    assert_java_frame_root(&p, "fixture-waiter");
+    let ins = inspect_json(f, name);
     assert!(
         ins["referrers"].as_array().unwrap().is_empty(),
         "no object refers to it: {ins}"
@@ -137,18 +118,8 @@ fn a_local_held_only_by_one_frame_is_found_there_and_its_path_ends_there() {
         "fixture-parked",
         "dev.heaptui.fixture.ParkedTask.holdLocalsAndPark",
     );
-    let arr = fr["locals"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|l| l["class"] == "int[]")
-        .expect("the int[] local");
-    let a = json_of(&heaptui(&[
-        "inspect",
-        f,
-        arr["object"].as_str().unwrap(),
-        "--json",
-    ]));
+    let arr = item(fr, "locals", "class", "int[]");
+    let a = inspect_json(f, arr["object"].as_str().unwrap());
     assert_eq!(a["length"], 17);
     assert_eq!(a["fields"][0]["value"], 1700);
     assert_eq!(a["fields"][16]["value"], 1716);
@@ -172,9 +143,8 @@ fn summary_counts_every_java_thread_that_thread_print_lists() {
     ] {
         let want = thread_print(&std::fs::read_to_string(fixture(threads)).unwrap()).len();
         assert_eq!(want, 15, "{threads}: the Java threads of the JVM");
-        let f = fixture(dump);
-        let f = f.to_str().unwrap();
-        let s = json_of(&heaptui(&["summary", f, "--json"]));
+        let f = &fixture_arg(dump);
+        let s = summary_json(f);
         assert_eq!(s["threads"], want, "{dump}: summary --json");
         let text = heaptui(&["summary", f]);
         let text = String::from_utf8(text.stdout).unwrap();
@@ -184,6 +154,6 @@ fn summary_counts_every_java_thread_that_thread_print_lists() {
             .expect("a threads line");
         assert_eq!(line.split_whitespace().nth(1), Some("15"), "{dump}: {line}");
         let listed = json_of(&heaptui(&["threads", f, "--json"]));
-        assert_eq!(listed["threads"].as_array().unwrap().len(), want, "{dump}");
+        assert_eq!(items(&listed, "threads").len(), want, "{dump}");
     }
 }

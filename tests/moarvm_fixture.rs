@@ -7,26 +7,22 @@
 
 mod common;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use common::*;
 use serde_json::Value;
 
 fn expected() -> Value {
-    serde_json::from_str(&std::fs::read_to_string(fixture("moarvm/expected.json")).unwrap())
-        .unwrap()
+    fixture_json("moarvm/expected.json")
 }
 
 fn file(version: &str) -> String {
     let e = expected();
-    fixture(&format!("moarvm/{}", e[version]["file"].as_str().unwrap()))
-        .to_str()
-        .unwrap()
-        .to_string()
+    fixture_arg(&format!("moarvm/{}", e[version]["file"].as_str().unwrap()))
 }
 
 /// Per class: (count, shallow bytes), from `histogram --json` of one snapshot.
-fn histogram(target: &str) -> HashMap<String, (u64, u64)> {
+fn histogram(target: &str) -> Histogram {
     let v = json_of(&heaptui(&[
         "histogram",
         target,
@@ -34,20 +30,34 @@ fn histogram(target: &str) -> HashMap<String, (u64, u64)> {
         "--top",
         "100000",
     ]));
-    v["classes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| {
-            (
-                c["class"].as_str().unwrap().to_string(),
-                (
-                    c["count"].as_u64().unwrap(),
-                    c["shallow_bytes"].as_u64().unwrap(),
-                ),
-            )
-        })
-        .collect()
+    by_class(&v, |c| (count(c), c["shallow_bytes"].as_u64().unwrap()))
+}
+
+/// A snapshot's histogram: class → (count, shallow bytes).
+type Histogram = BTreeMap<String, (u64, u64)>;
+
+/// What a highscore table scores of a histogram row.
+type Score = fn(&(u64, u64)) -> u64;
+
+/// Calls `check(i, board, h, rows, score)` for each v3 snapshot `i` and each of the
+/// highscore tables `boards` the file has for it (by count, then by size): `h` the
+/// snapshot's histogram, `rows` the table's entries (at least 20 of them), `score` what
+/// the table scores of a histogram row (its count, its shallow bytes).
+fn each_highscore_table(
+    boards: [&str; 2],
+    check: impl Fn(usize, &str, &Histogram, &[Value], Score),
+) {
+    let e = expected();
+    let f = file("v3");
+    for (i, s) in items(&e["v3"]["runtime"], "snapshots").iter().enumerate() {
+        let h = histogram(&format!("{f}#{i}"));
+        let scores: [Score; 2] = [|c| c.0, |c| c.1];
+        for (board, score) in boards.into_iter().zip(scores) {
+            let rows = items(&s["highscores"], board);
+            assert!(rows.len() >= 20, "{board}");
+            check(i, board, &h, rows, score);
+        }
+    }
 }
 
 /// `summary --json`'s "collectables by kind" detail: kind → count.
@@ -75,11 +85,11 @@ fn every_v3_snapshot_has_the_runtimes_totals() {
     let snaps = e["v3"]["runtime"]["snapshots"].as_array().unwrap();
     assert_eq!(snaps.len(), 5);
     let f = file("v3");
-    let all = json_of(&heaptui(&["summary", &f, "--json"]));
+    let all = summary_json(&f);
     assert_eq!(all["snapshots"].as_array().unwrap().len(), snaps.len());
     for (i, s) in snaps.iter().enumerate() {
         let m = &s["snapmeta"];
-        let v = json_of(&heaptui(&["summary", &format!("{f}#{i}"), "--json"]));
+        let v = summary_json(&format!("{f}#{i}"));
         assert_eq!(v["snapshot"], i);
         let k = kinds(&v);
         assert_eq!(k["object"], m["total_objects"], "snapshot {i}");
@@ -108,13 +118,11 @@ fn the_programs_own_counts_are_exact_in_both_versions() {
     let e = expected();
     for version in ["v2", "v3"] {
         let f = file(version);
-        let events: Vec<u64> = e[version]["gc_events"]
-            .as_array()
-            .unwrap()
+        let events: Vec<u64> = items(&e[version], "gc_events")
             .iter()
             .map(|g| g["gc_seq_num"].as_u64().unwrap())
             .collect();
-        let listed = json_of(&heaptui(&["summary", &f, "--json"]));
+        let listed = summary_json(&f);
         // One snapshot per GC while profiling, in order.
         assert_eq!(listed["snapshots"].as_array().unwrap().len(), events.len());
         for p in e[version]["program"].as_array().unwrap() {
@@ -152,37 +160,24 @@ fn is_object_class(name: &str) -> bool {
 
 #[test]
 fn top_types_by_count_and_size_are_the_files_highscores() {
-    let e = expected();
-    let f = file("v3");
-    for (i, s) in e["v3"]["runtime"]["snapshots"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .enumerate()
-    {
-        let h = histogram(&format!("{f}#{i}"));
-        for (board, size) in [("types_by_count", false), ("types_by_size", true)] {
-            let rows = s["highscores"][board].as_array().unwrap();
-            assert!(rows.len() >= 20, "{board}");
+    each_highscore_table(
+        ["types_by_count", "types_by_size"],
+        |i, board, h, rows, score| {
             let mut least = u64::MAX;
             for r in rows {
                 let name = r["type"].as_str().unwrap();
-                let score = r["score"].as_u64().unwrap();
-                least = least.min(score);
+                let want = r["score"].as_u64().unwrap();
+                least = least.min(want);
                 let c = h
                     .get(name)
                     .or_else(|| h.get(&format!("{name} [{}]", r["repr"].as_str().unwrap())))
                     .unwrap_or_else(|| panic!("snapshot {i} {board}: no class {name}"));
-                assert_eq!(
-                    if size { c.1 } else { c.0 },
-                    score,
-                    "snapshot {i} {board}: {name}"
-                );
+                assert_eq!(score(c), want, "snapshot {i} {board}: {name}");
             }
             // Nothing the board leaves out beats its last entry.
             let names: Vec<&str> = rows.iter().map(|r| r["type"].as_str().unwrap()).collect();
-            for (name, c) in &h {
-                let v = if size { c.1 } else { c.0 };
+            for (name, c) in h {
+                let v = score(c);
                 if is_object_class(name) && v > least {
                     assert!(
                         names.iter().any(|n| name == n || name.starts_with(&format!("{n} ["))),
@@ -190,25 +185,16 @@ fn top_types_by_count_and_size_are_the_files_highscores() {
                     );
                 }
             }
-        }
-    }
+        },
+    );
 }
 
 #[test]
 fn top_frames_by_count_and_size_are_the_files_highscores() {
     // Frames are grouped by static frame as `name (file:line)` (`<anon>` for no name).
-    let e = expected();
-    let f = file("v3");
-    for (i, s) in e["v3"]["runtime"]["snapshots"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .enumerate()
-    {
-        let h = histogram(&format!("{f}#{i}"));
-        for (board, size) in [("frames_by_count", false), ("frames_by_size", true)] {
-            let rows = s["highscores"][board].as_array().unwrap();
-            assert!(rows.len() >= 20, "{board}");
+    each_highscore_table(
+        ["frames_by_count", "frames_by_size"],
+        |i, board, h, rows, score| {
             for r in rows {
                 let name = match r["frame"].as_str().unwrap() {
                     "" => "<anon>",
@@ -219,24 +205,24 @@ fn top_frames_by_count_and_size_are_the_files_highscores() {
                     .get(&class)
                     .unwrap_or_else(|| panic!("snapshot {i} {board}: no class {class}"));
                 assert_eq!(
-                    if size { c.1 } else { c.0 },
+                    score(c),
                     r["score"].as_u64().unwrap(),
                     "snapshot {i} {board}: {class}"
                 );
             }
-        }
-    }
+        },
+    );
 }
 
 #[test]
 fn file_suffix_picks_a_snapshot_and_the_last_is_the_default() {
     for version in ["v2", "v3"] {
         let f = file(version);
-        let last = json_of(&heaptui(&["summary", &f, "--json"]));
+        let last = summary_json(&f);
         let list = last["snapshots"].as_array().unwrap().clone();
         assert_eq!(last["snapshot"], list.len() - 1);
         assert_eq!(last["format"], "moarvm");
-        let one = json_of(&heaptui(&["summary", &format!("{f}#1"), "--json"]));
+        let one = summary_json(&format!("{f}#1"));
         assert_eq!(one["snapshot"], 1);
         assert_eq!(one["objects"], list[1]["objects"]);
         assert_ne!(one["objects"], last["objects"]);
@@ -247,11 +233,11 @@ fn file_suffix_picks_a_snapshot_and_the_last_is_the_default() {
             "{version}: a snapshot it does not have"
         );
         // Objects are named #N, the collectable index.
-        let v = json_of(&heaptui(&["inspect", &format!("{f}#1"), "#0", "--json"]));
+        let v = inspect_json(&format!("{f}#1"), "#0");
         assert_eq!(v["object"], "#0");
         assert_eq!(v["class"], "Root");
         // Issue 26: a bare number is the object `#N` names.
-        let bare = json_of(&heaptui(&["inspect", &format!("{f}#1"), "0", "--json"]));
+        let bare = inspect_json(&format!("{f}#1"), "0");
         assert_eq!(bare, v, "{version}");
     }
 }
@@ -268,13 +254,13 @@ fn a_v3_file_cut_inside_a_snapshot_opens_the_ones_before() {
         .map(|(i, _)| i)
         .collect();
     assert_eq!(metas.len(), 5);
-    let full = json_of(&heaptui(&["summary", plain.to_str().unwrap(), "--json"]));
+    let full = summary_json(plain.to_str().unwrap());
     for k in 1..metas.len() {
         // Halfway through snapshot k's blocks.
         let cut = (metas[k] + metas.get(k + 1).copied().unwrap_or(bytes.len())) / 2;
         let p = scratch().join(format!("cut-v3-{k}.mvmheap"));
         std::fs::write(&p, &bytes[..cut]).unwrap();
-        let v = json_of(&heaptui(&["summary", p.to_str().unwrap(), "--json"]));
+        let v = summary_json(p.to_str().unwrap());
         let list = v["snapshots"].as_array().unwrap();
         assert_eq!(list.len(), k, "cut at {cut}");
         let t = v["truncated"].as_u64().expect("says truncated");
@@ -288,13 +274,13 @@ fn a_v3_file_cut_inside_a_snapshot_opens_the_ones_before() {
     // leaves): the snapshots are whole, the file says it may be cut short.
     let p = scratch().join("cut-v3-interim.mvmheap");
     std::fs::write(&p, &bytes[..metas[3]]).unwrap();
-    let v = json_of(&heaptui(&["summary", p.to_str().unwrap(), "--json"]));
+    let v = summary_json(p.to_str().unwrap());
     assert_eq!(v["snapshots"].as_array().unwrap().len(), 3);
     assert_eq!(v["truncated"], metas[3]);
     // Cut inside the final table of contents: every snapshot is whole, the file is not.
     let p = scratch().join("cut-v3-toc.mvmheap");
     std::fs::write(&p, &bytes[..bytes.len() - 20]).unwrap();
-    let v = json_of(&heaptui(&["summary", p.to_str().unwrap(), "--json"]));
+    let v = summary_json(p.to_str().unwrap());
     assert_eq!(v["snapshots"].as_array().unwrap().len(), 5);
     assert!(v["truncated"].is_u64());
 }
@@ -303,12 +289,12 @@ fn a_v3_file_cut_inside_a_snapshot_opens_the_ones_before() {
 fn a_v2_file_cut_short_opens_the_whole_snapshots() {
     let plain = gunzipped("moarvm/app-v2.mvmheap.gz");
     let bytes = std::fs::read(&plain).unwrap();
-    let full = json_of(&heaptui(&["summary", plain.to_str().unwrap(), "--json"]));
+    let full = summary_json(plain.to_str().unwrap());
     for frac in [30, 55, 80, 99] {
         let cut = bytes.len() * frac / 100;
         let p = scratch().join(format!("cut-v2-{frac}.mvmheap"));
         std::fs::write(&p, &bytes[..cut]).unwrap();
-        let v = json_of(&heaptui(&["summary", p.to_str().unwrap(), "--json"]));
+        let v = summary_json(p.to_str().unwrap());
         let list = v["snapshots"].as_array().unwrap();
         assert!(
             !list.is_empty() && list.len() < 5,
@@ -321,11 +307,8 @@ fn a_v2_file_cut_short_opens_the_whole_snapshots() {
         }
     }
     // Nothing whole at all: an error that names the offset.
-    let p = scratch().join("cut-v2-head.mvmheap");
-    std::fs::write(&p, &bytes[..1000]).unwrap();
-    let out = heaptui(&["summary", p.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("byte offset"));
+    let err = summary_refused("cut-v2-head.mvmheap", &bytes[..1000]);
+    assert!(err.contains("byte offset"), "{err}");
 }
 
 #[test]
@@ -334,8 +317,7 @@ fn a_zstd_frame_that_expands_past_the_bound_is_refused() {
     // expands to 256 MiB of zeros from 8 KiB.
     let f = fixture("moarvm/zstd-bomb.mvmheap");
     let out = heaptui(&["summary", f.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = stderr_of(&out, 2);
     assert!(err.contains("at byte offset 145"), "{err}");
     assert!(err.contains("expands past"), "{err}");
 }
@@ -358,8 +340,7 @@ fn headers_alone_or_garbage_exit_2_naming_the_offset() {
         let p = scratch().join(name);
         std::fs::write(&p, bytes).unwrap();
         let out = heaptui(&["summary", p.to_str().unwrap()]);
-        assert_eq!(out.status.code(), Some(2), "{name}");
-        let err = String::from_utf8_lossy(&out.stderr);
+        let err = stderr_of(&out, 2);
         assert!(err.contains("at byte offset"), "{name}: {err}");
     }
 }
@@ -373,21 +354,16 @@ fn two_snapshots_of_one_file_diff_by_type() {
         &format!("{f}#2"),
         "--json",
     ]));
-    let scratch = v["classes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["class"] == "Scratch")
-        .expect("Scratch in the diff");
+    let scratch = item(&v, "classes", "class", "Scratch");
     assert_eq!(scratch["base_count"], 3001);
     assert_eq!(scratch["delta_count"], -3001);
 }
 
 #[test]
 fn gzip_and_plain_v3_read_the_same() {
-    let gz = json_of(&heaptui(&["summary", &file("v3"), "--json"]));
+    let gz = summary_json(&file("v3"));
     let plain = gunzipped("moarvm/app-v3.mvmheap.gz");
-    let p = json_of(&heaptui(&["summary", plain.to_str().unwrap(), "--json"]));
+    let p = summary_json(plain.to_str().unwrap());
     for k in [
         "objects",
         "edges",
@@ -406,20 +382,16 @@ fn roots_threads_paths_and_labels() {
         let f = format!("{}#0", file(version));
         // The worker thread holds its Keeper in a local of its frame.
         let t = json_of(&heaptui(&["threads", &f, "--json"]));
-        let threads = t["threads"].as_array().unwrap();
+        let threads = items(&t, "threads");
         assert_eq!(
             threads.len(),
             3,
             "{version}: main, the specializer, the worker"
         );
         let keeper = threads.iter().any(|t| {
-            t["frames"].as_array().unwrap().iter().any(|fr| {
-                fr["locals"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .any(|l| l["class"] == "Keeper")
-            })
+            items(t, "frames")
+                .iter()
+                .any(|fr| items(fr, "locals").iter().any(|l| l["class"] == "Keeper"))
         });
         assert!(keeper, "{version}: no frame holds the Keeper");
         // The chain's links are reached through attribute names.
@@ -431,10 +403,8 @@ fn roots_threads_paths_and_labels() {
         let edges: Vec<&str> = steps.iter().filter_map(|s| s["edge"].as_str()).collect();
         assert!(!edges.is_empty());
         // The root's references are its root sets, named as MoarVM names them.
-        let v = json_of(&heaptui(&["inspect", &f, "#0", "--json"]));
-        let names: Vec<&str> = v["fields"]
-            .as_array()
-            .unwrap()
+        let v = inspect_json(&f, "#0");
+        let names: Vec<&str> = items(&v, "fields")
             .iter()
             .map(|x| x["name"].as_str().unwrap())
             .collect();
@@ -462,9 +432,7 @@ fn corrupted_files_open_or_fail_without_panicking() {
         for round in 0..10 {
             let mut b = bytes.clone();
             for _ in 0..4 {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
+                xorshift(&mut x);
                 let at = 16 + (x as usize) % (b.len() - 24);
                 if round % 2 == 0 {
                     b[at] ^= 1 << ((x >> 40) % 8);
@@ -497,7 +465,7 @@ fn corrupted_files_open_or_fail_without_panicking() {
 /// bytes), on top of the graph's two CSRs (8 bytes per reference) and columns.
 #[test]
 fn the_index_size_counts_the_decoders_own_columns() {
-    let v = json_of(&heaptui(&["summary", &file("v2"), "--json"]));
+    let v = summary_json(&file("v2"));
     let (objects, edges) = (v["objects"].as_u64().unwrap(), v["edges"].as_u64().unwrap());
     assert!(objects > 10_000 && edges > objects, "{v}");
     let index = v["index_bytes"].as_u64().unwrap();

@@ -9,19 +9,29 @@ mod common;
 
 use common::*;
 use heaptui::format::Snapshot;
-use heaptui::heap::dominators::{self, Dominators};
+use heaptui::heap::dominators::Dominators;
 use heaptui::progress::Progress;
 use heaptui::suspects::{Report, Suspect};
 use serde_json::Value;
 
 fn open(rel: &str) -> (Snapshot, Dominators) {
-    let snap = heaptui::open(&gunzipped(rel), &Progress::new()).unwrap();
-    let d = dominators::compute(&snap.graph, &Progress::new());
+    let (_, snap) = open_fixture(rel);
+    let d = dominators_of(&snap);
     (snap, d)
 }
 
 fn truth(rel: &str) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(fixture(rel)).unwrap()).unwrap()
+    fixture_json(rel)
+}
+
+/// The leak fixture `fixtures/<runtime>/leak/<dump>` and its top 10 suspects, checked by
+/// [`check_report`]; and the fixture's `truth.json`.
+fn checked_report(runtime: &str, dump: &str) -> (Value, Snapshot, Report) {
+    let t = truth(&format!("{runtime}/leak/truth.json"));
+    let (snap, d) = open(&format!("{runtime}/leak/{dump}"));
+    let r = heaptui::suspects::find(&snap, &d, 10);
+    check_report(&snap, &d, &r);
+    (t, snap, r)
 }
 
 /// What holds for every report: suspects are disjoint, their sizes the dominator tree's,
@@ -92,11 +102,8 @@ fn member_count(snap: &Snapshot, s: &Suspect, class: &str) -> u64 {
 
 #[test]
 fn java_planted_leaks_are_suspects_and_waste() {
-    let t = truth("java/leak/truth.json");
+    let (t, snap, r) = checked_report("java", "heap-live.hprof.gz");
     let p = &t["plants"];
-    let (snap, d) = open("java/leak/heap-live.hprof.gz");
-    let r = heaptui::suspects::find(&snap, &d, 10);
-    check_report(&snap, &d, &r);
 
     // (a) The map in SessionCache.SESSIONS, not the loader nor the class above it.
     let a = suspect(&r, "SessionCache.SESSIONS");
@@ -232,10 +239,7 @@ fn java_suspects_agree_with_hprof_analyzer() {
 
 #[test]
 fn node_planted_leaks_agree_with_memlab() {
-    let t = truth("node/leak/truth.json");
-    let (snap, d) = open("node/leak/leak.heapsnapshot.gz");
-    let r = heaptui::suspects::find(&snap, &d, 10);
-    check_report(&snap, &d, &r);
+    let (t, snap, r) = checked_report("node", "leak.heapsnapshot.gz");
     let ids = &t["ids"];
     let at = |k: &str| format!("@{}", ids[k]["id"].as_u64().unwrap());
     let retained = &t["fromSnapshotFile"]["retainedSize"];
@@ -299,10 +303,7 @@ fn node_planted_leaks_agree_with_memlab() {
 
 #[test]
 fn go_planted_leaks_are_suspects_and_waste() {
-    let t = truth("go/leak/truth.json");
-    let (snap, d) = open("go/leak/heap.dump.gz");
-    let r = heaptui::suspects::find(&snap, &d, 10);
-    check_report(&snap, &d, &r);
+    let (t, snap, r) = checked_report("go", "heap.dump.gz");
     let pl = &t["planted"];
     let g = &t["globals"];
     let at = |name: &str| format!("bss +{}", g[name]["segment_offset"].as_str().unwrap());
@@ -370,10 +371,7 @@ fn go_planted_leaks_are_suspects_and_waste() {
 
 #[test]
 fn moarvm_planted_leaks_are_suspects() {
-    let t = truth("moarvm/leak/truth.json");
-    let (snap, d) = open("moarvm/leak/leak.mvmheap.gz");
-    let r = heaptui::suspects::find(&snap, &d, 10);
-    check_report(&snap, &d, &r);
+    let (t, snap, r) = checked_report("moarvm", "leak.mvmheap.gz");
     let pl = &t["planted"];
 
     let a = suspect(&r, "%SESSIONS");
@@ -408,10 +406,7 @@ fn moarvm_planted_leaks_are_suspects() {
 
 #[test]
 fn dart_planted_leaks_are_suspects_and_waste() {
-    let t = truth("dart/leak/truth.json");
-    let (snap, d) = open("dart/leak/leak.dartheap.gz");
-    let r = heaptui::suspects::find(&snap, &d, 10);
-    check_report(&snap, &d, &r);
+    let (t, snap, r) = checked_report("dart", "leak.dartheap.gz");
     let h = &t["holders"];
 
     let a = suspect(&r, "static SESSIONS");

@@ -12,13 +12,13 @@ use common::tui::*;
 use common::*;
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use heaptui::ui::app::{run_loop, App};
+use heaptui::ui::panes::Request;
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 
 /// The app at 100×30 on the instances of `java.lang.String` (9,719 of them).
 fn string_instances() -> (App, Terminal<TestBackend>) {
-    let mut t = Terminal::new(TestBackend::new(100, 30)).unwrap();
-    let mut a = app();
+    let (mut a, mut t) = app_at(100, 30);
     let s = run(&mut a, &mut t, "/java.lang.String\n\n");
     assert!(
         s.contains("Instances of java.lang.String — 9,719 objects"),
@@ -29,8 +29,7 @@ fn string_instances() -> (App, Terminal<TestBackend>) {
 
 #[test]
 fn histogram_at_80x24_filters_sorts_and_quits() {
-    let mut t = Terminal::new(TestBackend::new(80, 24)).unwrap();
-    let mut a = app();
+    let (mut a, mut t) = app_at(80, 24);
     let s = run(&mut a, &mut t, "");
     assert!(s.contains("Class histogram"), "{s}");
     assert!(s.contains("byte[]"), "{s}");
@@ -70,8 +69,7 @@ fn histogram_at_80x24_filters_sorts_and_quits() {
 
 #[test]
 fn paging_walks_only_visible_rows_and_reaches_the_end() {
-    let mut t = Terminal::new(TestBackend::new(80, 24)).unwrap();
-    let mut a = app();
+    let (mut a, mut t) = app_at(80, 24);
     // Rows start on the third screen line (title, then header).
     let first_row = |s: &str| s.lines().nth(2).unwrap_or("").to_string();
     let s = run(&mut a, &mut t, "G");
@@ -84,8 +82,7 @@ fn paging_walks_only_visible_rows_and_reaches_the_end() {
 
 #[test]
 fn no_color_draws_without_colours() {
-    let mut t = Terminal::new(TestBackend::new(80, 24)).unwrap();
-    let mut a = app();
+    let (mut a, mut t) = app_at(80, 24);
     a.theme = heaptui::ui::theme::Theme { color: false };
     run(&mut a, &mut t, "");
     let buf = t.backend().buffer();
@@ -97,14 +94,10 @@ fn no_color_draws_without_colours() {
 
 #[test]
 fn retained_sizes_fill_the_histogram_and_sort_it() {
-    let mut a = app();
-    let mut t = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    let (mut a, mut t) = app_at(80, 24);
     // Filter to the blob holder: a 16-byte object that retains its 3 MB array.
     let s = run(&mut a, &mut t, "/BlobHolder\n");
-    let line = s
-        .lines()
-        .find(|l| l.contains("fixture.BlobHolder"))
-        .unwrap_or_else(|| panic!("{s}"));
+    let line = line_with(&s, "fixture.BlobHolder");
     assert!(line.contains("3,000,032"), "{line}");
     assert!(!s.contains("computing"), "{s}");
     // s cycles shallow → count → name → retained.
@@ -122,8 +115,7 @@ fn retained_sizes_fill_the_histogram_and_sort_it() {
 #[test]
 fn the_leak_hunt_walk_histogram_instances_inspector_paths_and_back() {
     for (w, h) in [(80u16, 24u16), (200, 50)] {
-        let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-        let mut a = app();
+        let (mut a, mut t) = app_at(w, h);
         let s = run(&mut a, &mut t, "/fixture.BlobHolder\n");
         assert!(s.contains("dev.heaptui.fixture.BlobHolder"), "{s}");
         // Instances of the class, largest retained first.
@@ -168,8 +160,7 @@ fn the_leak_hunt_walk_histogram_instances_inspector_paths_and_back() {
 
 #[test]
 fn the_dominator_tree_expands_and_collapses_and_marks_nothing_twice() {
-    let mut t = Terminal::new(TestBackend::new(120, 40)).unwrap();
-    let mut a = app();
+    let (mut a, mut t) = app_at(120, 40);
     let s = run(&mut a, &mut t, "d");
     assert!(s.contains("Dominator tree — from the GC roots"), "{s}");
     assert!(s.contains("class dev.heaptui.fixture.Main"), "{s}");
@@ -177,10 +168,7 @@ fn the_dominator_tree_expands_and_collapses_and_marks_nothing_twice() {
     let s = run(&mut a, &mut t, "l");
     assert!(s.contains("▾ java.lang.Class"), "{s}");
     // Main's children: the blob holder retains 2.9 MiB of it.
-    let holder = s
-        .lines()
-        .find(|l| l.contains("dev.heaptui.fixture.BlobHolder"))
-        .unwrap_or_else(|| panic!("{s}"));
+    let holder = line_with(&s, "dev.heaptui.fixture.BlobHolder");
     assert!(holder.starts_with("  ▸ static BLOB → "), "{holder}");
     assert!(holder.contains("2.9 MiB"), "{holder}");
     let s = run(&mut a, &mut t, "h");
@@ -196,9 +184,8 @@ fn instances_past_the_first_sorted_rows_stay_in_order() {
     // instance, in order. byte[] has 11,044 instances in the fixture.
     use heaptui::ui::panes::instances::InstancesPane;
     use heaptui::ui::panes::{Ctx, Pane};
-    let p = gunzipped("java/coops/heap-live-jvmgz.hprof.gz");
-    let snap = heaptui::open(&p, &heaptui::progress::Progress::new()).unwrap();
-    let dom = heaptui::heap::dominators::compute(&snap.graph, &heaptui::progress::Progress::new());
+    let (_, snap) = open_fixture("java/coops/heap-live-jvmgz.hprof.gz");
+    let dom = dominators_of(&snap);
     let theme = heaptui::ui::theme::Theme { color: false };
     let ctx = Ctx {
         snap: &snap,
@@ -264,8 +251,7 @@ fn instances_filter_by_value_and_sort_by_size_or_address() {
 
 #[test]
 fn threads_pane_frames_locals_and_the_path_that_ends_at_the_frame() {
-    let mut t = Terminal::new(TestBackend::new(120, 40)).unwrap();
-    let mut a = app();
+    let (mut a, mut t) = app_at(120, 40);
     let s = run(&mut a, &mut t, "t");
     assert!(s.contains("Threads — 15"), "{s}");
     assert!(s.contains("\"fixture-waiter\" #14 WAITING"), "{s}");
@@ -298,8 +284,7 @@ fn threads_pane_frames_locals_and_the_path_that_ends_at_the_frame() {
 #[test]
 fn the_mouse_wheel_moves_the_selection() {
     use crossterm::event::{MouseEvent, MouseEventKind};
-    let mut t = Terminal::new(TestBackend::new(80, 24)).unwrap();
-    let mut a = app();
+    let (mut a, mut t) = app_at(80, 24);
     let before = run(&mut a, &mut t, "");
     let wheel = |kind| {
         Event::Mouse(MouseEvent {
@@ -336,8 +321,7 @@ fn the_mouse_wheel_moves_the_selection() {
 
 #[test]
 fn the_help_scrolls_to_its_last_key_at_80x24() {
-    let mut app = app();
-    let mut t = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    let (mut app, mut t) = app_at(80, 24);
     let s = run(&mut app, &mut t, "?");
     assert!(s.contains("↑↓ scroll"), "{s}");
     assert!(
@@ -371,7 +355,7 @@ fn the_quick_histogram_is_browsed_while_the_index_is_built_and_handed_over() {
         .map(|r| r.count)
         .unwrap();
     let (mut app, tx) = App::with_quick_histogram(p.clone(), q);
-    let mut t = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    let mut t = terminal(80, 24);
     let s = run(&mut app, &mut t, "");
     assert!(s.contains("Class histogram"), "{s}");
     assert!(s.contains("Building the index"), "{s}");
@@ -457,32 +441,16 @@ fn sorting_a_filtered_list_draws_the_announcing_frame() {
     }
 }
 
-/// `12000` → `12,000`, as the TUI writes counts.
-fn with_commas(x: usize) -> String {
-    let s = x.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 /// The TUI on the Java leak fixture, as it opens: on the leak suspects.
 fn leak_app() -> App {
-    let p = gunzipped("java/leak/heap-live.hprof.gz");
-    let snap = heaptui::open(&p, &heaptui::progress::Progress::new()).unwrap();
+    let (p, snap) = open_fixture("java/leak/heap-live.hprof.gz");
     App::with_snapshot(p, snap)
 }
 
 #[test]
 fn it_opens_on_the_suspects_whose_rows_fit_80_columns_and_lead_to_the_object() {
-    let t: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(fixture("java/leak/truth.json")).unwrap())
-            .unwrap();
-    let mut term = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    let t = fixture_json("java/leak/truth.json");
+    let mut term = terminal(80, 24);
     let mut a = leak_app();
     let s = run(&mut a, &mut term, "");
     assert!(s.contains("Leak suspects — 5 of"), "{s}");
@@ -547,8 +515,7 @@ fn it_opens_on_the_suspects_whose_rows_fit_80_columns_and_lead_to_the_object() {
 
 #[test]
 fn h_goes_to_the_histogram_and_no_key_goes_unanswered() {
-    let mut term = Terminal::new(TestBackend::new(80, 24)).unwrap();
-    let mut a = app();
+    let (mut a, mut term) = app_at(80, 24);
     let s = run(&mut a, &mut term, "t");
     assert!(s.contains("Threads"), "{s}");
     // A key the threads pane does not take says so in the status line.
@@ -567,9 +534,8 @@ fn h_goes_to_the_histogram_and_no_key_goes_unanswered() {
 
 #[test]
 fn w_follows_weak_references_and_garbage_is_called_unreachable() {
-    let p = gunzipped("java/coops/heap-live-jvmgz.hprof.gz");
-    let snap = heaptui::open(&p, &heaptui::progress::Progress::new()).unwrap();
-    let d = heaptui::heap::dominators::compute(&snap.graph, &heaptui::progress::Progress::new());
+    let (p, snap) = open_fixture("java/coops/heap-live-jvmgz.hprof.gz");
+    let d = dominators_of(&snap);
     let n = snap.graph.len() as u32;
     let weak = (0..n)
         .find(|&o| d.is_weakly_reachable(o))
@@ -594,9 +560,7 @@ fn w_follows_weak_references_and_garbage_is_called_unreachable() {
         "{text}"
     );
     // The TUI: the object's inspector (as `Enter` on its row opens it), `p`, then `w`.
-    let mut a = App::with_snapshot(p.clone(), snap);
-    let mut term = Terminal::new(TestBackend::new(120, 30)).unwrap();
-    open(&mut a, heaptui::ui::panes::Request::Inspect(weak));
+    let (mut a, mut term) = app_on(p.clone(), snap, Request::Inspect(weak), 120);
     let s = run(&mut a, &mut term, "p");
     assert!(
         s.contains("held only by weak or soft references (w follows them)"),
@@ -615,9 +579,8 @@ fn sessions_table() -> (
     heaptui::heap::dominators::Dominators,
     u32,
 ) {
-    let p = gunzipped("java/leak/heap-live.hprof.gz");
-    let snap = heaptui::open(&p, &heaptui::progress::Progress::new()).unwrap();
-    let d = heaptui::heap::dominators::compute(&snap.graph, &heaptui::progress::Progress::new());
+    let (p, snap) = open_fixture("java/leak/heap-live.hprof.gz");
+    let d = dominators_of(&snap);
     let r = heaptui::suspects::find(&snap, &d, 5);
     let table = r
         .suspects
@@ -630,11 +593,31 @@ fn sessions_table() -> (
 }
 
 /// Opens the pane `req` asks for on top of the app's view, as a key would.
-fn open(a: &mut App, req: heaptui::ui::panes::Request) {
+fn open(a: &mut App, req: Request) {
     if let heaptui::ui::app::Screen::Ready(r) = &mut a.screen {
         let theme = heaptui::ui::theme::Theme { color: false };
         r.open(req, &theme);
     }
+}
+
+/// The app on `snap` (as it opens) in a `w`×30 terminal, the pane `req` asks for open.
+fn app_on(
+    p: std::path::PathBuf,
+    snap: heaptui::Snapshot,
+    req: Request,
+    w: u16,
+) -> (App, Terminal<TestBackend>) {
+    let mut a = App::with_snapshot(p, snap);
+    open(&mut a, req);
+    (a, terminal(w, 30))
+}
+
+/// The screen once the app has drawn its view and the pane `req` asks for is opened
+/// on top of it.
+fn shown(a: &mut App, term: &mut Terminal<TestBackend>, req: Request) -> String {
+    run(a, term, "");
+    open(a, req);
+    run(a, term, "")
 }
 
 #[test]
@@ -647,9 +630,7 @@ fn a_tree_node_with_many_children_pages_through_them() {
     assert!(n > 1000, "{n}");
     let fmt = with_commas;
     let rest: u64 = kids[500..].iter().map(|&k| d.retained(k).unwrap()).sum();
-    let mut a = App::with_snapshot(p, snap);
-    let mut term = Terminal::new(TestBackend::new(120, 30)).unwrap();
-    open(&mut a, heaptui::ui::panes::Request::Dominators(Some(table)));
+    let (mut a, mut term) = app_on(p, snap, Request::Dominators(Some(table)), 120);
     // The node and its first 500 children; then the row that stands for the rest.
     let s = run(&mut a, &mut term, "G");
     let want = format!(
@@ -674,18 +655,13 @@ fn g_groups_a_tree_node_s_children_by_class() {
     }
     let (top_class, &(count, bytes)) = by_class.iter().max_by_key(|x| (x.1 .1, x.1 .0)).unwrap();
     assert!(count > 1000, "{count}");
-    let mut a = App::with_snapshot(p, snap);
-    let mut term = Terminal::new(TestBackend::new(120, 30)).unwrap();
-    open(&mut a, heaptui::ui::panes::Request::Dominators(Some(table)));
+    let (mut a, mut term) = app_on(p, snap, Request::Dominators(Some(table)), 120);
     // The node shows its first 500 children and a row for the rest; `g` on that row
     // groups the node: one row per class, count and retained bytes.
     let s = run(&mut a, &mut term, "G");
     assert!(s.contains(" more ("), "{s}");
     let s = run(&mut a, &mut term, "g");
-    let row = s
-        .lines()
-        .find(|l| l.contains(&format!("{} × {top_class}", with_commas(count))))
-        .unwrap_or_else(|| panic!("no row for {top_class}:\n{s}"));
+    let row = line_with(&s, &format!("{} × {top_class}", with_commas(count)));
     assert!(
         row.contains(&heaptui::ui::panes::human(bytes)),
         "{row}\n{s}"
@@ -712,13 +688,11 @@ fn g_groups_a_tree_node_s_children_by_class() {
 
 #[test]
 fn p_merges_the_paths_of_a_class_s_instances() {
-    let t: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(fixture("java/leak/truth.json")).unwrap())
-            .unwrap();
+    let t = fixture_json("java/leak/truth.json");
     let sessions = t["plants"]["session_cache"]["count"].as_u64().unwrap();
     let mut a = leak_app();
     a.on_key(&KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
-    let mut term = Terminal::new(TestBackend::new(160, 40)).unwrap();
+    let mut term = terminal(160, 40);
     let s = run(&mut a, &mut term, "/com.example.Session\n");
     assert!(s.contains("= com.example.Session"), "{s}");
     let s = run(&mut a, &mut term, "P");
@@ -730,10 +704,7 @@ fn p_merges_the_paths_of_a_class_s_instances() {
         )),
         "{s}"
     );
-    let map_row = s
-        .lines()
-        .find(|l| l.contains("static SESSIONS → java.util.HashMap"))
-        .unwrap_or_else(|| panic!("{s}"));
+    let map_row = line_with(&s, "static SESSIONS → java.util.HashMap");
     assert!(map_row.contains("10,000 objects"), "{map_row}");
     // Enter inspects the row's object.
     let s = run(&mut a, &mut term, "\n");
@@ -742,8 +713,7 @@ fn p_merges_the_paths_of_a_class_s_instances() {
 
 #[test]
 fn s_opens_a_sort_menu_that_takes_the_column_s_letter() {
-    let mut term = Terminal::new(TestBackend::new(80, 24)).unwrap();
-    let mut a = app();
+    let (mut a, mut term) = app_at(80, 24);
     let s = run(&mut a, &mut term, "S");
     assert!(
         s.contains("sort by: r retained  c count  s shallow  n name"),
@@ -762,8 +732,7 @@ fn s_opens_a_sort_menu_that_takes_the_column_s_letter() {
 
 #[test]
 fn wide_screens_show_the_selected_instance_s_inspector_beside_the_list() {
-    let mut a = app();
-    let mut term = Terminal::new(TestBackend::new(160, 40)).unwrap();
+    let (mut a, mut term) = app_at(160, 40);
     let s = run(&mut a, &mut term, "/fixture.Session\n\n");
     let first = s.lines().nth(2).unwrap().to_string();
     // The list on the left, the first instance's inspector on the right, focus marked.
@@ -801,7 +770,7 @@ fn wide_screens_show_the_selected_instance_s_inspector_beside_the_list() {
     let s = run(&mut a, &mut term, "\u{1b}");
     assert!(s.lines().next().unwrap().starts_with('▶'), "{s}");
     // At 80 columns, one pane as before.
-    let mut narrow = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    let mut narrow = terminal(80, 24);
     let _ = run(&mut a, &mut narrow, "");
     let s = run(&mut a, &mut narrow, "k");
     assert!(!s.contains("Inspector — "), "{s}");
@@ -809,8 +778,7 @@ fn wide_screens_show_the_selected_instance_s_inspector_beside_the_list() {
 
 #[test]
 fn instances_without_a_label_show_and_match_their_first_fields() {
-    let mut a = app();
-    let mut term = Terminal::new(TestBackend::new(100, 30)).unwrap();
+    let (mut a, mut term) = app_at(100, 30);
     let s = run(&mut a, &mut term, "/fixture.Session\n\n");
     // The Value column: each session's id, its first primitive field.
     assert!(s.lines().skip(2).take(5).all(|l| l.contains("id=1")), "{s}");
@@ -822,9 +790,8 @@ fn instances_without_a_label_show_and_match_their_first_fields() {
 
 #[test]
 fn the_inspector_calls_a_weakly_reachable_object_so() {
-    let p = gunzipped("java/coops/heap-live-jvmgz.hprof.gz");
-    let snap = heaptui::open(&p, &heaptui::progress::Progress::new()).unwrap();
-    let d = heaptui::heap::dominators::compute(&snap.graph, &heaptui::progress::Progress::new());
+    let (p, snap) = open_fixture("java/coops/heap-live-jvmgz.hprof.gz");
+    let d = dominators_of(&snap);
     // An object only weak or soft references lead to (the JDK keeps some in caches).
     let o = (0..snap.graph.len() as u32)
         .find(|&o| {
@@ -832,12 +799,9 @@ fn the_inspector_calls_a_weakly_reachable_object_so() {
         })
         .expect("a weakly reachable object");
     let name = snap.object_name(o);
-    let mut a = App::with_snapshot(p, snap);
-    a.on_key(&KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
-    let mut term = Terminal::new(TestBackend::new(120, 30)).unwrap();
-    run(&mut a, &mut term, "");
-    open(&mut a, heaptui::ui::panes::Request::Inspect(o));
-    let s = run(&mut a, &mut term, "");
+    let mut a = on_histogram(p, snap);
+    let mut term = terminal(120, 30);
+    let s = shown(&mut a, &mut term, Request::Inspect(o));
     assert!(s.contains(&name), "{s}");
     assert!(s.contains("dominator none: weakly reachable"), "{s}");
     assert!(!s.contains("dominator (the GC roots)"), "{s}");
@@ -845,10 +809,9 @@ fn the_inspector_calls_a_weakly_reachable_object_so() {
 
 #[test]
 fn classes_with_unreachable_instances_are_marked_with_a_footnote() {
-    let p = gunzipped("java/coops/heap-live-jvmgz.hprof.gz");
-    let snap = heaptui::open(&p, &heaptui::progress::Progress::new()).unwrap();
+    let (p, snap) = open_fixture("java/coops/heap-live-jvmgz.hprof.gz");
     let g = &snap.graph;
-    let d = heaptui::heap::dominators::compute(g, &heaptui::progress::Progress::new());
+    let d = dominators_of(&snap);
     // A class whose retained size is below its shallow size: some of its instances no
     // GC root reaches.
     let retained = d.class_retained(g);
@@ -864,9 +827,8 @@ fn classes_with_unreachable_instances_are_marked_with_a_footnote() {
         .count();
     assert!(n > 0);
     let name = row.name.clone();
-    let mut a = App::with_snapshot(p, snap);
-    a.on_key(&KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
-    let mut term = Terminal::new(TestBackend::new(140, 30)).unwrap();
+    let mut a = on_histogram(p, snap);
+    let mut term = terminal(140, 30);
     let s = run(&mut a, &mut term, &format!("/{name}\n"));
     let line = s
         .lines()
@@ -886,8 +848,7 @@ fn classes_with_unreachable_instances_are_marked_with_a_footnote() {
 #[test]
 fn the_help_wraps_under_its_own_column() {
     for (w, h) in [(80, 24), (60, 20), (200, 50)] {
-        let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-        let mut a = app();
+        let (mut a, mut t) = app_at(w, h);
         let s = run(&mut a, &mut t, "?");
         let keys: std::collections::HashSet<&str> = heaptui::ui::keys::KEYMAP
             .iter()
@@ -915,12 +876,11 @@ fn the_help_wraps_under_its_own_column() {
 
 #[test]
 fn narrow_rows_keep_ids_and_root_kinds_and_the_selected_row_is_shown_whole() {
-    let p = gunzipped("java/coops/heap-live-jvmgz.hprof.gz");
-    let snap = heaptui::open(&p, &heaptui::progress::Progress::new()).unwrap();
+    let (p, snap) = open_fixture("java/coops/heap-live-jvmgz.hprof.gz");
     let g = &snap.graph;
     // An object with one of the longest shortest paths from a root that fit on the
     // screen: the deepest rows.
-    let d = heaptui::heap::dominators::compute(g, &heaptui::progress::Progress::new());
+    let d = dominators_of(&snap);
     let o = (0..g.len() as u32)
         .filter(|&o| d.retained(o).is_some())
         .step_by(97)
@@ -937,13 +897,10 @@ fn narrow_rows_keep_ids_and_root_kinds_and_the_selected_row_is_shown_whole() {
     let path = heaptui::heap::paths::to_roots(g, o, 1, false).remove(0);
     let names: Vec<String> = path.iter().map(|&x| snap.object_name(x)).collect();
     let class = snap.class_name(o).to_string();
-    let mut a = App::with_snapshot(p, snap);
-    a.on_key(&KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
+    let mut a = on_histogram(p, snap);
     for w in [80u16, 120] {
-        let mut term = Terminal::new(TestBackend::new(w, 30)).unwrap();
-        run(&mut a, &mut term, "");
-        open(&mut a, heaptui::ui::panes::Request::Paths(o));
-        let s = run(&mut a, &mut term, "");
+        let mut term = terminal(w, 30);
+        let s = shown(&mut a, &mut term, Request::Paths(o));
         // Every object of the path is on screen with its whole id, and the root row
         // names its root kind whole.
         for n in &names {
@@ -971,28 +928,17 @@ fn narrow_rows_keep_ids_and_root_kinds_and_the_selected_row_is_shown_whole() {
 #[test]
 fn the_referrer_tree_and_the_paths_word_a_reference_alike() {
     // A session, held by its map entry's `value` field.
-    let p = gunzipped("java/coops/heap-live-jvmgz.hprof.gz");
-    let snap = heaptui::open(&p, &heaptui::progress::Progress::new()).unwrap();
+    let (p, snap) = open_fixture("java/coops/heap-live-jvmgz.hprof.gz");
     let g = &snap.graph;
     let o = (0..g.len() as u32)
         .find(|&o| snap.class_name(o) == "dev.heaptui.fixture.Session")
         .unwrap();
-    let mut a = App::with_snapshot(p, snap);
-    a.on_key(&KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
-    let mut term = Terminal::new(TestBackend::new(120, 30)).unwrap();
+    let mut a = on_histogram(p, snap);
+    let mut term = terminal(120, 30);
     let mut rows = Vec::new();
-    for req in [
-        heaptui::ui::panes::Request::Referrers(o),
-        heaptui::ui::panes::Request::Paths(o),
-    ] {
-        run(&mut a, &mut term, "");
-        open(&mut a, req);
-        let s = run(&mut a, &mut term, "");
-        let row = s
-            .lines()
-            .find(|l| l.contains("java.util.HashMap$Node 0x"))
-            .unwrap_or_else(|| panic!("{s}"))
-            .to_string();
+    for req in [Request::Referrers(o), Request::Paths(o)] {
+        let s = shown(&mut a, &mut term, req);
+        let row = line_with(&s, "java.util.HashMap$Node 0x").to_string();
         rows.push(row);
         run(&mut a, &mut term, "\u{1b}");
     }
@@ -1006,8 +952,7 @@ fn the_referrer_tree_and_the_paths_word_a_reference_alike() {
 /// not 309 digits.
 #[test]
 fn the_inspector_shows_floats_in_their_shortest_form() {
-    let mut t = Terminal::new(TestBackend::new(120, 40)).unwrap();
-    let mut a = app();
+    let (mut a, mut t) = app_at(120, 40);
     let s = run(&mut a, &mut t, "/java.lang.Class\n\n");
     assert!(s.contains("Instances of java.lang.Class"), "{s}");
     let s = run(&mut a, &mut t, "/class java.lang.Double\n\n");
@@ -1025,8 +970,7 @@ fn the_inspector_shows_floats_in_their_shortest_form() {
 /// ROOT THREAD OBJECT records.
 #[test]
 fn the_summary_overlay_counts_every_java_thread() {
-    let mut t = Terminal::new(TestBackend::new(120, 40)).unwrap();
-    let mut a = app();
+    let (mut a, mut t) = app_at(120, 40);
     let s = run(&mut a, &mut t, "i");
     // The overlay's line `│threads               15   …│`.
     let after = s

@@ -6,8 +6,6 @@ mod common;
 use common::tui::*;
 use common::*;
 use heaptui::ui::app::App;
-use ratatui::backend::TestBackend;
-use ratatui::Terminal;
 
 fn diff_app(base: &str, target: &str) -> App {
     let open = |f: &str| heaptui::open(&gunzipped(f), &heaptui::progress::Progress::new()).unwrap();
@@ -19,7 +17,7 @@ fn diff_view_sorts_by_delta_opens_both_sides_and_comes_back() {
     // fixtures/java/growth: the program grew Cache.entries from 2,000 to 5,000 entries
     // between the two dumps (expected.json), so 3,000 CacheEntry objects more.
     let mut app = diff_app("java/growth/base.hprof.gz", "java/growth/target.hprof.gz");
-    let mut t = Terminal::new(TestBackend::new(100, 30)).unwrap();
+    let mut t = terminal(100, 30);
     let s = run(&mut app, &mut t, "");
     assert!(
         s.contains("classes changed, sorted by Δ shallow size"),
@@ -88,7 +86,7 @@ fn diff_view_on_node_ids_lists_the_new_objects() {
         "node/baseline.heapsnapshot.gz",
         "node/target.heapsnapshot.gz",
     );
-    let mut t = Terminal::new(TestBackend::new(120, 30)).unwrap();
+    let mut t = terminal(120, 30);
     // Δ count order: find HeaptuiLeak's row.
     let s = run(&mut app, &mut t, "ss");
     assert!(s.contains("by node id:") && s.contains(" new, "), "{s}");
@@ -118,7 +116,7 @@ fn diff_view_on_node_ids_lists_the_new_objects() {
 #[test]
 fn the_diff_at_160_columns_shows_base_target_and_the_focused_side_s_object() {
     let mut app = diff_app("java/growth/base.hprof.gz", "java/growth/target.hprof.gz");
-    let mut t = Terminal::new(TestBackend::new(160, 45)).unwrap();
+    let mut t = terminal(160, 45);
     run(&mut app, &mut t, "");
     // Δ count: byte[] first, then CacheEntry (2,000 → 5,000).
     let s = run(&mut app, &mut t, "ssgj\n");
@@ -153,7 +151,7 @@ fn the_diff_at_160_columns_shows_base_target_and_the_focused_side_s_object() {
     let s = run(&mut app, &mut t, "");
     assert!(s.contains("BASE: the selected object"), "{s}");
     // Narrower: two sides only, as before.
-    let mut t = Terminal::new(TestBackend::new(120, 40)).unwrap();
+    let mut t = terminal(120, 40);
     run(&mut app, &mut t, "");
     app.tick();
     let s = run(&mut app, &mut t, "");

@@ -6,25 +6,19 @@
 mod common;
 
 use common::*;
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use heaptui::ui::app::App;
-use ratatui::backend::TestBackend;
-use ratatui::Terminal;
 
 fn screen(keys: &str, w: u16, h: u16) -> String {
-    let p = gunzipped("java/coops/heap-live-jvmgz.hprof.gz");
-    let snap = heaptui::open(&p, &heaptui::progress::Progress::new()).unwrap();
-    let mut app = App::with_snapshot(p, snap);
     // It opens on the leak suspects; `Esc` goes back to the histogram, where each
     // pane's keys start.
-    app.on_key(&KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
+    let mut app = common::tui::app();
     drawn(&mut app, keys, w, h)
 }
 
 /// Feeds `keys` to the run loop at `w`×`h`, then a turn more (the work the last key
 /// asked for, the width the last frame had) and the screen, lines trimmed.
 fn drawn(app: &mut App, keys: &str, w: u16, h: u16) -> String {
-    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+    let mut t = common::tui::terminal(w, h);
     common::tui::drive(app, &mut t, keys);
     t.draw(|f| app.draw(f)).unwrap();
     // The loop's next turn: the work the last key asked for (the waste findings), drawn.
@@ -59,14 +53,20 @@ const PANES: &[(&str, &str)] = &[
     ("help", "?"),
 ];
 
-#[test]
-fn every_pane_at_80x24_and_200x50() {
-    for &(name, keys) in PANES {
-        for (w, h) in [(80u16, 24u16), (200, 50)] {
+/// Each pane of `panes` (name, keys) at each size of `sizes`, against its snapshot
+/// `<prefix><name>_<w>x<h>`.
+fn assert_panes(prefix: &str, panes: &[(&str, &str)], sizes: [(u16, u16); 2]) {
+    for &(name, keys) in panes {
+        for (w, h) in sizes {
             let s = screen(keys, w, h);
-            insta::assert_snapshot!(format!("{name}_{w}x{h}"), s);
+            insta::assert_snapshot!(format!("{prefix}{name}_{w}x{h}"), s);
         }
     }
+}
+
+#[test]
+fn every_pane_at_80x24_and_200x50() {
+    assert_panes("", PANES, [(80, 24), (200, 50)]);
 }
 
 /// Issue 26's screens at 80×24 and 160×45: the dominator tree's top node with its
@@ -80,12 +80,7 @@ const COCKPIT: &[(&str, &str)] = &[
 
 #[test]
 fn the_cockpit_s_panes_at_80x24_and_160x45() {
-    for &(name, keys) in COCKPIT {
-        for (w, h) in [(80u16, 24u16), (160, 45)] {
-            let s = screen(keys, w, h);
-            insta::assert_snapshot!(format!("cockpit_{name}_{w}x{h}"), s);
-        }
-    }
+    assert_panes("cockpit_", COCKPIT, [(80, 24), (160, 45)]);
 }
 
 /// The three-snapshot view's leak clusters (issue 26) on the Node fixtures, at 80×24
@@ -102,8 +97,7 @@ fn the_leak_clusters_at_80x24_and_160x45() {
     let ids = heaptui::leaks::LeakIds::of(&open("baseline"), &open("target")).unwrap();
     for (w, h) in [(80u16, 24u16), (160, 45)] {
         let p = gunzipped("node/final.heapsnapshot.gz");
-        let mut app = App::with_snapshot(p, open("final"));
-        app.on_key(&KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
+        let mut app = common::tui::on_histogram(p, open("final"));
         if let heaptui::ui::app::Screen::Ready(r) = &mut app.screen {
             r.leaks = Some((std::sync::Arc::new(ids.clone()), Default::default()));
             let theme = heaptui::ui::theme::Theme { color: false };

@@ -66,18 +66,7 @@ impl Tmux {
     }
 
     fn wait_for(&self, what: &str) -> String {
-        let start = Instant::now();
-        loop {
-            let s = self.screen();
-            if s.contains(what) {
-                return s;
-            }
-            assert!(
-                start.elapsed() < Duration::from_secs(30),
-                "waited for {what:?}; screen:\n{s}"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
+        self.wait_until(&format!("{what:?}"), |s| s.contains(what))
     }
 
     /// Waits until the screen passes `ok`, which `what` describes.
@@ -121,6 +110,12 @@ impl Tmux {
         })
     }
 
+    /// Sends `keys`, then waits for `what` on the screen, which it returns.
+    fn press(&self, keys: &[&str], what: &str) -> String {
+        self.keys(keys);
+        self.wait_for(what)
+    }
+
     fn keys(&self, keys: &[&str]) {
         let mut args = vec!["send-keys"];
         args.extend_from_slice(keys);
@@ -141,7 +136,8 @@ impl Tmux {
             .to_string()
     }
 
-    /// heaptui on the fixtures `files` (paths under `fixtures/`), the window `w`×`h`.
+    /// heaptui on the fixtures `files` (paths under `fixtures/`), the window `w`×`h`, its
+    /// index ready.
     fn running(name: &str, files: &[&str], w: &str, h: &str) -> Option<Tmux> {
         let paths: Vec<String> = files
             .iter()
@@ -152,6 +148,7 @@ impl Tmux {
             &format!("{} {}", env!("CARGO_BIN_EXE_heaptui"), paths.join(" ")),
         )?;
         t.tmux(&["resize-window", "-x", w, "-y", h]);
+        t.wait_for_index();
         Some(t)
     }
 
@@ -159,7 +156,14 @@ impl Tmux {
     /// running heaptui on the fixture `rel`, its index ready.
     fn shell_running(name: &str, rel: &str) -> Option<Tmux> {
         let t = Tmux::start(name, "bash --norc --noprofile -i")?;
-        t.keys(&[
+        t.type_heaptui(rel);
+        Some(t)
+    }
+
+    /// Types, at the shell's prompt, heaptui on the fixture `rel`, and waits for its
+    /// index.
+    fn type_heaptui(&self, rel: &str) {
+        self.keys(&[
             &format!(
                 "{} {}",
                 env!("CARGO_BIN_EXE_heaptui"),
@@ -167,8 +171,42 @@ impl Tmux {
             ),
             "Enter",
         ]);
-        t.wait_for_index();
-        Some(t)
+        self.wait_for_index();
+    }
+
+    /// Waits until retained sizes are in (the dominator tree is built) on the index's
+    /// histogram. (The quick histogram's status line also counts objects, but says
+    /// "indexing".)
+    fn wait_for_tree(&self) {
+        self.wait_until("the dominator tree", |s| {
+            s.contains(" objects · ")
+                && !s.contains("indexing")
+                && !s.contains("retained sizes: computing")
+        });
+    }
+
+    /// `q`, and the shell's `EXITED-0` after it (a pane started with [`heaptui_line`]).
+    fn quit(&self) -> String {
+        self.keys(&["q"]);
+        self.wait_for("EXITED-0")
+    }
+
+    /// Once the program has ended (a pane started with [`heaptui_line`] and its `mode`):
+    /// the exit status `EXITED-<code>` (any with `code` empty), the main screen back with
+    /// the cursor shown, and the terminal canonical (raw mode off). `what` begins each
+    /// message. Returns the screen with the status.
+    fn exited_with_the_terminal_back(&self, code: &str, what: &str) -> String {
+        let s = self.wait_for("EXITED-");
+        assert!(s.contains(&format!("EXITED-{code}")), "{what}{s}");
+        assert_eq!(self.modes(), "0 1", "{what}main screen back, cursor shown");
+        let mode = self.wait_until("stty's answer", |s| {
+            s.lines().any(|l| l.starts_with("MODE"))
+        });
+        assert!(
+            mode.lines().any(|l| l == "MODEicanon"),
+            "{what}raw mode is off:\n{mode}"
+        );
+        s
     }
 
     /// Once the program has been stopped (Ctrl-Z or SIGTSTP): the shell's screen back,
@@ -216,11 +254,28 @@ impl Drop for Tmux {
     }
 }
 
-fn command() -> String {
+/// The shell line a pane runs: `before` (settings, a wait), heaptui with `args`, then
+/// `EXITED-<its status>`, with `mode` the terminal's mode after it (`MODEicanon` when
+/// canonical), and a pause that keeps the pane open.
+fn heaptui_line(before: &str, args: &str, mode: bool) -> String {
+    let mode = if mode {
+        "stty -a | grep -o -- '-\\?icanon' | sed 's/^/MODE/'; "
+    } else {
+        ""
+    };
     format!(
-        "{} {}; echo EXITED-$?; stty -a | grep -o -- '-\\?icanon' | sed 's/^/MODE/'; sleep 60",
-        env!("CARGO_BIN_EXE_heaptui"),
-        fixture("java/coops/heap-live-jvmgz.hprof.gz").display()
+        "{before}{} {args}; echo EXITED-$?; {mode}sleep 60",
+        env!("CARGO_BIN_EXE_heaptui")
+    )
+}
+
+fn command() -> String {
+    heaptui_line(
+        "",
+        &fixture("java/coops/heap-live-jvmgz.hprof.gz")
+            .display()
+            .to_string(),
+        true,
     )
 }
 
@@ -244,19 +299,15 @@ fn histogram_filter_and_quit_in_a_real_terminal() {
         "alternate screen on: {}",
         t.modes()
     );
-    t.keys(&["/", "fixture.Order"]);
-    let s = t.wait_for("filter \"fixture.Order\"");
+    let s = t.press(&["/", "fixture.Order"], "filter \"fixture.Order\"");
     assert!(s.contains("dev.heaptui.fixture.Order"), "{s}");
     assert!(!s.contains("java.lang.String"), "filtered:\n{s}");
     t.keys(&["Enter", "q"]);
-    let s = t.wait_for("EXITED-0");
+    let s = t.exited_with_the_terminal_back("0", "");
     assert!(
         !s.contains("Class histogram"),
         "the TUI's screen is gone:\n{s}"
     );
-    let s = t.wait_for("MODE");
-    assert!(s.contains("MODEicanon"), "raw mode is off:\n{s}");
-    assert_eq!(t.modes(), "0 1", "main screen back, cursor shown");
 }
 
 #[test]
@@ -275,14 +326,7 @@ fn every_signal_restores_the_terminal() {
             .args([&format!("-{sig}"), &pid])
             .status()
             .unwrap();
-        let s = t.wait_for("EXITED-");
-        assert!(s.contains(&format!("EXITED-{code}")), "SIG{sig}:\n{s}");
-        assert_eq!(t.modes(), "0 1", "SIG{sig}: main screen back, cursor shown");
-        // Raw mode is off: the terminal is canonical again.
-        let s = t.wait_until("stty's answer", |s| {
-            s.lines().any(|l| l.starts_with("MODE"))
-        });
-        assert!(s.lines().any(|l| l == "MODEicanon"), "SIG{sig}:\n{s}");
+        t.exited_with_the_terminal_back(&code.to_string(), &format!("SIG{sig}: "));
     }
 }
 
@@ -322,14 +366,14 @@ fn the_leak_hunt_in_a_real_terminal_with_a_resize_and_ctrl_c() {
     // The retained column fills in once the dominator tree is built.
     let s = t.wait_for("3,514,200");
     assert!(!s.contains("computing"), "{s}");
-    t.keys(&["/", "fixture.Session", "Enter"]);
-    let s = t.wait_for("filter \"fixture.Session\"");
+    let s = t.press(
+        &["/", "fixture.Session", "Enter"],
+        "filter \"fixture.Session\"",
+    );
     assert!(s.contains("1,237"), "{s}");
-    t.keys(&["Enter"]);
-    let s = t.wait_for("Instances of dev.heaptui.fixture.Session");
+    let s = t.press(&["Enter"], "Instances of dev.heaptui.fixture.Session");
     assert!(s.contains("1,237 objects, by retained size"), "{s}");
-    t.keys(&["Enter"]);
-    let s = t.wait_for("Inspector — dev.heaptui.fixture.Session");
+    let s = t.press(&["Enter"], "Inspector — dev.heaptui.fixture.Session");
     assert!(
         s.contains("long") && s.contains("id") && s.contains("user"),
         "{s}"
@@ -340,26 +384,22 @@ fn the_leak_hunt_in_a_real_terminal_with_a_resize_and_ctrl_c() {
         s.contains("referrers (") && s.lines().any(|l| l.chars().count() > 100)
     });
     assert!(s.contains("Inspector — dev.heaptui.fixture.Session"), "{s}");
-    t.keys(&["p"]);
-    let s = t.wait_for("Shortest paths to GC roots, merged: dev.heaptui.fixture.Session");
+    let s = t.press(
+        &["p"],
+        "Shortest paths to GC roots, merged: dev.heaptui.fixture.Session",
+    );
     assert!(s.contains("value ← java.util.HashMap$Node"), "{s}");
     assert!(s.contains("static sessions ← java.lang.Class"), "{s}");
     assert!(s.contains("GC root: JNI global"), "{s}");
     // One Esc at a time: a terminal reads ESC followed at once by another byte as one
     // key chord, as it would from a person typing Alt.
-    t.keys(&["Escape"]);
-    t.wait_for("Inspector — dev.heaptui.fixture.Session");
-    t.keys(&["Escape"]);
-    t.wait_for("Instances of dev.heaptui.fixture.Session");
-    t.keys(&["Escape"]);
-    let s = t.wait_for("Class histogram");
+    t.press(&["Escape"], "Inspector — dev.heaptui.fixture.Session");
+    t.press(&["Escape"], "Instances of dev.heaptui.fixture.Session");
+    let s = t.press(&["Escape"], "Class histogram");
     assert!(s.contains("filter \"fixture.Session\""), "{s}");
     // Ctrl-C quits and restores the terminal.
     t.keys(&["C-c"]);
-    t.wait_for("EXITED-");
-    assert_eq!(t.modes(), "0 1", "main screen back, cursor shown");
-    let s = t.wait_for("MODE");
-    assert!(s.contains("MODEicanon"), "{s}");
+    t.exited_with_the_terminal_back("", "");
 }
 
 #[test]
@@ -367,34 +407,32 @@ fn the_diff_view_in_a_real_terminal() {
     // heaptui BASE TARGET on the Java pair (Cache.entries grew by 3,000 entries, per
     // fixtures/java/growth/expected.json): sort by Δ count, open the grown class side by
     // side, step into an object on each side, and back to the table.
-    let cmd = format!(
-        "{} {} {}; echo EXITED-$?; sleep 60",
-        env!("CARGO_BIN_EXE_heaptui"),
-        fixture("java/growth/base.hprof.gz").display(),
-        fixture("java/growth/target.hprof.gz").display()
+    let cmd = heaptui_line(
+        "",
+        &format!(
+            "{} {}",
+            fixture("java/growth/base.hprof.gz").display(),
+            fixture("java/growth/target.hprof.gz").display()
+        ),
+        false,
     );
     let Some(t) = Tmux::start("diff", &cmd) else {
         return;
     };
     t.wait_for("classes changed, sorted by Δ shallow size");
     t.wait_for("Owners that grew most");
-    t.keys(&["s"]);
-    t.wait_for("sorted by Δ retained size");
-    t.keys(&["s"]);
-    let s = t.wait_for("sorted by Δ count");
+    t.press(&["s"], "sorted by Δ retained size");
+    let s = t.press(&["s"], "sorted by Δ count");
     let rows: Vec<&str> = s.lines().filter(|l| l.contains("+3,00")).collect();
     assert!(rows.len() >= 2, "{s}");
     assert!(rows[1].contains("CacheEntry"), "{s}");
-    t.keys(&["g", "j", "Enter"]);
-    let s = t.wait_for("TARGET ◆");
+    let s = t.press(&["g", "j", "Enter"], "TARGET ◆");
     assert!(
         s.contains("— 2,000 objects") && s.contains("— 5,000 objects"),
         "{s}"
     );
-    t.keys(&["Enter"]);
-    t.wait_for("Inspector — ");
-    t.keys(&["Tab"]);
-    t.wait_for("BASE ◆");
+    t.press(&["Enter"], "Inspector — ");
+    t.press(&["Tab"], "BASE ◆");
     t.keys(&["Enter"]);
     t.wait_until("an inspector on each side", |s| {
         s.matches("Inspector — ").count() == 2
@@ -404,10 +442,8 @@ fn the_diff_view_in_a_real_terminal() {
         s.contains("— 2,000 objects")
     });
     assert_eq!(s.matches("Inspector — ").count(), 1, "{s}");
-    t.keys(&["Escape"]);
-    t.wait_for("classes changed, sorted by Δ count");
-    t.keys(&["q"]);
-    t.wait_for("EXITED-0");
+    t.press(&["Escape"], "classes changed, sorted by Δ count");
+    t.quit();
     assert_eq!(t.modes(), "0 1", "main screen back, cursor shown");
 }
 
@@ -429,17 +465,16 @@ fn ctrl_z_suspends_to_the_shell_and_fg_comes_back() {
 #[test]
 fn a_moarvm_file_s_snapshots_are_listed_and_another_one_opens() {
     // fixtures/moarvm/app-v3: five snapshots (expected.json); the last opens by default.
-    let cmd = format!(
-        "{} {}; echo EXITED-$?; sleep 60",
-        env!("CARGO_BIN_EXE_heaptui"),
-        fixture("moarvm/app-v3.mvmheap.gz").display()
+    let cmd = heaptui_line(
+        "",
+        &fixture("moarvm/app-v3.mvmheap.gz").display().to_string(),
+        false,
     );
     let Some(t) = Tmux::start("snapshots", &cmd) else {
         return;
     };
     t.wait_for_index();
-    t.keys(&["#"]);
-    let s = t.wait_for("Snapshots in this file — 5");
+    let s = t.press(&["#"], "Snapshots in this file — 5");
     assert!(s.contains("▶ #4"), "the open one is marked:\n{s}");
     assert!(s.contains("GC 2 at"), "{s}");
     t.keys(&["g", "Enter"]);
@@ -458,11 +493,9 @@ fn a_moarvm_file_s_snapshots_are_listed_and_another_one_opens() {
             .any(|l| l.starts_with("= Order ") && l.contains("1,234"))
     });
     t.keys(&["Escape"]);
-    t.keys(&["#"]);
-    let s = t.wait_for("Snapshots in this file");
+    let s = t.press(&["#"], "Snapshots in this file");
     assert!(s.contains("▶ #0"), "{s}");
-    t.keys(&["q"]);
-    t.wait_for("EXITED-0");
+    t.quit();
 }
 
 #[test]
@@ -474,11 +507,10 @@ fn no_byte_of_an_escape_sequence_from_the_dump_reaches_the_terminal() {
     // The program starts only once the recording is on, so every byte is recorded.
     let go = scratch().join("evil-go");
     let _ = std::fs::remove_file(&go);
-    let cmd = format!(
-        "while [ ! -e {} ]; do sleep 0.05; done; {} {}; echo EXITED-$?; sleep 60",
-        go.display(),
-        env!("CARGO_BIN_EXE_heaptui"),
-        p.display()
+    let cmd = heaptui_line(
+        &format!("while [ ! -e {} ]; do sleep 0.05; done; ", go.display()),
+        &p.display().to_string(),
+        false,
     );
     let Some(t) = Tmux::start("evil", &cmd) else {
         return;
@@ -493,15 +525,12 @@ fn no_byte_of_an_escape_sequence_from_the_dump_reaches_the_terminal() {
         s.contains("Class histogram") && s.contains("evilRed"),
         "{s}"
     );
-    t.keys(&["Enter"]);
-    t.wait_for("Instances of evil");
-    t.keys(&["i"]);
-    t.wait_for("Summary");
+    t.press(&["Enter"], "Instances of evil");
+    t.press(&["i"], "Summary");
     // One key at a time: ESC and a byte at once read as Alt and that key.
     t.keys(&["Escape"]);
     t.wait_until("the summary closed", |s| !s.contains("Summary"));
-    t.keys(&["q"]);
-    t.wait_for("EXITED-0");
+    t.quit();
     let bytes = std::fs::read(&raw).unwrap();
     assert!(bytes.len() > 1000, "the pane's output was recorded");
     let text = String::from_utf8_lossy(&bytes);
@@ -524,11 +553,7 @@ fn a_dump_cut_short_on_disk_while_open_ends_with_a_message_and_a_clean_terminal(
     // raw mode: the terminal comes back, a message says what happened, the status is 2.
     let copy = scratch().join("shrinking.hprof");
     std::fs::copy(gunzipped("java/coops/heap-live-jvmgz.hprof.gz"), &copy).unwrap();
-    let cmd = format!(
-        "{} {}; echo EXITED-$?; stty -a | grep -o -- '-\\?icanon' | sed 's/^/MODE/'; sleep 60",
-        env!("CARGO_BIN_EXE_heaptui"),
-        copy.display()
-    );
+    let cmd = heaptui_line("", &copy.display().to_string(), true);
     let Some(t) = Tmux::start("sigbus", &cmd) else {
         return;
     };
@@ -542,14 +567,8 @@ fn a_dump_cut_short_on_disk_while_open_ends_with_a_message_and_a_clean_terminal(
     // The largest class's instances, then an instance's inspector: both read records.
     t.keys(&["Enter"]);
     t.keys(&["Enter"]);
-    let s = t.wait_for("EXITED-");
-    assert!(s.contains("EXITED-2"), "{s}");
+    let s = t.exited_with_the_terminal_back("2", "");
     assert!(s.contains("changed or shrank on disk"), "{s}");
-    assert_eq!(t.modes(), "0 1", "main screen back, cursor shown");
-    let s = t.wait_until("stty's answer", |s| {
-        s.lines().any(|l| l.starts_with("MODE"))
-    });
-    assert!(s.lines().any(|l| l == "MODEicanon"), "{s}");
 }
 
 /// The TUI on the coops fixture with its own cache directory `dir` (and `env`, more
@@ -557,24 +576,30 @@ fn a_dump_cut_short_on_disk_while_open_ends_with_a_message_and_a_clean_terminal(
 fn tui_with_cache(name: &str, dir: &str, env: &str) -> Option<(Tmux, PathBuf, PathBuf)> {
     let cache = scratch().join(dir);
     let file = fixture("java/coops/heap-live-jvmgz.hprof.gz");
-    let cmd = format!(
-        "env HEAPTUI_CACHE_MIN_BYTES=0 {env} HEAPTUI_CACHE_DIR={} {} {}; echo EXITED-$?; sleep 60",
-        cache.display(),
-        env!("CARGO_BIN_EXE_heaptui"),
-        file.display()
+    let cmd = heaptui_line(
+        &format!(
+            "env HEAPTUI_CACHE_MIN_BYTES=0 {env} HEAPTUI_CACHE_DIR={} ",
+            cache.display()
+        ),
+        &file.display().to_string(),
+        false,
     );
     Tmux::start(name, &cmd).map(|t| (t, cache, file))
 }
 
+/// [`tui_with_cache`] with no more settings, quit (`q`, exit 0) once retained sizes are
+/// in; the cache directory and the file.
+fn quit_after_the_tree(name: &str, dir: &str) -> Option<(PathBuf, PathBuf)> {
+    let (t, cache, file) = tui_with_cache(name, dir, "")?;
+    t.wait_for_tree();
+    t.quit();
+    Some((cache, file))
+}
+
 /// Whether the next open of `file` reads its index from the entry in `cache`.
 fn reopens_from(cache: &Path, file: &Path) -> serde_json::Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_heaptui"))
-        .args(["summary", "--json", file.to_str().unwrap()])
-        .env("HEAPTUI_CACHE_MIN_BYTES", "0")
-        .env("HEAPTUI_CACHE_DIR", cache)
-        .output()
-        .unwrap();
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let out = run_cached(cache, &["summary", "--json", file.to_str().unwrap()]);
+    let v = json_of(&out);
     let read = v["details"]["index cache"].as_str().unwrap_or_default();
     assert!(read.starts_with("read from "), "{v}");
     v
@@ -582,35 +607,19 @@ fn reopens_from(cache: &Path, file: &Path) -> serde_json::Value {
 
 #[test]
 fn the_tui_writes_the_index_cache_entry_after_handing_over_the_index() {
-    let Some((t, cache, file)) = tui_with_cache("cache", "tui-cache", "") else {
+    // The entry is written after the index is on screen and before the dominator tree:
+    // once retained sizes are in, it is there.
+    let Some((cache, file)) = quit_after_the_tree("cache", "tui-cache") else {
         return;
     };
-    // The entry is written after the index is on screen and before the dominator tree:
-    // once retained sizes are in, it is there. (The quick histogram's status line also
-    // counts objects, but says "indexing".)
-    t.wait_until("the dominator tree", |s| {
-        s.contains(" objects · ")
-            && !s.contains("indexing")
-            && !s.contains("retained sizes: computing")
-    });
-    t.keys(&["q"]);
-    t.wait_for("EXITED-0");
     reopens_from(&cache, &file);
 }
 
 #[test]
 fn the_tui_keeps_the_dominator_tree_and_a_reopen_shows_it_from_the_entry() {
-    let Some((t, cache, file)) = tui_with_cache("tree", "tui-tree", "") else {
+    let Some((cache, file)) = quit_after_the_tree("tree", "tui-tree") else {
         return;
     };
-    t.wait_until("the dominator tree", |s| {
-        s.contains(" objects · ")
-            && !s.contains("indexing")
-            && !s.contains("retained sizes: computing")
-    });
-    t.keys(&["q"]);
-    t.wait_for("EXITED-0");
-    drop(t);
     // The tree the TUI computed is kept beside the entry: the CLI reads it.
     let listed = |dir: &Path| -> Vec<String> {
         std::fs::read_dir(dir.join("index"))
@@ -629,18 +638,14 @@ fn the_tui_keeps_the_dominator_tree_and_a_reopen_shows_it_from_the_entry() {
     let Some((t, _, _)) = tui_with_cache("tree-again", "tui-tree", "") else {
         return;
     };
-    t.wait_until("the dominator tree", |s| {
-        s.contains(" objects · ") && !s.contains("retained sizes: computing")
-    });
-    t.keys(&["Escape", "i"]);
-    t.wait_for("Summary");
+    t.wait_for_tree();
+    t.press(&["Escape", "i"], "Summary");
     // Its last lines, below the details.
     t.keys(&["j"; 30]);
     let s = t.wait_until("the summary's end", |s| s.contains("dominator tree"));
-    let line = s.lines().find(|l| l.contains("dominator tree")).unwrap();
+    let line = line_with(&s, "dominator tree");
     assert!(line.contains("read from"), "{s}");
-    t.keys(&["q"]);
-    t.wait_for("EXITED-0");
+    t.quit();
 }
 
 #[test]
@@ -659,8 +664,7 @@ fn quitting_while_the_cache_entry_is_written_waits_for_it() {
         s.contains(" objects · ") && !s.contains("indexing")
     });
     let quit = std::time::Instant::now();
-    t.keys(&["q"]);
-    let s = t.wait_for("EXITED-0");
+    let s = t.quit();
     let waited = quit.elapsed();
     assert!(
         s.contains("finishing the index cache entry"),
@@ -678,19 +682,9 @@ fn resizing_then_quitting_leaves_the_shell_s_screen_as_it_was() {
     let Some(t) = Tmux::start("resize", "bash --norc --noprofile -i") else {
         return;
     };
-    t.keys(&["clear; echo BEFORE-MARK", "Enter"]);
-    t.wait_for("BEFORE-MARK");
-    t.keys(&[
-        &format!(
-            "{} {}",
-            env!("CARGO_BIN_EXE_heaptui"),
-            fixture("java/coops/heap-live-jvmgz.hprof.gz").display()
-        ),
-        "Enter",
-    ]);
-    t.wait_for_index();
-    t.keys(&["Escape"]);
-    t.wait_for("Class histogram");
+    t.press(&["clear; echo BEFORE-MARK", "Enter"], "BEFORE-MARK");
+    t.type_heaptui("java/coops/heap-live-jvmgz.hprof.gz");
+    t.press(&["Escape"], "Class histogram");
     // Shrink, grow, shrink in both directions, grow back: each time the TUI redraws.
     for (w, h) in [("60", "20"), ("120", "40"), ("50", "12"), ("160", "45")] {
         t.tmux(&["resize-window", "-x", w, "-y", h]);
@@ -724,9 +718,7 @@ fn resizing_then_quitting_leaves_the_shell_s_screen_as_it_was() {
 /// through that array, whose objects `Enter` lists.
 #[test]
 fn three_snapshots_open_the_leak_clusters() {
-    let expected: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(fixture("node/expected.json")).unwrap())
-            .unwrap();
+    let expected = fixture_json("node/expected.json");
     let left = expected["snapshots"][2]["counts"]["HeaptuiLeak"]
         .as_u64()
         .unwrap();
@@ -760,8 +752,7 @@ fn three_snapshots_open_the_leak_clusters() {
     let k = s.lines().position(|l| l == row).unwrap();
     let keys: Vec<&str> = std::iter::repeat_n("j", k - 1).collect();
     t.keys(&keys);
-    t.keys(&["Enter"]);
-    let s = t.wait_for("Leaked instances of HeaptuiLeak");
+    let s = t.press(&["Enter"], "Leaked instances of HeaptuiLeak");
     assert!(
         s.contains(&format!("Leaked instances of HeaptuiLeak — {left} objects")),
         "{s}"
@@ -775,32 +766,23 @@ fn three_snapshots_open_the_leak_clusters() {
 /// (12,000 sessions, truth.json).
 #[test]
 fn the_cockpit_at_160x45_splits_groups_and_merges() {
-    let t: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(fixture("java/leak/truth.json")).unwrap())
-            .unwrap();
+    let t = fixture_json("java/leak/truth.json");
     let sessions = t["plants"]["session_cache"]["count"].as_u64().unwrap();
     let Some(tm) = Tmux::running("cockpit", &["java/leak/heap-live.hprof.gz"], "160", "45") else {
         return;
     };
-    tm.wait_for_index();
     // The list and, beside it, the inspector of its selected object.
     tm.keys(&["/", "com.example.Session", "Enter", "Enter"]);
     let s = tm.wait_until("the split", |s| {
         s.contains("Instances of com.example.Session")
             && s.contains("Inspector — com.example.Session")
     });
-    let line = s
-        .lines()
-        .find(|l| l.contains("Instances of com.example.Session"))
-        .unwrap();
+    let line = line_with(&s, "Instances of com.example.Session");
     assert!(line.contains("Inspector — "), "side by side:\n{s}");
     // The suspects: the sessions map (second), its dominator tree, its table grouped.
-    tm.keys(&["!"]);
-    tm.wait_for("Leak suspects");
-    tm.keys(&["j", "d"]);
-    tm.wait_for("Dominator tree — below java.util.HashMap");
-    tm.keys(&["j", "g"]);
-    let s = tm.wait_for(" × java.util.HashMap$Node");
+    tm.press(&["!"], "Leak suspects");
+    tm.press(&["j", "d"], "Dominator tree — below java.util.HashMap");
+    let s = tm.press(&["j", "g"], " × java.util.HashMap$Node");
     assert!(s.contains("▸ 7,321 × java.util.HashMap$Node"), "{s}");
     // The merged paths of every session, through the one map (H keeps the filter).
     tm.keys(&["H", "P"]);
@@ -810,14 +792,7 @@ fn the_cockpit_at_160x45_splits_groups_and_merges() {
     assert!(
         s.contains(&format!(
             "10,000 of {} com.example.Session",
-            sessions
-                .to_string()
-                .as_bytes()
-                .rchunks(3)
-                .rev()
-                .map(|c| std::str::from_utf8(c).unwrap())
-                .collect::<Vec<_>>()
-                .join(",")
+            with_commas(sessions as usize)
         )),
         "{s}"
     );
@@ -836,23 +811,17 @@ fn running_out_of_memory_ends_with_exit_2_and_a_clean_terminal() {
     let f = scratch().join("oom.hprof");
     std::fs::write(&f, common::hostile::hprof_instances(1_000_000)).unwrap();
     let kb = (std::fs::metadata(&f).unwrap().len() + (40 << 20)) / 1024;
-    let cmd = format!(
-        "ulimit -v {kb}; MALLOC_ARENA_MAX=1 HEAPTUI_IGNORE_MEMORY=1 {} {}; echo EXITED-$?; stty -a | grep -o -- '-\\?icanon' | sed 's/^/MODE/'; sleep 60",
-        env!("CARGO_BIN_EXE_heaptui"),
-        f.display()
+    let cmd = heaptui_line(
+        &format!("ulimit -v {kb}; MALLOC_ARENA_MAX=1 HEAPTUI_IGNORE_MEMORY=1 "),
+        &f.display().to_string(),
+        true,
     );
     let Some(t) = Tmux::start("oom", &cmd) else {
         return;
     };
-    let s = t.wait_for("EXITED-");
-    assert!(s.contains("EXITED-2"), "{s}");
+    let s = t.exited_with_the_terminal_back("2", "");
     // The message wraps at the pane's width wherever the scratch path puts it.
     assert!(s.replace('\n', "").contains("out of memory"), "{s}");
-    assert_eq!(t.modes(), "0 1", "main screen back, cursor shown");
-    let s = t.wait_until("stty's answer", |s| {
-        s.lines().any(|l| l.starts_with("MODE"))
-    });
-    assert!(s.lines().any(|l| l == "MODEicanon"), "{s}");
 }
 
 /// Issue 28, defect 12: a SIGTSTP from outside (`kill -TSTP`, as a job-control shell or
@@ -889,9 +858,7 @@ fn the_filter_and_paging_as_a_person_uses_them() {
     ) else {
         return;
     };
-    t.wait_for_index();
-    t.keys(&["/", "Detached <div", "Enter"]);
-    let s = t.wait_for("filter \"Detached <div\"");
+    let s = t.press(&["/", "Detached <div", "Enter"], "filter \"Detached <div\"");
     let rows: Vec<&str> = s
         .lines()
         .skip(2)
@@ -913,15 +880,11 @@ fn the_filter_and_paging_as_a_person_uses_them() {
     let Some(t) = Tmux::running("paging", &["java/leak/heap-live.hprof.gz"], "120", "30") else {
         return;
     };
-    t.wait_for_index();
-    t.keys(&["!"]);
-    t.wait_for("Leak suspects");
-    t.keys(&["j", "d"]);
-    t.wait_for("Dominator tree — below java.util.HashMap");
-    t.keys(&["j", "l", "G"]);
-    let s = t.wait_for(" more (");
+    t.press(&["!"], "Leak suspects");
+    t.press(&["j", "d"], "Dominator tree — below java.util.HashMap");
+    let s = t.press(&["j", "l", "G"], " more (");
     let more = |s: &str| -> u64 {
-        let l = s.lines().find(|l| l.contains(" more (")).unwrap();
+        let l = line_with(s, " more (");
         let n = l.split("… ").nth(1).unwrap().split(' ').next().unwrap();
         n.replace(',', "").parse().unwrap()
     };
@@ -947,15 +910,16 @@ fn w_follows_weak_and_soft_references_in_the_paths() {
     ) else {
         return;
     };
-    t.wait_for_index();
-    t.keys(&["/", "dev.heaptui.fixture.SoftTarget", "Enter", "Enter"]);
-    t.wait_for("Instances of dev.heaptui.fixture.SoftTarget — 1 objects");
-    t.keys(&["Enter"]);
-    t.wait_for("Inspector — dev.heaptui.fixture.SoftTarget");
-    t.keys(&["p"]);
-    t.wait_for("held only by weak or soft references (w follows them)");
-    t.keys(&["w"]);
-    let s = t.wait_for("weak references too");
+    t.press(
+        &["/", "dev.heaptui.fixture.SoftTarget", "Enter", "Enter"],
+        "Instances of dev.heaptui.fixture.SoftTarget — 1 objects",
+    );
+    t.press(&["Enter"], "Inspector — dev.heaptui.fixture.SoftTarget");
+    t.press(
+        &["p"],
+        "held only by weak or soft references (w follows them)",
+    );
+    let s = t.press(&["w"], "weak references too");
     assert!(s.contains("GC root"), "{s}");
     assert!(s.contains("referent"), "the soft reference's field:\n{s}");
     t.keys(&["q"]);
@@ -974,11 +938,7 @@ fn emoji_sequences_leave_no_stale_cells() {
     let p = scratch().join("emoji-tmux").join("emoji.hprof");
     std::fs::create_dir_all(p.parent().unwrap()).unwrap();
     std::fs::write(&p, common::hostile::emoji_hprof()).unwrap();
-    let cmd = format!(
-        "{} {}; echo EXITED-$?; sleep 60",
-        env!("CARGO_BIN_EXE_heaptui"),
-        p.display()
-    );
+    let cmd = heaptui_line("", &p.display().to_string(), false);
     let Some(t) = Tmux::start("emoji", &cmd) else {
         return;
     };
@@ -1023,6 +983,5 @@ fn emoji_sequences_leave_no_stale_cells() {
             std::thread::sleep(Duration::from_millis(100));
         }
     }
-    t.keys(&["q"]);
-    t.wait_for("EXITED-0");
+    t.quit();
 }

@@ -5,10 +5,7 @@ mod common;
 
 use common::tui::*;
 use common::*;
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use heaptui::ui::app::App;
-use ratatui::backend::TestBackend;
-use ratatui::Terminal;
 
 /// Filtering a V8 snapshot's `(string)` instances by text: the title counts every
 /// instance whose name and label match (counted here one by one over the whole class),
@@ -18,8 +15,7 @@ use ratatui::Terminal;
 fn v8_string_instances_filter_by_their_text() {
     use fuzzy_matcher::skim::SkimMatcherV2;
     use fuzzy_matcher::FuzzyMatcher;
-    let p = gunzipped("node/baseline.heapsnapshot.gz");
-    let snap = heaptui::open(&p, &heaptui::progress::Progress::new()).unwrap();
+    let (p, snap) = open_fixture("node/baseline.heapsnapshot.gz");
     let class = snap
         .graph
         .classes
@@ -42,15 +38,13 @@ fn v8_string_instances_filter_by_their_text() {
     }
     assert!(want >= 1 && want < all / 10, "{want} of {all}");
     let mut a = App::with_snapshot(p.clone(), snap);
-    let mut t = Terminal::new(TestBackend::new(200, 50)).unwrap();
+    let mut t = terminal(200, 50);
     let s = run(&mut a, &mut t, "\u{1b}/(string)\n\n");
     assert!(s.contains("Instances of (string)"), "{s}");
     let s = run(&mut a, &mut t, &format!("/{pattern}\n"));
     let title = format!("{} match \"{pattern}\"", want);
     assert!(s.contains(&title), "want {title}:\n{s}");
-    let e: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(fixture("node/expected.json")).unwrap())
-            .unwrap();
+    let e = fixture_json("node/expected.json");
     let text = e["strings"]["twoByte"]["text"].as_str().unwrap();
     // The text up to its first wide character, and after its last (a cell behind a
     // wide character keeps what the buffer held there before).
@@ -90,11 +84,8 @@ fn v8_string_instances_filter_by_their_text() {
 
 #[test]
 fn the_filter_puts_substring_matches_before_fuzzy_ones_and_marks_each() {
-    let p = gunzipped("chromium/detached.heapsnapshot.gz");
-    let snap = heaptui::open(&p, &heaptui::progress::Progress::new()).unwrap();
-    let mut a = App::with_snapshot(p, snap);
-    a.on_key(&KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
-    let mut term = Terminal::new(TestBackend::new(120, 30)).unwrap();
+    let mut a = app_of("chromium/detached.heapsnapshot.gz");
+    let mut term = terminal(120, 30);
     let s = run(&mut a, &mut term, "/Detached <div\n");
     let rows: Vec<&str> = s.lines().skip(2).collect();
     assert!(rows[0].starts_with("^ Detached <div> "), "{s}");
@@ -110,16 +101,15 @@ fn the_filter_puts_substring_matches_before_fuzzy_ones_and_marks_each() {
         "{s}"
     );
     // The CLI's --filter keeps the substring matches only, by the same matcher.
-    let f = fixture("chromium/detached.heapsnapshot.gz");
-    let out = heaptui(&[
+    let f = fixture_arg("chromium/detached.heapsnapshot.gz");
+    let v = json_of(&heaptui(&[
         "histogram",
-        f.to_str().unwrap(),
+        &f,
         "--filter",
         "Detached <div",
         "--json",
-    ]);
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let classes = v["classes"].as_array().unwrap();
+    ]));
+    let classes = items(&v, "classes");
     assert_eq!(classes.len(), 1);
     assert!(classes[0]["class"]
         .as_str()
@@ -132,11 +122,8 @@ fn the_filter_puts_substring_matches_before_fuzzy_ones_and_marks_each() {
 /// cards, as the page counted them).
 #[test]
 fn detached_divs_are_one_row_and_each_instance_shows_its_attributes() {
-    let p = gunzipped("chromium/detached.heapsnapshot.gz");
-    let snap = heaptui::open(&p, &heaptui::progress::Progress::new()).unwrap();
-    let mut a = App::with_snapshot(p, snap);
-    a.on_key(&KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
-    let mut term = Terminal::new(TestBackend::new(120, 30)).unwrap();
+    let mut a = app_of("chromium/detached.heapsnapshot.gz");
+    let mut term = terminal(120, 30);
     let s = run(&mut a, &mut term, "/Detached <div\n\n");
     assert!(
         s.contains("Instances of Detached <div> — 40 objects"),

@@ -11,8 +11,6 @@ use common::hostile::*;
 use common::tui::*;
 use common::*;
 use heaptui::ui::app::App;
-use ratatui::backend::TestBackend;
-use ratatui::Terminal;
 
 /// The file, written once for all the tests (which run at once).
 fn emoji_file() -> std::path::PathBuf {
@@ -40,7 +38,7 @@ fn raw_sequence_part(c: char) -> bool {
 #[test]
 fn emoji_sequences_draw_at_the_width_ratatui_measures_in_every_pane() {
     for (w, h) in [(80, 24), (100, 24), (160, 45)] {
-        let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+        let mut t = terminal(w, h);
         let mut a = emoji_app();
         for (keys, expect) in EMOJI_STEPS {
             let s = run(&mut a, &mut t, keys);
@@ -67,7 +65,7 @@ fn emoji_sequences_draw_at_the_width_ratatui_measures_in_every_pane() {
 
 #[test]
 fn the_histogram_row_of_a_wide_name_keeps_its_columns() {
-    let mut t = Terminal::new(TestBackend::new(100, 24)).unwrap();
+    let mut t = terminal(100, 24);
     let mut a = emoji_app();
     run(&mut a, &mut t, "\u{1b}G");
     let buf = t.backend().buffer().clone();
@@ -145,6 +143,6 @@ fn the_cli_shows_the_sequences_escaped_and_json_decodes_to_the_exact_text() {
     );
     let v = json_of(&out);
     assert!(histogram_classes(&v).contains(&class.as_str()), "{v}");
-    let v = json_of(&heaptui(&["inspect", f, "0x2000", "--json"]));
+    let v = inspect_json(f, "0x2000");
     assert_eq!(v["preview"], EMOJI_TEXT, "{v}");
 }

@@ -44,10 +44,7 @@ fn a_snapshot_cut_anywhere_opens_what_is_whole() {
     }
     let mut x: u64 = 0x2545f4914f6cdd1d;
     for _ in 0..60 {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        cuts.push((x % full.len() as u64) as usize);
+        cuts.push((xorshift(&mut x) % full.len() as u64) as usize);
     }
     let (mut opened, mut failed) = (0, 0);
     for &cut in &cuts {

@@ -12,20 +12,18 @@ use common::*;
 use serde_json::Value;
 
 fn expected(dir: &str) -> Value {
-    serde_json::from_str(
-        &std::fs::read_to_string(fixture(&format!("{dir}/expected.json"))).unwrap(),
-    )
-    .unwrap()
+    fixture_json(&format!("{dir}/expected.json"))
 }
 
 /// The Node baseline snapshot's path, and how to name an object the program recorded
 /// in it (`@` and the id `expected.json` gives for it).
-fn node_baseline(e: &Value) -> (String, impl Fn(&str) -> String + '_) {
+fn node_baseline(e: &Value) -> (&'static str, impl Fn(&str) -> String + '_) {
+    static FILE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     let ids = &e["ids"]["fromBaseline"];
-    let f = fixture("node/baseline.heapsnapshot.gz");
-    (f.to_str().unwrap().to_string(), move |k: &str| {
-        format!("@{}", ids[k]["id"])
-    })
+    (
+        FILE.get_or_init(|| node_file("baseline")),
+        move |k: &str| format!("@{}", ids[k]["id"]),
+    )
 }
 
 fn run_json(args: &[&str]) -> Value {
@@ -33,19 +31,21 @@ fn run_json(args: &[&str]) -> Value {
 }
 
 fn counts(file: &str) -> BTreeMap<String, u64> {
-    let f = fixture(file);
-    let v = run_json(&["histogram", f.to_str().unwrap(), "--json", "--no-retained"]);
-    v["classes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| {
-            (
-                c["class"].as_str().unwrap().to_string(),
-                c["count"].as_u64().unwrap(),
-            )
-        })
-        .collect()
+    let v = run_json(&["histogram", &fixture_arg(file), "--json", "--no-retained"]);
+    by_class(&v, count)
+}
+
+/// `diff --json` from the Node baseline snapshot to the target one, with `more` options.
+fn baseline_to_target(more: &[&str]) -> Value {
+    let (b, t) = (node_file("baseline"), node_file("target"));
+    let mut args = vec!["diff", &b, &t, "--json"];
+    args.extend_from_slice(more);
+    run_json(&args)
+}
+
+/// The path of the Node snapshot `node/<name>.heapsnapshot.gz`.
+fn node_file(name: &str) -> String {
+    fixture_arg(&format!("node/{name}.heapsnapshot.gz"))
 }
 
 #[test]
@@ -67,11 +67,10 @@ fn node_counts_per_constructor_equal_what_the_program_created() {
 #[test]
 fn node_ids_from_the_inspector_name_the_same_objects() {
     let e = expected("node");
-    let f = fixture("node/baseline.heapsnapshot.gz");
-    let f = f.to_str().unwrap();
+    let f = &node_file("baseline");
     for (what, obj) in e["ids"]["fromBaseline"].as_object().unwrap() {
         let id = format!("@{}", obj["id"]);
-        let v = run_json(&["inspect", f, &id, "--json"]);
+        let v = inspect_json(f, &id);
         assert_eq!(v["object"], id.as_str());
         let name = obj["name"].as_str().unwrap();
         let want = match obj["type"].as_str().unwrap() {
@@ -84,12 +83,10 @@ fn node_ids_from_the_inspector_name_the_same_objects() {
     }
     // Leaked objects exist in target; the released one is gone from final.
     let t = &e["ids"]["fromTarget"];
-    let target = fixture("node/target.heapsnapshot.gz");
-    let fin = fixture("node/final.heapsnapshot.gz");
     let released = format!("@{}", t["leakReleased"]["id"]);
-    let v = run_json(&["inspect", target.to_str().unwrap(), &released, "--json"]);
+    let v = inspect_json(&node_file("target"), &released);
     assert_eq!(v["class"], "HeaptuiLeak");
-    let gone = heaptui(&["inspect", fin.to_str().unwrap(), &released, "--json"]);
+    let gone = heaptui(&["inspect", &node_file("final"), &released, "--json"]);
     assert_eq!(gone.status.code(), Some(3));
 }
 
@@ -97,17 +94,11 @@ fn node_ids_from_the_inspector_name_the_same_objects() {
 fn node_strings_arrays_closures_and_the_blob() {
     let e = expected("node");
     let (f, id) = node_baseline(&e);
-    let f = f.as_str();
     // Strings: one-byte, two-byte, concatenated (joined from its parts), sliced (the
     // parent's text: V8 does not record where a slice starts).
-    let holder = run_json(&["inspect", f, &id("stringHolder"), "--json"]);
+    let holder = inspect_json(f, &id("stringHolder"));
     let text = |prop: &str| {
-        let s = run_json(&[
-            "inspect",
-            f,
-            field(&holder, prop)["value"].as_str().unwrap(),
-            "--json",
-        ]);
+        let s = inspect_json(f, field(&holder, prop)["value"].as_str().unwrap());
         (s["preview"].as_str().unwrap().to_string(), s)
     };
     let strings = &e["strings"];
@@ -129,9 +120,9 @@ fn node_strings_arrays_closures_and_the_blob() {
     // The blob: holder → Uint8Array → ArrayBuffer → native backing store of the
     // program's 3,000,000 bytes, all retained by the holder alone.
     let blob_len = e["population"]["blob"]["byteLength"].as_u64().unwrap();
-    let h = run_json(&["inspect", f, &id("blobHolder"), "--json"]);
-    let arr = run_json(&["inspect", f, &id("blobArray"), "--json"]);
-    let buf = run_json(&["inspect", f, &id("blobBuffer"), "--json"]);
+    let h = inspect_json(f, &id("blobHolder"));
+    let arr = inspect_json(f, &id("blobArray"));
+    let buf = inspect_json(f, &id("blobBuffer"));
     let r = |v: &Value| v["retained_bytes"].as_u64().unwrap();
     let s = |v: &Value| v["shallow_bytes"].as_u64().unwrap();
     // (The holder and the array also own small internal arrays of their own.)
@@ -148,15 +139,15 @@ fn node_strings_arrays_closures_and_the_blob() {
     assert_eq!(arr["dominator"], id("blobHolder").as_str());
 
     // A closure shows the variable its context captured.
-    let c = run_json(&["inspect", f, &id("firstClosure"), "--json"]);
+    let c = inspect_json(f, &id("firstClosure"));
     let captured = field(&c, "captured");
     assert_eq!(captured["type"], "context variable");
-    let a = run_json(&["inspect", f, captured["value"].as_str().unwrap(), "--json"]);
+    let a = inspect_json(f, captured["value"].as_str().unwrap());
     assert_eq!(a["class"], "Array");
 
     // An array: the orders, 777 elements (V8 shows a JS array's elements as the
     // array's own element edges).
-    let orders = run_json(&["inspect", f, &id("ordersArray"), "--json"]);
+    let orders = inspect_json(f, &id("ordersArray"));
     assert_eq!(orders["length"], 777);
     assert_eq!(field(&orders, "[0]")["value"], id("firstOrder").as_str());
     assert!(orders["preview"]
@@ -169,8 +160,7 @@ fn node_strings_arrays_closures_and_the_blob() {
 fn node_paths_name_properties_and_skip_weak_edges() {
     let e = expected("node");
     let (f, id) = node_baseline(&e);
-    let f = f.as_str();
-    let p = run_json(&["path", f, &id("chosenSession"), "--json"]);
+    let p = path_json(f, &id("chosenSession"));
     let path = p["paths"][0].as_array().unwrap();
     let edges: Vec<&str> = path
         .iter()
@@ -192,21 +182,17 @@ fn node_paths_name_properties_and_skip_weak_edges() {
         }
     }
     // The WeakRef's edge to it is a weak one, and the WeakRef does not dominate it.
-    let wr = run_json(&["inspect", f, &id("weakRefLive"), "--json"]);
+    let wr = inspect_json(f, &id("weakRefLive"));
     let t = field(&wr, "target");
     assert_eq!(
         (t["type"].as_str(), t["value"].as_str()),
         (Some("weak"), Some(target.as_str()))
     );
-    let tv = run_json(&["inspect", f, &target, "--json"]);
+    let tv = inspect_json(f, &target);
     assert_ne!(tv["dominator"], id("weakRefLive").as_str());
     // The collected WeakRef target left no edge at all.
-    let dead = run_json(&["inspect", f, &id("weakRef"), "--json"]);
-    assert!(dead["fields"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .all(|x| x["name"] != "target"));
+    let dead = inspect_json(f, &id("weakRef"));
+    assert!(items(&dead, "fields").iter().all(|x| x["name"] != "target"));
 }
 
 #[test]
@@ -267,7 +253,7 @@ fn chromium_detached_dom_is_counted_and_labelled_as_the_page_made_it() {
         e["object_ids"]["detached_card_0"]["heapSnapshotObjectId"]
     );
     let f = fixture("chromium/detached.heapsnapshot.gz");
-    let v = run_json(&["inspect", f.to_str().unwrap(), &card, "--json"]);
+    let v = inspect_json(f.to_str().unwrap(), &card);
     assert_eq!(v["class"], "Detached <div>");
     assert_eq!(
         v["label"],
@@ -347,17 +333,7 @@ fn detached_elements_group_by_tag_and_keep_their_attributes_per_instance() {
     let p = chromium_cards_with_own_names();
     let f = p.to_str().unwrap();
     let v = run_json(&["histogram", f, "--json", "--no-retained"]);
-    let rows: BTreeMap<String, u64> = v["classes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| {
-            (
-                c["class"].as_str().unwrap().into(),
-                c["count"].as_u64().unwrap(),
-            )
-        })
-        .collect();
+    let rows = by_class(&v, count);
     for (tag, n) in by_tag.as_object().unwrap() {
         assert_eq!(
             rows[&format!("Detached <{tag}>")],
@@ -380,7 +356,7 @@ fn detached_elements_group_by_tag_and_keep_their_attributes_per_instance() {
         "@{}",
         e["object_ids"]["detached_card_0"]["heapSnapshotObjectId"]
     );
-    let ins = run_json(&["inspect", f, &card, "--json"]);
+    let ins = inspect_json(f, &card);
     assert_eq!(ins["class"], "Detached <div>");
     let label = ins["label"].as_str().unwrap();
     assert!(
@@ -421,27 +397,21 @@ fn a_bare_number_names_the_same_object_as_at_n() {
         ),
     ];
     for (file, ids) in cases {
-        let f = fixture(file);
-        let f = f.to_str().unwrap();
+        let f = &fixture_arg(file);
         for id in &ids {
             let id = id.as_u64().unwrap().to_string();
-            let at = run_json(&["inspect", f, &format!("@{id}"), "--json"]);
-            let bare = run_json(&["inspect", f, &id, "--json"]);
+            let at = inspect_json(f, &format!("@{id}"));
+            let bare = inspect_json(f, &id);
             assert_eq!(bare["object"], format!("@{id}"), "{file} {id}");
             assert_eq!(bare, at, "{file} {id}");
         }
         let id = ids[0].as_u64().unwrap().to_string();
-        let at = run_json(&["path", f, &format!("@{id}"), "--json"]);
-        assert_eq!(
-            run_json(&["path", f, &id, "--json"]),
-            at,
-            "{file} path {id}"
-        );
+        let at = path_json(f, &format!("@{id}"));
+        assert_eq!(path_json(f, &id), at, "{file} path {id}");
     }
     // Node 2 exists (the snapshot has 47,416) but no node has the id 2: V8 hands out odd
     // ids to heap objects and address-like even ones to native nodes.
-    let f = fixture("node/baseline.heapsnapshot.gz");
-    let out = heaptui(&["inspect", f.to_str().unwrap(), "2"]);
+    let out = heaptui(&["inspect", &node_file("baseline"), "2"]);
     assert_eq!(
         out.status.code(),
         Some(3),
@@ -453,29 +423,8 @@ fn a_bare_number_names_the_same_object_as_at_n() {
 #[test]
 fn diff_counts_the_leak_and_matches_objects_by_node_id() {
     let e = expected("node");
-    let f = |n: &str| {
-        fixture(&format!("node/{n}.heapsnapshot.gz"))
-            .to_str()
-            .unwrap()
-            .to_string()
-    };
-    let class = |v: &Value, name: &str| {
-        v["classes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["class"] == name)
-            .cloned()
-            .unwrap_or_else(|| panic!("no {name} in the diff"))
-    };
-    let d = run_json(&[
-        "diff",
-        &f("baseline"),
-        &f("target"),
-        "--json",
-        "--sort",
-        "delta-count",
-    ]);
+    let class = |v: &Value, name: &str| item(v, "classes", "class", name).clone();
+    let d = baseline_to_target(&["--sort", "delta-count"]);
     let leaks = e["population"]["leaks"]["created"].as_u64().unwrap();
     let leak = class(&d, "HeaptuiLeak");
     assert_eq!(leak["base_count"], 0);
@@ -495,50 +444,38 @@ fn diff_counts_the_leak_and_matches_objects_by_node_id() {
         (Some(0), Some(0), Some(0))
     );
     // Cleanup released 150 of them: gone, by id.
-    let d = run_json(&["diff", &f("target"), &f("final"), "--json"]);
+    let d = run_json(&["diff", &node_file("target"), &node_file("final"), "--json"]);
     let released = e["population"]["leaks"]["released"].as_u64().unwrap();
     let leak = class(&d, "HeaptuiLeak");
     assert_eq!(leak["delta_count"], -(released as i64));
     assert_eq!(leak["gone_count"], released);
     assert_eq!(leak["new_count"], 0);
     // HPROF addresses do not survive between dumps: no object matching.
-    let j = fixture("java/coops/heap-live-jvmgz.hprof.gz");
-    let j = j.to_str().unwrap();
+    let j = &fixture_arg("java/coops/heap-live-jvmgz.hprof.gz");
     let d = run_json(&["diff", j, j, "--json"]);
     assert!(d["objects"].is_null());
-    assert!(d["classes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .all(|c| c["delta_count"] == 0));
+    assert!(items(&d, "classes").iter().all(|c| c["delta_count"] == 0));
 }
 
 #[test]
 fn leaks_finds_what_the_action_left_behind_grouped_by_retainer_path() {
     let e = expected("node");
-    let f = |n: &str| {
-        fixture(&format!("node/{n}.heapsnapshot.gz"))
-            .to_str()
-            .unwrap()
-            .to_string()
-    };
-    let v = run_json(&["leaks", &f("baseline"), &f("target"), &f("final"), "--json"]);
+    let v = run_json(&[
+        "leaks",
+        &node_file("baseline"),
+        &node_file("target"),
+        &node_file("final"),
+        "--json",
+    ]);
     let kept = e["population"]["leaks"]["keptAfterCleanup"]
         .as_u64()
         .unwrap();
-    let g = v["leaks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|l| l["class"] == "HeaptuiLeak")
-        .expect("the leaked class");
+    let g = item(&v, "leaks", "class", "HeaptuiLeak");
     assert_eq!(
         g["count"], kept,
         "one group for every kept leak, whatever its index"
     );
-    let path: Vec<&str> = g["path"]
-        .as_array()
-        .unwrap()
+    let path: Vec<&str> = items(g, "path")
         .iter()
         .filter_map(|s| s["edge"].as_str())
         .collect();
@@ -546,9 +483,7 @@ fn leaks_finds_what_the_action_left_behind_grouped_by_retainer_path() {
     // Of the program's own classes only the kept leaks: the sessions existed at the
     // baseline, the 600 temps and the 150 released leaks were dropped before the final
     // snapshot (expected.json), so none of them is reported.
-    let own: Vec<(&str, u64)> = v["leaks"]
-        .as_array()
-        .unwrap()
+    let own: Vec<(&str, u64)> = items(&v, "leaks")
         .iter()
         .filter(|l| l["class"].as_str().unwrap().starts_with("Heaptui"))
         .map(|l| (l["class"].as_str().unwrap(), l["count"].as_u64().unwrap()))
@@ -558,16 +493,20 @@ fn leaks_finds_what_the_action_left_behind_grouped_by_retainer_path() {
     // program's are folded into it unless --internal asks for them; the count stays.
     let top = run_json(&[
         "leaks",
-        &f("baseline"),
-        &f("target"),
-        &f("final"),
+        &node_file("baseline"),
+        &node_file("target"),
+        &node_file("final"),
         "--json",
         "--top",
         "2",
     ]);
     assert_eq!(top["leaks"].as_array().unwrap().len(), 2);
     assert_eq!(top["leaks"][0], v["leaks"][0]);
-    let (b, t, fi) = (f("baseline"), f("target"), f("final"));
+    let (b, t, fi) = (
+        node_file("baseline"),
+        node_file("target"),
+        node_file("final"),
+    );
     let every = |extra: &[&str]| {
         let mut args = vec!["leaks", &b, &t, &fi, "--json", "--top", "100000"];
         args.extend_from_slice(extra);
@@ -578,23 +517,15 @@ fn leaks_finds_what_the_action_left_behind_grouped_by_retainer_path() {
     assert_eq!(all["objects"], v["objects"]);
     assert_eq!(all["folded_internal"], 0);
     let folded = v["folded_internal"].as_u64().unwrap();
-    let count = |d: &serde_json::Value| -> u64 {
-        d["leaks"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|l| l["count"].as_u64().unwrap())
-            .sum()
-    };
+    let leaked = |d: &Value| -> u64 { items(d, "leaks").iter().map(count).sum() };
     assert_eq!(
-        count(&all),
-        count(&v) + folded,
+        leaked(&all),
+        leaked(&v) + folded,
         "folded ones are listed with --internal"
     );
     // Formats whose ids do not survive between snapshots are compared by owner: one
     // dump three times grew nothing.
-    let j = fixture("java/coops/heap-live-jvmgz.hprof.gz");
-    let j = j.to_str().unwrap();
+    let j = &fixture_arg("java/coops/heap-live-jvmgz.hprof.gz");
     let v = run_json(&["leaks", j, j, j, "--json"]);
     assert_eq!(v["matched_by"], "owner path from the GC roots");
     assert_eq!(v["leaks"], serde_json::json!([]));
@@ -603,32 +534,9 @@ fn leaks_finds_what_the_action_left_behind_grouped_by_retainer_path() {
 #[test]
 fn diff_names_the_owner_that_grew_by_its_path_from_the_roots() {
     let e = expected("node");
-    let f = |n: &str| {
-        fixture(&format!("node/{n}.heapsnapshot.gz"))
-            .to_str()
-            .unwrap()
-            .to_string()
-    };
-    let d = run_json(&[
-        "diff",
-        &f("baseline"),
-        &f("target"),
-        "--json",
-        "--owners",
-        "10",
-    ]);
+    let d = baseline_to_target(&["--owners", "10"]);
     let created = e["population"]["leaks"]["created"].as_u64().unwrap();
-    let owner = d["owners"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|o| {
-            o["owner"]
-                .as_str()
-                .unwrap()
-                .ends_with("→ heaptuiLeaks Array")
-        })
-        .unwrap_or_else(|| panic!("{}", d["owners"]));
+    let owner = owner_ending(&d, "→ heaptuiLeaks Array");
     // Every leak, and the note string each one holds, is new under that array.
     assert!(
         owner["delta_objects"].as_i64().unwrap() >= 2 * created as i64,
@@ -636,12 +544,9 @@ fn diff_names_the_owner_that_grew_by_its_path_from_the_roots() {
     );
     assert!(owner["delta_retained_bytes"].as_i64().unwrap() > 0);
     // The same dump against itself: no owner changes.
-    let j = fixture("java/coops/heap-live-jvmgz.hprof.gz");
-    let j = j.to_str().unwrap();
+    let j = &fixture_arg("java/coops/heap-live-jvmgz.hprof.gz");
     let d = run_json(&["diff", j, j, "--json", "--owners", "5"]);
-    assert!(d["owners"]
-        .as_array()
-        .unwrap()
+    assert!(items(&d, "owners")
         .iter()
         .all(|o| o["delta_retained_bytes"] == 0));
 }
@@ -674,7 +579,7 @@ fn the_dominator_tree_agrees_with_memlab_on_its_edge_cases() {
         (33, Some(31), 116),
     ];
     for &(id, dom, retained) in memlab {
-        let v = run_json(&["inspect", f, &format!("@{id}"), "--json"]);
+        let v = inspect_json(f, &format!("@{id}"));
         let want_dom = match dom {
             Some(d) => format!("@{d}"),
             None => "(virtual root)".to_string(),
@@ -711,7 +616,7 @@ fn the_filter_text_is_each_nodes_name_and_label() {
         }
     }
     let snap = heaptui::open(&gunzipped("node/baseline.heapsnapshot.gz"), &progress).unwrap();
-    let holder = run_json(&["inspect", &f, &id("stringHolder"), "--json"]);
+    let holder = inspect_json(f, &id("stringHolder"));
     for prop in ["oneByte", "twoByte", "cons"] {
         let name = field(&holder, prop)["value"].as_str().unwrap();
         let o = snap.find_object(name).unwrap();

@@ -64,6 +64,37 @@ impl Hprof {
         self.load_class(serial, class, name_id);
     }
 
+    /// The class `name` (UTF8 id 1, LOAD CLASS serial 1) at `class`, and its CLASS DUMP
+    /// without a superclass; `fields` are (name, type code), their names under UTF8 ids
+    /// 2, 3, ….
+    pub fn one_class(&mut self, class: u64, name: &str, fields: &[(&str, u8)]) {
+        self.named_class(1, class, 1, name.as_bytes());
+        let mut dump = Vec::new();
+        for (k, &(field, t)) in fields.iter().enumerate() {
+            let id = k as u64 + 2;
+            self.utf8(id, field.as_bytes());
+            dump.push((id, t));
+        }
+        self.class_dump(class, 0, &dump);
+    }
+
+    /// The classes `C0` … `C{n-1}` at 0x100_0000 + 16 k (LOAD CLASS serials from
+    /// `serial` on, names under UTF8 ids 0x10_0000 + k), each extending the one before,
+    /// with one field of type `t` whose name is UTF8 id `field`. Returns the deepest's id.
+    pub fn class_chain(&mut self, n: u64, serial: u32, field: u64, t: u8) -> u64 {
+        for k in 0..n {
+            let class = 0x100_0000 + 16 * k;
+            self.named_class(
+                serial + k as u32,
+                class,
+                0x10_0000 + k,
+                format!("C{k}").as_bytes(),
+            );
+            self.class_dump(class, if k == 0 { 0 } else { class - 16 }, &[(field, t)]);
+        }
+        0x100_0000 + 16 * (n - 1)
+    }
+
     /// CLASS DUMP with no constants or statics; `fields` are (name id, type code).
     pub fn class_dump(&mut self, class: u64, super_id: u64, fields: &[(u64, u8)]) {
         let mut r = vec![0x20];
@@ -136,6 +167,31 @@ impl Hprof {
     }
 }
 
+/// The start of a chain of links (4-byte ids): class `Link` (0x100, one reference
+/// field `next`), a sticky class, and a JNI global on the first link (0x1000); the
+/// links are [`link_record`]s.
+pub fn link_chain_head() -> Hprof {
+    let mut h = Hprof::new(4);
+    h.one_class(0x100, "Link", &[("next", 2)]);
+    h.sticky(0x100);
+    h.jni_global(0x1000);
+    h
+}
+
+/// The INSTANCE DUMP of link `k` of `n` in a [`link_chain_head`] chain: at
+/// 0x1000 + 16 k, referring to the next (the last to null).
+pub fn link_record(k: u32, n: u32) -> [u8; 21] {
+    let id = 0x1000 + 16 * k;
+    let next = if k + 1 == n { 0 } else { id + 16 };
+    let mut r = [0u8; 21];
+    r[0] = 0x21;
+    r[1..5].copy_from_slice(&id.to_be_bytes());
+    r[9..13].copy_from_slice(&0x100u32.to_be_bytes());
+    r[13..17].copy_from_slice(&4u32.to_be_bytes());
+    r[17..21].copy_from_slice(&next.to_be_bytes());
+    r
+}
+
 /// A V8 `.heapsnapshot` with the given node fields (names; types follow from the name),
 /// flat `nodes` and `edges` arrays, strings, and the counts the header claims.
 pub fn v8_snapshot(
@@ -184,6 +240,40 @@ pub fn v8_snapshot(
     .into_bytes()
 }
 
+/// Writes a V8 snapshot of `n` minimal nodes (five one-digit fields, `3,0,0,0,0`: 10
+/// bytes a node, the most a byte of file can hold), node 0 the synthetic root with
+/// `edges` edges to the others in turn; the header claims `counts` (nodes, edges).
+pub fn write_v8_minimal(
+    w: &mut impl std::io::Write,
+    n: u64,
+    edges: u64,
+    counts: (u64, u64),
+) -> std::io::Result<()> {
+    write!(
+        w,
+        concat!(
+            r#"{{"snapshot":{{"meta":{{"node_fields":["type","name","id","self_size","edge_count"],"#,
+            r#""node_types":[["hidden","array","string","object","code","closure","regexp","number","native","synthetic"],"string","number","number","number"],"#,
+            r#""edge_fields":["type","name_or_index","to_node"],"#,
+            r#""edge_types":[["context","element","property","internal","hidden","shortcut","weak"],"string_or_number","node"]}},"#,
+            r#""node_count":{},"edge_count":{}}},"#,
+            "\n\"nodes\":[9,0,1,0,{}"
+        ),
+        counts.0, counts.1, edges
+    )?;
+    for _ in 1..n {
+        w.write_all(b",3,0,0,0,0")?;
+    }
+    w.write_all(b"],\n\"edges\":[")?;
+    for k in 0..edges {
+        if k > 0 {
+            w.write_all(b",")?;
+        }
+        write!(w, "1,{k},{}", 5 * (k % (n - 1) + 1))?;
+    }
+    w.write_all(b"],\n\"strings\":[\"a\"]}")
+}
+
 /// Unsigned LEB128 (Dart, Go's uvarint).
 pub fn uleb(mut v: u64) -> Vec<u8> {
     let mut out = Vec::new();
@@ -225,6 +315,18 @@ pub fn dart_class(name: &str, uri: &str) -> Vec<u8> {
     b.extend(leb_str(uri.as_bytes()));
     b.extend(leb_str(b""));
     b.extend(uleb(0));
+    b
+}
+
+/// A Dart header ([`dart_head`]) and four classes: the three synthetic ones (1 Root,
+/// 2 Read-Only Pages, 3 Isolate) and 4 `dart:core::Foo`. The reference count is next.
+pub fn dart_head_with_foo() -> Vec<u8> {
+    let mut b = dart_head();
+    b.extend(uleb(4));
+    for (name, uri) in [("Root", ""), ("Read-Only Pages", ""), ("Isolate", "")] {
+        b.extend(dart_class(name, uri));
+    }
+    b.extend(dart_class("Foo", "dart:core"));
     b
 }
 
@@ -394,18 +496,17 @@ pub fn moar_v3_claiming(n: usize, pad: usize) -> Vec<u8> {
         b.extend(moar_column(name, size, v));
     }
     let mut x = 0x9e37_79b9_7f4a_7c15u64;
-    let letters: String = (0..pad)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (b'A' + (x % 58) as u8) as char
-        })
-        .collect();
+    let letters: String = (0..pad).map(|_| letter(&mut x) as char).collect();
     b.extend(moar_strings(&["P6opaque", "Foo", &letters]));
     b.extend(moar_column("reprname", 4, &[0]));
     b.extend(moar_column("typename", 4, &[1]));
     moar_v3_tail(b, outer, at, |a| a)
+}
+
+/// A letter (or one of the six signs between `Z` and `a`) drawn from `x`: text that
+/// compresses about as badly as text can.
+pub fn letter(x: &mut u64) -> u8 {
+    b'A' + (super::xorshift(x) % 58) as u8
 }
 
 /// The class name of [`emoji_hprof`] (as the dump holds it, `/` for `.`): a ZWJ family,
@@ -450,17 +551,8 @@ pub fn emoji_hprof() -> Vec<u8> {
 pub fn class_hierarchy(n: u64, t: u8) -> Vec<u8> {
     let mut h = Hprof::new(4);
     h.utf8(1, b"f");
-    for k in 0..n {
-        let class = 0x100_0000 + 16 * k;
-        h.named_class(
-            k as u32 + 1,
-            class,
-            0x10_0000 + k,
-            format!("C{k}").as_bytes(),
-        );
-        h.class_dump(class, if k == 0 { 0 } else { class - 16 }, &[(1, t)]);
-    }
-    h.instance(0x1000, 0x100_0000 + 16 * (n - 1), &vec![0u8; 4 * 512]);
+    let deepest = h.class_chain(n, 1, 1, t);
+    h.instance(0x1000, deepest, &vec![0u8; 4 * 512]);
     h.jni_global(0x1000);
     h.finish()
 }

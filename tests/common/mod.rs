@@ -33,6 +33,46 @@ pub fn corpus(rel: &str) -> Option<PathBuf> {
     }
 }
 
+/// One step of the xorshift64 generator the tests draw their cuts and bytes from:
+/// the same seed, the same draws.
+pub fn xorshift(x: &mut u64) -> u64 {
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    *x
+}
+
+/// A copy of `bytes` with 50 bytes at or after offset `from` overwritten, where and
+/// with what drawn from `x`.
+pub fn scribbled(bytes: &[u8], from: usize, x: &mut u64) -> Vec<u8> {
+    let mut bad = bytes.to_vec();
+    for _ in 0..50 {
+        xorshift(x);
+        let at = from + (*x % (bad.len() - from) as u64) as usize;
+        bad[at] = (*x >> 32) as u8;
+    }
+    bad
+}
+
+/// A JSON file under `fixtures/` (a fixture's `expected.json`, `truth.json`).
+pub fn fixture_json(rel: &str) -> serde_json::Value {
+    let text = std::fs::read_to_string(fixture(rel)).expect("fixture");
+    serde_json::from_str(&text).expect("JSON")
+}
+
+/// `12000` → `12,000`, as the TUI writes counts.
+pub fn with_commas(x: usize) -> String {
+    let s = x.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// A private directory for this test process (decompressed fixtures, the gzip cache).
 ///
 /// It lives under Cargo's `target/tmp` as `scratch-<pid>-<random>` and is removed when
@@ -113,24 +153,190 @@ pub fn gunzipped(rel: &str) -> PathBuf {
     out
 }
 
+/// The fixture `rel` (decompressed once), opened in-process: its path and snapshot.
+pub fn open_fixture(rel: &str) -> (PathBuf, heaptui::Snapshot) {
+    let p = gunzipped(rel);
+    let snap = heaptui::open(&p, &heaptui::progress::Progress::new()).expect("open");
+    (p, snap)
+}
+
+/// The dominator tree of `snap`.
+pub fn dominators_of(snap: &heaptui::Snapshot) -> heaptui::heap::dominators::Dominators {
+    heaptui::heap::dominators::compute(&snap.graph, &heaptui::progress::Progress::new())
+}
+
+/// Lowers the address-space limit (`RLIMIT_AS`) of the process `c` starts (and of its
+/// children) to `bytes`.
+pub fn limit_address_space(c: &mut Command, bytes: u64) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: setrlimit is async-signal-safe; it lowers the child's own limit only.
+    unsafe {
+        c.pre_exec(move || {
+            let l = libc::rlimit {
+                rlim_cur: bytes,
+                rlim_max: bytes,
+            };
+            if libc::setrlimit(libc::RLIMIT_AS, &l) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
+/// The real binary with a private cache directory, to be run once set up further.
+pub fn heaptui_command(args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_heaptui"));
+    c.args(args)
+        .env("HEAPTUI_CACHE_DIR", scratch().join("cache"))
+        .env_remove("NO_COLOR");
+    c
+}
+
 /// Runs the real binary with a private cache directory.
 pub fn heaptui(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_heaptui"))
-        .args(args)
-        .env("HEAPTUI_CACHE_DIR", scratch().join("cache"))
-        .env_remove("NO_COLOR")
+    heaptui_command(args).output().expect("run heaptui")
+}
+
+/// Runs the real binary as if `limit` bytes of memory were left
+/// (`HEAPTUI_MEMORY_LIMIT`, not ignored).
+pub fn heaptui_with_memory_limit(args: &[&str], limit: &str) -> Output {
+    heaptui_command(args)
+        .env("HEAPTUI_MEMORY_LIMIT", limit)
+        .env_remove("HEAPTUI_IGNORE_MEMORY")
         .output()
         .expect("run heaptui")
 }
 
-pub fn json_of(out: &Output) -> serde_json::Value {
+/// Fails the test, with the run's standard error, unless it exited 0.
+pub fn assert_ok(out: &Output) {
     assert!(
         out.status.success(),
         "heaptui failed: {}\n{}",
         out.status,
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+pub fn json_of(out: &Output) -> serde_json::Value {
+    assert_ok(out);
     serde_json::from_slice(&out.stdout).expect("one JSON document on stdout")
+}
+
+/// The standard output of a run that must have exited 0.
+pub fn stdout_of(out: Output) -> String {
+    assert_ok(&out);
+    String::from_utf8(out.stdout).expect("UTF-8 on stdout")
+}
+
+/// Writes `bytes` to the scratch folder as `name` and runs `summary` on it, which must
+/// refuse it (exit 2); returns the standard error.
+pub fn summary_refused(name: &str, bytes: &[u8]) -> String {
+    let p = scratch().join(name);
+    std::fs::write(&p, bytes).unwrap();
+    stderr_of(&heaptui(&["summary", p.to_str().unwrap()]), 2)
+}
+
+/// The standard error of a run that must have exited with `code`.
+pub fn stderr_of(out: &Output, code: i32) -> String {
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(code), "{err}");
+    err
+}
+
+/// The items of the array `v[key]`; fails the test when there is none.
+pub fn items<'a>(v: &'a serde_json::Value, key: &str) -> &'a [serde_json::Value] {
+    v[key]
+        .as_array()
+        .unwrap_or_else(|| panic!("no array {key:?} in {v}"))
+}
+
+/// The first item of the array `v[list]` whose `key` is `value`; fails the test when
+/// there is none.
+pub fn item<'a, T: std::fmt::Debug>(
+    v: &'a serde_json::Value,
+    list: &str,
+    key: &str,
+    value: T,
+) -> &'a serde_json::Value
+where
+    serde_json::Value: PartialEq<T>,
+{
+    items(v, list)
+        .iter()
+        .find(|x| x[key] == value)
+        .unwrap_or_else(|| panic!("no {key} {value:?} in {list}: {v}"))
+}
+
+/// The row of a `diff --json --owners` document whose owner's path ends in `end`.
+pub fn owner_ending<'a>(d: &'a serde_json::Value, end: &str) -> &'a serde_json::Value {
+    items(d, "owners")
+        .iter()
+        .find(|o| o["owner"].as_str().unwrap().ends_with(end))
+        .unwrap_or_else(|| panic!("no owner ending in {end:?}: {}", d["owners"]))
+}
+
+/// The rows of a `histogram --json` (or `diff --json`) document by class name, each
+/// row as `f` reads it.
+pub fn by_class<T>(
+    v: &serde_json::Value,
+    f: impl Fn(&serde_json::Value) -> T,
+) -> std::collections::BTreeMap<String, T> {
+    items(v, "classes")
+        .iter()
+        .map(|c| (c["class"].as_str().expect("a class name").to_string(), f(c)))
+        .collect()
+}
+
+/// The `count` of a JSON row.
+pub fn count(row: &serde_json::Value) -> u64 {
+    row["count"].as_u64().expect("a count")
+}
+
+/// A fixture's path as an argument (`fixtures/<rel>`).
+pub fn fixture_arg(rel: &str) -> String {
+    fixture(rel).to_str().unwrap().to_string()
+}
+
+/// `heaptui summary FILE --json`.
+pub fn summary_json(file: &str) -> serde_json::Value {
+    json_of(&heaptui(&["summary", file, "--json"]))
+}
+
+/// `heaptui inspect FILE OBJECT --json`: the object's document.
+pub fn inspect_json(file: &str, object: &str) -> serde_json::Value {
+    json_of(&heaptui(&["inspect", file, object, "--json"]))
+}
+
+/// `heaptui path FILE OBJECT --json`: the shortest paths from the GC roots to it.
+pub fn path_json(file: &str, object: &str) -> serde_json::Value {
+    json_of(&heaptui(&["path", file, object, "--json"]))
+}
+
+/// `heaptui CMD FILE --class CLASS --json` (`inspect`, `path`): the document about the
+/// first object of the class.
+pub fn class_json(cmd: &str, file: &str, class: &str) -> serde_json::Value {
+    json_of(&heaptui(&[cmd, file, "--class", class, "--json"]))
+}
+
+/// Fails the test unless the first path of `p` (`path --json`) is one step: its object,
+/// held by a frame of the thread named `thread` (a Java frame root).
+pub fn assert_java_frame_root(p: &serde_json::Value, thread: &str) {
+    let first = &p["paths"][0];
+    assert_eq!(items(p, "paths")[0].as_array().unwrap().len(), 1, "{p}");
+    assert_eq!(first[0]["root"], "Java frame", "{p}");
+    assert!(
+        first[0]["root_detail"].as_str().unwrap().contains(thread),
+        "{p}"
+    );
+}
+
+/// The first line of the screen `s` that contains `what`; fails the test, showing the
+/// screen, when none does.
+pub fn line_with<'a>(s: &'a str, what: &str) -> &'a str {
+    s.lines()
+        .find(|l| l.contains(what))
+        .unwrap_or_else(|| panic!("no line with {what:?}:\n{s}"))
 }
 
 /// The class names of a `histogram --json` document, in its order.
@@ -195,12 +401,7 @@ pub fn jcmd_name_to_mat(name: &str) -> String {
 
 /// The field called `name` in `inspect --json` output; fails the test when it is missing.
 pub fn field<'a>(obj: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
-    obj["fields"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["name"] == name)
-        .unwrap_or_else(|| panic!("no field {name} in {obj}"))
+    item(obj, "fields", "name", name)
 }
 
 /// The class name of [`evil_hprof`]: an OSC 52 clipboard write and a colour change.

@@ -411,27 +411,14 @@ fn hprof_instances_to(w: &mut dyn Write, n: u64) -> io::Result<()> {
 /// 4-byte ids: class `Link` (0x100, field `next`), `n` links at 0x1000 + 16 k each
 /// referring to the next, the first held by a JNI global (as `tests/hostile.rs`).
 fn hprof_chain_to(p: &Path, n: u64) -> io::Result<()> {
-    let mut h = Hprof::new(4);
-    h.named_class(1, 0x100, 1, b"Link");
-    h.utf8(2, b"next");
-    h.class_dump(0x100, 0, &[(2, 2)]);
-    h.sticky(0x100);
-    h.jni_global(0x1000);
+    let h = link_chain_head();
     let mut w = create(p)?;
     w.write_all(&h.bytes)?;
     let seg = h.heap.len() as u64 + 21 * n;
     hprof_record_head(&mut w, 0x1c, seg as u32)?;
     w.write_all(&h.heap)?;
     for k in 0..n as u32 {
-        let id = 0x1000 + 16 * k;
-        let next = if k as u64 + 1 == n { 0 } else { id + 16 };
-        let mut r = [0u8; 21];
-        r[0] = 0x21;
-        r[1..5].copy_from_slice(&id.to_be_bytes());
-        r[9..13].copy_from_slice(&0x100u32.to_be_bytes());
-        r[13..17].copy_from_slice(&4u32.to_be_bytes());
-        r[17..21].copy_from_slice(&next.to_be_bytes());
-        w.write_all(&r)?;
+        w.write_all(&link_record(k, n as u32))?;
     }
     hprof_record_head(&mut w, 0x2c, 0)?;
     w.flush()
@@ -531,10 +518,7 @@ fn moar_v3_claiming_to(p: &Path, n: u64, pad: u64) -> io::Result<()> {
         while left > 0 {
             buf.clear();
             for _ in 0..left.min(1 << 16) {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                buf.push(b'A' + (x % 58) as u8);
+                buf.push(letter(&mut x));
             }
             e.write_all(&buf)?;
             left -= buf.len() as u64;
@@ -572,33 +556,11 @@ impl Write for Counted {
     }
 }
 
-/// A V8 snapshot of `n` minimal nodes (`3,0,0,0,0`: 10 bytes each), node 0 the
-/// synthetic root with `edges` edges to the others in turn; the header's counts exact.
+/// A V8 snapshot of `n` minimal nodes ([`write_v8_minimal`]), node 0 the synthetic root
+/// with `edges` edges to the others in turn; the header's counts exact.
 fn v8_minimal_to(p: &Path, n: u64, edges: u64) -> io::Result<()> {
     let mut w = create(p)?;
-    write!(
-        w,
-        concat!(
-            r#"{{"snapshot":{{"meta":{{"node_fields":["type","name","id","self_size","edge_count"],"#,
-            r#""node_types":[["hidden","array","string","object","code","closure","regexp","number","native","synthetic"],"string","number","number","number"],"#,
-            r#""edge_fields":["type","name_or_index","to_node"],"#,
-            r#""edge_types":[["context","element","property","internal","hidden","shortcut","weak"],"string_or_number","node"]}},"#,
-            r#""node_count":{},"edge_count":{}}},"#,
-            "\n\"nodes\":[9,0,1,0,{}"
-        ),
-        n, edges, edges
-    )?;
-    for _ in 1..n {
-        w.write_all(b",3,0,0,0,0")?;
-    }
-    w.write_all(b"],\n\"edges\":[")?;
-    for k in 0..edges {
-        if k > 0 {
-            w.write_all(b",")?;
-        }
-        write!(w, "1,{k},{}", 5 * (k % (n - 1) + 1))?;
-    }
-    w.write_all(b"],\n\"strings\":[\"a\"]}")?;
+    write_v8_minimal(&mut w, n, edges, (n, edges))?;
     w.flush()
 }
 
@@ -606,12 +568,7 @@ fn v8_minimal_to(p: &Path, n: u64, edges: u64) -> io::Result<()> {
 /// objects of class `Foo` with `k` one-byte references each, the counts exact.
 fn dart_referencing_to(p: &Path, n: u64, k: u64) -> io::Result<()> {
     let mut w = create(p)?;
-    let mut b = dart_head();
-    b.extend(uleb(4));
-    for (name, uri) in [("Root", ""), ("Read-Only Pages", ""), ("Isolate", "")] {
-        b.extend(dart_class(name, uri));
-    }
-    b.extend(dart_class("Foo", "dart:core"));
+    let mut b = dart_head_with_foo();
     b.extend(uleb(3 + n * k));
     b.extend(uleb(3 + n));
     for class in 1..=3u8 {
@@ -631,12 +588,7 @@ fn dart_referencing_to(p: &Path, n: u64, k: u64) -> io::Result<()> {
 /// A Dart snapshot whose fourth object has class id `class` (9: no class) or, for
 /// class 4, a shallow size of 2^64 - 1.
 fn dart_one_bad_object(class: u64) -> Vec<u8> {
-    let mut b = dart_head();
-    b.extend(uleb(4));
-    for (name, uri) in [("Root", ""), ("Read-Only Pages", ""), ("Isolate", "")] {
-        b.extend(dart_class(name, uri));
-    }
-    b.extend(dart_class("Foo", "dart:core"));
+    let mut b = dart_head_with_foo();
     b.extend(uleb(1));
     b.extend(uleb(5));
     b.extend([1, 0, 0, 1, 4, 2, 0, 0, 0, 3, 0, 0, 0]);
@@ -756,21 +708,7 @@ pub fn run_limited(
     let mut c = Command::new(&argv[0]);
     c.args(&argv[1..]).process_group(0);
     if !prlimit {
-        let limit = s.limit_as;
-        // SAFETY: setrlimit is async-signal-safe; it lowers the child's own limit (and
-        // its children's).
-        unsafe {
-            c.pre_exec(move || {
-                let l = libc::rlimit {
-                    rlim_cur: limit,
-                    rlim_max: limit,
-                };
-                if libc::setrlimit(libc::RLIMIT_AS, &l) != 0 {
-                    return Err(io::Error::last_os_error());
-                }
-                Ok(())
-            });
-        }
+        crate::common::limit_address_space(&mut c, s.limit_as);
     }
     c.env("HEAPTUI_CACHE_DIR", cache)
         .env("HEAPTUI_NO_CACHE", "1")

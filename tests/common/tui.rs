@@ -10,16 +10,35 @@ use heaptui::ui::app::{run_loop, App};
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 
-use super::gunzipped;
+use super::open_fixture;
 
 /// The app on the JDK 17 fixture, back on the class histogram: it opens on the leak
 /// suspects once the dominator tree is ready, and `Esc` goes back to the histogram.
 pub fn app() -> App {
-    let p = gunzipped("java/coops/heap-live-jvmgz.hprof.gz");
-    let snap = heaptui::open(&p, &heaptui::progress::Progress::new()).unwrap();
+    app_of("java/coops/heap-live-jvmgz.hprof.gz")
+}
+
+/// The app on the fixture `rel`, back on the class histogram (as [`app`]).
+pub fn app_of(rel: &str) -> App {
+    let (p, snap) = open_fixture(rel);
+    on_histogram(p, snap)
+}
+
+/// The app on `snap` (the file `p`), back on the class histogram (as [`app`]).
+pub fn on_histogram(p: std::path::PathBuf, snap: heaptui::Snapshot) -> App {
     let mut a = App::with_snapshot(p, snap);
     a.on_key(&KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
     a
+}
+
+/// A `TestBackend` terminal of `w`×`h` cells.
+pub fn terminal(w: u16, h: u16) -> Terminal<TestBackend> {
+    Terminal::new(TestBackend::new(w, h)).unwrap()
+}
+
+/// [`app`] and a `w`×`h` terminal.
+pub fn app_at(w: u16, h: u16) -> (App, Terminal<TestBackend>) {
+    (app(), terminal(w, h))
 }
 
 pub fn screen(t: &Terminal<TestBackend>) -> String {
