@@ -3,9 +3,7 @@
 # --no-cache` on each DUMP with the tricks all on (the default), then each one off:
 #   HEAPTUI_NO_RECYCLE=1    freed large blocks go back to the kernel at once (src/alloc.rs)
 #   HEAPTUI_NO_HUGEPAGES=1  no transparent huge pages for the large blocks (src/heap/huge.rs)
-#   HEAPTUI_NO_PREFETCH=1   no prefetching thread beside the semidominator loop
-#                           (src/heap/dominators/prefetch.rs)
-#   all three off           the plain system allocator's behaviour and one core's loop
+#   both off                the plain system allocator's behaviour
 # The configurations alternate, RUNS rounds (default 3); the best wall time and the peak
 # RSS of each are printed as one JSON line per DUMP and configuration.
 #
@@ -19,8 +17,7 @@ configs=(
     "default:"
     "no-recycle:HEAPTUI_NO_RECYCLE=1"
     "no-hugepages:HEAPTUI_NO_HUGEPAGES=1"
-    "no-prefetch:HEAPTUI_NO_PREFETCH=1"
-    "none:HEAPTUI_NO_RECYCLE=1 HEAPTUI_NO_HUGEPAGES=1 HEAPTUI_NO_PREFETCH=1"
+    "none:HEAPTUI_NO_RECYCLE=1 HEAPTUI_NO_HUGEPAGES=1"
 )
 for dump in "$@"; do
     cat "$dump" > /dev/null

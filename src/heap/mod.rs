@@ -227,9 +227,8 @@ pub struct Graph {
     /// for HPROF) they have no dominator and no retained size.
     pub orphans_are_roots: bool,
     /// Objects are numbered with little locality for the graph passes (V8's node order):
-    /// the semidominator pass gets a second core that prefetches ahead of it
-    /// ([`dominators::compute`]). Measured: 10 % off that pass on a 6 M-node V8 snapshot,
-    /// but 20 % more on a 50 M-object HPROF dump, whose order is already local.
+    /// building the referrers beside the dominator pass's search does not pay on a large
+    /// such graph ([`Graph::referrers_beside_the_search`]).
     pub scattered: bool,
 }
 

@@ -48,24 +48,14 @@
 //! is 4 (idom) + 4 (retained; sizes of 4 GiB or more in a sorted side list) + 4
 //! (retained count) + 1/8 (weakly reachable bit) bytes per object, and 8 more for the
 //! children lists once a view walks the tree from the top. The large arrays ask for
-//! transparent huge pages ([`super::huge`]): the passes load from them at random. On a
-//! graph whose numbering has little locality ([`Graph::scattered`]: V8's), a second core
-//! walks the preorder a little ahead of the semidominator loop and prefetches the
-//! records the loop is about to evaluate ([`prefetch::prefetch_ahead`]); it writes nothing, and the
-//! loop's semidominators and records are shared with it as relaxed atomics (plain loads
-//! and stores). It helps only while the two cores share a cache, which a virtual machine's
-//! host may change every few seconds: the loop times a few round trips to the thread
-//! every 262,144 nodes ([`prefetch::Beside::check`]) and has it idle while they are far apart.
+//! transparent huge pages ([`super::huge`]): the passes load from them at random.
 
 use super::{huge, Column, Graph, ObjId};
 use crate::progress::Progress;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 mod pass;
-mod prefetch;
 pub mod stored;
 use pass::*;
-use prefetch::*;
 
 /// The virtual root above all GC roots, as an `idom` value and a `children` key.
 pub const VIRTUAL_ROOT: ObjId = u32::MAX - 1;
@@ -520,60 +510,4 @@ pub fn compute_by_buckets(g: &Graph, progress: &Progress) -> Dominators {
 fn by_buckets(g: &Graph, progress: &Progress) -> Dominators {
     compute_once_referred(g, progress, Idoms::Buckets)
         .expect("the pass with buckets does not give up")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_nearness_check_without_an_answer_says_far_and_gives_up() {
-        let beside = Beside::new(1000);
-        let t = std::time::Instant::now();
-        assert_eq!(beside.check(), None);
-        assert!(t.elapsed() < std::time::Duration::from_millis(500));
-        assert!(beside.control.0.far.load(Ordering::Relaxed));
-        assert_eq!(beside.control.0.ping.load(Ordering::Relaxed), 0);
-    }
-
-    #[test]
-    fn a_nearness_check_is_answered_by_the_thread_and_ends_it() {
-        let beside = Beside::new(1000);
-        std::thread::scope(|s| {
-            let b = &beside;
-            let answering = s.spawn(move || {
-                let c = &b.control.0;
-                let mut answered = 0u32;
-                while !c.done.load(Ordering::Acquire) {
-                    if c.ping.load(Ordering::Acquire) & 1 == 1 {
-                        b.answer();
-                        answered += 1;
-                    }
-                    std::hint::spin_loop();
-                }
-                answered
-            });
-            // A check gives up after 2 ms without an answer: on a busy machine (the tests
-            // run side by side) the thread may not run for longer. Check until one is
-            // answered, for up to 10 s.
-            let mut got = Vec::new();
-            let t = std::time::Instant::now();
-            while got.last().is_none_or(|r: &Option<u128>| r.is_none())
-                && t.elapsed() < std::time::Duration::from_secs(10)
-            {
-                got.push(beside.check());
-            }
-            beside.control.0.done.store(true, Ordering::Release);
-            let answered = answering.join().unwrap();
-            assert!(got.iter().any(|r| r.is_some()), "{got:?}");
-            assert!(answered >= 1);
-            // Far or near depends on where the two threads run; the handshake is over.
-            assert_eq!(beside.control.0.ping.load(Ordering::Relaxed), 0);
-            let last = got.last().unwrap();
-            assert_eq!(
-                beside.control.0.far.load(Ordering::Relaxed),
-                last.is_none_or(|ns| ns > NEAR_NS)
-            );
-        });
-    }
 }

@@ -30,42 +30,6 @@ pub(super) struct Work {
     pub(super) ancestor: u32,
 }
 
-/// [`Work`] as the semidominator loop shares it with the prefetching thread, which reads
-/// the labels and links of the records it has prefetched (relaxed atomics: plain loads
-/// and stores).
-#[repr(C)]
-pub(super) struct SharedWork {
-    pub(super) label: AtomicU32,
-    pub(super) ancestor: AtomicU32,
-}
-
-impl SharedWork {
-    #[inline(always)]
-    pub(super) fn label(&self) -> u32 {
-        self.label.load(Ordering::Relaxed)
-    }
-    #[inline(always)]
-    pub(super) fn ancestor(&self) -> u32 {
-        self.ancestor.load(Ordering::Relaxed)
-    }
-    #[inline(always)]
-    pub(super) fn set_label(&self, v: u32) {
-        self.label.store(v, Ordering::Relaxed)
-    }
-    #[inline(always)]
-    pub(super) fn set_ancestor(&self, v: u32) {
-        self.ancestor.store(v, Ordering::Relaxed)
-    }
-}
-
-/// `work` as shared records, for the length of the borrow.
-pub(super) fn shared(work: &mut [Work]) -> &[SharedWork] {
-    // SAFETY: both are `repr(C)` pairs of 4-byte fields (AtomicU32 has the size and
-    // alignment of u32), and the exclusive borrow of `work` keeps every other access out
-    // while the view lives.
-    unsafe { &*(work as *mut [Work] as *const [SharedWork]) }
-}
-
 /// How the pass finds the immediate dominators once it has the semidominators.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum Idoms {
@@ -232,105 +196,72 @@ pub(super) fn compute_once_referred(
     // (stand-in) dominator: every node sits in exactly one bucket, and nothing reads its
     // `idom_pre` before then, so the links need no array of their own.
     let mut idom_pre = huge::filled(k as usize, 0u32);
-    // `vertex`, as the semidominators it becomes: shared with the prefetching thread,
-    // which reads the objects of the nodes ahead of this loop while the loop writes the
-    // semidominators of those behind it.
-    let semi = atomic(&mut vertex);
-    let beside = Beside::new(k);
-    let mut records = work;
-    let work = shared(&mut records);
-    let mut checks = Checks::default();
-    // The first multiple of 64 the loop comes to, where it checks first.
-    let first_check = 64 * ((k - 1) / 64);
-    std::thread::scope(|scope| {
-        let helped = g.scattered && prefetching(k as usize);
-        if helped {
-            let (pre, beside) = (&pre, &beside);
-            scope.spawn(move || prefetch_ahead(g, pre, semi, work, beside));
+    let semi = &mut vertex;
+    for w in (1..k).rev() {
+        if w & 0xffff == 0 {
+            progress.set((k - w) as u64);
         }
-        for w in (1..k).rev() {
-            if w & 63 == 0 {
-                beside.at.0.store(w, Ordering::Relaxed);
-                if helped && (w == first_check || w & CHECK_EVERY == 0) {
-                    checks.add(beside.check());
+        let node = semi[w as usize];
+        // Not linked yet: `ancestor` is still the parent.
+        let parent = work[w as usize].ancestor;
+        let mut s = parent;
+        if entry[node as usize / 64] >> (node % 64) & 1 == 1 {
+            s = 0;
+        }
+        if s > 0 {
+            for i in refs.range(node) {
+                if refs.is_weak(i) {
+                    continue;
                 }
-            }
-            if w & 0xffff == 0 {
-                progress.set((k - w) as u64);
-            }
-            let node = semi[w as usize].load(Ordering::Relaxed);
-            // Not linked yet: `ancestor` is still the parent.
-            let parent = work[w as usize].ancestor();
-            let mut s = parent;
-            if entry[node as usize / 64] >> (node % 64) & 1 == 1 {
-                s = 0;
-            }
-            if s > 0 {
-                for i in refs.range(node) {
-                    if refs.is_weak(i) {
-                        continue;
-                    }
-                    let v = refs.in_sources[i];
-                    let pv = pre[v as usize];
-                    if pv == NONE || region(pv) > region(w) {
-                        continue;
-                    }
-                    let cand = if pv <= w {
-                        pv
-                    } else {
-                        // Nodes after `w` are linked.
-                        let u = eval(work, semi, pv, w + 1, &mut path);
-                        semi[u as usize].load(Ordering::Relaxed)
-                    };
-                    if cand < s {
-                        s = cand;
-                        if s == 0 {
-                            break;
-                        }
-                    }
+                let v = refs.in_sources[i];
+                let pv = pre[v as usize];
+                if pv == NONE || region(pv) > region(w) {
+                    continue;
                 }
-            }
-            // Linking `w` below its parent: `ancestor` already says so, and from here on
-            // nodes from `w` are linked. Its bucket is empty (see [`Work`]): the slot becomes
-            // its label, itself.
-            semi[w as usize].store(s, Ordering::Relaxed);
-            work[w as usize].set_label(w);
-            if idoms == Idoms::Nca {
-                // Step 3 walks up from the parent.
-                idom_pre[w as usize] = parent;
-                continue;
-            }
-            idom_pre[w as usize] = work[s as usize].label();
-            work[s as usize].set_label(w);
-            // Everything whose semidominator is the parent now has its path in the forest.
-            let mut v = work[parent as usize].label();
-            work[parent as usize].set_label(NONE);
-            while v != NONE {
-                let next = idom_pre[v as usize];
-                let u = eval(work, semi, v, w, &mut path);
-                idom_pre[v as usize] = if semi[u as usize].load(Ordering::Relaxed)
-                    < semi[v as usize].load(Ordering::Relaxed)
-                {
-                    u
+                let cand = if pv <= w {
+                    pv
                 } else {
-                    parent
+                    // Nodes after `w` are linked.
+                    let u = eval(&mut work, semi, pv, w + 1, &mut path);
+                    semi[u as usize]
                 };
-                v = next;
+                if cand < s {
+                    s = cand;
+                    if s == 0 {
+                        break;
+                    }
+                }
             }
         }
-        beside.control.0.done.store(true, Ordering::Release);
-    });
-    if checks.count > 0 && std::env::var_os("HEAPTUI_TIMING").is_some() {
-        let (lo, hi) = checks.range_ns.unwrap_or_default();
-        eprintln!(
-            "timing: semidominators' prefetching thread near at {} of {} checks, round trips {lo}-{hi} ns",
-            checks.near, checks.count
-        );
+        // Linking `w` below its parent: `ancestor` already says so, and from here on
+        // nodes from `w` are linked. Its bucket is empty (see [`Work`]): the slot becomes
+        // its label, itself.
+        semi[w as usize] = s;
+        work[w as usize].label = w;
+        if idoms == Idoms::Nca {
+            // Step 3 walks up from the parent.
+            idom_pre[w as usize] = parent;
+            continue;
+        }
+        idom_pre[w as usize] = work[s as usize].label;
+        work[s as usize].label = w;
+        // Everything whose semidominator is the parent now has its path in the forest.
+        let mut v = std::mem::replace(&mut work[parent as usize].label, NONE);
+        while v != NONE {
+            let next = idom_pre[v as usize];
+            let u = eval(&mut work, semi, v, w, &mut path);
+            idom_pre[v as usize] = if semi[u as usize] < semi[v as usize] {
+                u
+            } else {
+                parent
+            };
+            v = next;
+        }
     }
     let semi = &vertex;
 
     drop(path);
-    drop(records);
+    drop(work);
 
     // 3. Immediate dominators, in preorder (a node's dominators come before it, so theirs
     //    are final when it comes).
@@ -481,8 +412,8 @@ pub(super) fn compute_once_referred(
 /// semidominators.
 #[inline]
 pub(super) fn eval(
-    work: &[SharedWork],
-    semi: &[AtomicU32],
+    work: &mut [Work],
+    semi: &[u32],
     v: u32,
     linked: u32,
     path: &mut Vec<u32>,
@@ -490,30 +421,23 @@ pub(super) fn eval(
     if v < linked {
         return v;
     }
-    if work[v as usize].ancestor() < linked {
-        return work[v as usize].label();
+    if work[v as usize].ancestor < linked {
+        return work[v as usize].label;
     }
     path.clear();
     let mut x = v;
-    while work[x as usize].ancestor() >= linked {
+    while work[x as usize].ancestor >= linked {
         path.push(x);
-        x = work[x as usize].ancestor();
+        x = work[x as usize].ancestor;
     }
     while let Some(y) = path.pop() {
-        let a = work[y as usize].ancestor() as usize;
-        let (al, aa) = (work[a].label(), work[a].ancestor());
-        let yl = work[y as usize].label();
-        if semi[al as usize].load(Ordering::Relaxed) < semi[yl as usize].load(Ordering::Relaxed) {
-            work[y as usize].set_label(al);
+        let a = work[y as usize].ancestor as usize;
+        let (al, aa) = (work[a].label, work[a].ancestor);
+        let yl = work[y as usize].label;
+        if semi[al as usize] < semi[yl as usize] {
+            work[y as usize].label = al;
         }
-        work[y as usize].set_ancestor(aa);
+        work[y as usize].ancestor = aa;
     }
-    work[v as usize].label()
-}
-
-/// `v` as atomics, for the length of the borrow.
-pub(super) fn atomic(v: &mut [u32]) -> &[AtomicU32] {
-    // SAFETY: AtomicU32 has the size and alignment of u32, and the exclusive borrow of `v`
-    // keeps every other access out while the view lives.
-    unsafe { &*(v as *mut [u32] as *const [AtomicU32]) }
+    work[v as usize].label
 }
