@@ -147,6 +147,19 @@ fn split_disagreeing(s: &str) -> String {
     out
 }
 
+/// `1234567` → `1,234,567`: counts and sizes as the TUI and the text reports write them.
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// The cells `s` takes on the screen: what ratatui's buffer advances by for it (each
 /// grapheme cluster's `unicode-width`, clusters holding a control character skipped).
 /// Equal to what a terminal draws for text that [`sanitize`] has passed.

@@ -224,14 +224,27 @@ fn no_cache_neither_reads_nor_writes_and_the_dump_is_never_written() {
     assert_eq!(std::fs::metadata(&dump).unwrap().modified().unwrap(), mtime);
 }
 
-#[test]
-fn a_reopened_index_is_used_in_place_from_the_mapped_entry() {
-    // In-process (the other tests run the binary): this process's cache settings.
+/// Opens a fixture in this process (the other tests run the binary), with this process's
+/// cache settings, which every in-process test shares (the environment is the process's):
+/// the fixture's path, the progress and the snapshot, which writes the entry.
+fn opened_in_process(
+    fixture: &str,
+) -> (
+    std::path::PathBuf,
+    heaptui::progress::Progress,
+    heaptui::Snapshot,
+) {
     std::env::set_var("HEAPTUI_CACHE_DIR", common::scratch().join("in-place"));
     std::env::set_var("HEAPTUI_CACHE_MIN_BYTES", "0");
-    let p = common::gunzipped("java/coops/heap-live-jvmgz.hprof.gz");
+    let p = common::gunzipped(fixture);
     let progress = heaptui::progress::Progress::new();
     let built = heaptui::format::open(&p, &progress).unwrap();
+    (p, progress, built)
+}
+
+#[test]
+fn a_reopened_index_is_used_in_place_from_the_mapped_entry() {
+    let (p, progress, built) = opened_in_process("java/coops/heap-live-jvmgz.hprof.gz");
     let read = heaptui::format::open(&p, &progress).unwrap();
     assert!(
         read.facts
@@ -275,19 +288,11 @@ fn a_reopened_index_is_used_in_place_from_the_mapped_entry() {
     );
 }
 
-/// A V8 snapshot (hand-built: no runtime makes 70,000 constructors in a fixture of a few
-/// kB) whose histogram has more classes than two bytes can number: the class column is
-/// kept four bytes wide, and the entry reads back as such with the same answers.
 #[test]
 fn an_entry_whose_snapshot_part_does_not_read_back_is_rebuilt() {
-    // In-process, with the settings of the other in-process test (the environment is the
-    // process's): the cache keeps the snapshot's part as bytes it does not read; the
-    // format reads them back, and an entry whose part it cannot read is not used.
-    std::env::set_var("HEAPTUI_CACHE_DIR", common::scratch().join("in-place"));
-    std::env::set_var("HEAPTUI_CACHE_MIN_BYTES", "0");
-    let p = common::gunzipped("go/heap.dump.gz");
-    let progress = heaptui::progress::Progress::new();
-    let built = heaptui::format::open(&p, &progress).unwrap();
+    // The cache keeps the snapshot's part as bytes it does not read; the format reads
+    // them back, and an entry whose part it cannot read is not used.
+    let (p, progress, built) = opened_in_process("go/heap.dump.gz");
     let key = heaptui::cache::key(&p, None, &built.source).unwrap();
     // A sound index whose owner's part is no snapshot's.
     let entry = heaptui::cache::store(&key, &built.graph, || Some(b"no snapshot".to_vec()));
@@ -318,6 +323,9 @@ fn an_entry_whose_snapshot_part_does_not_read_back_is_rebuilt() {
     assert_eq!(again.warnings, read.warnings);
 }
 
+/// A V8 snapshot (hand-built: no runtime makes 70,000 constructors in a fixture of a few
+/// kB) whose histogram has more classes than two bytes can number: the class column is
+/// kept four bytes wide, and the entry reads back as such with the same answers.
 #[test]
 fn more_than_65536_classes_reopen_from_the_cache() {
     let n = 70_000usize;

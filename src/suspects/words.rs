@@ -17,17 +17,7 @@ pub(super) fn headline_member<'a>(snap: &Snapshot, s: &'a Suspect) -> Option<&'a
     })
 }
 
-pub(super) fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, ch) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
-}
+pub(super) use crate::text::thousands;
 
 /// The suspect in words: `CLASS in HOLDER holds COUNT MEMBER`, or for several of one
 /// shape `N × CLASS in HOLDER hold COUNT MEMBER`.

@@ -62,15 +62,7 @@ pub fn fixture_json(rel: &str) -> serde_json::Value {
 
 /// `12000` → `12,000`, as the TUI writes counts.
 pub fn with_commas(x: usize) -> String {
-    let s = x.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    heaptui::text::thousands(x as u64)
 }
 
 /// A private directory for this test process (decompressed fixtures, the gzip cache).

@@ -38,18 +38,7 @@ pub struct HistogramPane {
     unreachable: Vec<u64>,
 }
 
-/// `1234567` → `1,234,567`.
-pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+pub use crate::text::thousands;
 
 /// Keeps the end of a long class name (the class, not its package) within `cells`
 /// (measured as drawn: `text::width`).
