@@ -499,6 +499,18 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
         ));
     }
     if let Some(t) = p.truncated {
+        // HotSpot writes the GC roots after the objects: a dump cut before them keeps
+        // none, and would retain nothing. Its roots are then, as memlab takes them for
+        // V8, the objects nothing references (over strong references).
+        if g.roots.is_empty() && !g.class_of.is_empty() {
+            root_the_unreferenced(&mut g);
+            warnings.insert(
+                0,
+                "no GC roots in what is whole (they come last in the file): the objects \
+                 nothing references are taken as roots"
+                    .to_string(),
+            );
+        }
         warnings.insert(
             0,
             format!("truncated at byte offset {t}: the file is read as far as it is whole"),
@@ -563,4 +575,27 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
 #[inline]
 fn be_u32(b: &[u8]) -> u32 {
     u32::from_be_bytes([b[0], b[1], b[2], b[3]])
+}
+
+/// Makes a root (of kind unknown) of every object that no strong reference reaches:
+/// for a dump cut before its root records.
+fn root_the_unreferenced(g: &mut Graph) {
+    let n = g.class_of.len();
+    let mut held = vec![0u64; n.div_ceil(64)];
+    for (i, &t) in g.out_targets.iter().enumerate() {
+        if !g.is_weak(i) && (t as usize) < n {
+            held[t as usize / 64] |= 1 << (t % 64);
+        }
+    }
+    for o in 0..n {
+        if held[o / 64] >> (o % 64) & 1 == 0 {
+            g.roots.push(Root {
+                obj: o as ObjId,
+                kind: crate::heap::RootKind::Unknown,
+                thread: u32::MAX,
+                frame: u32::MAX,
+            });
+        }
+    }
+    g.sort_roots();
 }
