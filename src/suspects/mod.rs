@@ -159,6 +159,10 @@ pub fn find(snap: &Snapshot, d: &Dominators, top: usize) -> Report {
         .iter()
         .map(|&c| describe(snap, d, c, heap_bytes))
         .collect();
+    // Detached DOM trees, whatever their size.
+    for o in detached_holders(snap, d, &candidates) {
+        found.push(detached_suspect(snap, d, o, heap_bytes));
+    }
     if timing {
         eprintln!(
             "timing: suspects: described in {:.3} s",
@@ -300,8 +304,12 @@ fn describe(snap: &Snapshot, d: &Dominators, candidate: ObjId, heap: u64) -> Sus
         .into_iter()
         .next()
         .unwrap_or_default();
-    let members = members(snap, d, object);
+    let mut members = members(snap, d, object);
     let (kind, holder) = kind_and_holder(snap, d, object, &path, &members, point != object);
+    if point != object || matches!(kind, "collection" | "listeners") {
+        held_only(snap, object, accumulation, &mut members);
+    }
+    members.truncate(MEMBERS);
     let mut s = Suspect {
         kind,
         title: String::new(),
@@ -316,6 +324,108 @@ fn describe(snap: &Snapshot, d: &Dominators, candidate: ObjId, heap: u64) -> Sus
     };
     s.title = title(snap, &s);
     s
+}
+
+/// The objects that keep detached DOM trees (`Detached <div>`, V8 snapshots of a
+/// page), one per holder, in the order met, none inside a candidate's retained set: the
+/// JavaScript object above a tree's top node when it holds mostly detached nodes (the
+/// array of 40 detached cards), else the top node itself (a tree held by a global or a
+/// closure's variable, whose holder then names that reference).
+fn detached_holders(snap: &Snapshot, d: &Dominators, candidates: &[ObjId]) -> Vec<ObjId> {
+    use rayon::prelude::*;
+    let g = &snap.graph;
+    let detached: Vec<bool> = g
+        .classes
+        .iter()
+        .map(|c| c.name.starts_with("Detached "))
+        .collect();
+    if !detached.contains(&true) {
+        return Vec::new();
+    }
+    let is_detached =
+        |o: ObjId| (o as usize) < g.class_of.len() && detached[g.class_of.get(o as usize) as usize];
+    // The top node of every detached tree, in id order.
+    let n = g.class_of.len() as u32;
+    let tops: Vec<ObjId> = (0..n)
+        .into_par_iter()
+        .filter(|&o| is_detached(o) && d.idom(o).is_some_and(|p| !is_detached(p)))
+        .collect();
+    // Per holder above a top: the bytes its detached trees retain.
+    let mut under: HashMap<ObjId, u64> = HashMap::new();
+    for &t in &tops {
+        if let Some(p) = d.idom(t) {
+            *under.entry(p).or_default() += d.retained(t).unwrap_or(0);
+        }
+    }
+    let holds_mostly_trees = |p: ObjId| {
+        p != VIRTUAL_ROOT
+            && !pass_through(snap, p)
+            && !internal(snap, p)
+            && !snap.class_name(p).starts_with("system /")
+            && d.retained(p).unwrap_or(0) <= 2 * under.get(&p).copied().unwrap_or(0)
+    };
+    let candidates: std::collections::HashSet<ObjId> = candidates.iter().copied().collect();
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for &t in &tops {
+        let o = match d.idom(t) {
+            Some(p) if holds_mostly_trees(p) => p,
+            _ => t,
+        };
+        if !seen.insert(o) || candidates.contains(&o) {
+            continue;
+        }
+        if d.dominator_chain(o).iter().any(|x| candidates.contains(x)) {
+            continue;
+        }
+        out.push(o);
+    }
+    out
+}
+
+/// A detached DOM tree's holder as a suspect.
+fn detached_suspect(snap: &Snapshot, d: &Dominators, o: ObjId, heap: u64) -> Suspect {
+    let path = crate::heap::paths::to_roots(&snap.graph, o, 1, false)
+        .into_iter()
+        .next()
+        .unwrap_or_default();
+    let mut members = members(snap, d, o);
+    if !snap.class_name(o).starts_with("Detached ") {
+        held_only(snap, o, None, &mut members);
+    }
+    members.truncate(MEMBERS);
+    let retained = d.retained(o).unwrap_or(0);
+    let mut s = Suspect {
+        kind: "detached DOM",
+        title: String::new(),
+        object: o,
+        retained,
+        share: retained as f64 / heap as f64,
+        holder: holder_words(snap, &path, o),
+        path,
+        accumulation: None,
+        members,
+        objects: 1,
+    };
+    s.title = title(snap, &s);
+    s
+}
+
+/// A collection's members as a user counts them: what it holds, not the collection
+/// itself, its backing array or its entries (the plumbing `is_structural` names), unless
+/// nothing else is left.
+fn held_only(snap: &Snapshot, o: ObjId, acc: Option<(ObjId, u64)>, members: &mut Vec<Member>) {
+    let class = |x: ObjId| snap.graph.class_of.get(x as usize);
+    let own = class(o);
+    let acc = acc.map(|(a, _)| class(a));
+    let held = |m: &Member| {
+        m.class != own
+            && Some(m.class) != acc
+            && !is_structural(snap.format, &snap.graph.classes[m.class as usize].name)
+    };
+    if members.iter().any(held) {
+        members.retain(held);
+    }
 }
 
 /// The classes `o` retains (itself included), largest first, by MAT's rule: a walk of
@@ -402,6 +512,5 @@ pub fn members(snap: &Snapshot, d: &Dominators, o: ObjId) -> Vec<Member> {
         })
         .collect();
     out.sort_by(|a, b| b.retained.cmp(&a.retained).then(a.class.cmp(&b.class)));
-    out.truncate(MEMBERS);
     out
 }

@@ -25,9 +25,10 @@ pub(super) fn title(snap: &Snapshot, s: &Suspect) -> String {
     let class = short(snap.class_name(s.object), 60);
     let (mut t, verb) = if s.objects > 1 {
         let n = thousands(s.objects);
-        (format!("{n} × {class} in {}", shape_of(&s.holder)), "hold")
+        let holder = in_title(&shape_of(&s.holder));
+        (format!("{n} × {class} in {holder}"), "hold")
     } else {
-        (format!("{class} in {}", s.holder), "holds")
+        (format!("{class} in {}", in_title(&s.holder)), "holds")
     };
     if let Some(m) = headline_member(snap, s) {
         t.push_str(&format!(
@@ -37,6 +38,25 @@ pub(super) fn title(snap: &Snapshot, s: &Suspect) -> String {
         ));
     }
     t
+}
+
+/// A holder as a title says it: a Java static field by its qualified name
+/// (`static SESSIONS of com.example.SessionCache` → `static
+/// com.example.SessionCache.SESSIONS`), the rest as the holder says it.
+fn in_title(holder: &str) -> String {
+    holder
+        .split(" in ")
+        .map(|part| {
+            match part
+                .strip_prefix("static ")
+                .and_then(|p| p.split_once(" of "))
+            {
+                Some((field, class)) => format!("static {class}.{field}"),
+                None => part.to_string(),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" in ")
 }
 
 /// The suspect's kind in a word and its holder in words.
@@ -100,11 +120,10 @@ pub(super) fn kind_and_holder(
     if is_collection(snap.format, name) && !name.ends_with("[]") && name != "Array" {
         return ("collection", holder);
     }
-    let via_context = path.len() >= 2
-        && matches!(
-            snap.class_name(path[path.len() - 2]),
-            "system / Context" | "(closure)"
-        );
+    let via_context = path.len() >= 2 && {
+        let above = snap.class_name(path[path.len() - 2]);
+        is_context(above) || above == "(closure)"
+    };
     if via_context || name == "(closure)" {
         return ("closure", holder);
     }
@@ -112,6 +131,12 @@ pub(super) fn kind_and_holder(
         return ("array", holder);
     }
     ("object", holder)
+}
+
+/// A V8 closure's context: `system / Context`, or as newer V8 names one,
+/// `system / Context / scope @N`.
+pub(crate) fn is_context(name: &str) -> bool {
+    name == "system / Context" || name.starts_with("system / Context / ")
 }
 
 pub(super) fn is_thread(snap: &Snapshot, o: ObjId) -> bool {
@@ -168,7 +193,7 @@ pub fn holder_words(snap: &Snapshot, path: &[ObjId], o: ObjId) -> String {
             fc
         };
         let fc = fc.as_str();
-        if snap.format == Format::V8 && fc == "system / Context" {
+        if snap.format == Format::V8 && is_context(fc) {
             // The function whose context it is, when the path came through it.
             let f = (i >= 2 && snap.class_name(path[i - 2]) == "(closure)")
                 .then(|| snap.label(path[i - 2]))
@@ -185,13 +210,23 @@ pub fn holder_words(snap: &Snapshot, path: &[ObjId], o: ObjId) -> String {
                     .label(from)
                     .map(|l| l.trim_start_matches("class ").to_string())
                     .unwrap_or_else(|| fc.to_string());
-                format!("static {class}.{}", label.trim_start_matches("static "))
+                format!("static {} of {class}", label.trim_start_matches("static "))
             }
             Format::Dart if fc == "Isolate" => format!("static {label}"),
             _ if fc.is_empty() => label.clone(),
             Format::V8 if fc == "global" || fc.starts_with("Window") => format!("global {label}"),
             Format::V8 if fc == "(synthetic)" => {
-                format!("{label} of {}", snap.describe_roots(from))
+                // The synthetic root's own words, else its name (`(Global handles)`,
+                // a C++ root list).
+                let roots = snap.describe_roots(from);
+                let root = if roots.is_empty() {
+                    snap.label(from)
+                        .filter(|l| !l.is_empty())
+                        .unwrap_or_else(|| "a synthetic root".to_string())
+                } else {
+                    roots
+                };
+                format!("{label} of {root}")
             }
             Format::V8 if fc == "(closure)" => match snap.label(from) {
                 Some(f) => format!("property {label} of {f}"),
@@ -216,10 +251,9 @@ pub fn holder_words(snap: &Snapshot, path: &[ObjId], o: ObjId) -> String {
         let first = path[0];
         let fc = snap.class_name(first);
         // Rooted directly: say by what, unless the holder already names it.
-        if !matches!(
-            fc,
-            "java.lang.Class" | "global" | "Window" | "system / Context" | "Isolate"
-        ) && snap.format != Format::V8
+        if !matches!(fc, "java.lang.Class" | "global" | "Window" | "Isolate")
+            && !is_context(fc)
+            && snap.format != Format::V8
         {
             let roots = snap.describe_roots(first);
             if !roots.is_empty() {

@@ -13,6 +13,7 @@ impl Roles for V8Roles {
             || name == "global"
             || name.starts_with("Window")
             || name == "system / Context"
+            || name.starts_with("system / Context / ")
             || name.starts_with("system / NativeContext")
             || name == "(closure)"
             || name == "(object properties)"
