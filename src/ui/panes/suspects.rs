@@ -18,7 +18,7 @@ use super::{human, titled, Ctx, Outcome, Pane, Request};
 use crate::heap::ObjId;
 use crate::suspects::{brief, Report};
 use crate::ui::keys::{action_for, Action};
-use crate::ui::text::{sanitize, take_width};
+use crate::ui::text::{fit_parts, sanitize, take_width, Part};
 use crate::waste::Waste;
 
 /// Which findings the pane lists.
@@ -289,14 +289,10 @@ impl Pane for SuspectsPane {
                 range
                     .map(|i| {
                         let s = &self.report.suspects[i];
-                        let text = format!(
-                            "{:>9} {:>3.0}% {}",
-                            human(s.retained),
-                            s.share * 100.0,
-                            brief(snap.format, &s.title)
-                        );
+                        let head = format!("{:>9} {:>3.0}% ", human(s.retained), s.share * 100.0);
+                        let title = sanitize(&brief(snap.format, &s.title)).to_string();
                         Line::from(Span::styled(
-                            cut(&text),
+                            fit_title(head, &title, w),
                             ctx.theme.row(i == self.list.selected),
                         ))
                     })
@@ -367,4 +363,32 @@ impl Pane for SuspectsPane {
             Action::Quit,
         ]
     }
+}
+
+/// A suspect's row in `cells`: its size and share whole, then its title with the holder
+/// cut in the middle first, then the class, then the member, so that `CLASS in HOLDER
+/// holds N MEMBER` keeps each part readable on one line.
+fn fit_title(head: String, title: &str, cells: usize) -> String {
+    let mut parts = vec![Part::keep(head)];
+    let (front, tail) = match title.rfind(" holds ").or_else(|| title.rfind(" hold ")) {
+        Some(i) => title.split_at(i),
+        None => (title, ""),
+    };
+    match front.split_once(" in ") {
+        Some((class, holder)) => {
+            parts.push(Part::shrink(class, 12));
+            parts.push(Part::keep(" in "));
+            parts.push(Part::shrink(holder, 8));
+        }
+        None => parts.push(Part::shrink(front, 12)),
+    }
+    // ` holds 12,000 ` whole, the member's name cut.
+    let words: Vec<&str> = tail.splitn(4, ' ').collect();
+    if let [_, verb, count, member] = words[..] {
+        parts.push(Part::keep(format!(" {verb} {count} ")));
+        parts.push(Part::shrink(member, 10));
+    } else if !tail.is_empty() {
+        parts.push(Part::shrink(tail, 10));
+    }
+    fit_parts(parts, cells)
 }
