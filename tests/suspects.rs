@@ -106,7 +106,19 @@ fn java_planted_leaks_are_suspects_and_waste() {
     let p = &t["plants"];
 
     // (a) The map in SessionCache.SESSIONS, not the loader nor the class above it.
-    let a = suspect(&r, "SessionCache.SESSIONS");
+    // The holder as CLI.md words it; the title names the field by its qualified name.
+    let a = suspect(&r, "static SESSIONS of com.example.SessionCache");
+    assert!(
+        a.title
+            .starts_with("java.util.HashMap in static com.example.SessionCache.SESSIONS holds"),
+        "{}",
+        a.title
+    );
+    // Its members are what it holds, the sessions first, not the map or its table.
+    assert_eq!(
+        snap.graph.classes[a.members[0].class as usize].name,
+        "com.example.Session"
+    );
     assert_eq!(snap.class_name(a.object), "java.util.HashMap");
     assert_eq!(a.kind, "collection");
     assert_eq!(
@@ -148,7 +160,7 @@ fn java_planted_leaks_are_suspects_and_waste() {
 
     // The 1,000 indexes' list is a suspect by its size (46 %).
     let sp = &p["sparse_maps"];
-    let e = suspect(&r, "Catalog.INDEXES");
+    let e = suspect(&r, "static INDEXES of com.example.Catalog");
     assert_eq!(e.retained, sp["list_retained_bytes"].as_u64().unwrap());
 
     // (c) and (d2) in the waste report.
@@ -212,7 +224,7 @@ fn java_suspects_agree_with_hprof_analyzer() {
                 .suspects
                 .iter()
                 .find(|x| {
-                    x.holder.starts_with(&format!("static {class}."))
+                    (x.holder.starts_with("static ") && x.holder.ends_with(&format!(" of {class}")))
                         || snap.class_name(x.object) == class
                 })
                 .unwrap_or_else(|| panic!("{class} ({retained} B) is no suspect"));
@@ -506,11 +518,27 @@ fn a_cut_file_gives_suspects_over_what_is_whole_and_garbage_exits_2() {
     let out = heaptui(&["suspects", cut.to_str().unwrap(), "--json"]);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("truncated"));
+    // HotSpot writes the GC roots last: the cut keeps none, and the objects nothing
+    // references stand in for them.
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let heap = v["heap_bytes"].as_u64().unwrap();
     for s in v["suspects"].as_array().unwrap() {
         assert!(s["retained_bytes"].as_u64().unwrap() <= heap);
     }
+    // The session cache lies mostly in the whole half: found as in the whole file, with
+    // the size the JVM's agent measured but for the few objects past the cut (0.1 %).
+    let t = truth("java/leak/truth.json");
+    let sessions = v["suspects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["holder"] == "static SESSIONS of com.example.SessionCache")
+        .unwrap_or_else(|| panic!("the session cache in {v}"));
+    let got = sessions["retained_bytes"].as_u64().unwrap() as f64;
+    let want = t["plants"]["session_cache"]["retained_bytes"]
+        .as_u64()
+        .unwrap() as f64;
+    assert!((got - want).abs() <= want * 0.005, "{got} against {want}");
     let out = heaptui(&["waste", cut.to_str().unwrap(), "--json"]);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     // Not a heap snapshot at all.
@@ -618,4 +646,51 @@ fn waste_without_the_index_is_the_index_s_answer() {
         }
     }
     assert!(walked >= 4);
+}
+
+/// Detached DOM trees are suspects whatever their size, each named by the object that
+/// keeps it: on the Chromium fixture, the four holders the page made
+/// (`fixtures/chromium/expected.json`: the objects' ids as DevTools gave them, and the
+/// page's own count of the detached elements by tag).
+#[test]
+fn detached_dom_trees_are_suspects_named_by_their_holders() {
+    let t = truth("chromium/expected.json");
+    let (snap, d) = open("chromium/detached.heapsnapshot.gz");
+    let r = heaptui::suspects::find(&snap, &d, 10);
+    check_report(&snap, &d, &r);
+    let by_tag = &t["page"]["detached"]["all"]["byTag"];
+    let cases = [
+        // (the expected object, its holder, a tag it holds)
+        ("detached_cards_array", "global heaptuiDetachedCards", "div"),
+        (
+            "detached_section",
+            "closure variable section of keepSection()",
+            "span",
+        ),
+        ("detached_table", "global heaptuiDetachedTable", "td"),
+        ("detached_article", "global heaptuiDetachedArticle", "p"),
+    ];
+    for (id, holder, tag) in cases {
+        let s = r
+            .suspects
+            .iter()
+            .find(|s| s.holder == holder)
+            .unwrap_or_else(|| panic!("{holder}: {:#?}", r.suspects));
+        assert_eq!(s.kind, "detached DOM", "{}", s.title);
+        let want = t["object_ids"][id]["heapSnapshotObjectId"]
+            .as_u64()
+            .unwrap();
+        assert_eq!(
+            snap.object_name(s.object),
+            format!("@{want}"),
+            "{}",
+            s.title
+        );
+        assert_eq!(
+            member_count(&snap, s, &format!("Detached <{tag}>")),
+            by_tag[tag].as_u64().unwrap(),
+            "{}",
+            s.title
+        );
+    }
 }

@@ -447,6 +447,42 @@ fn leak_app() -> App {
     App::with_snapshot(p, snap)
 }
 
+/// At 80 columns every suspect's row keeps its size, its share, the start of its class,
+/// and its `holds N` whole, on the leak fixtures of the other runtimes too (Go's and
+/// MoarVM's long holders ran over the row's end and cut the member's count).
+#[test]
+fn every_runtime_s_suspect_rows_keep_their_parts_at_80_columns() {
+    for rel in [
+        "go/leak/heap.dump.gz",
+        "moarvm/leak/leak.mvmheap.gz",
+        "node/leak/leak.heapsnapshot.gz",
+        "dart/leak/leak.dartheap.gz",
+    ] {
+        let (p, snap) = open_fixture(rel);
+        let d = dominators_of(&snap);
+        let report = heaptui::suspects::find(&snap, &d, 5);
+        let format = snap.format;
+        let mut a = App::with_snapshot(p, snap);
+        let mut term = terminal(80, 24);
+        let s = run(&mut a, &mut term, "");
+        let rows: Vec<&str> = s.lines().skip(1).take(report.suspects.len()).collect();
+        assert_eq!(rows.len(), report.suspects.len(), "{rel}: {s}");
+        for (row, x) in rows.iter().zip(&report.suspects) {
+            let title = heaptui::suspects::brief(format, &x.title);
+            let class: String = title.chars().take(8).collect();
+            assert!(row.contains(&class), "{rel}: {row} / {title}");
+            assert!(
+                row.contains(&format!("{:.0}%", x.share * 100.0)),
+                "{rel}: {row}"
+            );
+            if let Some(i) = title.find(" holds ") {
+                let count = title[i..].split(' ').take(3).collect::<Vec<_>>().join(" ");
+                assert!(row.contains(&format!("{count} ")), "{rel}: {row} / {title}");
+            }
+        }
+    }
+}
+
 #[test]
 fn it_opens_on_the_suspects_whose_rows_fit_80_columns_and_lead_to_the_object() {
     let t = fixture_json("java/leak/truth.json");
@@ -487,7 +523,7 @@ fn it_opens_on_the_suspects_whose_rows_fit_80_columns_and_lead_to_the_object() {
         .as_u64()
         .unwrap();
     let s = run(&mut a, &mut term, "j");
-    assert!(s.contains("held by static SessionCache.SESSIONS"), "{s}");
+    assert!(s.contains("held by static SESSIONS of SessionCache"), "{s}");
     assert!(
         s.contains(&format!("{:.1} MiB", retained as f64 / 1048576.0)),
         "{s}"
