@@ -141,3 +141,41 @@ fn no_source_file_is_over_800_lines() {
     assert!(files.len() > 50, "{files:?}");
     assert!(long.is_empty(), "split by concept: {long:?}");
 }
+
+/// A sixth format touches only `src/format/<new>/` and the listings in
+/// `src/format/mod.rs`: no other source file names one format (`Format::Hprof`, …) to
+/// branch on it; what differs between runtimes is asked of the format (its `roles.rs`,
+/// its `need.rs`).
+#[test]
+fn only_the_formats_and_their_listing_name_a_format() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&src, &mut files);
+    let formats = ["Hprof", "V8", "Go", "MoarVm", "Dart"];
+    let mut naming = Vec::new();
+    for f in &files {
+        let rel = f.strip_prefix(&src).unwrap();
+        let parts: Vec<String> = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        // src/format/mod.rs lists them; src/format/<fmt>/… is the format itself.
+        if parts[0] == "format" && (parts.len() > 2 || parts[1] == "mod.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(f).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            if formats
+                .iter()
+                .any(|x| line.contains(&format!("Format::{x}")))
+            {
+                naming.push(format!("{}:{}: {}", rel.display(), n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(files.len() > 50, "{files:?}");
+    assert!(
+        naming.is_empty(),
+        "formats named outside src/format: {naming:#?}"
+    );
+}

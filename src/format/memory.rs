@@ -32,29 +32,6 @@ use std::path::Path;
 use super::Format;
 use crate::error::{Error, Result};
 
-/// Peak anonymous memory of indexing a file and building its dominator tree, per byte
-/// of the (decompressed) file, as measured on large real files (`bench/README.md`):
-/// HPROF 2,410 MB for 2,381 MB (50 M objects), 3,031 MB for 3,064 MB and 259 MB for
-/// 245 MB (at most 1.06 per byte), V8 355 MB for 507 MB (0.70), in `bench/run.sh`'s
-/// table of 2026-11-24 00:07; Go 458 MB for 308 MB and Dart 4,299 MB for 966 MB (17.4
-/// file bytes per object: LEB128 is compact) in that of 2026-11-22 (before the smaller
-/// index and dominator pass, so high); MoarVM format 2 411 MB for 436 MB (4.28 M
-/// collectables, `gen-large-moarvm.sh` with NODES=400000, 2026-11-24 00:40); rounded up.
-/// V8 and Dart use them only when their header is unreadable ([`need`]). `None` for
-/// MoarVM's format 3, which compresses its tables with zstd, so that its bytes say
-/// little about the index: its reader checks the counts instead ([`moarvm_need`])
-/// (`first` is the file's first bytes).
-fn per_file_byte(format: Format, first: &[u8]) -> Option<f64> {
-    match format {
-        Format::Hprof => Some(1.2),
-        Format::V8 => Some(0.8),
-        Format::Go => Some(1.5),
-        Format::Dart => Some(4.5),
-        Format::MoarVm if first.starts_with(b"MoarHeapDumpv002") => Some(1.0),
-        Format::MoarVm => None,
-    }
-}
-
 /// What indexing a file needs at most, and how that was found (for the message).
 #[derive(Debug, Clone)]
 pub struct Need {
@@ -62,113 +39,22 @@ pub struct Need {
     pub basis: String,
 }
 
-/// MoarVM format 3: peak bytes per collectable and per reference of the index and the
-/// dominator tree. Measured on generated snapshots (release build, peak RSS less the
-/// process's 10 MB and the file): 4 M collectables with 10 references 181 MB (43 bytes
-/// each), 200,000 with 4 M references 100 MB (19 bytes a reference), 2 M with 6 M 230 MB
-/// (predicted 248 MB); rounded up by a quarter.
-const MOAR_PER_COLLECTABLE: u64 = 56;
-const MOAR_PER_REFERENCE: u64 = 24;
-
-/// What a MoarVM format 3 snapshot of `collectables` and `references` needs at most.
-pub fn moarvm_need(collectables: u64, references: u64) -> Need {
-    Need {
-        bytes: collectables
-            .saturating_mul(MOAR_PER_COLLECTABLE)
-            .saturating_add(references.saturating_mul(MOAR_PER_REFERENCE)),
-        basis: format!(
-            "{collectables} collectables at {MOAR_PER_COLLECTABLE} bytes and {references} references at {MOAR_PER_REFERENCE}"
-        ),
-    }
-}
-
-/// V8: peak bytes per node and per edge of the index and the dominator tree, measured on
-/// generated snapshots of minimal records (five one-digit fields a node: the most
-/// nodes a byte of file can hold) in `tests/hostile_memory.rs`: 1 M unreachable nodes
-/// 28.8 MB (2.9 bytes per byte of file, against 0.8 estimated before), 300,000 nodes
-/// each reached by an edge 19.6 MB, 100,000 nodes and 1 M edges 29.7 MB; rounded up.
-/// Real files need less (355 MB for a 507 MB Node snapshot): this is a bound.
-const V8_PER_NODE: u64 = 64;
-const V8_PER_EDGE: u64 = 32;
-/// V8: peak bytes per string: its offset (8) and its slot in the tables that name the
-/// classes of objects and native nodes, detached or not (4 each); rounded up.
-const V8_PER_STRING: u64 = 32;
-
-/// What a V8 snapshot whose header says `declared` needs at most, in a file of `len`
-/// bytes with `quotes` double quotes: a count is taken as no more than the file could
-/// hold (each integer takes two bytes with its comma), and a count the header leaves out
-/// as that much. The header does not count the strings: every string has two quotes, so
-/// half the quotes bound them.
-pub fn v8_need(d: &super::v8::Declared, len: u64, quotes: u64) -> Need {
-    let fits = |fields: usize| len / (2 * fields.max(1) as u64);
-    let nodes = d.nodes.unwrap_or(u64::MAX).min(fits(d.node_fields));
-    let edges = d.edges.unwrap_or(u64::MAX).min(fits(d.edge_fields));
-    let strings = quotes / 2;
-    let said = if d.nodes.is_some() && d.edges.is_some() {
-        "as its header says"
-    } else {
-        "as many as its bytes could hold where its header does not say"
-    };
-    Need {
-        bytes: nodes * V8_PER_NODE + edges * V8_PER_EDGE + strings * V8_PER_STRING,
-        basis: format!(
-            "{nodes} nodes at {V8_PER_NODE} bytes and {edges} edges at {V8_PER_EDGE}, {said}, and at most {strings} strings at {V8_PER_STRING}"
-        ),
-    }
-}
-
-/// Dart: peak bytes per object and per reference, measured as for V8 (objects of four
-/// one-byte values, references of one byte): 1 M objects 32.4 MB, 20,000 objects with
-/// 4 M references 33.2 MB (8.1 bytes per byte of file, against 4.5 estimated before);
-/// rounded up.
-const DART_PER_OBJECT: u64 = 40;
-const DART_PER_REFERENCE: u64 = 10;
-
-/// What a Dart snapshot of `objects` and `references` (its header's counts) needs at
-/// most, with `room` bytes for the objects: an object takes at least four, a reference
-/// one.
-pub fn dart_need(objects: u64, references: u64, room: u64) -> Need {
-    let objects = objects.min(room / 4);
-    let references = references.min(room);
-    Need {
-        bytes: objects * DART_PER_OBJECT + references * DART_PER_REFERENCE,
-        basis: format!(
-            "{objects} objects at {DART_PER_OBJECT} bytes and {references} references at {DART_PER_REFERENCE}, as its header says"
-        ),
+impl Need {
+    /// `k` bytes per byte of a `len`-byte dump: the average measured on large dumps, for
+    /// a format whose header does not count its objects.
+    pub fn per_file_byte(len: u64, k: f64) -> Need {
+        Need {
+            bytes: (len as f64 * k) as u64,
+            basis: format!("{k} bytes per byte of dump, as measured on large dumps"),
+        }
     }
 }
 
 /// What indexing `bytes` (of `format`) needs, found before any of it is read beyond
-/// a header; `None` for MoarVM format 3 (its reader checks, [`moarvm_need`]).
+/// a header (each format's `need.rs`); `None` for MoarVM format 3 (its reader checks the
+/// counts once it has listed the snapshots).
 pub fn need(format: Format, bytes: &[u8]) -> Option<Need> {
-    let len = bytes.len() as u64;
-    match format {
-        Format::V8 => {
-            // Without a header up front (the first key), as many nodes as the bytes
-            // could hold: five fields (the fewest the reader takes) of one digit each.
-            let d = super::v8::declared(bytes).unwrap_or(super::v8::Declared {
-                nodes: None,
-                edges: None,
-                node_fields: 5,
-                edge_fields: 5,
-            });
-            let quotes = memchr::memchr_iter(b'"', bytes).count() as u64;
-            return Some(v8_need(&d, len, quotes));
-        }
-        Format::Dart => {
-            if let Ok(h) = super::dart::header(bytes) {
-                let room = len - h.objects_at as u64;
-                return Some(dart_need(h.object_count, h.reference_count, room));
-            }
-        }
-        _ => {}
-    }
-    // An unreadable header is refused by the reader; until then, the average.
-    let k = per_file_byte(format, &bytes[..bytes.len().min(16)])?;
-    Some(Need {
-        bytes: (len as f64 * k) as u64,
-        basis: format!("{k} bytes per byte of dump, as measured on large dumps"),
-    })
+    format.memory_need(bytes)
 }
 
 /// The memory this process may still use ([`super::budget`]).

@@ -262,9 +262,9 @@ fn describe(snap: &Snapshot, d: &Dominators, candidate: ObjId, heap: u64) -> Sus
     let spreads = d.children(point).len() >= 2;
     let point_name = snap.class_name(point);
     let mut object = point;
-    // Go objects carry no type: a spreading object below another is taken for the
-    // backing array of the slice or map that the one above it holds.
-    let backing = is_structural(snap.format, point_name) || snap.format == Format::Go;
+    // Where objects carry no type (Go), a spreading object below another is taken for
+    // the backing array of the slice or map that the one above it holds.
+    let backing = is_structural(snap.format, point_name) || snap.format.roles().untyped();
     if spreads && chain.len() >= 2 && backing {
         // The owner of the backing array; past the owners that are plumbing too
         // (V8's Array above its `(object elements)`, a Java entry node).
@@ -278,9 +278,9 @@ fn describe(snap: &Snapshot, d: &Dominators, candidate: ObjId, heap: u64) -> Sus
             object = chain[i];
         }
     }
-    // V8: the user's object above the engine's own (an `ArrayBuffer` above its
+    // The user's object above the engine's own (V8: an `ArrayBuffer` above its
     // backing store).
-    if snap.format == Format::V8 {
+    if snap.format.roles().climbs_past_internal() {
         let mut i = chain.iter().position(|&x| x == object).unwrap_or(0);
         while i > 0 && internal(snap, chain[i]) {
             i -= 1;
@@ -288,11 +288,8 @@ fn describe(snap: &Snapshot, d: &Dominators, candidate: ObjId, heap: u64) -> Sus
         }
     }
     // A thread-local's value: the object under the map's entry.
-    if snap.format == Format::Hprof {
-        if let Some(i) = chain
-            .iter()
-            .position(|&x| snap.class_name(x) == "java.lang.ThreadLocal$ThreadLocalMap$Entry")
-        {
+    if let Some((_, entry)) = snap.format.roles().thread_locals() {
+        if let Some(i) = chain.iter().position(|&x| snap.class_name(x) == entry) {
             if let Some(&value) = chain.get(i + 1) {
                 object = value;
             }
@@ -344,11 +341,16 @@ fn detached_holders(snap: &Snapshot, d: &Dominators, candidates: &[ObjId]) -> Ve
     }
     let is_detached =
         |o: ObjId| (o as usize) < g.class_of.len() && detached[g.class_of.get(o as usize) as usize];
-    // The top node of every detached tree, in id order.
+    // The top node of every detached tree, in id order: an element (`Detached <div>`),
+    // not an embedder's detached native object (Node's `Detached Node / BindingData`).
     let n = g.class_of.len() as u32;
     let tops: Vec<ObjId> = (0..n)
         .into_par_iter()
-        .filter(|&o| is_detached(o) && d.idom(o).is_some_and(|p| !is_detached(p)))
+        .filter(|&o| {
+            is_detached(o)
+                && snap.class_name(o).starts_with("Detached <")
+                && d.idom(o).is_some_and(|p| !is_detached(p))
+        })
         .collect();
     // Per holder above a top: the bytes its detached trees retain.
     let mut under: HashMap<ObjId, u64> = HashMap::new();

@@ -71,11 +71,8 @@ pub(super) fn kind_and_holder(
     let name = snap.class_name(o);
     let chain = d.dominator_chain(o);
     // Java: a thread-local of a thread (the dominators above hold the map).
-    if snap.format == Format::Hprof {
-        if let Some(pos) = chain
-            .iter()
-            .position(|&x| snap.class_name(x) == "java.lang.ThreadLocal$ThreadLocalMap")
-        {
+    if let Some((map, _)) = snap.format.roles().thread_locals() {
+        if let Some(pos) = chain.iter().position(|&x| snap.class_name(x) == map) {
             let thread = chain[pos + 1..]
                 .iter()
                 .copied()
@@ -120,11 +117,9 @@ pub(super) fn kind_and_holder(
     if is_collection(snap.format, name) && !name.ends_with("[]") && name != "Array" {
         return ("collection", holder);
     }
-    let via_context = path.len() >= 2 && {
-        let above = snap.class_name(path[path.len() - 2]);
-        is_context(above) || above == "(closure)"
-    };
-    if via_context || name == "(closure)" {
+    let roles = snap.format.roles();
+    let via_closure = path.len() >= 2 && roles.is_closure(snap.class_name(path[path.len() - 2]));
+    if via_closure || (name == "(closure)" && roles.is_closure(name)) {
         return ("closure", holder);
     }
     if name.ends_with("[]") || name == "(array)" || name == "Array" {
@@ -133,40 +128,32 @@ pub(super) fn kind_and_holder(
     ("object", holder)
 }
 
-/// A V8 closure's context: `system / Context`, or as newer V8 names one,
-/// `system / Context / scope @N`.
-pub(crate) fn is_context(name: &str) -> bool {
-    name == "system / Context" || name.starts_with("system / Context / ")
-}
-
 pub(super) fn is_thread(snap: &Snapshot, o: ObjId) -> bool {
-    if snap.format != Format::Hprof {
+    let Some(thread) = snap.format.roles().thread_class() else {
         return false;
-    }
+    };
     snap.graph
         .roots_of(o)
         .iter()
         .any(|r| r.kind == RootKind::ThreadObject)
-        || snap.class_name(o) == "java.lang.Thread"
+        || snap.class_name(o) == thread
 }
 
 /// The reference that keeps `o`, in words, from the last steps of its path.
 pub fn holder_words(snap: &Snapshot, path: &[ObjId], o: ObjId) -> String {
     if path.len() < 2 {
-        if snap.format == Format::Go {
-            if let Some(r) = snap
-                .graph
-                .roots_of(o)
-                .iter()
-                .find(|r| matches!(r.kind, RootKind::DataSegment | RootKind::BssSegment))
-            {
-                let seg = if r.kind == RootKind::BssSegment {
-                    "bss"
-                } else {
-                    "data"
-                };
-                return format!("global variable at {seg} +0x{:x}", r.frame);
-            }
+        if let Some(r) = snap
+            .graph
+            .roots_of(o)
+            .iter()
+            .find(|r| matches!(r.kind, RootKind::DataSegment | RootKind::BssSegment))
+        {
+            let seg = if r.kind == RootKind::BssSegment {
+                "bss"
+            } else {
+                "data"
+            };
+            return format!("global variable at {seg} +0x{:x}", r.frame);
         }
         let roots = snap.describe_roots(o);
         return if roots.is_empty() {
@@ -175,8 +162,8 @@ pub fn holder_words(snap: &Snapshot, path: &[ObjId], o: ObjId) -> String {
             format!("GC root ({roots})")
         };
     }
-    if snap.format == Format::MoarVm {
-        if let Some(w) = moar_lexical(snap, o) {
+    if snap.format.roles().names_by_lexicals() {
+        if let Some(w) = lexical(snap, o) {
             return w;
         }
     }
@@ -193,54 +180,19 @@ pub fn holder_words(snap: &Snapshot, path: &[ObjId], o: ObjId) -> String {
             fc
         };
         let fc = fc.as_str();
-        if snap.format == Format::V8 && is_context(fc) {
-            // The function whose context it is, when the path came through it.
-            let f = (i >= 2 && snap.class_name(path[i - 2]) == "(closure)")
-                .then(|| snap.label(path[i - 2]))
-                .flatten();
-            words.push(match f {
-                Some(f) => format!("closure variable {label} of {f}"),
-                None => format!("closure variable {label}"),
-            });
+        let roles = snap.format.roles();
+        let (w, stop) = if fc.is_empty() {
+            (label.clone(), false)
+        } else {
+            roles
+                .reference_words(snap, path, i, &label, fc)
+                .unwrap_or_else(|| (format!("{label} of {fc}"), false))
+        };
+        if stop {
+            words.push(w);
             break;
         }
-        let w = match snap.format {
-            Format::Hprof if fc == "java.lang.Class" => {
-                let class = snap
-                    .label(from)
-                    .map(|l| l.trim_start_matches("class ").to_string())
-                    .unwrap_or_else(|| fc.to_string());
-                format!("static {} of {class}", label.trim_start_matches("static "))
-            }
-            Format::Dart if fc == "Isolate" => format!("static {label}"),
-            _ if fc.is_empty() => label.clone(),
-            Format::V8 if fc == "global" || fc.starts_with("Window") => format!("global {label}"),
-            Format::V8 if fc == "(synthetic)" => {
-                // The synthetic root's own words, else its name (`(Global handles)`,
-                // a C++ root list).
-                let roots = snap.describe_roots(from);
-                let root = if roots.is_empty() {
-                    snap.label(from)
-                        .filter(|l| !l.is_empty())
-                        .unwrap_or_else(|| "a synthetic root".to_string())
-                } else {
-                    roots
-                };
-                format!("{label} of {root}")
-            }
-            Format::V8 if fc == "(closure)" => match snap.label(from) {
-                Some(f) => format!("property {label} of {f}"),
-                None => format!("property {label} of (closure)"),
-            },
-            Format::V8 => format!("property {label} of {fc}"),
-            Format::Hprof | Format::Dart => format!("field {label} of {fc}"),
-            Format::MoarVm if label == "unknown" => format!("an attribute of {fc}"),
-            _ => format!("{label} of {fc}"),
-        };
-        // A V8 plain object on the way is a holder's part too (`_events` of an
-        // EventEmitter).
-        let plain = snap.format == Format::V8 && fc == "Object";
-        let done = !(is_structural(snap.format, fc) || plain) || i == 1;
+        let done = !(is_structural(snap.format, fc) || roles.part_of_holder(fc)) || i == 1;
         words.push(w);
         if done {
             break;
@@ -251,10 +203,7 @@ pub fn holder_words(snap: &Snapshot, path: &[ObjId], o: ObjId) -> String {
         let first = path[0];
         let fc = snap.class_name(first);
         // Rooted directly: say by what, unless the holder already names it.
-        if !matches!(fc, "java.lang.Class" | "global" | "Window" | "Isolate")
-            && !is_context(fc)
-            && snap.format != Format::V8
-        {
+        if snap.format.roles().says_its_root(fc) {
             let roots = snap.describe_roots(first);
             if !roots.is_empty() {
                 words.push(format!("GC root ({roots})"));
@@ -284,7 +233,7 @@ pub fn holder_words(snap: &Snapshot, path: &[ObjId], o: ObjId) -> String {
 
 /// MoarVM writes most references without a name; a frame's lexical (`%SESSIONS`,
 /// `$BUS`) is the name a user knows the object by, wherever it lies on the paths.
-pub(super) fn moar_lexical(snap: &Snapshot, o: ObjId) -> Option<String> {
+pub(super) fn lexical(snap: &Snapshot, o: ObjId) -> Option<String> {
     let refs = snap.graph.referrers(o);
     for &r in refs.iter().take(256) {
         let Some(label) = snap.edge_label(r, o) else {
@@ -312,32 +261,7 @@ pub(super) fn short(s: &str, max: usize) -> String {
 /// library URIs (`package:app/model.dart::Order` → `Order`), Go source directories
 /// (`(example.com/app/cache.go:24)` → `(cache.go:24)`).
 pub fn brief(format: Format, text: &str) -> String {
-    let words: Vec<String> = text
-        .split(' ')
-        .map(|w| match format {
-            Format::Hprof => {
-                let segs: Vec<&str> = w.split('.').collect();
-                if segs.len() < 2 || !segs[0].starts_with(|c: char| c.is_ascii_lowercase()) {
-                    return w.to_string();
-                }
-                match segs
-                    .iter()
-                    .position(|s| s.starts_with(|c: char| c.is_ascii_uppercase()))
-                {
-                    Some(i) => segs[i..].join("."),
-                    None => w.to_string(),
-                }
-            }
-            Format::Dart => match w.rfind("::") {
-                Some(i) => w[i + 2..].to_string(),
-                None => w.to_string(),
-            },
-            Format::Go => match (w.strip_prefix('('), w.rfind('/')) {
-                (Some(_), Some(i)) => format!("({}", &w[i + 1..]),
-                _ => w.to_string(),
-            },
-            _ => w.to_string(),
-        })
-        .collect();
+    let roles = format.roles();
+    let words: Vec<String> = text.split(' ').map(|w| roles.brief_word(w)).collect();
     words.join(" ")
 }

@@ -46,6 +46,7 @@
 
 mod data;
 pub mod decode;
+pub mod need;
 pub mod roles;
 pub mod spec;
 

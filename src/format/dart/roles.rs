@@ -61,4 +61,31 @@ impl Roles for DartRoles {
             || short.contains("List")
             || short.contains("Queue")
     }
+
+    fn reference_words(
+        &self,
+        _snap: &Snapshot,
+        _path: &[ObjId],
+        _i: usize,
+        label: &str,
+        from_class: &str,
+    ) -> Option<(String, bool)> {
+        Some(if from_class == "Isolate" {
+            (format!("static {label}"), true)
+        } else {
+            (format!("field {label} of {from_class}"), false)
+        })
+    }
+
+    fn says_its_root(&self, name: &str) -> bool {
+        name != "Isolate"
+    }
+
+    /// `package:app/model.dart::Order` → `Order`.
+    fn brief_word(&self, w: &str) -> String {
+        match w.rfind("::") {
+            Some(i) => w[i + 2..].to_string(),
+            None => w.to_string(),
+        }
+    }
 }

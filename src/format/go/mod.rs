@@ -14,6 +14,7 @@
 //! `runtime.MemProfileRate = 1`, else the size class (the content length).
 
 pub mod decode;
+pub mod need;
 pub mod roles;
 
 use std::collections::HashMap;

@@ -30,4 +30,16 @@ impl Roles for GoRoles {
     fn is_collection(&self, _name: &str) -> bool {
         false
     }
+
+    fn untyped(&self) -> bool {
+        true
+    }
+
+    /// `(example.com/app/cache.go:24)` → `(cache.go:24)`.
+    fn brief_word(&self, w: &str) -> String {
+        match (w.strip_prefix('('), w.rfind('/')) {
+            (Some(_), Some(i)) => format!("({}", &w[i + 1..]),
+            _ => w.to_string(),
+        }
+    }
 }

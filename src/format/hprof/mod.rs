@@ -32,6 +32,7 @@ mod bodies;
 mod classes;
 pub mod decode;
 mod layout;
+pub mod need;
 mod pass1;
 mod pass2;
 mod quick;

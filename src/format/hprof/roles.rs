@@ -51,6 +51,61 @@ impl Roles for HprofRoles {
         .iter()
         .any(|k| last.ends_with(k))
     }
+
+    fn climbs_past_internal(&self) -> bool {
+        false
+    }
+
+    fn thread_locals(&self) -> Option<(&'static str, &'static str)> {
+        Some((
+            "java.lang.ThreadLocal$ThreadLocalMap",
+            "java.lang.ThreadLocal$ThreadLocalMap$Entry",
+        ))
+    }
+
+    fn thread_class(&self) -> Option<&'static str> {
+        Some("java.lang.Thread")
+    }
+
+    fn reference_words(
+        &self,
+        snap: &Snapshot,
+        path: &[ObjId],
+        i: usize,
+        label: &str,
+        from_class: &str,
+    ) -> Option<(String, bool)> {
+        let field = label.trim_start_matches("static ");
+        Some(if from_class == "java.lang.Class" {
+            // A class's static, by the class the object stands for.
+            let class = snap
+                .label(path[i - 1])
+                .map(|l| l.trim_start_matches("class ").to_string())
+                .unwrap_or_else(|| from_class.to_string());
+            (format!("static {field} of {class}"), true)
+        } else {
+            (format!("field {label} of {from_class}"), false)
+        })
+    }
+
+    fn says_its_root(&self, name: &str) -> bool {
+        name != "java.lang.Class"
+    }
+
+    /// `com.example.SessionCache.SESSIONS` → `SessionCache.SESSIONS`.
+    fn brief_word(&self, w: &str) -> String {
+        let segs: Vec<&str> = w.split('.').collect();
+        if segs.len() < 2 || !segs[0].starts_with(|c: char| c.is_ascii_lowercase()) {
+            return w.to_string();
+        }
+        match segs
+            .iter()
+            .position(|s| s.starts_with(|c: char| c.is_ascii_uppercase()))
+        {
+            Some(i) => segs[i..].join("."),
+            None => w.to_string(),
+        }
+    }
 }
 
 fn is_class_loader(name: &str) -> bool {

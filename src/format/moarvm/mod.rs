@@ -46,6 +46,7 @@
 //!   `summary`'s facts say how many objects it concerns.
 
 pub mod decode;
+pub mod need;
 pub mod roles;
 pub mod v2;
 pub mod v3;
@@ -250,7 +251,7 @@ pub fn open(source: Source, which: Option<usize>, progress: &Progress) -> Result
         // `total_refs` is only a claim).
         progress.phase("counting references", 0);
         let refs = v3::references(b, &listed).map_err(perr)?;
-        let need = crate::format::memory::moarvm_need(listed.collectables, refs);
+        let need = need::counted_need(listed.collectables, refs);
         crate::format::memory::check_need(&path, Format::MoarVm, b.len() as u64, need)?;
     }
     progress.phase("decoding the snapshot", 0);

@@ -72,6 +72,21 @@ impl Roles for MoarVmRoles {
     fn is_collection(&self, name: &str) -> bool {
         matches!(name, "Hash" | "Array" | "List" | "Map" | "Set" | "Bag")
     }
+
+    fn names_by_lexicals(&self) -> bool {
+        true
+    }
+
+    fn reference_words(
+        &self,
+        _snap: &Snapshot,
+        _path: &[ObjId],
+        _i: usize,
+        label: &str,
+        from_class: &str,
+    ) -> Option<(String, bool)> {
+        (label == "unknown").then(|| (format!("an attribute of {from_class}"), false))
+    }
 }
 
 /// A MoarVM call frame's class: `name (file:line)`.

@@ -37,6 +37,7 @@ pub mod decode;
 mod edges;
 pub mod json;
 mod meta;
+pub mod need;
 mod owned;
 pub mod roles;
 

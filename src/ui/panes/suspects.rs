@@ -171,15 +171,8 @@ impl SuspectsPane {
                 None => out.push("looking for duplicate strings and sparse collections…".into()),
                 Some(rows) if rows.is_empty() => {
                     out.push("No duplicate strings or arrays, no sparse collections.".into());
-                    if matches!(
-                        snap.format,
-                        crate::format::Format::MoarVm | crate::format::Format::Go
-                    ) {
-                        out.push(
-                            "(this format keeps no string text; Go's pointer-free objects \
-                             are compared byte for byte)"
-                                .into(),
-                        );
+                    if let Some(note) = snap.format.roles().strings_note() {
+                        out.push(note.trim().to_string());
                     }
                 }
                 Some(rows) => {
