@@ -487,7 +487,24 @@ fn the_cli_prints_the_contract_s_documents() {
         assert!(x["object"].as_str().unwrap().starts_with("0x"));
         let path = x["path"].as_array().unwrap();
         assert!(path[0]["root"].is_string());
+        // The path as `path` prints it.
+        let obj = x["object"].as_str().unwrap();
+        let out = heaptui(&["path", f.to_str().unwrap(), obj, "--json"]);
+        let p: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(&p["paths"][0], &x["path"], "{obj}");
     }
+    // `summary` leads with the top suspect: the largest plant, the 1,000 indexes' list
+    // (truth.json), in the suspect's own words.
+    let t = truth("java/leak/truth.json");
+    let out = heaptui(&["summary", f.to_str().unwrap(), "--json"]);
+    let sum: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let top = sum["top_suspect"].as_str().unwrap();
+    assert!(top.starts_with(s[0]["title"].as_str().unwrap()), "{top}");
+    let list = t["plants"]["sparse_maps"]["list_retained_bytes"]
+        .as_u64()
+        .unwrap();
+    assert_eq!(s[0]["retained_bytes"], list);
+    assert!(top.contains("Catalog.INDEXES"), "{top}");
     let out = heaptui(&["waste", f.to_str().unwrap(), "--json", "--top", "2"]);
     assert!(out.status.success(), "{out:?}");
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();

@@ -536,6 +536,22 @@ fn it_opens_on_the_suspects_whose_rows_fit_80_columns_and_lead_to_the_object() {
     assert!(s.contains("SESSIONS"), "{s}");
     let s = run(&mut a, &mut term, "!");
     assert!(s.contains("Leak suspects — 5 of"), "{s}");
+    // `r` and `d` on the selected suspect: its referrers (the class object whose static
+    // holds it) and the tree below it (its table first).
+    let s = run(&mut a, &mut term, "r");
+    assert!(
+        s.contains("Referrers of java.util.HashMap 0xf0345c68"),
+        "{s}"
+    );
+    assert!(s.contains("static SESSIONS"), "{s}");
+    let s = run(&mut a, &mut term, "!d");
+    assert!(
+        s.contains("Dominator tree — below java.util.HashMap 0xf0345c68"),
+        "{s}"
+    );
+    assert!(s.contains("java.util.HashMap$Node[]"), "{s}");
+    let s = run(&mut a, &mut term, "!");
+    assert!(s.contains("Leak suspects — 5 of"), "{s}");
     // `W`: the waste findings, the sparse maps first (16,380,000 bytes: 15.6 MiB).
     let s = run(&mut a, &mut term, "W");
     assert!(s.contains("Waste — "), "{s}");

@@ -52,7 +52,10 @@ pub fn suspect_json(snap: &Snapshot, s: &Suspect, rank: usize) -> Json {
         "share": (s.share * 10_000.0).round() / 10_000.0,
         "holder": s.holder,
         "objects": s.objects,
-        "path": path_json(snap, &s.path),
+        // The path as `path` prints it (root words and labels included).
+        "path": (0..s.path.len())
+            .map(|i| step_json(snap, &s.path, i, true))
+            .collect::<Vec<_>>(),
         "accumulation": s.accumulation.map(|(a, r)| json!({
             "object": snap.object_name(a),
             "class": snap.class_name(a),
