@@ -752,6 +752,7 @@ mod tests {
         assert_eq!(r.pooled_resident(), 40 << 20);
         // The pooled pages serve the next block.
         let layout = Layout::from_size_align(40 << 20, UNIT).unwrap();
+        // SAFETY: a block of this layout, allocated and freed by this recycler only.
         unsafe {
             let p = r.alloc(layout);
             assert_eq!(r.pooled(), 0);
