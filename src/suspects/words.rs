@@ -185,7 +185,13 @@ pub fn holder_words(snap: &Snapshot, path: &[ObjId], o: ObjId) -> String {
             (label.clone(), false)
         } else {
             roles
-                .reference_words(snap, path, i, &label, fc)
+                .reference_words(&crate::format::Reference {
+                    snap,
+                    path,
+                    i,
+                    label: &label,
+                    from_class: fc,
+                })
                 .unwrap_or_else(|| (format!("{label} of {fc}"), false))
         };
         if stop {

@@ -2,7 +2,7 @@
 //! objects the descent passes through, which are the runtime's own, which are a
 //! collection's plumbing and which are collections.
 
-use crate::format::{Roles, Snapshot};
+use crate::format::{Reference, Roles, Snapshot};
 use crate::heap::ObjId;
 
 pub struct HprofRoles;
@@ -67,14 +67,9 @@ impl Roles for HprofRoles {
         Some("java.lang.Thread")
     }
 
-    fn reference_words(
-        &self,
-        snap: &Snapshot,
-        path: &[ObjId],
-        i: usize,
-        label: &str,
-        from_class: &str,
-    ) -> Option<(String, bool)> {
+    fn reference_words(&self, r: &Reference) -> Option<(String, bool)> {
+        let (label, from_class) = (r.label, r.from_class);
+        let (snap, path, i) = (r.snap, r.path, r.i);
         let field = label.trim_start_matches("static ");
         Some(if from_class == "java.lang.Class" {
             // A class's static, by the class the object stands for.

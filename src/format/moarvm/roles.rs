@@ -2,7 +2,7 @@
 //! objects the descent passes through, which are the runtime's own, which are a
 //! collection's plumbing and which are collections.
 
-use crate::format::{Roles, Snapshot};
+use crate::format::{Reference, Roles, Snapshot};
 use crate::heap::{ObjId, RootKind};
 
 pub struct MoarVmRoles;
@@ -77,14 +77,8 @@ impl Roles for MoarVmRoles {
         true
     }
 
-    fn reference_words(
-        &self,
-        _snap: &Snapshot,
-        _path: &[ObjId],
-        _i: usize,
-        label: &str,
-        from_class: &str,
-    ) -> Option<(String, bool)> {
+    fn reference_words(&self, r: &Reference) -> Option<(String, bool)> {
+        let (label, from_class) = (r.label, r.from_class);
         (label == "unknown").then(|| (format!("an attribute of {from_class}"), false))
     }
 }

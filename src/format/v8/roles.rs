@@ -2,7 +2,7 @@
 //! objects the descent passes through, which are the runtime's own, which are a
 //! collection's plumbing and which are collections.
 
-use crate::format::{Roles, Snapshot};
+use crate::format::{Reference, Roles, Snapshot};
 use crate::heap::{ObjId, RootKind};
 
 pub struct V8Roles;
@@ -48,14 +48,9 @@ impl Roles for V8Roles {
         is_context(name) || name == "(closure)"
     }
 
-    fn reference_words(
-        &self,
-        snap: &Snapshot,
-        path: &[ObjId],
-        i: usize,
-        label: &str,
-        fc: &str,
-    ) -> Option<(String, bool)> {
+    fn reference_words(&self, r: &Reference) -> Option<(String, bool)> {
+        let (label, fc) = (r.label, r.from_class);
+        let (snap, path, i) = (r.snap, r.path, r.i);
         let from = path[i - 1];
         if is_context(fc) {
             // The function whose context it is, when the path came through it.
