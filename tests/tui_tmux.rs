@@ -985,3 +985,58 @@ fn emoji_sequences_leave_no_stale_cells() {
     }
     t.quit();
 }
+
+/// Below 120 columns the cockpit is the stack of one pane at a time, as a person sees it
+/// at 80×24: the session instances alone, `Enter` puts the inspector in their place,
+/// `Esc` brings them back.
+#[test]
+fn the_cockpit_at_80x24_is_one_pane_at_a_time() {
+    let Some(tm) = Tmux::running("stack", &["java/leak/heap-live.hprof.gz"], "80", "24") else {
+        return;
+    };
+    tm.keys(&["/", "com.example.Session", "Enter", "Enter"]);
+    let s = tm.wait_until("the instances", |s| {
+        s.contains("Instances of com.example.Session")
+    });
+    assert!(!s.contains("Inspector — "), "one pane:\n{s}");
+    let s = tm.press(&["Enter"], "Inspector — com.example.Session");
+    assert!(!s.contains("Instances of com.example.Session"), "{s}");
+    tm.press(&["Escape"], "Instances of com.example.Session");
+    tm.keys(&["q"]);
+}
+
+/// The diff at 160 columns in a real terminal: the grown class's two sides, and a third
+/// column inspecting the focused side's selected object, which `Tab` moves to the other
+/// side (fixtures/java/growth: CacheEntry 2,000 → 5,000, expected.json).
+#[test]
+fn the_diff_at_160_columns_has_a_third_column_for_the_focused_side() {
+    let cmd = heaptui_line(
+        "",
+        &format!(
+            "{} {}",
+            fixture("java/growth/base.hprof.gz").display(),
+            fixture("java/growth/target.hprof.gz").display()
+        ),
+        false,
+    );
+    let Some(t) = Tmux::start("diff160", &cmd) else {
+        return;
+    };
+    t.tmux(&["resize-window", "-x", "160", "-y", "45"]);
+    t.wait_for("Owners that grew most");
+    t.press(&["s"], "sorted by Δ retained size");
+    t.press(&["s"], "sorted by Δ count");
+    let s = t.press(&["g", "j", "Enter"], "TARGET: the selected object");
+    assert!(
+        s.contains("CacheEntry — 2,000 objects") && s.contains("CacheEntry — 5,000 objects"),
+        "{s}"
+    );
+    assert_eq!(
+        s.matches("Inspector — dev.heaptui.growth.CacheEntry")
+            .count(),
+        1,
+        "{s}"
+    );
+    t.press(&["Tab"], "BASE: the selected object");
+    t.keys(&["q"]);
+}
