@@ -532,6 +532,58 @@ fn h_goes_to_the_histogram_and_no_key_goes_unanswered() {
     assert!(s.contains("Dominator tree"), "{s}");
 }
 
+/// Issue 26: a key that a pane takes but that has nothing to act on says so in the status
+/// line: `y` on a class row or a thread row (no object selected), `Enter` on a thread's
+/// frame... on the inspector's header rows, `]` with nothing to go forward to, `H` on the
+/// histogram, `→`/`←` in the paths (drawn whole).
+#[test]
+fn keys_with_nothing_to_act_on_say_so() {
+    let (mut a, mut term) = app_at(100, 30);
+    let status = |s: &str| s.lines().nth(28).unwrap_or("").to_string();
+    let s = run(&mut a, &mut term, "y");
+    assert!(
+        status(&s).contains("`y` does nothing here: no object is selected"),
+        "{s}"
+    );
+    assert!(a.clipboard.lock().unwrap().is_empty());
+    // `]` brings back the suspects the app opened on (`Esc` left them); then nothing.
+    let s = run(&mut a, &mut term, "]");
+    assert!(s.contains("Leak suspects"), "{s}");
+    let s = run(&mut a, &mut term, "]");
+    assert!(status(&s).contains("no pane to go forward to"), "{s}");
+    let s = run(&mut a, &mut term, "H");
+    assert!(s.contains("Class histogram") && !status(&s).contains("does nothing"), "{s}");
+    let s = run(&mut a, &mut term, "H");
+    assert!(status(&s).contains("this is the class histogram"), "{s}");
+    // The threads pane opens on its first thread's row: no object there either.
+    let s = run(&mut a, &mut term, "ty");
+    assert!(s.contains("Threads"), "{s}");
+    assert!(
+        status(&s).contains("`y` does nothing here: no object is selected"),
+        "{s}"
+    );
+    // A string's inspector: the first rows are its header, which opens nothing.
+    let s = run(&mut a, &mut term, "\u{1b}/java.lang.String\n\n\n");
+    assert!(s.contains("Inspector — java.lang.String"), "{s}");
+    let s = run(&mut a, &mut term, "g\n");
+    assert!(s.contains("Inspector — java.lang.String"), "{s}");
+    assert!(status(&s).contains("this row opens nothing"), "{s}");
+    // The paths are drawn whole: `l` and `h` have nothing to expand or collapse.
+    let s = run(&mut a, &mut term, "p");
+    assert!(s.contains("Shortest paths"), "{s}");
+    for k in ["l", "h"] {
+        let s = run(&mut a, &mut term, k);
+        assert!(
+            status(&s).contains(&format!("`{k}` does nothing here: the paths are drawn whole")),
+            "{s}"
+        );
+    }
+    // A copy still copies.
+    let s = run(&mut a, &mut term, "\u{1b}\u{1b}y");
+    assert!(status(&s).contains("copied 0x"), "{s}");
+    assert_eq!(a.clipboard.lock().unwrap().len(), 1);
+}
+
 #[test]
 fn w_follows_weak_references_and_garbage_is_called_unreachable() {
     let (p, snap) = open_fixture("java/coops/heap-live-jvmgz.hprof.gz");

@@ -264,6 +264,10 @@ impl DiffView {
                 self.show();
                 true
             }
+            Action::Open if self.selected_row().is_none() => {
+                *message = Some("`Enter` does nothing here: no class is listed".into());
+                true
+            }
             Action::Open => {
                 self.open_sides(theme);
                 true

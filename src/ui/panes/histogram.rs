@@ -374,7 +374,7 @@ impl super::Pane for HistogramPane {
         if !HistogramPane::is_editing(self) && action_for(key) == Some(Action::Open) {
             return match self.selected_row().and_then(|r| r.class) {
                 Some(c) => Outcome::Open(super::Request::Instances(c)),
-                None => Outcome::Consumed,
+                None => Outcome::nothing_to_open(),
             };
         }
         HistogramPane::handle(self, key)

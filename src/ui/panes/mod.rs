@@ -67,6 +67,16 @@ pub enum Outcome {
     Ignored,
     /// Open another pane on top of this one.
     Open(Request),
+    /// The pane's key, but there is nothing for it to do here: the status line says why
+    /// (no key goes silently unanswered).
+    Refused(String),
+}
+
+impl Outcome {
+    /// `Enter` on a row that opens nothing.
+    pub fn nothing_to_open() -> Self {
+        Outcome::Refused("`Enter` does nothing here: this row opens nothing".into())
+    }
 }
 
 pub trait Pane {

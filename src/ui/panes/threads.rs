@@ -110,7 +110,7 @@ impl Pane for ThreadsPane {
                 }
                 _ => match self.selected_object() {
                     Some(o) => Outcome::Open(Request::Inspect(o)),
-                    None => Outcome::Consumed,
+                    None => Outcome::nothing_to_open(),
                 },
             },
             _ => Outcome::Ignored,
