@@ -54,9 +54,12 @@ fn histogram_at_80x24_filters_sorts_and_quits() {
     assert_ne!(before.lines().nth(22), after.lines().nth(22));
 
     let s = run(&mut a, &mut t, "?");
-    assert!(s.contains("Keys") && s.contains("fuzzy filter"), "{s}");
+    assert!(
+        s.contains("Keys") && s.contains("filter: exact (=), prefix (^)"),
+        "{s}"
+    );
     let s = run(&mut a, &mut t, "x");
-    assert!(!s.contains("fuzzy filter"));
+    assert!(!s.contains("filter: exact"));
 
     let s = run(&mut a, &mut t, "i");
     assert!(s.contains("Summary") && s.contains("object layout"), "{s}");
@@ -552,7 +555,10 @@ fn keys_with_nothing_to_act_on_say_so() {
     let s = run(&mut a, &mut term, "]");
     assert!(status(&s).contains("no pane to go forward to"), "{s}");
     let s = run(&mut a, &mut term, "H");
-    assert!(s.contains("Class histogram") && !status(&s).contains("does nothing"), "{s}");
+    assert!(
+        s.contains("Class histogram") && !status(&s).contains("does nothing"),
+        "{s}"
+    );
     let s = run(&mut a, &mut term, "H");
     assert!(status(&s).contains("this is the class histogram"), "{s}");
     // The threads pane opens on its first thread's row: no object there either.
@@ -574,7 +580,9 @@ fn keys_with_nothing_to_act_on_say_so() {
     for k in ["l", "h"] {
         let s = run(&mut a, &mut term, k);
         assert!(
-            status(&s).contains(&format!("`{k}` does nothing here: the paths are drawn whole")),
+            status(&s).contains(&format!(
+                "`{k}` does nothing here: the paths are drawn whole"
+            )),
             "{s}"
         );
     }
@@ -835,9 +843,65 @@ fn instances_without_a_label_show_and_match_their_first_fields() {
     // The Value column: each session's id, its first primitive field.
     assert!(s.lines().skip(2).take(5).all(|l| l.contains("id=1")), "{s}");
     let s = run(&mut a, &mut term, "/id=100005\n");
-    let rows: Vec<&str> = s.lines().skip(2).filter(|l| l.starts_with("0x")).collect();
+    let rows: Vec<&str> = s.lines().skip(2).filter(|l| l.contains(" 0x")).collect();
     assert!(!rows.is_empty() && rows.len() < 50, "{s}");
-    assert!(rows.iter().any(|l| l.contains("id=100005")), "{s}");
+    // The value (`user="user-5" id=100005`) holds the pattern: a substring match,
+    // marked.
+    assert!(
+        rows[0].starts_with("+ 0x") && rows[0].contains("id=100005"),
+        "{s}"
+    );
+}
+
+/// Issue 26: an instance list's `/` is the histogram's matcher (exact, prefix,
+/// substring, then fuzzy, each row marked) over the id and the value, and a field that
+/// refers to a string counts as a value by its text: on the Java leak fixture, each
+/// `com.example.Session`'s `id` is a `String` ("sess-00042"), and `/sess-00042` finds that
+/// session, marked `+` (in its value `… id="sess-00042"`); `/sess-0004` lists the ten
+/// substring matches before the fuzzy ones; the id itself is an exact match, `=`.
+#[test]
+fn an_instance_filter_ranks_by_the_one_matcher_and_matches_a_string_field_s_text() {
+    let mut a = leak_app();
+    let mut term = terminal(110, 40);
+    let s = run(&mut a, &mut term, "\u{1b}/com.example.Session\n\n");
+    assert!(s.contains("Instances of com.example.Session"), "{s}");
+    // The Value column: the first primitive field and the id's text (in the dump's
+    // field order).
+    let first = s.lines().nth(2).unwrap();
+    assert!(
+        first.contains("id=\"sess-") && first.contains("createdAt=17000000"),
+        "{s}"
+    );
+    let s = run(&mut a, &mut term, "/sess-00042\n");
+    assert!(s.contains("1 match \"sess-00042\""), "{s}");
+    let row = s.lines().nth(2).unwrap();
+    assert!(
+        row.starts_with("+ 0x") && row.contains("id=\"sess-00042\""),
+        "{s}"
+    );
+    // A shorter pattern: the ten sessions whose id holds it first (`+`), then the fuzzy
+    // matches (`~`: "sess-00104" has "0", "0", "0", "4" in order after "sess-").
+    let s = run(&mut a, &mut term, "/\u{1b}/sess-0004\n");
+    let rows: Vec<&str> = s
+        .lines()
+        .skip(2)
+        .filter(|l| l.get(1..4) == Some(" 0x"))
+        .collect();
+    let marks: Vec<char> = rows.iter().map(|l| l.chars().next().unwrap()).collect();
+    assert!(marks[..10].iter().all(|&m| m == '+'), "{s}");
+    assert!(
+        rows[..10].iter().all(|l| l.contains("id=\"sess-0004")),
+        "{s}"
+    );
+    assert!(
+        marks.len() > 10 && marks[10..].iter().all(|&m| m == '~'),
+        "{s}"
+    );
+    // The id exactly: marked `=`.
+    let id = rows[0].split_whitespace().nth(1).unwrap().to_string();
+    let s = run(&mut a, &mut term, &format!("/\u{1b}/{id}\n"));
+    let row = s.lines().nth(2).unwrap();
+    assert!(row.starts_with(&format!("= {id} ")), "{s}");
 }
 
 #[test]

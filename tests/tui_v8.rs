@@ -8,13 +8,12 @@ use common::*;
 use heaptui::ui::app::App;
 
 /// Filtering a V8 snapshot's `(string)` instances by text: the title counts every
-/// instance whose name and label match (counted here one by one over the whole class),
-/// the program's two-byte string is among the rows shown, and the matches keep the
-/// list's order (the filter decodes them in object order).
+/// instance whose name and label match by the one matcher (counted here one by one over
+/// the whole class), the program's two-byte string is among the rows shown, and the
+/// matches keep the list's order within each kind of match (the filter decodes them in
+/// object order).
 #[test]
 fn v8_string_instances_filter_by_their_text() {
-    use fuzzy_matcher::skim::SkimMatcherV2;
-    use fuzzy_matcher::FuzzyMatcher;
     let (p, snap) = open_fixture("node/baseline.heapsnapshot.gz");
     let class = snap
         .graph
@@ -23,7 +22,7 @@ fn v8_string_instances_filter_by_their_text() {
         .position(|c| c.name == "(string)")
         .unwrap();
     let pattern = "heaptui-two-byte";
-    let m = SkimMatcherV2::default();
+    let m = heaptui::heap::matcher::Matcher::new(pattern);
     let (mut all, mut want) = (0u64, 0u64);
     for o in 0..snap.graph.len() as u32 {
         if snap.graph.class_of.get(o as usize) as usize == class {
@@ -33,7 +32,7 @@ fn v8_string_instances_filter_by_their_text() {
                 snap.object_name(o),
                 snap.label(o).unwrap_or_default()
             );
-            want += m.fuzzy_match(&text, pattern).is_some() as u64;
+            want += m.find(&text).is_some() as u64;
         }
     }
     assert!(want >= 1 && want < all / 10, "{want} of {all}");
@@ -56,7 +55,8 @@ fn v8_string_instances_filter_by_their_text() {
         s.lines().any(|l| l.contains(head) && l.contains(tail)),
         "the string {text:?} is not shown:\n{s}"
     );
-    // A wider pattern: the matches keep the list's order, largest retained first.
+    // A wider pattern: the best kind of match first, in the list's order (largest
+    // retained first) within each kind.
     let s = run(&mut a, &mut t, "/\u{1b}/heaptui\n");
     let bytes = |v: &str, unit: &str| -> f64 {
         let v: f64 = v.replace(',', "").parse().unwrap();
@@ -67,18 +67,23 @@ fn v8_string_instances_filter_by_their_text() {
             u => panic!("unit {u}"),
         }
     };
-    let retained: Vec<f64> = s
+    // Each row: the kind of match (`^` prefix, `+` substring, `~` fuzzy), then the id.
+    let retained: Vec<(char, f64)> = s
         .lines()
-        .filter(|l| l.starts_with('@'))
+        .filter(|l| l.get(1..3) == Some(" @"))
         .map(|l| {
             let w: Vec<&str> = l.split_whitespace().collect();
-            bytes(w[3], w[4])
+            (w[0].chars().next().unwrap(), bytes(w[4], w[5]))
         })
         .collect();
     assert!(retained.len() >= 20, "{s}");
+    let rank = |m: char| "=^+~".find(m).unwrap();
     assert!(
-        retained.windows(2).all(|w| w[0] >= w[1]),
-        "not largest first: {retained:?}\n{s}"
+        retained.windows(2).all(|w| {
+            let (a, b) = (rank(w[0].0), rank(w[1].0));
+            a < b || (a == b && w[0].1 >= w[1].1)
+        }),
+        "not the best kind first, then largest first: {retained:?}\n{s}"
     );
 }
 

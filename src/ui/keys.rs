@@ -102,7 +102,7 @@ pub const KEYMAP: &[Binding] = &[
     Binding {
         keys: &["/"],
         action: Action::Filter,
-        help: "fuzzy filter (Enter keeps, Esc clears)",
+        help: "filter: exact (=), prefix (^), substring (+) matches first, then fuzzy (~); an instance list matches ids and values (Enter keeps, Esc clears)",
         hint: Some("/ filter"),
     },
     Binding {

@@ -218,12 +218,10 @@ impl Ready {
             Some(Action::Forward) => {
                 match self.forward.pop() {
                     Some(p) => self.stack.push(p),
-                    None => {
-                        *message = Some(
-                            "`]` does nothing here: no pane to go forward to (after Esc it goes back)"
-                                .into(),
-                        )
-                    }
+                    None => *message = Some(
+                        "`]` does nothing here: no pane to go forward to (after Esc it goes back)"
+                            .into(),
+                    ),
                 }
                 return true;
             }
