@@ -1041,6 +1041,29 @@ fn narrow_rows_keep_ids_and_root_kinds_and_the_selected_row_is_shown_whole() {
     }
 }
 
+/// Issue 26: at 80 columns the histogram cuts a long class name in its middle, as the
+/// trees do (the package's head and the class both stay), after the filter's mark; the
+/// line under the list has the name whole.
+#[test]
+fn the_histogram_cuts_long_names_in_the_middle() {
+    let (mut a, mut term) = app_at(80, 24);
+    let long = "java.util.concurrent.ConcurrentHashMap$Node";
+    let s = run(&mut a, &mut term, "/ConcurrentHashMap$Node\n");
+    let row = s
+        .lines()
+        .find(|l| l.starts_with("+ java.util.conc"))
+        .unwrap_or_else(|| panic!("{s}"));
+    let name = row.split("  ").next().unwrap();
+    assert!(
+        name.contains('…') && (name.ends_with("HashMap$Node") || name.ends_with("HashMap$Node[]")),
+        "{row}\n{s}"
+    );
+    assert!(
+        s.lines().any(|l| l.starts_with(&format!("▸ {long}"))),
+        "{s}"
+    );
+}
+
 #[test]
 fn the_referrer_tree_and_the_paths_word_a_reference_alike() {
     // A session, held by its map entry's `value` field.
