@@ -746,6 +746,76 @@ fn g_groups_a_tree_node_s_children_by_class() {
     );
 }
 
+/// The children of `o` in the referrer tree (`outgoing` false) or the outgoing tree,
+/// each counted once, by class name; from the graph's own lists.
+fn children_by_class(
+    snap: &heaptui::Snapshot,
+    o: u32,
+    outgoing: bool,
+) -> std::collections::BTreeMap<String, usize> {
+    let g = &snap.graph;
+    let kids: std::collections::HashSet<u32> = if outgoing {
+        g.edges(o).map(|e| g.out_targets[e]).collect()
+    } else {
+        g.referrers(o).iter().copied().collect()
+    };
+    let mut by: std::collections::BTreeMap<String, usize> = Default::default();
+    for k in kids {
+        *by.entry(snap.class_name(k).to_string()).or_default() += 1;
+    }
+    by
+}
+
+/// Issue 26: `g` groups a node's children by class in the referrer tree and in the
+/// outgoing-reference tree too, not only in the dominator tree: on the JDK 17 fixture,
+/// the object with the most referrers (or references) of a few classes shows one
+/// `N × class` row per class, counted as the graph's lists count them; `g` again shows
+/// the objects.
+#[test]
+fn g_groups_by_class_in_the_referrer_and_outgoing_trees() {
+    let (p, snap) = open_fixture("java/coops/heap-live-jvmgz.hprof.gz");
+    let n = snap.graph.len() as u32;
+    // The object with the most children of 2 to 12 classes, in each tree.
+    let pick = |outgoing: bool| {
+        (0..n)
+            .filter_map(|o| {
+                let by = children_by_class(&snap, o, outgoing);
+                (2..=12)
+                    .contains(&by.len())
+                    .then(|| (by.values().sum::<usize>(), o))
+            })
+            .max()
+            .unwrap()
+            .1
+    };
+    let (referred, holder) = (pick(false), pick(true));
+    let wants = [
+        (children_by_class(&snap, referred, false), Request::Referrers(referred)),
+        (children_by_class(&snap, holder, true), Request::Outgoing(holder)),
+    ];
+    let mut a = on_histogram(p, snap);
+    let mut term = terminal(160, 40);
+    for (by, req) in wants {
+        let s = shown(&mut a, &mut term, req);
+        assert!(!s.contains(" × "), "{s}");
+        let s = run(&mut a, &mut term, "g");
+        for (class, count) in &by {
+            let row = format!("▸ {} × {class} ", with_commas(*count));
+            assert!(s.contains(&row), "{req:?}: no row {row:?}:\n{s}");
+        }
+        assert_eq!(s.matches(" × ").count(), by.len(), "{req:?}:\n{s}");
+        // A class row expands to its instances; `g` again ungroups.
+        let s = run(&mut a, &mut term, "jl");
+        assert!(
+            s.lines().any(|l| l.contains("▾ ") && l.contains(" × ")),
+            "{req:?}:\n{s}"
+        );
+        let s = run(&mut a, &mut term, "g");
+        assert!(!s.contains(" × "), "{req:?}:\n{s}");
+        run(&mut a, &mut term, "\u{1b}");
+    }
+}
+
 #[test]
 fn p_merges_the_paths_of_a_class_s_instances() {
     let t = fixture_json("java/leak/truth.json");
