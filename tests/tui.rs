@@ -1189,3 +1189,51 @@ fn the_summary_overlay_counts_every_java_thread() {
         .1;
     assert_eq!(after.split_whitespace().next(), Some("15"), "{after}");
 }
+
+/// Issue 26: README.md's key table names every key `src/ui/keys.rs` binds, and no other
+/// (it lacked `Ctrl-u` and `Ctrl-d`): the keys in backquotes in the table's first
+/// column, spelled as the README spells them (`↑`, `PgDn`, `Space`), against the keymap.
+#[test]
+fn the_readme_key_table_names_exactly_the_keymap_s_keys() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let table: Vec<&str> = readme
+        .lines()
+        .skip_while(|l| !l.starts_with("| keys | what |"))
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .collect();
+    assert!(table.len() > 10, "{table:?}");
+    let spelled = |k: &str| -> String {
+        match k {
+            "↑" => "Up",
+            "↓" => "Down",
+            "←" => "Left",
+            "→" => "Right",
+            "PgUp" => "PageUp",
+            "PgDn" => "PageDown",
+            "Space" => " ",
+            k => k,
+        }
+        .to_string()
+    };
+    let mut in_readme = std::collections::BTreeSet::new();
+    for row in &table {
+        let first = row.split('|').nth(1).unwrap();
+        // `a`/`b`, `c`: the backquoted words.
+        for (i, part) in first.split('`').enumerate() {
+            if i % 2 == 1 {
+                in_readme.insert(spelled(part));
+            }
+        }
+    }
+    let in_keymap: std::collections::BTreeSet<String> = heaptui::ui::keys::KEYMAP
+        .iter()
+        .flat_map(|b| b.keys.iter().map(|k| k.to_string()))
+        .collect();
+    let missing: Vec<&String> = in_keymap.difference(&in_readme).collect();
+    let extra: Vec<&String> = in_readme.difference(&in_keymap).collect();
+    assert!(
+        missing.is_empty() && extra.is_empty(),
+        "README.md's key table lacks {missing:?} and names {extra:?}, which keys.rs does not bind"
+    );
+}
