@@ -790,8 +790,14 @@ fn g_groups_by_class_in_the_referrer_and_outgoing_trees() {
     };
     let (referred, holder) = (pick(false), pick(true));
     let wants = [
-        (children_by_class(&snap, referred, false), Request::Referrers(referred)),
-        (children_by_class(&snap, holder, true), Request::Outgoing(holder)),
+        (
+            children_by_class(&snap, referred, false),
+            Request::Referrers(referred),
+        ),
+        (
+            children_by_class(&snap, holder, true),
+            Request::Outgoing(holder),
+        ),
     ];
     let mut a = on_histogram(p, snap);
     let mut term = terminal(160, 40);
@@ -1195,7 +1201,8 @@ fn the_summary_overlay_counts_every_java_thread() {
 /// column, spelled as the README spells them (`↑`, `PgDn`, `Space`), against the keymap.
 #[test]
 fn the_readme_key_table_names_exactly_the_keymap_s_keys() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
     let table: Vec<&str> = readme
         .lines()
         .skip_while(|l| !l.starts_with("| keys | what |"))

@@ -188,7 +188,9 @@ fn the_diff_table_cuts_names_in_the_middle_and_shows_the_selected_row_whole() {
         .find(|l| l.contains("(+3000 entries)"))
         .unwrap_or_else(|| panic!("{s}"));
     assert!(
-        owner.contains("[JNI global] jdk.") && owner.contains("…") && owner.contains("HashMap (+3000"),
+        owner.contains("[JNI global] jdk.")
+            && owner.contains("…")
+            && owner.contains("HashMap (+3000"),
         "{owner}\n{s}"
     );
 }

@@ -139,3 +139,72 @@ fn detached_divs_are_one_row_and_each_instance_shows_its_attributes() {
         "{s}"
     );
 }
+
+/// Issue 26: in the three-snapshot view (`heaptui BASELINE TARGET FINAL`, the Node
+/// fixtures), `I` shows the runtime's internal nodes as clusters of their own, as
+/// `leaks --internal` does, and again folds them under their owner; the title and the
+/// status line say which, and `Enter` opens a cluster of the list on screen.
+#[test]
+fn i_shows_or_folds_the_runtime_s_internal_nodes_in_the_leaks() {
+    let open = |n: &str| {
+        heaptui::open(
+            &gunzipped(&format!("node/{n}.heapsnapshot.gz")),
+            &heaptui::progress::Progress::new(),
+        )
+        .unwrap()
+    };
+    let ids = heaptui::leaks::LeakIds::of(&open("baseline"), &open("target")).unwrap();
+    let last = open("final");
+    let d = dominators_of(&last);
+    let folded = heaptui::leaks::find(&ids, &last, &d, false).unwrap();
+    let shown = heaptui::leaks::find(&ids, &last, &d, true).unwrap();
+    assert!(folded.folded > 0 && shown.folded == 0);
+    assert_ne!(folded.clusters.len(), shown.clusters.len());
+    let mut a = on_histogram(gunzipped("node/final.heapsnapshot.gz"), last);
+    if let heaptui::ui::app::Screen::Ready(r) = &mut a.screen {
+        r.leaks = Some((std::sync::Arc::new(ids), Default::default()));
+        let theme = heaptui::ui::theme::Theme { color: false };
+        r.open(heaptui::ui::panes::Request::Leaks, &theme);
+    }
+    let mut t = terminal(120, 30);
+    let status = |s: &str| s.lines().rev().nth(1).unwrap_or("").to_string();
+    let title = |r: &heaptui::leaks::Report, how: &str| {
+        format!(
+            "{} clusters (node id, {how})",
+            with_commas(r.clusters.len())
+        )
+    };
+    let s = run(&mut a, &mut t, "");
+    let folded_title = title(&folded, &format!("{} folded", folded.folded));
+    assert!(s.contains(&folded_title), "{s}");
+    assert!(
+        s.contains("I internal"),
+        "the hint line names the key:\n{s}"
+    );
+    let s = run(&mut a, &mut t, "I");
+    assert!(s.contains(&title(&shown, "internal shown")), "{s}");
+    assert!(
+        status(&s).contains("the runtime's internal nodes shown"),
+        "{s}"
+    );
+    // The list on screen is the one Enter opens from: its first cluster's objects.
+    let first = &shown.clusters[0];
+    let s = run(&mut a, &mut t, "\n");
+    assert!(
+        s.contains(&format!(
+            "Leaked instances of {} — {} objects",
+            first.class,
+            with_commas(first.objects.len())
+        )),
+        "{s}"
+    );
+    let s = run(&mut a, &mut t, "\u{1b}I");
+    assert!(s.contains(&folded_title), "{s}");
+    assert!(status(&s).contains("folded into their owner"), "{s}");
+    // `I` elsewhere does nothing, and says so.
+    let s = run(&mut a, &mut t, "HI");
+    assert!(
+        status(&s).contains("`I` does nothing in Class histogram"),
+        "{s}"
+    );
+}

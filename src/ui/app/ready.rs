@@ -175,7 +175,7 @@ impl Ready {
                 };
                 match d.handle(key, &ctx) {
                     Outcome::Consumed => return true,
-                    Outcome::Refused(why) => {
+                    Outcome::Refused(why) | Outcome::Done(why) => {
                         *message = Some(why);
                         return true;
                     }
@@ -197,7 +197,7 @@ impl Ready {
         let top = stack.last_mut().expect("the bottom pane is always there");
         match top.handle(key, &ctx) {
             Outcome::Consumed => return true,
-            Outcome::Refused(why) => {
+            Outcome::Refused(why) | Outcome::Done(why) => {
                 *message = Some(why);
                 return true;
             }
@@ -350,11 +350,11 @@ impl Ready {
                 Some(l) => Box::new(crate::ui::panes::leaks::LeaksPane::new(l.clone())),
                 None => return,
             },
-            Request::LeakCluster(i) => {
+            Request::LeakCluster(i, internal) => {
                 let Some(c) = self
                     .leaks
                     .as_ref()
-                    .and_then(|l| l.1.get())
+                    .and_then(|l| l.1.get(internal))
                     .and_then(|r| r.clusters.get(i))
                 else {
                     return;
