@@ -536,9 +536,9 @@ fn h_goes_to_the_histogram_and_no_key_goes_unanswered() {
 }
 
 /// Issue 26: a key that a pane takes but that has nothing to act on says so in the status
-/// line: `y` on a class row or a thread row (no object selected), `Enter` on a thread's
-/// frame... on the inspector's header rows, `]` with nothing to go forward to, `H` on the
-/// histogram, `→`/`←` in the paths (drawn whole).
+/// line: `y` on a class row or a thread row (no object selected), `←`/`→` on a thread
+/// already collapsed/expanded, `Enter` on the inspector's header rows, `]` with nothing
+/// to go forward to, `H` on the histogram, `→`/`←` in the paths (drawn whole).
 #[test]
 fn keys_with_nothing_to_act_on_say_so() {
     let (mut a, mut term) = app_at(100, 30);
@@ -566,6 +566,17 @@ fn keys_with_nothing_to_act_on_say_so() {
     assert!(s.contains("Threads"), "{s}");
     assert!(
         status(&s).contains("`y` does nothing here: no object is selected"),
+        "{s}"
+    );
+    // `←` on a thread that is not expanded, `→` twice on one.
+    let s = run(&mut a, &mut term, "h");
+    assert!(
+        status(&s).contains("this thread is already collapsed"),
+        "{s}"
+    );
+    let s = run(&mut a, &mut term, "ll");
+    assert!(
+        status(&s).contains("this thread is already expanded"),
         "{s}"
     );
     // A string's inspector: the first rows are its header, which opens nothing.
