@@ -54,9 +54,12 @@ fn histogram_at_80x24_filters_sorts_and_quits() {
     assert_ne!(before.lines().nth(22), after.lines().nth(22));
 
     let s = run(&mut a, &mut t, "?");
-    assert!(s.contains("Keys") && s.contains("fuzzy filter"), "{s}");
+    assert!(
+        s.contains("Keys") && s.contains("filter: exact (=), prefix (^)"),
+        "{s}"
+    );
     let s = run(&mut a, &mut t, "x");
-    assert!(!s.contains("fuzzy filter"));
+    assert!(!s.contains("filter: exact"));
 
     let s = run(&mut a, &mut t, "i");
     assert!(s.contains("Summary") && s.contains("object layout"), "{s}");
@@ -584,6 +587,74 @@ fn h_goes_to_the_histogram_and_no_key_goes_unanswered() {
     assert!(s.contains("Dominator tree"), "{s}");
 }
 
+/// Issue 26: a key that a pane takes but that has nothing to act on says so in the status
+/// line: `y` on a class row or a thread row (no object selected), `←`/`→` on a thread
+/// already collapsed/expanded, `Enter` on the inspector's header rows, `]` with nothing
+/// to go forward to, `H` on the histogram, `→`/`←` in the paths (drawn whole).
+#[test]
+fn keys_with_nothing_to_act_on_say_so() {
+    let (mut a, mut term) = app_at(100, 30);
+    let status = |s: &str| s.lines().nth(28).unwrap_or("").to_string();
+    let s = run(&mut a, &mut term, "y");
+    assert!(
+        status(&s).contains("`y` does nothing here: no object is selected"),
+        "{s}"
+    );
+    assert!(a.clipboard.lock().unwrap().is_empty());
+    // `]` brings back the suspects the app opened on (`Esc` left them); then nothing.
+    let s = run(&mut a, &mut term, "]");
+    assert!(s.contains("Leak suspects"), "{s}");
+    let s = run(&mut a, &mut term, "]");
+    assert!(status(&s).contains("no pane to go forward to"), "{s}");
+    let s = run(&mut a, &mut term, "H");
+    assert!(
+        s.contains("Class histogram") && !status(&s).contains("does nothing"),
+        "{s}"
+    );
+    let s = run(&mut a, &mut term, "H");
+    assert!(status(&s).contains("this is the class histogram"), "{s}");
+    // The threads pane opens on its first thread's row: no object there either.
+    let s = run(&mut a, &mut term, "ty");
+    assert!(s.contains("Threads"), "{s}");
+    assert!(
+        status(&s).contains("`y` does nothing here: no object is selected"),
+        "{s}"
+    );
+    // `←` on a thread that is not expanded, `→` twice on one.
+    let s = run(&mut a, &mut term, "h");
+    assert!(
+        status(&s).contains("this thread is already collapsed"),
+        "{s}"
+    );
+    let s = run(&mut a, &mut term, "ll");
+    assert!(
+        status(&s).contains("this thread is already expanded"),
+        "{s}"
+    );
+    // A string's inspector: the first rows are its header, which opens nothing.
+    let s = run(&mut a, &mut term, "\u{1b}/java.lang.String\n\n\n");
+    assert!(s.contains("Inspector — java.lang.String"), "{s}");
+    let s = run(&mut a, &mut term, "g\n");
+    assert!(s.contains("Inspector — java.lang.String"), "{s}");
+    assert!(status(&s).contains("this row opens nothing"), "{s}");
+    // The paths are drawn whole: `l` and `h` have nothing to expand or collapse.
+    let s = run(&mut a, &mut term, "p");
+    assert!(s.contains("Shortest paths"), "{s}");
+    for k in ["l", "h"] {
+        let s = run(&mut a, &mut term, k);
+        assert!(
+            status(&s).contains(&format!(
+                "`{k}` does nothing here: the paths are drawn whole"
+            )),
+            "{s}"
+        );
+    }
+    // A copy still copies.
+    let s = run(&mut a, &mut term, "\u{1b}\u{1b}y");
+    assert!(status(&s).contains("copied 0x"), "{s}");
+    assert_eq!(a.clipboard.lock().unwrap().len(), 1);
+}
+
 #[test]
 fn w_follows_weak_references_and_garbage_is_called_unreachable() {
     let (p, snap) = open_fixture("java/coops/heap-live-jvmgz.hprof.gz");
@@ -738,6 +809,82 @@ fn g_groups_a_tree_node_s_children_by_class() {
     );
 }
 
+/// The children of `o` in the referrer tree (`outgoing` false) or the outgoing tree,
+/// each counted once, by class name; from the graph's own lists.
+fn children_by_class(
+    snap: &heaptui::Snapshot,
+    o: u32,
+    outgoing: bool,
+) -> std::collections::BTreeMap<String, usize> {
+    let g = &snap.graph;
+    let kids: std::collections::HashSet<u32> = if outgoing {
+        g.edges(o).map(|e| g.out_targets[e]).collect()
+    } else {
+        g.referrers(o).iter().copied().collect()
+    };
+    let mut by: std::collections::BTreeMap<String, usize> = Default::default();
+    for k in kids {
+        *by.entry(snap.class_name(k).to_string()).or_default() += 1;
+    }
+    by
+}
+
+/// Issue 26: `g` groups a node's children by class in the referrer tree and in the
+/// outgoing-reference tree too, not only in the dominator tree: on the JDK 17 fixture,
+/// the object with the most referrers (or references) of a few classes shows one
+/// `N × class` row per class, counted as the graph's lists count them; `g` again shows
+/// the objects.
+#[test]
+fn g_groups_by_class_in_the_referrer_and_outgoing_trees() {
+    let (p, snap) = open_fixture("java/coops/heap-live-jvmgz.hprof.gz");
+    let n = snap.graph.len() as u32;
+    // The object with the most children of 2 to 12 classes, in each tree.
+    let pick = |outgoing: bool| {
+        (0..n)
+            .filter_map(|o| {
+                let by = children_by_class(&snap, o, outgoing);
+                (2..=12)
+                    .contains(&by.len())
+                    .then(|| (by.values().sum::<usize>(), o))
+            })
+            .max()
+            .unwrap()
+            .1
+    };
+    let (referred, holder) = (pick(false), pick(true));
+    let wants = [
+        (
+            children_by_class(&snap, referred, false),
+            Request::Referrers(referred),
+        ),
+        (
+            children_by_class(&snap, holder, true),
+            Request::Outgoing(holder),
+        ),
+    ];
+    let mut a = on_histogram(p, snap);
+    let mut term = terminal(160, 40);
+    for (by, req) in wants {
+        let s = shown(&mut a, &mut term, req);
+        assert!(!s.contains(" × "), "{s}");
+        let s = run(&mut a, &mut term, "g");
+        for (class, count) in &by {
+            let row = format!("▸ {} × {class} ", with_commas(*count));
+            assert!(s.contains(&row), "{req:?}: no row {row:?}:\n{s}");
+        }
+        assert_eq!(s.matches(" × ").count(), by.len(), "{req:?}:\n{s}");
+        // A class row expands to its instances; `g` again ungroups.
+        let s = run(&mut a, &mut term, "jl");
+        assert!(
+            s.lines().any(|l| l.contains("▾ ") && l.contains(" × ")),
+            "{req:?}:\n{s}"
+        );
+        let s = run(&mut a, &mut term, "g");
+        assert!(!s.contains(" × "), "{req:?}:\n{s}");
+        run(&mut a, &mut term, "\u{1b}");
+    }
+}
+
 #[test]
 fn p_merges_the_paths_of_a_class_s_instances() {
     let t = fixture_json("java/leak/truth.json");
@@ -835,9 +982,65 @@ fn instances_without_a_label_show_and_match_their_first_fields() {
     // The Value column: each session's id, its first primitive field.
     assert!(s.lines().skip(2).take(5).all(|l| l.contains("id=1")), "{s}");
     let s = run(&mut a, &mut term, "/id=100005\n");
-    let rows: Vec<&str> = s.lines().skip(2).filter(|l| l.starts_with("0x")).collect();
+    let rows: Vec<&str> = s.lines().skip(2).filter(|l| l.contains(" 0x")).collect();
     assert!(!rows.is_empty() && rows.len() < 50, "{s}");
-    assert!(rows.iter().any(|l| l.contains("id=100005")), "{s}");
+    // The value (`user="user-5" id=100005`) holds the pattern: a substring match,
+    // marked.
+    assert!(
+        rows[0].starts_with("+ 0x") && rows[0].contains("id=100005"),
+        "{s}"
+    );
+}
+
+/// Issue 26: an instance list's `/` is the histogram's matcher (exact, prefix,
+/// substring, then fuzzy, each row marked) over the id and the value, and a field that
+/// refers to a string counts as a value by its text: on the Java leak fixture, each
+/// `com.example.Session`'s `id` is a `String` ("sess-00042"), and `/sess-00042` finds that
+/// session, marked `+` (in its value `… id="sess-00042"`); `/sess-0004` lists the ten
+/// substring matches before the fuzzy ones; the id itself is an exact match, `=`.
+#[test]
+fn an_instance_filter_ranks_by_the_one_matcher_and_matches_a_string_field_s_text() {
+    let mut a = leak_app();
+    let mut term = terminal(110, 40);
+    let s = run(&mut a, &mut term, "\u{1b}/com.example.Session\n\n");
+    assert!(s.contains("Instances of com.example.Session"), "{s}");
+    // The Value column: the first primitive field and the id's text (in the dump's
+    // field order).
+    let first = s.lines().nth(2).unwrap();
+    assert!(
+        first.contains("id=\"sess-") && first.contains("createdAt=17000000"),
+        "{s}"
+    );
+    let s = run(&mut a, &mut term, "/sess-00042\n");
+    assert!(s.contains("1 match \"sess-00042\""), "{s}");
+    let row = s.lines().nth(2).unwrap();
+    assert!(
+        row.starts_with("+ 0x") && row.contains("id=\"sess-00042\""),
+        "{s}"
+    );
+    // A shorter pattern: the ten sessions whose id holds it first (`+`), then the fuzzy
+    // matches (`~`: "sess-00104" has "0", "0", "0", "4" in order after "sess-").
+    let s = run(&mut a, &mut term, "/\u{1b}/sess-0004\n");
+    let rows: Vec<&str> = s
+        .lines()
+        .skip(2)
+        .filter(|l| l.get(1..4) == Some(" 0x"))
+        .collect();
+    let marks: Vec<char> = rows.iter().map(|l| l.chars().next().unwrap()).collect();
+    assert!(marks[..10].iter().all(|&m| m == '+'), "{s}");
+    assert!(
+        rows[..10].iter().all(|l| l.contains("id=\"sess-0004")),
+        "{s}"
+    );
+    assert!(
+        marks.len() > 10 && marks[10..].iter().all(|&m| m == '~'),
+        "{s}"
+    );
+    // The id exactly: marked `=`.
+    let id = rows[0].split_whitespace().nth(1).unwrap().to_string();
+    let s = run(&mut a, &mut term, &format!("/\u{1b}/{id}\n"));
+    let row = s.lines().nth(2).unwrap();
+    assert!(row.starts_with(&format!("= {id} ")), "{s}");
 }
 
 #[test]
@@ -977,6 +1180,29 @@ fn narrow_rows_keep_ids_and_root_kinds_and_the_selected_row_is_shown_whole() {
     }
 }
 
+/// Issue 26: at 80 columns the histogram cuts a long class name in its middle, as the
+/// trees do (the package's head and the class both stay), after the filter's mark; the
+/// line under the list has the name whole.
+#[test]
+fn the_histogram_cuts_long_names_in_the_middle() {
+    let (mut a, mut term) = app_at(80, 24);
+    let long = "java.util.concurrent.ConcurrentHashMap$Node";
+    let s = run(&mut a, &mut term, "/ConcurrentHashMap$Node\n");
+    let row = s
+        .lines()
+        .find(|l| l.starts_with("+ java.util.conc"))
+        .unwrap_or_else(|| panic!("{s}"));
+    let name = row.split("  ").next().unwrap();
+    assert!(
+        name.contains('…') && (name.ends_with("HashMap$Node") || name.ends_with("HashMap$Node[]")),
+        "{row}\n{s}"
+    );
+    assert!(
+        s.lines().any(|l| l.starts_with(&format!("▸ {long}"))),
+        "{s}"
+    );
+}
+
 #[test]
 fn the_referrer_tree_and_the_paths_word_a_reference_alike() {
     // A session, held by its map entry's `value` field.
@@ -1031,4 +1257,53 @@ fn the_summary_overlay_counts_every_java_thread() {
         .unwrap_or_else(|| panic!("{s}"))
         .1;
     assert_eq!(after.split_whitespace().next(), Some("15"), "{after}");
+}
+
+/// Issue 26: README.md's key table names every key `src/ui/keys.rs` binds, and no other
+/// (it lacked `Ctrl-u` and `Ctrl-d`): the keys in backquotes in the table's first
+/// column, spelled as the README spells them (`↑`, `PgDn`, `Space`), against the keymap.
+#[test]
+fn the_readme_key_table_names_exactly_the_keymap_s_keys() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let table: Vec<&str> = readme
+        .lines()
+        .skip_while(|l| !l.starts_with("| keys | what |"))
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .collect();
+    assert!(table.len() > 10, "{table:?}");
+    let spelled = |k: &str| -> String {
+        match k {
+            "↑" => "Up",
+            "↓" => "Down",
+            "←" => "Left",
+            "→" => "Right",
+            "PgUp" => "PageUp",
+            "PgDn" => "PageDown",
+            "Space" => " ",
+            k => k,
+        }
+        .to_string()
+    };
+    let mut in_readme = std::collections::BTreeSet::new();
+    for row in &table {
+        let first = row.split('|').nth(1).unwrap();
+        // `a`/`b`, `c`: the backquoted words.
+        for (i, part) in first.split('`').enumerate() {
+            if i % 2 == 1 {
+                in_readme.insert(spelled(part));
+            }
+        }
+    }
+    let in_keymap: std::collections::BTreeSet<String> = heaptui::ui::keys::KEYMAP
+        .iter()
+        .flat_map(|b| b.keys.iter().map(|k| k.to_string()))
+        .collect();
+    let missing: Vec<&String> = in_keymap.difference(&in_readme).collect();
+    let extra: Vec<&String> = in_readme.difference(&in_keymap).collect();
+    assert!(
+        missing.is_empty() && extra.is_empty(),
+        "README.md's key table lacks {missing:?} and names {extra:?}, which keys.rs does not bind"
+    );
 }

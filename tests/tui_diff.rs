@@ -157,3 +157,40 @@ fn the_diff_at_160_columns_shows_base_target_and_the_focused_side_s_object() {
     let s = run(&mut app, &mut t, "");
     assert!(!s.contains("the selected object"), "{s}");
 }
+
+/// Issue 26: at 80 columns the diff table cuts a long class name in its middle (its
+/// package head and its class both stay), the owners their path in its middle (the
+/// root's end and the owner's class both stay), and the selected row is whole in a line
+/// under the table, as under the other lists.
+#[test]
+fn the_diff_table_cuts_names_in_the_middle_and_shows_the_selected_row_whole() {
+    let mut app = diff_app("java/growth/base.hprof.gz", "java/growth/target.hprof.gz");
+    let mut t = terminal(80, 24);
+    // Δ count: byte[] first, then CacheEntry.
+    let s = run(&mut app, &mut t, "ssgj");
+    let row = s
+        .lines()
+        .find(|l| l.contains("CacheEntry") && l.contains("+3,000"))
+        .unwrap_or_else(|| panic!("{s}"));
+    assert!(
+        row.starts_with("dev.heaptui") && row.contains("….CacheEntry "),
+        "{row}\n{s}"
+    );
+    assert!(
+        s.contains(
+            "▸ dev.heaptui.growth.CacheEntry · count 2,000 → 5,000 (+3,000) · shallow +96,000"
+        ),
+        "{s}"
+    );
+    // The owner's root kind whole, its path cut in the middle, its entries whole.
+    let owner = s
+        .lines()
+        .find(|l| l.contains("(+3000 entries)"))
+        .unwrap_or_else(|| panic!("{s}"));
+    assert!(
+        owner.contains("[JNI global] jdk.")
+            && owner.contains("…")
+            && owner.contains("HashMap (+3000"),
+        "{owner}\n{s}"
+    );
+}

@@ -44,7 +44,7 @@ const PANES: &[(&str, &str)] = &[
     ("histogram_filtered", "/fixture\n"),
     ("instances", "/fixture.Session\n\n"),
     ("inspector", "/fixture.Session\n\n\n"),
-    ("inspector_string", "/fixture.Session\n\n\njjj\n"),
+    ("inspector_string", "/fixture.Session\n\n\njj\n"),
     ("paths", "/fixture.Session\n\n\np"),
     ("referrers", "/fixture.Session\n\n\nr"),
     ("outgoing", "/fixture.Session\n\n\no"),

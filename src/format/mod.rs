@@ -257,8 +257,8 @@ pub trait Decoder: Send + Sync {
             self.label(bytes, g, o).unwrap_or_default()
         )
     }
-    /// The first two primitive fields of `o` as `name=value`, where the decoder can read
-    /// them without a whole inspection; `None` to let [`Snapshot::first_fields`] inspect.
+    /// The first two value fields of `o` as `name=value` (primitives, strings' text:
+    /// [`first_fields_of`]), where the decoder can read them without a whole inspection; `None` to let [`Snapshot::first_fields`] inspect.
     fn first_fields(&self, _bytes: &[u8], _g: &Graph, _o: ObjId) -> Option<String> {
         None
     }
@@ -492,13 +492,18 @@ impl Snapshot {
         self.decoder.name_and_label(self.bytes(), &self.graph, o)
     }
 
-    /// The first two primitive fields of `o` as `name=value` (`id=4242 active=true`):
-    /// what tells apart instances that have no label.
+    /// The first two value fields of `o` as `name=value` (`id=4242 user="user-42"`):
+    /// primitives and strings, what tells apart instances that have no label.
     pub fn first_fields(&self, o: ObjId) -> String {
         if let Some(f) = self.decoder.first_fields(self.bytes(), &self.graph, o) {
             return f;
         }
-        first_fields_of(&self.inspect(o))
+        first_fields_of(&self.inspect(o), |s| self.string_word(s))
+    }
+
+    /// The text of `s` as a value word (quoted, cut), if `s` is a string.
+    pub fn string_word(&self, s: ObjId) -> Option<String> {
+        string_word(self.decoder.content(self.bytes(), &self.graph, s))
     }
 
     /// What an instance list shows in its Value column and `/` matches there: the
@@ -663,16 +668,53 @@ pub fn value_word(v: &Value) -> Option<String> {
     })
 }
 
-/// The first two primitive instance fields of an inspection as `name=value`.
-pub fn first_fields_of(ins: &Inspection) -> String {
+/// The first two value fields of an inspection as `name=value`: primitives, and
+/// references to strings as the string's text (`user="user-42"`, by `string`, which
+/// gives a referred object's text when it is a string).
+pub fn first_fields_of(ins: &Inspection, string: impl Fn(ObjId) -> Option<String>) -> String {
     let words: Vec<String> = ins
         .fields
         .iter()
         .filter(|f| !f.is_static)
-        .filter_map(|f| Some(format!("{}={}", f.name, value_word(&f.value)?)))
+        .filter_map(|f| {
+            let v = match &f.value {
+                Value::Object(o) => string(*o)?,
+                v => value_word(v)?,
+            };
+            Some(format!("{}={v}", f.name))
+        })
         .take(2)
         .collect();
     words.join(" ")
+}
+
+/// How many characters of a string a value word keeps (as a string's label does).
+const STRING_WORD_CHARS: usize = 64;
+
+/// A string's contents as a value word: its text quoted, cut after
+/// [`STRING_WORD_CHARS`] characters (`"user-42"`, `"abc…"…`); `None` for an array.
+pub fn string_word(c: Option<Content>) -> Option<String> {
+    let c = c.filter(|c| c.string)?;
+    // No more of a long string is converted than is shown.
+    let keep = STRING_WORD_CHARS + 1;
+    let data = match c.encoding {
+        Encoding::Latin1 | Encoding::Binary => &c.data[..c.data.len().min(keep)],
+        Encoding::Utf16Le => &c.data[..c.data.len().min(2 * keep) & !1],
+        Encoding::Utf8 => &c.data[..],
+    };
+    let text = Content {
+        data: std::borrow::Cow::Borrowed(data),
+        ..c
+    }
+    .text();
+    let mut cut: String = text.chars().take(STRING_WORD_CHARS).collect();
+    let more =
+        c.length as usize > STRING_WORD_CHARS || text.chars().nth(STRING_WORD_CHARS).is_some();
+    cut = format!("{cut:?}");
+    if more {
+        cut.push('…');
+    }
+    Some(cut)
 }
 
 /// Opens a dump of any format: maps (or decompresses) it, detects the format and builds

@@ -21,11 +21,12 @@ use ratatui::Frame;
 
 use super::app::Ready;
 use super::keys::{action_for, Action};
-use super::panes::histogram::{elide_left, thousands};
+use super::panes::histogram::thousands;
 use super::panes::instances::InstancesPane;
 use super::panes::list::ListState;
 use super::panes::{human, Ctx, Outcome, Pane};
 use super::text::sanitize;
+use super::text::{elide_middle, fit_parts, Part};
 use super::theme::Theme;
 use crate::diff::{ClassDelta, DiffSort, Identity, OwnerDelta};
 use crate::heap::dominators::Dominators;
@@ -264,6 +265,10 @@ impl DiffView {
                 self.show();
                 true
             }
+            Action::Open if self.selected_row().is_none() => {
+                *message = Some("`Enter` does nothing here: no class is listed".into());
+                true
+            }
             Action::Open => {
                 self.open_sides(theme);
                 true
@@ -291,12 +296,31 @@ impl DiffView {
         } else {
             (self.owners.len() as u16 + 2).min(area.height / 3)
         };
-        let [warn, table_area, owners_area] = Layout::vertical([
+        // The selected row whole under the table, as under the other lists (the class
+        // column cuts long names), where there is room.
+        let line = self
+            .table_line()
+            .filter(|_| area.height > 8)
+            .map(|l| sanitize(&l).into_owned());
+        let line_h = line.as_ref().map_or(0, |l| {
+            let w = area.width.max(1) as usize;
+            (crate::ui::text::width(l) + 2).div_ceil(w).clamp(1, 2) as u16
+        });
+        let [warn, table_area, line_area, owners_area] = Layout::vertical([
             Constraint::Length(warn_h),
             Constraint::Min(3),
+            Constraint::Length(line_h),
             Constraint::Length(owners_h),
         ])
         .areas(area);
+        if let Some(l) = line {
+            f.render_widget(
+                Paragraph::new(format!("▸ {l}"))
+                    .style(theme.dim())
+                    .wrap(ratatui::widgets::Wrap { trim: false }),
+                line_area,
+            );
+        }
         if let Some(w) = &self.warning {
             f.render_widget(
                 Paragraph::new(format!(" ⚠ {}", sanitize(w))).style(theme.warn()),
@@ -362,7 +386,7 @@ impl DiffView {
             .map(|i| {
                 let r = &self.rows[i];
                 let mut cells = vec![
-                    TCell::from(elide_left(&sanitize(&r.class), name_w)),
+                    TCell::from(elide_middle(&sanitize(&r.class), name_w)),
                     TCell::from(Line::from(thousands(r.base_count)).right_aligned()),
                     TCell::from(Line::from(thousands(r.target_count)).right_aligned()),
                     TCell::from(Line::from(signed_count(r.delta_count())).right_aligned()),
@@ -416,7 +440,7 @@ impl DiffView {
                         "{:>11} {:>9} obj  {}{entries}",
                         signed(o.delta_retained()),
                         signed_count(o.delta_objects()),
-                        elide_left(&sanitize(&o.owner), w.max(10))
+                        fit_parts(owner_parts(&sanitize(&o.owner)), w.max(10))
                     ))
                 })
                 .collect();
@@ -510,6 +534,35 @@ impl DiffView {
         }
     }
 
+    /// The table's selected row whole: the class and every figure, exact.
+    pub fn table_line(&self) -> Option<String> {
+        let r = self.selected_row()?;
+        let bytes = |v: i64| match v.signum() {
+            1 => format!("+{} B", thousands(v as u64)),
+            -1 => format!("-{} B", thousands(v.unsigned_abs())),
+            _ => "0 B".into(),
+        };
+        let mut s = format!(
+            "{} · count {} → {} ({}) · shallow {}",
+            r.class,
+            thousands(r.base_count),
+            thousands(r.target_count),
+            signed_count(r.delta_count()),
+            bytes(r.delta_shallow()),
+        );
+        if self.dominators_ready() {
+            s.push_str(&format!(" · retained {}", bytes(r.delta_retained())));
+        }
+        if self.ids.is_some() {
+            s.push_str(&format!(
+                " · {} new, {} gone",
+                thousands(r.new),
+                thousands(r.gone)
+            ));
+        }
+        Some(s)
+    }
+
     /// The hint line's keys.
     pub fn hints(&self) -> &'static [Action] {
         match self.sides {
@@ -535,6 +588,22 @@ impl DiffView {
             None
         }
     }
+}
+
+/// An owner's name in parts for [`fit_parts`]: a leading root kind (`[held by several
+/// roots]`, `[GC root: …]`) kept whole, the path after it cut in its middle (its root
+/// end and the owner's class both tell).
+fn owner_parts(owner: &str) -> Vec<Part> {
+    let mut parts = Vec::with_capacity(2);
+    let mut rest = owner;
+    if owner.starts_with('[') {
+        if let Some(end) = owner.find("] ") {
+            parts.push(Part::keep(&owner[..end + 2]));
+            rest = &owner[end + 2..];
+        }
+    }
+    parts.push(Part::shrink(rest, 8));
+    parts
 }
 
 /// A count's change: `+3,000`, `-150`, `0`.

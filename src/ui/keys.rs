@@ -37,6 +37,7 @@ pub enum Action {
     Group,
     MergedPaths,
     SortMenu,
+    Internal,
     Suspend,
     Quit,
 }
@@ -102,7 +103,8 @@ pub const KEYMAP: &[Binding] = &[
     Binding {
         keys: &["/"],
         action: Action::Filter,
-        help: "fuzzy filter (Enter keeps, Esc clears)",
+        help:
+            "filter: exact (=), prefix (^), substring (+), then fuzzy (~); Enter keeps, Esc clears",
         hint: Some("/ filter"),
     },
     Binding {
@@ -212,6 +214,12 @@ pub const KEYMAP: &[Binding] = &[
         action: Action::Snapshots,
         help: "the snapshots of a file that holds several (MoarVM): pick one to open",
         hint: None,
+    },
+    Binding {
+        keys: &["I"],
+        action: Action::Internal,
+        help: "leaks: show or fold internal nodes, as leaks --internal",
+        hint: Some("I internal"),
     },
     Binding {
         keys: &["y"],

@@ -636,8 +636,9 @@ impl Decoder for HprofDecoder {
     }
 
     fn first_fields(&self, bytes: &[u8], g: &Graph, o: ObjId) -> Option<String> {
-        // An instance's fields by its class's cached list, the primitives read in place
-        // (what `Snapshot::first_fields` takes from a whole inspection).
+        // An instance's fields by its class's cached list, the primitives read in place,
+        // a string's text by its layout (what `Snapshot::first_fields` takes from a
+        // whole inspection).
         let Ok(Record::Instance { class, data, .. }) = self.record(bytes, g, o) else {
             return None;
         };
@@ -648,10 +649,19 @@ impl Decoder for HprofDecoder {
             let size = type_size(*t, self.id_size)?;
             let raw = data.get(at..at + size)?;
             at += size;
-            if *t == T_OBJECT {
-                continue;
-            }
-            let Some(v) = crate::format::value_word(&self.value(bytes, g, *t, raw)) else {
+            let value = self.value(bytes, g, *t, raw);
+            let word = match value {
+                // A reference counts when it is to a string: its text.
+                Value::Object(s)
+                    if g.classes[g.class_of.get(s as usize) as usize].name
+                        == "java.lang.String" =>
+                {
+                    crate::format::string_word(self.content(bytes, g, s))
+                }
+                Value::Object(_) => None,
+                v => crate::format::value_word(&v),
+            };
+            let Some(v) = word else {
                 continue;
             };
             words.push(format!("{name}={v}"));

@@ -175,6 +175,10 @@ impl Ready {
                 };
                 match d.handle(key, &ctx) {
                     Outcome::Consumed => return true,
+                    Outcome::Refused(why) | Outcome::Done(why) => {
+                        *message = Some(why);
+                        return true;
+                    }
                     Outcome::Open(req) => {
                         self.focus_detail = false;
                         self.open(req, theme);
@@ -193,6 +197,10 @@ impl Ready {
         let top = stack.last_mut().expect("the bottom pane is always there");
         match top.handle(key, &ctx) {
             Outcome::Consumed => return true,
+            Outcome::Refused(why) | Outcome::Done(why) => {
+                *message = Some(why);
+                return true;
+            }
             Outcome::Open(req) => {
                 self.open(req, theme);
                 return true;
@@ -208,8 +216,12 @@ impl Ready {
                 return true;
             }
             Some(Action::Forward) => {
-                if let Some(p) = self.forward.pop() {
-                    self.stack.push(p);
+                match self.forward.pop() {
+                    Some(p) => self.stack.push(p),
+                    None => *message = Some(
+                        "`]` does nothing here: no pane to go forward to (after Esc it goes back)"
+                            .into(),
+                    ),
                 }
                 return true;
             }
@@ -219,6 +231,10 @@ impl Ready {
             Some(Action::DominatorTree) => Some(Request::Dominators(sel)),
             Some(Action::Threads) => Some(Request::Threads),
             Some(Action::MergedPaths) => class.map(Request::MergedPaths),
+            Some(Action::Histogram) if self.stack.len() == 1 => {
+                *message = Some("`H` does nothing here: this is the class histogram".into());
+                return true;
+            }
             Some(Action::Histogram) => {
                 // Down to the histogram at the bottom; what was above it can be brought
                 // back with `]`, nearest first.
@@ -255,13 +271,16 @@ impl Ready {
             }
             Some(Action::Snapshots) => Some(Request::Snapshots),
             Some(Action::Copy) => {
-                if let Some(o) = sel {
-                    let name = self.snap.object_name(o);
-                    if let Ok(mut c) = clipboard.lock() {
-                        c.push(name.clone());
+                *message = Some(match sel {
+                    Some(o) => {
+                        let name = self.snap.object_name(o);
+                        if let Ok(mut c) = clipboard.lock() {
+                            c.push(name.clone());
+                        }
+                        format!("copied {name} (OSC 52)")
                     }
-                    *message = Some(format!("copied {name} (OSC 52)"));
-                }
+                    None => "`y` does nothing here: no object is selected to copy".into(),
+                });
                 return true;
             }
             _ => None,
@@ -331,11 +350,11 @@ impl Ready {
                 Some(l) => Box::new(crate::ui::panes::leaks::LeaksPane::new(l.clone())),
                 None => return,
             },
-            Request::LeakCluster(i) => {
+            Request::LeakCluster(i, internal) => {
                 let Some(c) = self
                     .leaks
                     .as_ref()
-                    .and_then(|l| l.1.get())
+                    .and_then(|l| l.1.get(internal))
                     .and_then(|r| r.clusters.get(i))
                 else {
                     return;

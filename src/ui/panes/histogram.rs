@@ -14,7 +14,7 @@ use ratatui::Frame;
 use super::Outcome;
 use crate::heap::histogram::{self, Row, SortKey};
 use crate::ui::keys::{action_for, Action};
-use crate::ui::text::sanitize;
+use crate::ui::text::{fit_parts, sanitize, Part};
 use crate::ui::theme::Theme;
 
 pub struct HistogramPane {
@@ -299,14 +299,14 @@ impl HistogramPane {
                 let style = theme.row(self.offset + k == self.selected);
                 // With a filter, how the row matched: = exact, ^ prefix, + substring,
                 // ~ fuzzy.
-                let name = match self.kinds.get(self.offset + k) {
-                    Some(kind) => format!(
-                        "{} {}",
-                        kind.mark(),
-                        elide_left(&sanitize(&r.name), name_w.saturating_sub(2))
-                    ),
-                    None => elide_left(&sanitize(&r.name), name_w),
-                };
+                // A long name is cut in its middle (package head and class tail both
+                // tell), as the trees cut theirs; the line under the list has it whole.
+                let mut parts = Vec::with_capacity(2);
+                if let Some(kind) = self.kinds.get(self.offset + k) {
+                    parts.push(Part::keep(format!("{} ", kind.mark())));
+                }
+                parts.push(Part::shrink(sanitize(&r.name).into_owned(), 1));
+                let name = fit_parts(parts, name_w);
                 TRow::new(vec![
                     TCell::from(name),
                     TCell::from(Line::from(thousands(r.count)).right_aligned()),
@@ -374,7 +374,7 @@ impl super::Pane for HistogramPane {
         if !HistogramPane::is_editing(self) && action_for(key) == Some(Action::Open) {
             return match self.selected_row().and_then(|r| r.class) {
                 Some(c) => Outcome::Open(super::Request::Instances(c)),
-                None => Outcome::Consumed,
+                None => Outcome::nothing_to_open(),
             };
         }
         HistogramPane::handle(self, key)

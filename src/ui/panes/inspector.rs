@@ -103,7 +103,7 @@ impl Pane for InspectorPane {
         match a {
             Action::Open => match self.row_object(self.list.selected) {
                 Some(t) => Outcome::Open(Request::Inspect(t)),
-                None => Outcome::Consumed,
+                None => Outcome::nothing_to_open(),
             },
             _ => Outcome::Ignored,
         }

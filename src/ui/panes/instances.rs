@@ -1,7 +1,9 @@
 //! The instances of one class, largest retained size first (largest shallow size until
 //! the dominator tree is ready): the step from "what is big" to "which one". `s` sorts by
-//! retained size, shallow size or address; `/` filters fuzzily on the id and the value
-//! (a string's text, a class object's class, a boxed number).
+//! retained size, shallow size or address; `/` filters on the id and the value (a string's
+//! text, a class object's class, a boxed number, else the first fields, a string field's
+//! text included) by the one matcher (`crate::heap::matcher`): exact, prefix and
+//! substring matches first, then fuzzy ones, each row marked.
 
 use std::sync::Arc;
 
@@ -13,6 +15,7 @@ use ratatui::Frame;
 
 use super::list::ListState;
 use super::{human, Ctx, Outcome, Pane, Request};
+use crate::heap::matcher::{Kind, Matcher};
 use crate::heap::{ClassId, ObjId};
 use crate::ui::keys::{action_for, Action};
 use crate::ui::panes::histogram::{elide_left, thousands};
@@ -30,8 +33,10 @@ pub struct InstancesPane {
     sort_by: SortBy,
     filter: String,
     editing: bool,
-    /// With a filter: the positions in `objs` that match, in order.
+    /// With a filter: the positions in `objs` that match, in order (the best kind of
+    /// match first), and how each matched.
     shown: Option<Vec<u32>>,
+    kinds: Vec<Kind>,
     /// A filter asked for and not yet applied: it is applied by [`Pane::work`], after a
     /// frame has said so (it decodes every instance's label: seconds for millions).
     filter_pending: bool,
@@ -75,6 +80,7 @@ impl InstancesPane {
             filter: String::new(),
             editing: false,
             shown: None,
+            kinds: Vec::new(),
             filter_pending: false,
             list: ListState::new(),
             only_changed: changed.is_some(),
@@ -190,35 +196,47 @@ impl InstancesPane {
 
     fn apply_filter(&mut self, ctx: &Ctx) {
         self.filter_pending = false;
-        use fuzzy_matcher::skim::SkimMatcherV2;
-        use fuzzy_matcher::FuzzyMatcher;
         if self.filter.is_empty() {
             self.shown = None;
+            self.kinds.clear();
         } else {
             self.ensure_rows(ctx, true);
             let snap = ctx.snap;
-            let (objs, filter) = (&self.objs, &self.filter);
+            let objs = &self.objs;
+            // The one matcher (the histogram's, `--filter`'s): the id or the value
+            // exactly, as a prefix, as a substring, then fuzzily; the best kind first.
+            let m = Matcher::new(&self.filter);
             // On every core: each instance's name and label are decoded from the dump
             // (a million V8 strings take seconds on one), in object order, so that the
             // records are read front to back rather than in the list's order.
             use rayon::prelude::*;
             let mut order: Vec<u32> = (0..objs.len() as u32).collect();
             order.par_sort_unstable_by_key(|&k| objs[k as usize].1);
-            let mut shown: Vec<u32> = order
+            let mut found: Vec<(Kind, u32)> = order
                 .into_par_iter()
-                .map_init(SkimMatcherV2::default, |m, k| {
+                .filter_map(|k| {
                     let o = objs[k as usize].1;
                     let mut text = snap.name_and_label(o);
-                    // No label: the first fields are its value (`id=4242`).
+                    // No label: the first fields are its value (`id=4242`,
+                    // `user="user-42"`).
                     if text.ends_with(' ') {
                         text.push_str(&snap.first_fields(o));
                     }
-                    m.fuzzy_match(&text, filter).map(|_| k)
+                    let (name, value) = text.split_once(' ').unwrap_or((&text, ""));
+                    let kind = m
+                        .substring(name)
+                        .into_iter()
+                        .chain(m.substring(value))
+                        .min()
+                        .or_else(|| m.find(&text))?;
+                    Some((kind, k))
                 })
-                .flatten()
                 .collect();
-            shown.par_sort_unstable();
-            self.shown = Some(shown);
+            // Exact, then prefix, then substring, then fuzzy; in the list's order within
+            // each kind.
+            found.par_sort_unstable();
+            self.kinds = found.iter().map(|&(kind, _)| kind).collect();
+            self.shown = Some(found.into_iter().map(|(_, k)| k).collect());
         }
         self.list.selected = 0;
         self.list.scroll(self.rows_len());
@@ -375,8 +393,14 @@ impl Pane for InstancesPane {
                     }
                     _ => String::new(),
                 };
+                // With a filter, how the row matched: = exact, ^ prefix, + substring,
+                // ~ fuzzy (as in the histogram).
+                let how = match self.kinds.get(i) {
+                    Some(k) if self.shown.is_some() => format!("{} ", k.mark()),
+                    _ => String::new(),
+                };
                 TRow::new(vec![
-                    TCell::from(format!("{}{mark}", ctx.snap.object_name(o))),
+                    TCell::from(format!("{how}{}{mark}", ctx.snap.object_name(o))),
                     TCell::from(Line::from(human(g.shallow_size(o))).right_aligned()),
                     TCell::from(Line::from(retained).right_aligned()),
                     TCell::from(sanitize(&ctx.snap.value_words(o)).into_owned()),

@@ -1,8 +1,9 @@
 //! memlab's three-snapshot view (`heaptui BASELINE TARGET FINAL`): the objects
 //! allocated between BASELINE and TARGET that are still in FINAL, clustered by class
 //! and retainer path as `heaptui leaks` prints them ([`crate::leaks`]), largest
-//! retained size first, the engine's own objects folded into what holds them. `Enter`
-//! on a cluster lists its objects (with the inspector beside them on a wide screen).
+//! retained size first, the engine's own objects folded into what holds them (`I` shows
+//! them, as `leaks --internal` does). `Enter` on a cluster lists its objects (with the
+//! inspector beside them on a wide screen).
 //! The clusters are found after the frame that announces it ([`Pane::has_work`]).
 
 use std::sync::{Arc, OnceLock};
@@ -23,11 +24,37 @@ use crate::ui::text::{fit_parts, sanitize, Part};
 
 /// The leaks of a three-snapshot view: the ids new in TARGET, and the clusters once
 /// found (shared with the app, which opens a cluster's objects).
-pub type Leaks = (Arc<LeakIds>, Arc<OnceLock<Report>>);
+pub type Leaks = (Arc<LeakIds>, Arc<Reports>);
+
+/// The clusters, each way they have been asked for: the runtime's internal nodes folded
+/// under their owner (as `heaptui leaks` does), or shown (`leaks --internal`, `I`).
+#[derive(Default)]
+pub struct Reports {
+    folded: OnceLock<Report>,
+    internal: OnceLock<Report>,
+}
+
+impl Reports {
+    /// The clusters with the internal nodes shown (`internal`) or folded, once found.
+    pub fn get(&self, internal: bool) -> Option<&Report> {
+        self.cell(internal).get()
+    }
+
+    fn cell(&self, internal: bool) -> &OnceLock<Report> {
+        if internal {
+            &self.internal
+        } else {
+            &self.folded
+        }
+    }
+}
 
 pub struct LeaksPane {
     leaks: Leaks,
     list: ListState,
+    /// `I`: the runtime's internal nodes (`(compiled code)`, `(object shape)`,
+    /// `(system)`, `(synthetic)`) shown as clusters of their own.
+    internal: bool,
 }
 
 impl LeaksPane {
@@ -35,11 +62,12 @@ impl LeaksPane {
         LeaksPane {
             leaks,
             list: ListState::new(),
+            internal: false,
         }
     }
 
     fn report(&self) -> Option<&Report> {
-        self.leaks.1.get()
+        self.leaks.1.get(self.internal)
     }
 }
 
@@ -52,7 +80,9 @@ impl Pane for LeaksPane {
                 thousands(r.objects as u64),
                 thousands(r.clusters.len() as u64),
                 r.kind,
-                if r.folded > 0 {
+                if self.internal {
+                    ", internal shown".to_string()
+                } else if r.folded > 0 {
                     format!(", {} folded", thousands(r.folded as u64))
                 } else {
                     String::new()
@@ -72,7 +102,19 @@ impl Pane for LeaksPane {
         }
         match a {
             Action::Open if self.list.selected < n => {
-                Outcome::Open(Request::LeakCluster(self.list.selected))
+                Outcome::Open(Request::LeakCluster(self.list.selected, self.internal))
+            }
+            Action::Internal => {
+                // The other report is found (once) by the work step, after a frame.
+                self.internal = !self.internal;
+                self.list = ListState::new();
+                Outcome::Done(if self.internal {
+                    "the runtime's internal nodes shown: (compiled code), (object shape), \
+                     (system), (synthetic) (I folds them into their owner)"
+                        .into()
+                } else {
+                    "the runtime's internal nodes folded into their owner (I shows them)".into()
+                })
             }
             _ => Outcome::Ignored,
         }
@@ -84,13 +126,14 @@ impl Pane for LeaksPane {
 
     fn work(&mut self, ctx: &Ctx) {
         if let Some(d) = ctx.dom {
-            let r = crate::leaks::find(&self.leaks.0, ctx.snap, d, false).unwrap_or(Report {
+            let internal = self.internal;
+            let r = crate::leaks::find(&self.leaks.0, ctx.snap, d, internal).unwrap_or(Report {
                 kind: "no ids".into(),
                 clusters: Vec::new(),
                 objects: 0,
                 folded: 0,
             });
-            let _ = self.leaks.1.set(r);
+            let _ = self.leaks.1.cell(internal).set(r);
         }
     }
 
@@ -170,6 +213,7 @@ impl Pane for LeaksPane {
             Action::Open,
             Action::Back,
             Action::Paths,
+            Action::Internal,
             Action::Help,
             Action::Quit,
         ]

@@ -168,7 +168,7 @@ impl Pane for MergedPathsPane {
         match a {
             Action::Open => match self.selected_object() {
                 Some(o) => Outcome::Open(Request::Inspect(o)),
-                None => Outcome::Consumed,
+                None => Outcome::nothing_to_open(),
             },
             _ => Outcome::Ignored,
         }

@@ -54,8 +54,9 @@ pub enum Request {
     MergedPaths(ClassId),
     /// The three-snapshot view's leak clusters.
     Leaks,
-    /// The objects of leak cluster N.
-    LeakCluster(usize),
+    /// The objects of leak cluster N, of the clusters with the runtime's internal nodes
+    /// shown (`true`) or folded.
+    LeakCluster(usize, bool),
 }
 
 /// What a pane did with a key.
@@ -67,6 +68,18 @@ pub enum Outcome {
     Ignored,
     /// Open another pane on top of this one.
     Open(Request),
+    /// The pane's key, but there is nothing for it to do here: the status line says why
+    /// (no key goes silently unanswered).
+    Refused(String),
+    /// The key was used, and the status line says what it did.
+    Done(String),
+}
+
+impl Outcome {
+    /// `Enter` on a row that opens nothing.
+    pub fn nothing_to_open() -> Self {
+        Outcome::Refused("`Enter` does nothing here: this row opens nothing".into())
+    }
 }
 
 pub trait Pane {

@@ -51,7 +51,7 @@ impl Pane for SnapshotsPane {
             (Action::Open, Some(s)) if s.index != ctx.snap.snapshot_index => {
                 Outcome::Open(Request::Snapshot(s.index))
             }
-            (Action::Open, Some(_)) => Outcome::Consumed,
+            (Action::Open, Some(_)) => Outcome::Refused("this snapshot is the one open".into()),
             _ => Outcome::Ignored,
         }
     }

@@ -241,7 +241,7 @@ impl Pane for SuspectsPane {
             }
             Action::Open => match self.selected_object() {
                 Some(o) => Outcome::Open(Request::Inspect(o)),
-                None => Outcome::Consumed,
+                None => Outcome::nothing_to_open(),
             },
             _ => Outcome::Ignored,
         }

@@ -90,6 +90,22 @@ impl Pane for ThreadsPane {
         match a {
             Action::Expand | Action::Collapse => {
                 if let Some(t) = self.thread_of_row(i) {
+                    if self.expanded[t] == (a == Action::Expand) {
+                        return Outcome::Refused(format!(
+                            "this thread is already {} ({} {} it)",
+                            if self.expanded[t] {
+                                "expanded"
+                            } else {
+                                "collapsed"
+                            },
+                            if self.expanded[t] { "←" } else { "→" },
+                            if self.expanded[t] {
+                                "collapses"
+                            } else {
+                                "expands"
+                            },
+                        ));
+                    }
                     self.expanded[t] = a == Action::Expand;
                     if a == Action::Collapse {
                         self.list.selected = self
@@ -110,7 +126,7 @@ impl Pane for ThreadsPane {
                 }
                 _ => match self.selected_object() {
                     Some(o) => Outcome::Open(Request::Inspect(o)),
-                    None => Outcome::Consumed,
+                    None => Outcome::nothing_to_open(),
                 },
             },
             _ => Outcome::Ignored,

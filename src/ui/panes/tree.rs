@@ -19,7 +19,7 @@ use super::list::ListState;
 use super::{human, titled, Ctx, Outcome, Pane, Request};
 use crate::heap::dominators::VIRTUAL_ROOT;
 use crate::heap::{ClassId, ObjId};
-use crate::ui::keys::{tree_action_for, Action};
+use crate::ui::keys::{key_name, tree_action_for, Action};
 use crate::ui::text::{fit_parts, sanitize, width, Part};
 
 /// Children listed under one row; the rest are counted in a "… more" row.
@@ -562,8 +562,29 @@ impl Pane for TreePane {
             return Outcome::Consumed;
         }
         let i = self.list.selected;
+        let paths = matches!(self.kind, TreeKind::Paths(_));
         match a {
-            Action::Expand => self.expand(i, ctx),
+            Action::Expand | Action::Collapse if paths => {
+                return Outcome::Refused(format!(
+                    "`{}` does nothing here: the paths are drawn whole",
+                    key_name(key)
+                ))
+            }
+            Action::Expand if self.rows.get(i).is_some_and(|r| r.cycle) => {
+                return Outcome::Refused(
+                    "↺ this object is already on the branch above: not followed again".into(),
+                )
+            }
+            Action::Expand if self.rows.get(i).is_some_and(|r| r.expanded) => {
+                return Outcome::Refused("this row is already expanded (← collapses it)".into())
+            }
+            Action::Expand => {
+                let before = self.rows.len();
+                self.expand(i, ctx);
+                if self.rows.len() == before {
+                    return Outcome::Refused("nothing below this row to expand".into());
+                }
+            }
             Action::Group if !matches!(self.kind, TreeKind::Paths(_)) => {
                 let many = self
                     .rows
@@ -576,7 +597,13 @@ impl Pane for TreePane {
                 }
                 self.group(i, ctx)
             }
-            Action::Collapse => self.collapse(i),
+            Action::Collapse => {
+                let (before, sel) = (self.rows.len(), self.list.selected);
+                self.collapse(i);
+                if self.rows.len() == before && self.list.selected == sel {
+                    return Outcome::Refused("nothing above this row to collapse to".into());
+                }
+            }
             Action::Weak if matches!(self.kind, TreeKind::Paths(_)) => {
                 self.weak = !self.weak;
                 self.list.selected = 0;
@@ -587,7 +614,7 @@ impl Pane for TreePane {
             }
             Action::Open => match self.selected_object() {
                 Some(o) => return Outcome::Open(Request::Inspect(o)),
-                None => return Outcome::Consumed,
+                None => return Outcome::nothing_to_open(),
             },
             _ => return Outcome::Ignored,
         }
