@@ -16,6 +16,7 @@ pub mod moarvm;
 pub mod read;
 mod roles;
 pub mod v8;
+mod words;
 
 use std::path::Path;
 
@@ -26,6 +27,7 @@ use crate::source::Source;
 
 pub use cached::PendingEntry;
 pub use roles::{Reference, Roles};
+pub use words::{first_fields_of, string_word, value_word};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Format {
@@ -651,70 +653,6 @@ pub fn quick_waste(
         q.warnings = w;
         q
     }))
-}
-
-/// A primitive value as the Value column writes it (`4242`, `true`, `'x'` as `x`, a
-/// text quoted); `None` for references and nulls.
-pub fn value_word(v: &Value) -> Option<String> {
-    Some(match v {
-        Value::Int(i) => i.to_string(),
-        Value::Float(x) => float_text(*x),
-        Value::Bool(b) => b.to_string(),
-        Value::Char(c) => char::from_u32(*c as u32)
-            .map(|c| c.to_string())
-            .unwrap_or_else(|| format!("\\u{{{c:x}}}")),
-        Value::Text(t) => format!("{t:?}"),
-        _ => return None,
-    })
-}
-
-/// The first two value fields of an inspection as `name=value`: primitives, and
-/// references to strings as the string's text (`user="user-42"`, by `string`, which
-/// gives a referred object's text when it is a string).
-pub fn first_fields_of(ins: &Inspection, string: impl Fn(ObjId) -> Option<String>) -> String {
-    let words: Vec<String> = ins
-        .fields
-        .iter()
-        .filter(|f| !f.is_static)
-        .filter_map(|f| {
-            let v = match &f.value {
-                Value::Object(o) => string(*o)?,
-                v => value_word(v)?,
-            };
-            Some(format!("{}={v}", f.name))
-        })
-        .take(2)
-        .collect();
-    words.join(" ")
-}
-
-/// How many characters of a string a value word keeps (as a string's label does).
-const STRING_WORD_CHARS: usize = 64;
-
-/// A string's contents as a value word: its text quoted, cut after
-/// [`STRING_WORD_CHARS`] characters (`"user-42"`, `"abc…"…`); `None` for an array.
-pub fn string_word(c: Option<Content>) -> Option<String> {
-    let c = c.filter(|c| c.string)?;
-    // No more of a long string is converted than is shown.
-    let keep = STRING_WORD_CHARS + 1;
-    let data = match c.encoding {
-        Encoding::Latin1 | Encoding::Binary => &c.data[..c.data.len().min(keep)],
-        Encoding::Utf16Le => &c.data[..c.data.len().min(2 * keep) & !1],
-        Encoding::Utf8 => &c.data[..],
-    };
-    let text = Content {
-        data: std::borrow::Cow::Borrowed(data),
-        ..c
-    }
-    .text();
-    let mut cut: String = text.chars().take(STRING_WORD_CHARS).collect();
-    let more =
-        c.length as usize > STRING_WORD_CHARS || text.chars().nth(STRING_WORD_CHARS).is_some();
-    cut = format!("{cut:?}");
-    if more {
-        cut.push('…');
-    }
-    Some(cut)
 }
 
 /// Opens a dump of any format: maps (or decompresses) it, detects the format and builds
