@@ -293,17 +293,12 @@ impl<W: Write> Out<W> {
 type Place = (u64, u64);
 
 /// The columns of a mapped entry after the sections `r` has read, each as (byte offset,
-/// bytes), and the trailer, once the columns fill the entry, each is a whole number of
-/// its elements (`width[i]` bytes) and the checksum is right. Every byte is read once
-/// here, on the thread pool.
-fn mapped_columns(
-    map: &[u8],
-    r: &In<&[u8]>,
-    width: &[u64],
-) -> Result<(Vec<Place>, u64), &'static str> {
+/// bytes), and the trailer, once the columns fill the entry and each is a whole number
+/// of its elements (`width[i]` bytes). Nothing of the columns is read here but their
+/// lengths: [`verify`] reads them.
+fn locate(map: &[u8], r: &In<&[u8]>, width: &[u64]) -> Result<(Vec<Place>, u64), &'static str> {
     let cut = "cut short";
     let end = map.len() as u64 - 8;
-    let prefix = r.h.digest();
     let mut pos = end - r.left;
     let mut places = Vec::with_capacity(width.len());
     for _ in width {
@@ -324,18 +319,32 @@ fn mapped_columns(
     if places.iter().zip(width).any(|(&(_, n), w)| n % w != 0) {
         return Err("a column of a partial element");
     }
-    use rayon::prelude::*;
-    let mut digests = vec![prefix];
-    digests.extend(
-        places
-            .par_iter()
-            .map(|&(at, n)| column_digest(&n.to_ne_bytes(), &map[at as usize..(at + n) as usize]))
-            .collect::<Vec<u64>>(),
-    );
-    if tail != trailer(&digests) {
+    Ok((places, tail))
+}
+
+/// Checks the entry's checksum (`prefix`, the digest of the part before the columns;
+/// the columns at `places`; the trailer `tail`) and gathers what the checks `look` fold
+/// over the columns by `groups`, each byte read once, on the thread pool
+/// ([`sum::digests_and_folds`]). The folds by group, once the checksum is right.
+fn verify<F: Default + Send>(
+    map: &[u8],
+    prefix: u64,
+    (places, tail): (&[Place], u64),
+    groups: &[&[usize]],
+    look: impl Fn(usize, std::ops::Range<usize>) -> F + Sync,
+    join: impl Fn(F, F) -> F + Sync + Send,
+) -> Result<Vec<F>, &'static str> {
+    let cols: Vec<&[u8]> = places
+        .iter()
+        .map(|&(at, n)| &map[at as usize..(at + n) as usize])
+        .collect();
+    let (digests, folds) = sum::digests_and_folds(&cols, groups, look, join);
+    let mut all = vec![prefix];
+    all.extend(digests);
+    if tail != trailer(&all) {
         return Err("damaged (checksum)");
     }
-    Ok((places, tail))
+    Ok(folds)
 }
 
 /// The column of `T`s at `place` (byte offset, bytes) of the map, used in place.
@@ -636,7 +645,8 @@ fn read_entry(key: &Key, f: File, file_bytes: u64) -> Result<Parts, &'static str
     // references: u32 bases, u16 distances, u32 targets, u64 weak bits; referrers: the
     // same.
     const WIDTH: [u64; COLUMNS] = [2, 2, 8, 4, 4, 2, 4, 8, 4, 2, 4, 8];
-    let (places, index) = mapped_columns(&map, &r, &WIDTH)?;
+    let prefix = r.h.digest();
+    let (places, index) = locate(&map, &r, &WIDTH)?;
     let u16c = |i: usize| mapped::<u16>(&map, places[i]);
     let u32c = |i: usize| mapped::<u32>(&map, places[i]);
     let u64c = |i: usize| mapped::<u64>(&map, places[i]);
@@ -680,7 +690,27 @@ fn read_entry(key: &Key, f: File, file_bytes: u64) -> Result<Parts, &'static str
     g.big_sizes = meta.big_sizes;
     g.orphans_are_roots = meta.orphans_are_roots;
     g.scattered = meta.scattered;
-    check::check(&g, file_bytes)?;
+    // The checksum and the checks in one read of the columns; the checks' pieces only
+    // once the parts they look up fit together (else the checksum alone, then the
+    // verdict names what does not fit).
+    let lookable = check::lookable(&g);
+    let groups: Vec<[usize; 1]> = (0..COLUMNS).map(|c| [c]).collect();
+    let groups: Vec<&[usize]> = groups.iter().map(|g| &g[..]).collect();
+    let folds = verify(
+        &map,
+        prefix,
+        (&places, index),
+        &groups,
+        |c, bytes| {
+            if lookable {
+                check::piece(&g, file_bytes, c, bytes)
+            } else {
+                check::Fold::default()
+            }
+        },
+        check::Fold::join,
+    )?;
+    check::verdict(&g, file_bytes, &folds)?;
     Ok((g, meta.owner, index))
 }
 
