@@ -85,8 +85,9 @@ use crate::source::Source;
 const MAGIC: &[u8; 16] = b"heaptui index\0\0\0";
 /// The layout version of both files: 7 since the tree is kept beside the index, 8 since
 /// the snapshot's part of the index's metadata is its own section of bytes (the
-/// owner's), 9 since the columns are summed by blocks ([`sum`]).
-const VERSION: u32 = 9;
+/// owner's), 9 since the columns are summed by blocks ([`sum`]), 10 since the index's
+/// metadata keeps the objects and shallow bytes per class.
+const VERSION: u32 = 10;
 const BYTE_ORDER: u32 = 0x0102_0304;
 /// Entries kept in the cache directory.
 pub const KEEP: usize = 8;
@@ -201,6 +202,10 @@ struct Meta {
     /// Whether `class_of` and `shallow` take two bytes per object (else four).
     narrow_classes: bool,
     narrow_sizes: bool,
+    /// The objects and shallow bytes per class ([`crate::heap::histogram::totals`]), so
+    /// that a reopen's histogram needs no walk of the objects.
+    class_count: Vec<u64>,
+    class_shallow: Vec<u64>,
     /// What the index's owner keeps beside it (for a snapshot, its format's facts and its
     /// decoder's state), encoded and read back by the owner: bytes to the cache.
     owner: Vec<u8>,
@@ -425,6 +430,7 @@ pub fn store(
     crate::source::check_room(&dir, 0, needed)?;
     let tmp = dir.join(format!(".{}.tmp", std::process::id()));
     let r = g.referrer_index();
+    let totals = crate::heap::histogram::totals(g);
     let meta = Meta {
         roots: g.roots.clone(),
         classes: g.classes.clone(),
@@ -436,6 +442,8 @@ pub fn store(
         scattered: g.scattered,
         narrow_classes: g.class_of.is_narrow(),
         narrow_sizes: g.shallow.is_narrow(),
+        class_count: totals.count.clone(),
+        class_shallow: totals.shallow.clone(),
         owner,
     };
     let _listed = crate::tmpfiles::register(&tmp);
@@ -711,6 +719,8 @@ fn read_entry(key: &Key, f: File, file_bytes: u64) -> Result<Parts, &'static str
         check::Fold::join,
     )?;
     check::verdict(&g, file_bytes, &folds)?;
+    let totals = check::totals(&g, &folds, meta.class_count, meta.class_shallow)?;
+    let _ = g.class_totals.set(totals);
     Ok((g, meta.owner, index))
 }
 

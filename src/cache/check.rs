@@ -3,6 +3,7 @@
 
 use std::ops::Range;
 
+use crate::heap::histogram::ClassTotals;
 use crate::heap::packed::{Starts, BLOCK};
 use crate::heap::{CompactColumn, Graph};
 
@@ -33,6 +34,8 @@ pub(super) struct Fold {
     bad: bool,
     max: u32,
     marked: usize,
+    /// The sum of the values (the shallow sizes': escape values as they are).
+    total: u64,
 }
 
 impl Fold {
@@ -41,6 +44,7 @@ impl Fold {
             bad: a.bad | b.bad,
             max: a.max.max(b.max),
             marked: a.marked + b.marked,
+            total: a.total.wrapping_add(b.total),
         }
     }
 }
@@ -49,6 +53,7 @@ impl Fold {
 /// the record offsets' bases and distances, the references' starts (bases, distances),
 /// targets and weak bits, the referrers' the same.
 const CLASS_OF: usize = 0;
+const SHALLOW: usize = 1;
 const OFFSET_REL: usize = 3;
 const OUT_REL: usize = 5;
 const OUT_TARGETS: usize = 6;
@@ -90,6 +95,13 @@ pub(super) fn piece(g: &Graph, file_bytes: u64, col: usize, bytes: Range<usize>)
             },
             ..Fold::default()
         },
+        SHALLOW => Fold {
+            total: match &g.shallow {
+                CompactColumn::Narrow(c) => total(&c[of(c, &bytes)]),
+                CompactColumn::Wide(c) => total(&c[of(c, &bytes)]),
+            },
+            ..Fold::default()
+        },
         OFFSET_REL => {
             let (m, ok) = g
                 .offset
@@ -119,7 +131,7 @@ pub(super) fn piece(g: &Graph, file_bytes: u64, col: usize, bytes: Range<usize>)
 pub(super) fn check(g: &Graph, file_bytes: u64) -> Result<(), &'static str> {
     let bytes = [
         g.class_of.raw().len(),
-        0,
+        g.shallow.raw().len(),
         0,
         g.offset.rel.len() * 4,
         0,
@@ -202,6 +214,53 @@ pub(super) fn verdict(g: &Graph, file_bytes: u64, folds: &[Fold]) -> Result<(), 
         return Err("a root or size of no object");
     }
     Ok(())
+}
+
+/// The per-class totals an entry keeps ([`crate::heap::histogram::ClassTotals`]), once
+/// they are of the index `g`'s: one per class, as many objects as `g` has, as many
+/// shallow bytes as its shallow sizes add up to (what [`piece`] summed of the column,
+/// with the sizes kept aside for its escape values).
+pub(super) fn totals(
+    g: &Graph,
+    folds: &[Fold],
+    count: Vec<u64>,
+    shallow: Vec<u64>,
+) -> Result<ClassTotals, &'static str> {
+    let escape = g.shallow.escape();
+    let aside = g
+        .big_sizes
+        .iter()
+        .filter(|&&(o, _)| g.shallow.get(o as usize) == escape)
+        .fold(0u64, |t, &(_, s)| t.wrapping_add(s.wrapping_sub(escape as u64)));
+    let bytes = folds[SHALLOW].total.wrapping_add(aside);
+    let sum = |v: &[u64]| v.iter().fold(0u64, |t, &x| t.wrapping_add(x));
+    if count.len() != g.classes.len()
+        || shallow.len() != g.classes.len()
+        || sum(&count) != g.len() as u64
+        || sum(&shallow) != bytes
+    {
+        return Err("class totals that do not add up");
+    }
+    Ok(ClassTotals { count, shallow })
+}
+
+/// The sum of `v`, compiled for AVX2 where the processor has it (the additions
+/// vectorise four wide).
+fn total<T: Copy + Into<u32>>(v: &[T]) -> u64 {
+    #[inline(always)]
+    fn fold<T: Copy + Into<u32>>(v: &[T]) -> u64 {
+        v.iter().fold(0u64, |t, &x| t + x.into() as u64)
+    }
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        #[target_feature(enable = "avx2")]
+        fn wide<T: Copy + Into<u32>>(v: &[T]) -> u64 {
+            fold(v)
+        }
+        // SAFETY: the processor has AVX2 (checked just above).
+        return unsafe { wide(v) };
+    }
+    fold(v)
 }
 
 #[cfg(test)]
@@ -299,6 +358,29 @@ mod tests {
             let mut g = graph();
             break_it(&mut g);
             assert_eq!(check(&g, 30), Err(want));
+        }
+    }
+
+    #[test]
+    fn class_totals_are_used_only_when_they_add_up() {
+        // Three objects of 8 bytes, one of 70,000 (kept aside: the escape value).
+        let mut g = graph();
+        g.shallow = vec![8, 8, u16::MAX as u32].into();
+        g.big_sizes = vec![(2, 70_000)];
+        g.classes.push(ClassInfo { name: "B".into() });
+        g.class_of = vec![0, 1, 1].into();
+        let folds = vec![piece(&g, 30, SHALLOW, 0..g.shallow.raw().len()); 12];
+        let counted = crate::heap::histogram::totals(&g).clone();
+        assert_eq!(counted.shallow, vec![8, 70_008]);
+        let t = |count: Vec<u64>, shallow: Vec<u64>| totals(&g, &folds, count, shallow);
+        assert_eq!(t(vec![1, 2], vec![8, 70_008]), Ok(counted));
+        for (count, shallow) in [
+            (vec![1, 2], vec![8, 70_007]),
+            (vec![2, 2], vec![8, 70_008]),
+            (vec![3], vec![70_016]),
+            (vec![1, 2, 0], vec![8, 70_008, 0]),
+        ] {
+            assert_eq!(t(count, shallow), Err("class totals that do not add up"));
         }
     }
 }
