@@ -179,17 +179,8 @@ impl Unchecked {
                 // summed.
                 let slots = r.start..r.end.min(n + 1);
                 if !slots.is_empty() {
-                    // Scratch space kept by each thread between blocks: a fresh vector per
-                    // block was a fresh mapping, whose zeroed (huge) pages took 8 % of a
-                    // reopen. Not kept past 16 MiB (a block holding a list of millions).
-                    (f.descends, f.max_child, f.lists) = ENDS.with_borrow_mut(|ends| {
-                        let s = &starts[slots.start..slots.end + 1];
-                        let l = wide::lists(slots.start, s, kids, ends);
-                        if ends.capacity() > 4 << 20 {
-                            *ends = Vec::new();
-                        }
-                        l
-                    });
+                    let s = &starts[slots.start..slots.end + 1];
+                    (f.descends, f.max_child, f.lists) = wide::lists(slots.start, s, kids);
                 }
                 // The objects here: every immediate dominator in range; sizes where
                 // reached (at least the object's own, itself among what it retains: a
@@ -292,10 +283,13 @@ fn objects<S: Copy + Into<u32>>(
 /// fail to ascend within `kids`, the largest child, and the sum of the (child, parent)
 /// pairs. The lists lie side by side; each child's parent is found from where the lists
 /// end (the last slot ending at each place, then a running maximum), not by a loop per
-/// list, whose lengths (mostly 0, 1 or 2) would defeat the branch predictor. `ends` is
-/// scratch space.
+/// list, whose lengths (mostly 0, 1 or 2) would defeat the branch predictor; by runs of
+/// `RUN` places, so that the scratch space stays small whatever the lists' lengths (one
+/// as long as the lists of a block was a fresh mapping for a list of millions, whose
+/// zeroed pages cost 37 ms of a reopen).
 #[inline(always)]
-fn lists(first: usize, s: &[u32], kids: &[u32], ends: &mut Vec<u32>) -> (bool, u32, u32) {
+fn lists(first: usize, s: &[u32], kids: &[u32]) -> (bool, u32, u32) {
+    const RUN: usize = 4096;
     let len = s.len() - 1;
     let descends = s[..len]
         .iter()
@@ -305,24 +299,32 @@ fn lists(first: usize, s: &[u32], kids: &[u32], ends: &mut Vec<u32>) -> (bool, u
     if descends || end > kids.len() {
         return (true, 0, 0);
     }
-    let list = &kids[base..end];
-    ends.clear();
-    ends.resize(list.len() + 1, 0);
-    // Slot `first + k` ends at `s[k + 1]`: the place holds the last slot ending there,
-    // plus one, which is the parent of the children from there on.
-    for (k, &e) in s[1..].iter().enumerate() {
-        ends[e as usize - base] = (first + k + 1) as u32;
-    }
-    let mut parent = first as u32;
-    for e in ends.iter_mut() {
-        parent = parent.max(*e);
-        *e = parent;
-    }
-    let parents = &ends[..list.len()];
+    let mut ends = [0u32; RUN];
     let (mut sum, mut max) = (0u32, 0u32);
-    for j in 0..list.len() {
-        max = max.max(list[j]);
-        sum = sum.wrapping_add(pair(list[j], parents[j]));
+    let mut parent = first as u32;
+    // The next slot whose end is to be placed: slot `first + k` ends at `s[k + 1]`.
+    let mut k = 0;
+    let mut at = base;
+    while at < end {
+        let to = (at + RUN).min(end);
+        let run = &mut ends[..to - at];
+        run.fill(0);
+        // Each place holds the last slot ending there, plus one: the parent of the
+        // children from there on.
+        while k < len && (s[k + 1] as usize) < to {
+            run[s[k + 1] as usize - at] = (first + k + 1) as u32;
+            k += 1;
+        }
+        for e in run.iter_mut() {
+            parent = parent.max(*e);
+            *e = parent;
+        }
+        let list = &kids[at..to];
+        for j in 0..list.len() {
+            max = max.max(list[j]);
+            sum = sum.wrapping_add(pair(list[j], run[j]));
+        }
+        at = to;
     }
     (false, max, sum)
 }
@@ -337,27 +339,17 @@ mod wide {
         std::arch::is_x86_feature_detected!("avx2")
     }
 
-    pub(super) fn lists(
-        first: usize,
-        s: &[u32],
-        kids: &[u32],
-        ends: &mut Vec<u32>,
-    ) -> (bool, u32, u32) {
+    pub(super) fn lists(first: usize, s: &[u32], kids: &[u32]) -> (bool, u32, u32) {
         #[cfg(target_arch = "x86_64")]
         if avx2() {
             #[target_feature(enable = "avx2")]
-            fn lists(
-                first: usize,
-                s: &[u32],
-                kids: &[u32],
-                ends: &mut Vec<u32>,
-            ) -> (bool, u32, u32) {
-                super::lists(first, s, kids, ends)
+            fn lists(first: usize, s: &[u32], kids: &[u32]) -> (bool, u32, u32) {
+                super::lists(first, s, kids)
             }
             // SAFETY: the processor has AVX2 (checked just above).
-            return unsafe { lists(first, s, kids, ends) };
+            return unsafe { lists(first, s, kids) };
         }
-        super::lists(first, s, kids, ends)
+        super::lists(first, s, kids)
     }
 
     pub(super) fn objects<S: Copy + Into<u32>>(
@@ -384,11 +376,6 @@ mod wide {
         }
         super::objects(first, n, idom, retained, shallow)
     }
-}
-
-thread_local! {
-    /// [`lists`]'s scratch space, per thread.
-    static ENDS: std::cell::RefCell<Vec<u32>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// Blocks of objects (and slots) the checks take at a time.
@@ -565,6 +552,45 @@ mod tests {
                 "{want}"
             );
         }
+    }
+
+    #[test]
+    fn the_lists_pairs_are_those_of_a_loop_per_list() {
+        // Lists of lengths 0 to 3, and two longer than a run of places (one of them
+        // across two runs' end), from slot 5.
+        let lens: Vec<usize> = (0..3000)
+            .map(|i| match i {
+                700 => 9000,
+                1500 => 4096,
+                _ => i % 4,
+            })
+            .collect();
+        let mut s = vec![0u32];
+        for l in &lens {
+            s.push(s.last().unwrap() + *l as u32);
+        }
+        let kids: Vec<u32> = (0..*s.last().unwrap())
+            .map(|i| i.wrapping_mul(2_654_435_761) % 50_000)
+            .collect();
+        let naive = |from: usize| {
+            let (mut sum, mut max) = (0u32, 0u32);
+            for (k, w) in s[from..].windows(2).enumerate() {
+                for &c in &kids[w[0] as usize..w[1] as usize] {
+                    sum = sum.wrapping_add(pair(c, (from + k) as u32));
+                    max = max.max(c);
+                }
+            }
+            (false, max, sum)
+        };
+        assert_eq!(lists(0, &s, &kids), naive(0));
+        assert_eq!(wide::lists(0, &s, &kids), naive(0));
+        // From the middle of the lists (a block's slots).
+        assert_eq!(lists(1000, &s[1000..], &kids), naive(1000));
+        // Starts that descend, lists past the children's end.
+        let mut down = s.clone();
+        down[10] = down[9] - 1;
+        assert!(lists(0, &down, &kids).0);
+        assert!(lists(0, &s, &kids[..kids.len() - 1]).0);
     }
 
     #[test]
