@@ -182,10 +182,12 @@ fn read(
         child_start: mapped(&map, places[4])?,
         children: mapped(&map, places[5])?,
     };
-    // The checksum and the checks in one read of the columns: the four columns of one
-    // element (four bytes) per object walked together, the checks looking at each piece
-    // once it is summed; the checks only on a tree whose columns are of their lengths
-    // (else the checksum alone, then the error).
+    // The checksum and the checks in one read of the columns: the columns of four bytes
+    // per element walked together, the checks looking at each piece once it is summed
+    // (the children of a piece's slots lie near the same place of the children's
+    // column, which is then in the core's cache too, summed a little before or after);
+    // the checks only on a tree whose columns are of their lengths (else the checksum
+    // alone, then the error).
     let tree = Unchecked::new(meta.figures, columns, g);
     let look = |group: usize, bytes: std::ops::Range<usize>| match (&tree, group) {
         (Ok(t), 0) => t.piece(g, bytes.start / 4..bytes.end / 4),
@@ -195,7 +197,7 @@ fn read(
         &map,
         prefix,
         (places, located.1),
-        &[&[0, 1, 2, 4], &[3], &[5]],
+        &[&[0, 1, 2, 4, 5], &[3]],
         look,
         Fold::join,
     )?;
