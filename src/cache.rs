@@ -24,7 +24,8 @@
 //!   or damaged on disk is caught;
 //! - the index it holds is consistent: CSR starts ascending and ending at their arrays'
 //!   lengths, every target, source, class and root in range, every record offset inside
-//!   the file, bit vectors of the right length. Only then do views index with it;
+//!   the file, bit vectors of the right length, one count and one size per class that
+//!   add up to the objects and their shallow sizes. Only then do views index with it;
 //! - the owner's part reads back: the snapshot's, with its decoder's state, read by
 //!   `src/format/cached.rs` (which rejects the entry as "unreadable decoder state"
 //!   otherwise).
@@ -39,10 +40,11 @@
 //! Layout of both (native byte order, refused on another): a 16-byte magic (`heaptui
 //! index`, `heaptui domtree`), a u32 layout version and a u32 byte-order mark; then
 //! length-prefixed sections in bincode ([`crate::heap::codec`]): the key, and the metadata
-//! (the index's: roots, classes, the values the packed columns keep whole, and its
-//! owner's part, bytes the cache neither makes nor reads: the snapshot's format, facts,
-//! warnings, threads and decoder state, which `src/format/cached.rs` encodes and reads
-//! back, so that the cache names no format; the tree's:
+//! (the index's: roots, classes, the objects and shallow bytes per class, the values the
+//! packed columns keep whole, and its owner's part, bytes the cache neither makes nor
+//! reads: the snapshot's format, facts, warnings, threads and decoder state, which
+//! `src/format/cached.rs` encodes and reads back, so that the cache names no format; the
+//! tree's:
 //! the index entry's trailer, reachable counts and bytes, retained sizes of 4 GiB or
 //! more, and per class the retained bytes and the unreachable instances); then the
 //! columns as raw arrays, each with its length, the length on an 8-byte boundary (zero
@@ -58,7 +60,9 @@
 //! A reopen maps the entry and uses its columns in place ([`crate::heap::Column`]):
 //! nothing is copied, and the index's and the tree's pages are the entry's page cache
 //! rather than the process's own memory. Every byte is still read once, for the checksum
-//! and the checks, before any view sees them.
+//! and the checks together (each piece of a column checked right after it is summed,
+//! while it is in the core's cache: [`sum::digests_and_folds`]), before any view sees
+//! them.
 //!
 //! Only dumps of at least `HEAPTUI_CACHE_MIN_BYTES` (default 64 MiB) are written: a
 //! smaller one opens in well under a second anyway. `--no-cache` or `HEAPTUI_NO_CACHE=1`

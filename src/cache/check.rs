@@ -103,9 +103,7 @@ pub(super) fn piece(g: &Graph, file_bytes: u64, col: usize, bytes: Range<usize>)
             ..Fold::default()
         },
         OFFSET_REL => {
-            let (m, ok) = g
-                .offset
-                .fold(of(&g.offset.rel, &bytes), file_bytes, false);
+            let (m, ok) = g.offset.fold(of(&g.offset.rel, &bytes), file_bytes, false);
             packed(m, ok)
         }
         OUT_REL => {
@@ -139,7 +137,9 @@ pub(super) fn check(g: &Graph, file_bytes: u64) -> Result<(), &'static str> {
         g.out_targets.len() * 4,
         0,
         0,
-        g.referrer_index.get().map_or(0, |r| r.in_start.rel.len() * 2),
+        g.referrer_index
+            .get()
+            .map_or(0, |r| r.in_start.rel.len() * 2),
         g.referrer_index.get().map_or(0, |r| r.in_sources.len() * 4),
         0,
     ];
@@ -231,7 +231,9 @@ pub(super) fn totals(
         .big_sizes
         .iter()
         .filter(|&&(o, _)| g.shallow.get(o as usize) == escape)
-        .fold(0u64, |t, &(_, s)| t.wrapping_add(s.wrapping_sub(escape as u64)));
+        .fold(0u64, |t, &(_, s)| {
+            t.wrapping_add(s.wrapping_sub(escape as u64))
+        });
     let bytes = folds[SHALLOW].total.wrapping_add(aside);
     let sum = |v: &[u64]| v.iter().fold(0u64, |t, &x| t.wrapping_add(x));
     if count.len() != g.classes.len()

@@ -262,7 +262,11 @@ mod tests {
                 for p in b[..len].chunks(piece) {
                     r.feed(p);
                 }
-                assert_eq!(r.finish(), block(&b[..len]), "pieces of {piece}, {len} bytes");
+                assert_eq!(
+                    r.finish(),
+                    block(&b[..len]),
+                    "pieces of {piece}, {len} bytes"
+                );
             }
         }
     }
@@ -271,7 +275,9 @@ mod tests {
     fn digests_and_folds_sum_as_columns_do_and_look_at_every_byte_once() {
         // Columns around the block and piece sizes, in groups of one width.
         let col = |len: usize, seed: u8| -> Vec<u8> {
-            (0..len).map(|i| (i as u8).wrapping_mul(31) ^ seed).collect()
+            (0..len)
+                .map(|i| (i as u8).wrapping_mul(31) ^ seed)
+                .collect()
         };
         let cols = [
             col(BLOCK * 2 + 3 * PIECE + 100, 1),

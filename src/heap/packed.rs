@@ -205,7 +205,12 @@ impl<B: Part, R: Part> Packed<B, R> {
     /// its distances, which vectorise (compiled for AVX2 where the processor has it: the
     /// baseline has no unsigned maximum of two or four bytes); one with a marked slot
     /// value by value.
-    pub fn fold(&self, range: std::ops::Range<usize>, limit: u64, ascending: bool) -> (usize, bool) {
+    pub fn fold(
+        &self,
+        range: std::ops::Range<usize>,
+        limit: u64,
+        ascending: bool,
+    ) -> (usize, bool) {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             #[target_feature(enable = "avx2")]
@@ -224,7 +229,12 @@ impl<B: Part, R: Part> Packed<B, R> {
     }
 
     #[inline(always)]
-    fn fold_here(&self, range: std::ops::Range<usize>, limit: u64, ascending: bool) -> (usize, bool) {
+    fn fold_here(
+        &self,
+        range: std::ops::Range<usize>,
+        limit: u64,
+        ascending: bool,
+    ) -> (usize, bool) {
         let first = range.start;
         debug_assert!(first % BLOCK == 0);
         let Some(c) = self.rel.get(range) else {
@@ -243,11 +253,8 @@ impl<B: Part, R: Part> Packed<B, R> {
             // A marked slot holds the greatest distance there is.
             let top = c.iter().fold(R::from_u64(0), |m, &r| m.max(r));
             if top != R::MAX {
-                let descends = ascending
-                    && c[1..]
-                        .iter()
-                        .zip(c)
-                        .fold(false, |d, (&b, &a)| d | (a > b));
+                let descends =
+                    ascending && c[1..].iter().zip(c).fold(false, |d, (&b, &a)| d | (a > b));
                 let low = base.checked_add(c[0].to_u64());
                 let high = base.checked_add(top.to_u64());
                 ok &= !descends

@@ -191,7 +191,9 @@ impl Unchecked {
                 if !objs.is_empty() {
                     let (idom, ret) = (&d.idom[objs.clone()], &d.retained[objs.clone()]);
                     (f.bad, f.reached, f.dominators) = match &g.shallow {
-                        CompactColumn::Narrow(c) => wide::objects(objs.start, n, idom, ret, &c[objs]),
+                        CompactColumn::Narrow(c) => {
+                            wide::objects(objs.start, n, idom, ret, &c[objs])
+                        }
                         CompactColumn::Wide(c) => wide::objects(objs.start, n, idom, ret, &c[objs]),
                     };
                 }
