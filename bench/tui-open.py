@@ -17,6 +17,11 @@ For each DUMP (warm page cache), with a private index cache directory:
   3. hprof-slurp on the same file (HPROF, when installed), for the ratio.
 The pane is read with `tmux capture-pane` every 25 ms (more often steals CPU from the
 program on two cores), so figures are within ~30 ms.
+HEAPTUI names the binary (else target/release/heaptui, built first); REOPENS=N times the
+reopen N times ("reopen" then a list); CACHE_DIR=DIR keeps the index
+cache entry in DIR (not removed after) and skips the first open when DIR holds one,
+so that an A/B of two builds, each with its own DIR, times reopens only (and hprof-slurp
+is not run).
 Prints one JSON object per DUMP and writes them to BENCH_DIR/tui-open-result.json.
 """
 
@@ -84,25 +89,38 @@ def open_once(dump, cache, limit=600):
 def main():
     if not shutil.which("tmux"):
         sys.exit("tmux is needed (apt-get install tmux)")
-    subprocess.run(["cargo", "build", "--release", "-q"], cwd=ROOT, check=True)
+    if "HEAPTUI" not in os.environ:
+        subprocess.run(["cargo", "build", "--release", "-q"], cwd=ROOT, check=True)
+    reopens = int(os.environ.get("REOPENS", "1"))
+    kept = os.environ.get("CACHE_DIR")
     results = []
     for dump in sys.argv[1:]:
         dump = os.path.realpath(dump)
         with open(dump, "rb") as f:
             while f.read(1 << 24):
                 pass
-        cache = tempfile.mkdtemp(prefix="heaptui-open-cache-")
+        cache = kept or tempfile.mkdtemp(prefix="heaptui-open-cache-")
+        entries = os.path.join(cache, "index")
         try:
-            first = open_once(dump, cache)
-            reopen = open_once(dump, cache)
+            first = None
+            if not (kept and os.path.isdir(entries) and os.listdir(entries)):
+                first = open_once(dump, cache)
+            for name in os.listdir(entries):
+                with open(os.path.join(entries, name), "rb") as f:
+                    while f.read(1 << 24):
+                        pass
+            reopen = [open_once(dump, cache) for _ in range(reopens)]
+            if reopens == 1:
+                reopen = reopen[0]
         finally:
-            shutil.rmtree(cache, ignore_errors=True)
+            if not kept:
+                shutil.rmtree(cache, ignore_errors=True)
         out = {"file": dump, "bytes": os.path.getsize(dump), "first_open": first, "reopen": reopen}
-        if shutil.which("hprof-slurp") and open(dump, "rb").read(18).startswith(b"JAVA PROFILE"):
+        if not kept and shutil.which("hprof-slurp") and open(dump, "rb").read(18).startswith(b"JAVA PROFILE"):
             t0 = time.monotonic()
             subprocess.run(["hprof-slurp", dump], capture_output=True, check=True)
             out["hprof_slurp"] = round(time.monotonic() - t0, 3)
-            if "histogram" in first:
+            if first and "histogram" in first:
                 out["histogram_vs_slurp"] = round(first["histogram"] / out["hprof_slurp"], 2)
         print(json.dumps(out), flush=True)
         results.append(out)

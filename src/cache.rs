@@ -24,7 +24,8 @@
 //!   or damaged on disk is caught;
 //! - the index it holds is consistent: CSR starts ascending and ending at their arrays'
 //!   lengths, every target, source, class and root in range, every record offset inside
-//!   the file, bit vectors of the right length. Only then do views index with it;
+//!   the file, bit vectors of the right length, one count and one size per class that
+//!   add up to the objects and their shallow sizes. Only then do views index with it;
 //! - the owner's part reads back: the snapshot's, with its decoder's state, read by
 //!   `src/format/cached.rs` (which rejects the entry as "unreadable decoder state"
 //!   otherwise).
@@ -39,10 +40,11 @@
 //! Layout of both (native byte order, refused on another): a 16-byte magic (`heaptui
 //! index`, `heaptui domtree`), a u32 layout version and a u32 byte-order mark; then
 //! length-prefixed sections in bincode ([`crate::heap::codec`]): the key, and the metadata
-//! (the index's: roots, classes, the values the packed columns keep whole, and its
-//! owner's part, bytes the cache neither makes nor reads: the snapshot's format, facts,
-//! warnings, threads and decoder state, which `src/format/cached.rs` encodes and reads
-//! back, so that the cache names no format; the tree's:
+//! (the index's: roots, classes, the objects and shallow bytes per class, the values the
+//! packed columns keep whole, and its owner's part, bytes the cache neither makes nor
+//! reads: the snapshot's format, facts, warnings, threads and decoder state, which
+//! `src/format/cached.rs` encodes and reads back, so that the cache names no format; the
+//! tree's:
 //! the index entry's trailer, reachable counts and bytes, retained sizes of 4 GiB or
 //! more, and per class the retained bytes and the unreachable instances); then the
 //! columns as raw arrays, each with its length, the length on an 8-byte boundary (zero
@@ -58,7 +60,9 @@
 //! A reopen maps the entry and uses its columns in place ([`crate::heap::Column`]):
 //! nothing is copied, and the index's and the tree's pages are the entry's page cache
 //! rather than the process's own memory. Every byte is still read once, for the checksum
-//! and the checks, before any view sees them.
+//! and the checks together (each piece of a column checked right after it is summed,
+//! while it is in the core's cache: [`sum::digests_and_folds`]), before any view sees
+//! them.
 //!
 //! Only dumps of at least `HEAPTUI_CACHE_MIN_BYTES` (default 64 MiB) are written: a
 //! smaller one opens in well under a second anyway. `--no-cache` or `HEAPTUI_NO_CACHE=1`
@@ -85,8 +89,9 @@ use crate::source::Source;
 const MAGIC: &[u8; 16] = b"heaptui index\0\0\0";
 /// The layout version of both files: 7 since the tree is kept beside the index, 8 since
 /// the snapshot's part of the index's metadata is its own section of bytes (the
-/// owner's), 9 since the columns are summed by blocks ([`sum`]).
-const VERSION: u32 = 9;
+/// owner's), 9 since the columns are summed by blocks ([`sum`]), 10 since the index's
+/// metadata keeps the objects and shallow bytes per class.
+const VERSION: u32 = 10;
 const BYTE_ORDER: u32 = 0x0102_0304;
 /// Entries kept in the cache directory.
 pub const KEEP: usize = 8;
@@ -201,6 +206,10 @@ struct Meta {
     /// Whether `class_of` and `shallow` take two bytes per object (else four).
     narrow_classes: bool,
     narrow_sizes: bool,
+    /// The objects and shallow bytes per class ([`crate::heap::histogram::totals`]), so
+    /// that a reopen's histogram needs no walk of the objects.
+    class_count: Vec<u64>,
+    class_shallow: Vec<u64>,
     /// What the index's owner keeps beside it (for a snapshot, its format's facts and its
     /// decoder's state), encoded and read back by the owner: bytes to the cache.
     owner: Vec<u8>,
@@ -293,17 +302,12 @@ impl<W: Write> Out<W> {
 type Place = (u64, u64);
 
 /// The columns of a mapped entry after the sections `r` has read, each as (byte offset,
-/// bytes), and the trailer, once the columns fill the entry, each is a whole number of
-/// its elements (`width[i]` bytes) and the checksum is right. Every byte is read once
-/// here, on the thread pool.
-fn mapped_columns(
-    map: &[u8],
-    r: &In<&[u8]>,
-    width: &[u64],
-) -> Result<(Vec<Place>, u64), &'static str> {
+/// bytes), and the trailer, once the columns fill the entry and each is a whole number
+/// of its elements (`width[i]` bytes). Nothing of the columns is read here but their
+/// lengths: [`verify`] reads them.
+fn locate(map: &[u8], r: &In<&[u8]>, width: &[u64]) -> Result<(Vec<Place>, u64), &'static str> {
     let cut = "cut short";
     let end = map.len() as u64 - 8;
-    let prefix = r.h.digest();
     let mut pos = end - r.left;
     let mut places = Vec::with_capacity(width.len());
     for _ in width {
@@ -324,18 +328,32 @@ fn mapped_columns(
     if places.iter().zip(width).any(|(&(_, n), w)| n % w != 0) {
         return Err("a column of a partial element");
     }
-    use rayon::prelude::*;
-    let mut digests = vec![prefix];
-    digests.extend(
-        places
-            .par_iter()
-            .map(|&(at, n)| column_digest(&n.to_ne_bytes(), &map[at as usize..(at + n) as usize]))
-            .collect::<Vec<u64>>(),
-    );
-    if tail != trailer(&digests) {
+    Ok((places, tail))
+}
+
+/// Checks the entry's checksum (`prefix`, the digest of the part before the columns;
+/// the columns at `places`; the trailer `tail`) and gathers what the checks `look` fold
+/// over the columns by `groups`, each byte read once, on the thread pool
+/// ([`sum::digests_and_folds`]). The folds by group, once the checksum is right.
+fn verify<F: Default + Send>(
+    map: &[u8],
+    prefix: u64,
+    (places, tail): (&[Place], u64),
+    groups: &[&[usize]],
+    look: impl Fn(usize, std::ops::Range<usize>) -> F + Sync,
+    join: impl Fn(F, F) -> F + Sync + Send,
+) -> Result<Vec<F>, &'static str> {
+    let cols: Vec<&[u8]> = places
+        .iter()
+        .map(|&(at, n)| &map[at as usize..(at + n) as usize])
+        .collect();
+    let (digests, folds) = sum::digests_and_folds(&cols, groups, look, join);
+    let mut all = vec![prefix];
+    all.extend(digests);
+    if tail != trailer(&all) {
         return Err("damaged (checksum)");
     }
-    Ok((places, tail))
+    Ok(folds)
 }
 
 /// The column of `T`s at `place` (byte offset, bytes) of the map, used in place.
@@ -416,6 +434,7 @@ pub fn store(
     crate::source::check_room(&dir, 0, needed)?;
     let tmp = dir.join(format!(".{}.tmp", std::process::id()));
     let r = g.referrer_index();
+    let totals = crate::heap::histogram::totals(g);
     let meta = Meta {
         roots: g.roots.clone(),
         classes: g.classes.clone(),
@@ -427,6 +446,8 @@ pub fn store(
         scattered: g.scattered,
         narrow_classes: g.class_of.is_narrow(),
         narrow_sizes: g.shallow.is_narrow(),
+        class_count: totals.count.clone(),
+        class_shallow: totals.shallow.clone(),
         owner,
     };
     let _listed = crate::tmpfiles::register(&tmp);
@@ -636,7 +657,8 @@ fn read_entry(key: &Key, f: File, file_bytes: u64) -> Result<Parts, &'static str
     // references: u32 bases, u16 distances, u32 targets, u64 weak bits; referrers: the
     // same.
     const WIDTH: [u64; COLUMNS] = [2, 2, 8, 4, 4, 2, 4, 8, 4, 2, 4, 8];
-    let (places, index) = mapped_columns(&map, &r, &WIDTH)?;
+    let prefix = r.h.digest();
+    let (places, index) = locate(&map, &r, &WIDTH)?;
     let u16c = |i: usize| mapped::<u16>(&map, places[i]);
     let u32c = |i: usize| mapped::<u32>(&map, places[i]);
     let u64c = |i: usize| mapped::<u64>(&map, places[i]);
@@ -680,7 +702,29 @@ fn read_entry(key: &Key, f: File, file_bytes: u64) -> Result<Parts, &'static str
     g.big_sizes = meta.big_sizes;
     g.orphans_are_roots = meta.orphans_are_roots;
     g.scattered = meta.scattered;
-    check::check(&g, file_bytes)?;
+    // The checksum and the checks in one read of the columns; the checks' pieces only
+    // once the parts they look up fit together (else the checksum alone, then the
+    // verdict names what does not fit).
+    let lookable = check::lookable(&g);
+    let groups: Vec<[usize; 1]> = (0..COLUMNS).map(|c| [c]).collect();
+    let groups: Vec<&[usize]> = groups.iter().map(|g| &g[..]).collect();
+    let folds = verify(
+        &map,
+        prefix,
+        (&places, index),
+        &groups,
+        |c, bytes| {
+            if lookable {
+                check::piece(&g, file_bytes, c, bytes)
+            } else {
+                check::Fold::default()
+            }
+        },
+        check::Fold::join,
+    )?;
+    check::verdict(&g, file_bytes, &folds)?;
+    let totals = check::totals(&g, &folds, meta.class_count, meta.class_shallow)?;
+    let _ = g.class_totals.set(totals);
     Ok((g, meta.owner, index))
 }
 

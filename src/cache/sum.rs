@@ -42,6 +42,87 @@ pub fn column_digest(len: &[u8], bytes: &[u8]) -> u64 {
     h.digest()
 }
 
+/// Bytes of a block looked at in one go: summed, then handed to the checks while they
+/// are still in the core's cache (a block of 8 MiB is not, and reading the columns
+/// twice from memory was half of a reopen's time).
+pub(super) const PIECE: usize = 64 << 10;
+
+/// The digests of the columns `cols` (as [`column_digest`] makes them) and what the
+/// checks `look` gather over them, each byte read from memory once: the columns of a
+/// group (of one element width, so that a byte offset is the same element in each) are
+/// walked together, block by block on the thread pool and piece by piece ([`PIECE`])
+/// within a block, and `look(group, bytes)` is called once the group's pieces at those
+/// byte offsets (past a shorter column's end: none of it) are summed. Every column is in
+/// one group. Returns the digests by column and the folds by group (`join`ed in any
+/// order).
+pub(super) fn digests_and_folds<F: Default + Send>(
+    cols: &[&[u8]],
+    groups: &[&[usize]],
+    look: impl Fn(usize, std::ops::Range<usize>) -> F + Sync,
+    join: impl Fn(F, F) -> F + Sync + Send,
+) -> (Vec<u64>, Vec<F>) {
+    let jobs: Vec<(usize, usize)> = groups
+        .iter()
+        .enumerate()
+        .flat_map(|(gi, cs)| {
+            let blocks = cs.iter().map(|&c| cols[c].len().div_ceil(BLOCK)).max();
+            (0..blocks.unwrap_or(0)).map(move |b| (gi, b))
+        })
+        .collect();
+    let done: Vec<(Vec<u64>, F)> = jobs
+        .par_iter()
+        .with_max_len(1)
+        .map(|&(gi, b)| {
+            let cs = groups[gi];
+            let mut sums = vec![Running::new(); cs.len()];
+            let mut fold = F::default();
+            let end = (b + 1) * BLOCK;
+            let mut at = b * BLOCK;
+            while at < end {
+                let to = (at + PIECE).min(end);
+                let mut any = false;
+                for (k, &c) in cs.iter().enumerate() {
+                    let col = cols[c];
+                    if at < col.len() {
+                        sums[k].feed(&col[at..to.min(col.len())]);
+                        any = true;
+                    }
+                }
+                if !any {
+                    break;
+                }
+                fold = join(fold, look(gi, at..to));
+                at = to;
+            }
+            (sums.into_iter().map(Running::finish).collect(), fold)
+        })
+        .collect();
+    let mut sums: Vec<Vec<u64>> = vec![Vec::new(); cols.len()];
+    let mut folds: Vec<F> = groups.iter().map(|_| F::default()).collect();
+    for (&(gi, b), (s, f)) in jobs.iter().zip(done) {
+        for (&c, s) in groups[gi].iter().zip(s) {
+            if b * BLOCK < cols[c].len() {
+                sums[c].push(s);
+            }
+        }
+        let g = std::mem::take(&mut folds[gi]);
+        folds[gi] = join(g, f);
+    }
+    let digests = cols
+        .iter()
+        .zip(sums)
+        .map(|(col, sums)| {
+            let mut h = Xxh3::new();
+            h.update(&(col.len() as u64).to_ne_bytes());
+            for s in sums {
+                h.update(&s.to_ne_bytes());
+            }
+            h.digest()
+        })
+        .collect();
+    (digests, folds)
+}
+
 /// One stripe of 64 bytes into the lanes.
 #[inline(always)]
 fn stripe(acc: &mut [u64; 8], s: &[u8]) {
@@ -60,60 +141,95 @@ fn scramble(acc: &mut [u64; 8]) {
     }
 }
 
-#[inline(always)]
-fn sum(b: &[u8]) -> u64 {
-    let mut acc = KEY;
-    let mut kibs = b.chunks_exact(1024);
-    for kib in &mut kibs {
-        for s in kib.chunks_exact(64) {
-            stripe(&mut acc, s);
-        }
-        scramble(&mut acc);
-    }
-    let rest = kibs.remainder();
-    let mut stripes = rest.chunks_exact(64);
-    for s in &mut stripes {
-        stripe(&mut acc, s);
-    }
-    let tail = stripes.remainder();
-    if !tail.is_empty() {
-        let mut last = [0u8; 64];
-        last[..tail.len()].copy_from_slice(tail);
-        stripe(&mut acc, &last);
-    }
-    if !rest.is_empty() {
-        scramble(&mut acc);
-    }
-    let mut h = (b.len() as u64).wrapping_mul(MIX);
-    for p in acc.chunks_exact(2) {
-        let m = (p[0] as u128).wrapping_mul(p[1] as u128 ^ MIX as u128);
-        h = (h ^ (m as u64) ^ (m >> 64) as u64)
-            .rotate_left(27)
-            .wrapping_mul(MIX);
-    }
-    h ^= h >> 33;
-    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    h ^ (h >> 33)
+/// A block's sum taken piece by piece ([`Running::feed`]), so that a reader can look at
+/// each piece right after it is summed, while it is in the core's cache.
+#[derive(Clone, Copy)]
+pub(super) struct Running {
+    acc: [u64; 8],
+    len: u64,
 }
 
-/// [`sum`] compiled for AVX2 where the processor has it (the lanes' multiplies and
-/// adds vectorise four wide), else as it is.
-fn block(b: &[u8]) -> u64 {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        #[target_feature(enable = "avx2")]
-        fn wide(b: &[u8]) -> u64 {
-            sum(b)
-        }
-        // SAFETY: the processor has AVX2 (checked just above).
-        return unsafe { wide(b) };
+impl Running {
+    pub(super) fn new() -> Self {
+        Running { acc: KEY, len: 0 }
     }
-    sum(b)
+
+    /// The next piece of the block: every piece but the last a whole number of KiB.
+    #[inline(always)]
+    fn feed_here(&mut self, b: &[u8]) {
+        debug_assert!(self.len % 1024 == 0, "a piece after the last");
+        let acc = &mut self.acc;
+        self.len += b.len() as u64;
+        let mut kibs = b.chunks_exact(1024);
+        for kib in &mut kibs {
+            for s in kib.chunks_exact(64) {
+                stripe(acc, s);
+            }
+            scramble(acc);
+        }
+        let rest = kibs.remainder();
+        let mut stripes = rest.chunks_exact(64);
+        for s in &mut stripes {
+            stripe(acc, s);
+        }
+        let tail = stripes.remainder();
+        if !tail.is_empty() {
+            let mut last = [0u8; 64];
+            last[..tail.len()].copy_from_slice(tail);
+            stripe(acc, &last);
+        }
+        if !rest.is_empty() {
+            scramble(acc);
+        }
+    }
+
+    /// [`Running::feed_here`] compiled for AVX2 where the processor has it (the lanes'
+    /// multiplies and adds vectorise four wide), else as it is.
+    pub(super) fn feed(&mut self, b: &[u8]) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            #[target_feature(enable = "avx2")]
+            fn wide(r: &mut Running, b: &[u8]) {
+                r.feed_here(b)
+            }
+            // SAFETY: the processor has AVX2 (checked just above).
+            return unsafe { wide(self, b) };
+        }
+        self.feed_here(b)
+    }
+
+    /// The block's sum.
+    pub(super) fn finish(self) -> u64 {
+        let mut h = self.len.wrapping_mul(MIX);
+        for p in self.acc.chunks_exact(2) {
+            let m = (p[0] as u128).wrapping_mul(p[1] as u128 ^ MIX as u128);
+            h = (h ^ (m as u64) ^ (m >> 64) as u64)
+                .rotate_left(27)
+                .wrapping_mul(MIX);
+        }
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        h ^ (h >> 33)
+    }
+}
+
+/// A block's sum in one piece.
+fn block(b: &[u8]) -> u64 {
+    let mut r = Running::new();
+    r.feed(b);
+    r.finish()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A block's sum as built for any processor.
+    fn sum(b: &[u8]) -> u64 {
+        let mut r = Running::new();
+        r.feed_here(b);
+        r.finish()
+    }
 
     #[test]
     fn every_byte_and_the_length_count() {
@@ -135,5 +251,74 @@ mod tests {
         let mut b = base.clone();
         b.swap(0, 8);
         assert_ne!(sum(&b), d);
+    }
+
+    #[test]
+    fn a_block_summed_by_pieces_sums_the_same() {
+        let b: Vec<u8> = (0..70_000u32).map(|i| (i * 13 + i / 7) as u8).collect();
+        for piece in [1024, 4096, 65536] {
+            for len in [0, 1, 1024, 5000, 65536, 70_000] {
+                let mut r = Running::new();
+                for p in b[..len].chunks(piece) {
+                    r.feed(p);
+                }
+                assert_eq!(
+                    r.finish(),
+                    block(&b[..len]),
+                    "pieces of {piece}, {len} bytes"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn digests_and_folds_sum_as_columns_do_and_look_at_every_byte_once() {
+        // Columns around the block and piece sizes, in groups of one width.
+        let col = |len: usize, seed: u8| -> Vec<u8> {
+            (0..len)
+                .map(|i| (i as u8).wrapping_mul(31) ^ seed)
+                .collect()
+        };
+        let cols = [
+            col(BLOCK * 2 + 3 * PIECE + 100, 1),
+            col(BLOCK * 2 + 3 * PIECE + 96, 2),
+            col(0, 3),
+            col(PIECE - 8, 4),
+            col(BLOCK + 8, 5),
+        ];
+        let cols: Vec<&[u8]> = cols.iter().map(|c| &c[..]).collect();
+        let groups: [&[usize]; 3] = [&[0, 1], &[2, 3], &[4]];
+        // Per group, the bytes of its columns seen (summed) and the pieces' lengths.
+        let (digests, folds) = digests_and_folds(
+            &cols,
+            &groups,
+            |g, r: std::ops::Range<usize>| {
+                assert_eq!(r.start % PIECE, 0);
+                let seen: u64 = groups[g]
+                    .iter()
+                    .map(|&c| {
+                        let c = cols[c];
+                        c[r.start.min(c.len())..r.end.min(c.len())]
+                            .iter()
+                            .map(|&b| b as u64)
+                            .sum::<u64>()
+                    })
+                    .sum();
+                (seen, r.len() as u64)
+            },
+            |a, b| (a.0 + b.0, a.1 + b.1),
+        );
+        for (c, d) in cols.iter().zip(&digests) {
+            assert_eq!(*d, column_digest(&(c.len() as u64).to_ne_bytes(), c));
+        }
+        for (g, f) in groups.iter().zip(&folds) {
+            let all: u64 = g
+                .iter()
+                .map(|&c| cols[c].iter().map(|&b| b as u64).sum::<u64>())
+                .sum();
+            let longest = g.iter().map(|&c| cols[c].len()).max().unwrap_or(0);
+            assert_eq!(f.0, all);
+            assert!(f.1 as usize >= longest && (f.1 as usize) < longest + PIECE);
+        }
     }
 }

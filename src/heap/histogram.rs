@@ -32,13 +32,42 @@ impl SortKey {
     }
 }
 
-/// One row per class with at least one object.
+/// One row per class with at least one object (from [`totals`]).
+pub fn by_class(g: &Graph) -> Vec<Row> {
+    let t = totals(g);
+    g.classes
+        .iter()
+        .enumerate()
+        .filter(|(c, _)| t.count[*c] > 0)
+        .map(|(c, info)| Row {
+            class: Some(c as ClassId),
+            name: info.name.clone(),
+            count: t.count[c],
+            shallow: t.shallow[c],
+            retained: None,
+        })
+        .collect()
+}
+
+/// The objects and their shallow bytes per class, by class id.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ClassTotals {
+    pub count: Vec<u64>,
+    pub shallow: Vec<u64>,
+}
+
+/// `g`'s [`ClassTotals`]: counted once per index (kept in [`Graph::class_totals`]; an
+/// index read from the cache has them from its entry).
 ///
 /// Counted by blocks of objects on every core, each block's class and size columns
 /// matched once (two bytes or four) rather than per object: a plain loop over
 /// [`super::CompactColumn::iter`] and [`Graph::shallow_size`] took 0.15 s on 50 M
 /// objects, on the way to the TUI's first histogram.
-pub fn by_class(g: &Graph) -> Vec<Row> {
+pub fn totals(g: &Graph) -> &ClassTotals {
+    g.class_totals.get_or_init(|| count(g))
+}
+
+fn count(g: &Graph) -> ClassTotals {
     use super::CompactColumn::{Narrow, Wide};
     use rayon::prelude::*;
     const BLOCK: usize = 1 << 16;
@@ -62,18 +91,7 @@ pub fn by_class(g: &Graph) -> Vec<Row> {
             s.iter_mut().zip(s2).for_each(|(x, y)| *x += y);
             (c, s)
         });
-    g.classes
-        .iter()
-        .enumerate()
-        .filter(|(c, _)| count[*c] > 0)
-        .map(|(c, info)| Row {
-            class: Some(c as ClassId),
-            name: info.name.clone(),
-            count: count[c],
-            shallow: shallow[c],
-            retained: None,
-        })
-        .collect()
+    ClassTotals { count, shallow }
 }
 
 /// Counts and sizes the objects `first..` whose classes and shallow sizes (as the

@@ -222,6 +222,9 @@ pub struct Graph {
     /// several times, by different kinds.
     pub roots: Vec<Root>,
     pub classes: Vec<ClassInfo>,
+    /// The objects and shallow bytes per class, once counted ([`histogram::totals`]) or
+    /// read from the index cache entry.
+    pub class_totals: std::sync::OnceLock<histogram::ClassTotals>,
     /// Objects that nothing reaches still get a place in the dominator tree, below the
     /// virtual root (memlab's and DevTools' rule for V8 snapshots). Otherwise (MAT's rule
     /// for HPROF) they have no dominator and no retained size.

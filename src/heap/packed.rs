@@ -170,72 +170,114 @@ impl<B: Part, R: Part> Packed<B, R> {
     /// Whether the parts fit together (for columns read back from the index cache): one
     /// base per block, `wide` sorted and holding exactly the positions whose slot says so,
     /// every value at most `limit`, and with `ascending`, no value below the one before.
+    /// ([`Packed::parts_fit`] and [`Packed::fold`] over the whole column, on the thread
+    /// pool.)
     pub fn consistent(&self, limit: u64, ascending: bool) -> bool {
         use rayon::prelude::*;
-        let n = self.rel.len();
-        if self.base.len() != n.div_ceil(BLOCK) {
+        if !self.parts_fit(limit) {
             return false;
         }
-        let wide_ok = self.wide.windows(2).all(|w| w[0].0 < w[1].0)
+        const RUN: usize = BLOCK * 4096;
+        let n = self.rel.len();
+        let (marked, fits) = (0..n.div_ceil(RUN))
+            .into_par_iter()
+            .map(|run| self.fold(run * RUN..((run + 1) * RUN).min(n), limit, ascending))
+            .reduce(|| (0, true), |a, b| (a.0 + b.0, a.1 & b.1));
+        fits && marked == self.wide.len()
+    }
+
+    /// The part of [`Packed::consistent`] that reads no distance but the marked slots':
+    /// one base per block, `wide` sorted, its values at most `limit`, each at a marked
+    /// slot. [`Packed::fold`] looks bases up: only where this holds.
+    pub fn parts_fit(&self, limit: u64) -> bool {
+        self.base.len() == self.rel.len().div_ceil(BLOCK)
+            && self.wide.windows(2).all(|w| w[0].0 < w[1].0)
             && self
                 .wide
                 .iter()
-                .all(|&(i, v)| v.to_u64() <= limit && self.rel.get(i as usize) == Some(&R::MAX));
-        if !wide_ok {
-            return false;
+                .all(|&(i, v)| v.to_u64() <= limit && self.rel.get(i as usize) == Some(&R::MAX))
+    }
+
+    /// The rest of [`Packed::consistent`] over the values `range` (starting at a block's
+    /// first; the parts fit): the slots marked there, and whether every value fits under
+    /// `limit` and (when asked) ascends from the one before (the one before the range
+    /// included). A block without a marked slot (nearly all) is checked by folds over
+    /// its distances, which vectorise (compiled for AVX2 where the processor has it: the
+    /// baseline has no unsigned maximum of two or four bytes); one with a marked slot
+    /// value by value.
+    pub fn fold(
+        &self,
+        range: std::ops::Range<usize>,
+        limit: u64,
+        ascending: bool,
+    ) -> (usize, bool) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            #[target_feature(enable = "avx2")]
+            fn wide<B: Part, R: Part>(
+                p: &Packed<B, R>,
+                range: std::ops::Range<usize>,
+                limit: u64,
+                ascending: bool,
+            ) -> (usize, bool) {
+                p.fold_here(range, limit, ascending)
+            }
+            // SAFETY: the processor has AVX2 (checked just above).
+            return unsafe { wide(self, range, limit, ascending) };
         }
-        // Per run of blocks, on the thread pool: the marked slots, and whether every
-        // value fits under `limit` and (when asked) ascends from the one before. A block
-        // without a marked slot (nearly all) is checked by folds over its distances,
-        // which vectorise; one with a marked slot value by value.
-        const RUN: usize = BLOCK * 4096;
-        let (marked, fits) = self
-            .rel
-            .par_chunks(RUN)
-            .enumerate()
-            .map(|(run, c)| {
-                let first = run * RUN;
-                let mut marked = 0usize;
-                let mut ok = true;
-                let mut prev = if first == 0 || !ascending {
-                    0
+        self.fold_here(range, limit, ascending)
+    }
+
+    #[inline(always)]
+    fn fold_here(
+        &self,
+        range: std::ops::Range<usize>,
+        limit: u64,
+        ascending: bool,
+    ) -> (usize, bool) {
+        let first = range.start;
+        debug_assert!(first % BLOCK == 0);
+        let Some(c) = self.rel.get(range) else {
+            return (0, false);
+        };
+        let mut marked = 0usize;
+        let mut ok = true;
+        let mut prev = if first == 0 || !ascending {
+            0
+        } else {
+            self.get(first - 1).map_or(u64::MAX, |v| v.to_u64())
+        };
+        for (kk, c) in c.chunks(BLOCK).enumerate() {
+            let k = first / BLOCK + kk;
+            let base = self.base[k].to_u64();
+            // A marked slot holds the greatest distance there is.
+            let top = c.iter().fold(R::from_u64(0), |m, &r| m.max(r));
+            if top != R::MAX {
+                let descends =
+                    ascending && c[1..].iter().zip(c).fold(false, |d, (&b, &a)| d | (a > b));
+                let low = base.checked_add(c[0].to_u64());
+                let high = base.checked_add(top.to_u64());
+                ok &= !descends
+                    && high.is_some_and(|h| h <= limit)
+                    && low.is_some_and(|l| !ascending || prev <= l);
+                prev = base.saturating_add(c[c.len() - 1].to_u64());
+                continue;
+            }
+            marked += c.iter().fold(0usize, |m, &r| m + (r == R::MAX) as usize);
+            for (j, &r) in c.iter().enumerate() {
+                let v = if r != R::MAX {
+                    base.checked_add(r.to_u64())
                 } else {
-                    self.get(first - 1).map_or(u64::MAX, |v| v.to_u64())
+                    self.get(k * BLOCK + j).map(|v| v.to_u64())
                 };
-                for (kk, c) in c.chunks(BLOCK).enumerate() {
-                    let k = first / BLOCK + kk;
-                    let base = self.base[k].to_u64();
-                    let here = c.iter().fold(0usize, |m, &r| m + (r == R::MAX) as usize);
-                    if here == 0 {
-                        let top = c.iter().fold(R::from_u64(0), |m, &r| m.max(r));
-                        let descends =
-                            ascending && c.windows(2).fold(false, |d, w| d | (w[0] > w[1]));
-                        let low = base.checked_add(c[0].to_u64());
-                        let high = base.checked_add(top.to_u64());
-                        ok &= !descends
-                            && high.is_some_and(|h| h <= limit)
-                            && low.is_some_and(|l| !ascending || prev <= l);
-                        prev = base.saturating_add(c[c.len() - 1].to_u64());
-                        continue;
-                    }
-                    marked += here;
-                    for (j, &r) in c.iter().enumerate() {
-                        let v = if r != R::MAX {
-                            base.checked_add(r.to_u64())
-                        } else {
-                            self.get(k * BLOCK + j).map(|v| v.to_u64())
-                        };
-                        let Some(v) = v else {
-                            return (marked, false);
-                        };
-                        ok &= v <= limit && (!ascending || prev <= v);
-                        prev = v;
-                    }
-                }
-                (marked, ok)
-            })
-            .reduce(|| (0, true), |a, b| (a.0 + b.0, a.1 & b.1));
-        fits && marked == self.wide.len()
+                let Some(v) = v else {
+                    return (marked, false);
+                };
+                ok &= v <= limit && (!ascending || prev <= v);
+                prev = v;
+            }
+        }
+        (marked, ok)
     }
 }
 

@@ -247,10 +247,13 @@ impl App {
     }
 
     /// The three-snapshot view's ids, once they and FINAL's dominator tree are both
-    /// ready: the leak clusters opened on top.
-    fn leaks_arrive(&mut self) {
+    /// ready: the leak clusters opened on top. Whether anything arrived.
+    fn leaks_arrive(&mut self) -> bool {
+        let mut changed = false;
         if let Some(rx) = &self.leaks_rx {
-            match rx.try_recv() {
+            let got = rx.try_recv();
+            changed = !matches!(got, Err(TryRecvError::Empty));
+            match got {
                 Ok(r) => {
                     self.leaks_ids = Some(r);
                     self.leaks_rx = None;
@@ -260,11 +263,12 @@ impl App {
             }
         }
         let Screen::Ready(r) = &mut self.screen else {
-            return;
+            return changed;
         };
         if r.dom.is_none() {
-            return;
+            return changed;
         }
+        changed |= self.leaks_ids.is_some();
         match self.leaks_ids.take() {
             Some(Ok(Some(ids))) => {
                 r.leaks = Some((Arc::new(ids), Default::default()));
@@ -280,6 +284,7 @@ impl App {
             Some(Err(e)) => self.message = Some(format!("BASELINE or TARGET: {e}")),
             None => {}
         }
+        changed
     }
 
     /// An app waiting for `rx` (nothing to wait for in tests: `None`) and `dom_rx`.
@@ -437,9 +442,10 @@ impl App {
         }
     }
 
-    /// Picks up the background thread's results, if it has any.
-    pub fn tick(&mut self) {
-        self.leaks_arrive();
+    /// Picks up the background thread's results, if it has any: whether it had any (the
+    /// screen then changes).
+    pub fn tick(&mut self) -> bool {
+        let mut changed = self.leaks_arrive();
         match &mut self.screen {
             Screen::Ready(r) => {
                 r.wide = self.width.get() >= WIDE;
@@ -463,6 +469,7 @@ impl App {
             }
             _ => Vec::new(),
         };
+        changed |= !arrived.is_empty();
         for d in arrived {
             // The suspects come after the tree of one snapshot; a diff's trees come alone.
             if !matches!(d, DomsReady::One(_)) {
@@ -501,7 +508,9 @@ impl App {
             crate::alloc::release();
         }
         if let Some(rx) = &self.early_rx {
-            match rx.try_recv() {
+            let got = rx.try_recv();
+            changed |= !matches!(got, Err(TryRecvError::Empty));
+            match got {
                 Ok(q) => {
                     self.early_rx = None;
                     self.early_truncated = q.truncated.is_some();
@@ -511,8 +520,10 @@ impl App {
                 Err(TryRecvError::Empty) => {}
             }
         }
-        let Some(rx) = &self.rx else { return };
-        match rx.try_recv() {
+        let Some(rx) = &self.rx else { return changed };
+        let got = rx.try_recv();
+        changed |= !matches!(got, Err(TryRecvError::Empty));
+        match got {
             Ok(Ok(loaded)) => {
                 self.rx = None;
                 self.set_ready(loaded);
@@ -529,6 +540,7 @@ impl App {
                 ));
             }
         }
+        changed
     }
 
     pub fn on_key(&mut self, key: &KeyEvent) {
@@ -659,16 +671,28 @@ pub fn run_loop<B: Backend>(
     mut next_event: impl FnMut(Duration) -> std::io::Result<Option<Event>>,
     mut stop: impl FnMut() -> bool,
 ) -> std::io::Result<()> {
+    // A frame is drawn after an event, when the loading thread hands something over,
+    // and otherwise every REDRAW (the progress shown while loading): not every time the
+    // loop wakes to look at the loading thread (every 10 ms while an entry is read from
+    // the cache, beside the threads that check it).
+    const REDRAW: Duration = Duration::from_millis(100);
+    let mut drawn: Option<std::time::Instant> = None;
+    let mut event = true;
     while !app.quit && !stop() {
-        app.tick();
-        terminal.draw(|f| app.draw(f))?;
-        park_cursor(terminal)?;
+        let arrived = app.tick();
+        if event || arrived || drawn.is_none_or(|t| t.elapsed() >= REDRAW) {
+            terminal.draw(|f| app.draw(f))?;
+            park_cursor(terminal)?;
+            drawn = Some(std::time::Instant::now());
+        }
         // Long work a key asked for runs after the frame that says it is under way.
         if app.work() {
             terminal.draw(|f| app.draw(f))?;
             park_cursor(terminal)?;
         }
-        match next_event(app.poll_interval())? {
+        let next = next_event(app.poll_interval())?;
+        event = next.is_some();
+        match next {
             Some(Event::Key(k)) => app.on_key(&k),
             // A new size, or the screen given back after a suspend: draw every cell.
             Some(Event::Resize(..)) => terminal.clear()?,

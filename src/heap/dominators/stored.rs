@@ -95,6 +95,24 @@ impl Dominators {
     /// A tree read back from a cache entry, once it has passed the checks of the module
     /// doc against `g`; the error says which failed.
     pub fn from_stored(f: Figures, c: Columns, g: &Graph) -> Result<Dominators, &'static str> {
+        let u = Unchecked::new(f, c, g)?;
+        let n = u.d.idom.len();
+        let fold = u.piece(g, 0..n + 3);
+        u.checked(g, fold)
+    }
+}
+
+/// A tree read back from a cache entry whose columns are of their lengths, not checked
+/// further yet: the cache reads its columns once, gathering [`Unchecked::piece`] over
+/// them piece by piece as it sums them, then [`Unchecked::checked`] gives the verdict.
+pub struct Unchecked {
+    d: Dominators,
+    t: Tree,
+}
+
+impl Unchecked {
+    /// The tree of the columns `c`, of their lengths for `g` (else the error).
+    pub fn new(f: Figures, c: Columns, g: &Graph) -> Result<Unchecked, &'static str> {
         let n = g.len();
         if f.objects != n as u64
             || c.idom.len() != n
@@ -134,13 +152,91 @@ impl Dominators {
             orphan_bytes: f.orphan_bytes,
             by_buckets: f.by_buckets,
         };
-        let tree = Tree {
+        let t = Tree {
             child_start: c.child_start,
             children: c.children,
         };
-        check(&d, &tree, g)?;
-        let _ = d.tree.set(tree);
+        Ok(Unchecked { d, t })
+    }
+
+    /// What the checks gather over the elements `range` of the columns of one element
+    /// per object (the immediate dominators, the retained sizes and counts, the children
+    /// starts: read together), on the thread pool by blocks of [`BLOCK`] (a piece of a
+    /// few of them is what a reader hands over).
+    pub fn piece(&self, g: &Graph, range: std::ops::Range<usize>) -> Fold {
+        use rayon::prelude::*;
+        let (d, t) = (&self.d, &self.t);
+        let n = d.idom.len();
+        let (starts, kids) = (&t.child_start[..], &t.children[..]);
+        let blocks = range.start / BLOCK..range.end.div_ceil(BLOCK);
+        blocks
+            .into_par_iter()
+            .map(|b| {
+                let r = (b * BLOCK).max(range.start)..((b + 1) * BLOCK).min(range.end);
+                let mut f = Fold::default();
+                // The lists of the slots here (every object, then the virtual root):
+                // starts ascending, every child an object; their (child, parent) pairs
+                // summed.
+                let slots = r.start..r.end.min(n + 1);
+                if !slots.is_empty() {
+                    let s = &starts[slots.start..slots.end + 1];
+                    (f.descends, f.max_child, f.lists) = wide::lists(slots.start, s, kids);
+                }
+                // The objects here: every immediate dominator in range; sizes where
+                // reached (at least the object's own, itself among what it retains: a
+                // shallow size kept aside counts as the column's escape value here, and
+                // is checked in the verdict), none where not; their (object, immediate
+                // dominator) pairs summed, the objects reached counted.
+                let objs = r.start..r.end.min(n);
+                if !objs.is_empty() {
+                    let (idom, ret) = (&d.idom[objs.clone()], &d.retained[objs.clone()]);
+                    (f.bad, f.reached, f.dominators) = match &g.shallow {
+                        CompactColumn::Narrow(c) => {
+                            wide::objects(objs.start, n, idom, ret, &c[objs])
+                        }
+                        CompactColumn::Wide(c) => wide::objects(objs.start, n, idom, ret, &c[objs]),
+                    };
+                }
+                f
+            })
+            .reduce(Fold::default, Fold::join)
+    }
+
+    /// The tree, once what [`Unchecked::piece`] gathered over all its elements passes
+    /// the checks of the module doc against `g`; else the error says which failed.
+    pub fn checked(self, g: &Graph, fold: Fold) -> Result<Dominators, &'static str> {
+        let Unchecked { d, t } = self;
+        verdict(&d, &t, g, fold)?;
+        let _ = d.tree.set(t);
         Ok(d)
+    }
+}
+
+/// What the checks gather over a piece of a kept tree ([`Unchecked::piece`]).
+#[derive(Default, Clone, Copy, Debug)]
+pub struct Fold {
+    /// Children starts that descend, or lists past the children's end.
+    descends: bool,
+    max_child: u32,
+    /// The sum of the lists' (child, parent) pairs.
+    lists: u32,
+    /// An immediate dominator out of range, or sizes that cannot be.
+    bad: bool,
+    reached: u64,
+    /// The sum of the (object, immediate dominator) pairs.
+    dominators: u32,
+}
+
+impl Fold {
+    pub fn join(a: Fold, b: Fold) -> Fold {
+        Fold {
+            descends: a.descends | b.descends,
+            max_child: a.max_child.max(b.max_child),
+            lists: a.lists.wrapping_add(b.lists),
+            bad: a.bad | b.bad,
+            reached: a.reached + b.reached,
+            dominators: a.dominators.wrapping_add(b.dominators),
+        }
     }
 }
 
@@ -189,10 +285,13 @@ fn objects<S: Copy + Into<u32>>(
 /// fail to ascend within `kids`, the largest child, and the sum of the (child, parent)
 /// pairs. The lists lie side by side; each child's parent is found from where the lists
 /// end (the last slot ending at each place, then a running maximum), not by a loop per
-/// list, whose lengths (mostly 0, 1 or 2) would defeat the branch predictor. `ends` is
-/// scratch space.
+/// list, whose lengths (mostly 0, 1 or 2) would defeat the branch predictor; by runs of
+/// `RUN` places, so that the scratch space stays small whatever the lists' lengths (one
+/// as long as the lists of a block was a fresh mapping for a list of millions, whose
+/// zeroed pages cost 37 ms of a reopen).
 #[inline(always)]
-fn lists(first: usize, s: &[u32], kids: &[u32], ends: &mut Vec<u32>) -> (bool, u32, u32) {
+fn lists(first: usize, s: &[u32], kids: &[u32]) -> (bool, u32, u32) {
+    const RUN: usize = 4096;
     let len = s.len() - 1;
     let descends = s[..len]
         .iter()
@@ -202,24 +301,32 @@ fn lists(first: usize, s: &[u32], kids: &[u32], ends: &mut Vec<u32>) -> (bool, u
     if descends || end > kids.len() {
         return (true, 0, 0);
     }
-    let list = &kids[base..end];
-    ends.clear();
-    ends.resize(list.len() + 1, 0);
-    // Slot `first + k` ends at `s[k + 1]`: the place holds the last slot ending there,
-    // plus one, which is the parent of the children from there on.
-    for (k, &e) in s[1..].iter().enumerate() {
-        ends[e as usize - base] = (first + k + 1) as u32;
-    }
-    let mut parent = first as u32;
-    for e in ends.iter_mut() {
-        parent = parent.max(*e);
-        *e = parent;
-    }
-    let parents = &ends[..list.len()];
+    let mut ends = [0u32; RUN];
     let (mut sum, mut max) = (0u32, 0u32);
-    for j in 0..list.len() {
-        max = max.max(list[j]);
-        sum = sum.wrapping_add(pair(list[j], parents[j]));
+    let mut parent = first as u32;
+    // The next slot whose end is to be placed: slot `first + k` ends at `s[k + 1]`.
+    let mut k = 0;
+    let mut at = base;
+    while at < end {
+        let to = (at + RUN).min(end);
+        let run = &mut ends[..to - at];
+        run.fill(0);
+        // Each place holds the last slot ending there, plus one: the parent of the
+        // children from there on.
+        while k < len && (s[k + 1] as usize) < to {
+            run[s[k + 1] as usize - at] = (first + k + 1) as u32;
+            k += 1;
+        }
+        for e in run.iter_mut() {
+            parent = parent.max(*e);
+            *e = parent;
+        }
+        let list = &kids[at..to];
+        for j in 0..list.len() {
+            max = max.max(list[j]);
+            sum = sum.wrapping_add(pair(list[j], run[j]));
+        }
+        at = to;
     }
     (false, max, sum)
 }
@@ -234,27 +341,17 @@ mod wide {
         std::arch::is_x86_feature_detected!("avx2")
     }
 
-    pub(super) fn lists(
-        first: usize,
-        s: &[u32],
-        kids: &[u32],
-        ends: &mut Vec<u32>,
-    ) -> (bool, u32, u32) {
+    pub(super) fn lists(first: usize, s: &[u32], kids: &[u32]) -> (bool, u32, u32) {
         #[cfg(target_arch = "x86_64")]
         if avx2() {
             #[target_feature(enable = "avx2")]
-            fn lists(
-                first: usize,
-                s: &[u32],
-                kids: &[u32],
-                ends: &mut Vec<u32>,
-            ) -> (bool, u32, u32) {
-                super::lists(first, s, kids, ends)
+            fn lists(first: usize, s: &[u32], kids: &[u32]) -> (bool, u32, u32) {
+                super::lists(first, s, kids)
             }
             // SAFETY: the processor has AVX2 (checked just above).
-            return unsafe { lists(first, s, kids, ends) };
+            return unsafe { lists(first, s, kids) };
         }
-        super::lists(first, s, kids, ends)
+        super::lists(first, s, kids)
     }
 
     pub(super) fn objects<S: Copy + Into<u32>>(
@@ -283,84 +380,40 @@ mod wide {
     }
 }
 
-thread_local! {
-    /// [`lists`]'s scratch space, per thread.
-    static ENDS: std::cell::RefCell<Vec<u32>> = const { std::cell::RefCell::new(Vec::new()) };
-}
+/// Blocks of objects (and slots) the checks take at a time.
+const BLOCK: usize = 1 << 14;
 
-/// The checks of the module doc. Each column is read once, in order, on every core,
-/// without a branch per object: a check that followed every child to its sizes (a
-/// random load per object) cost 0.5 s on 50 M objects, more than reading the tree.
-fn check(d: &Dominators, t: &Tree, g: &Graph) -> Result<(), &'static str> {
-    use rayon::prelude::*;
-    const BLOCK: usize = 1 << 16;
+/// The checks of the module doc, given what [`Unchecked::piece`] gathered over every
+/// object and slot. Each column is read once, in order, on every core, without a branch
+/// per object: a check that followed every child to its sizes (a random load per
+/// object) cost 0.5 s on 50 M objects, more than reading the tree.
+fn verdict(d: &Dominators, t: &Tree, g: &Graph, f: Fold) -> Result<(), &'static str> {
     let n = d.idom.len();
     let (starts, kids) = (&t.child_start[..], &t.children[..]);
     if starts[0] != 0 || starts[n + 1] as usize != kids.len() || starts[n + 2] != starts[n + 1] {
         return Err("inconsistent tree lists");
     }
-    // The lists, by blocks of slots (every object, then the virtual root): starts
-    // ascending, every child an object; their (child, parent) pairs summed.
-    let slots = n + 1;
-    let (descends, max, lists) = (0..slots.div_ceil(BLOCK))
-        .into_par_iter()
-        .map(|b| {
-            let (first, last) = (b * BLOCK, ((b + 1) * BLOCK).min(slots));
-            // Scratch space kept by each thread between blocks: a fresh vector per
-            // rayon split was a fresh mapping, whose zeroed (huge) pages took 8 % of a
-            // reopen. Not kept past 16 MiB (a block holding a list of millions).
-            ENDS.with_borrow_mut(|ends| {
-                let r = wide::lists(first, &starts[first..last + 1], kids, ends);
-                if ends.capacity() > 4 << 20 {
-                    *ends = Vec::new();
-                }
-                r
-            })
-        })
-        .reduce(
-            || (false, 0, 0u32),
-            |a, b| (a.0 | b.0, a.1.max(b.1), a.2.wrapping_add(b.2)),
-        );
-    if descends {
+    if f.descends {
         return Err("inconsistent tree lists");
     }
-    if !kids.is_empty() && max as usize >= n {
+    if !kids.is_empty() && f.max_child as usize >= n {
         return Err("a tree child of no object");
     }
-    // The objects: every immediate dominator in range; sizes where reached (at least
-    // the object's own, itself among what it retains: a shallow size kept aside counts
-    // as the column's escape value here, and is checked below), none where not; their
-    // (object, immediate dominator) pairs summed, the objects reached counted.
-    let (bad, reached, dominators) = d
-        .idom
-        .par_chunks(BLOCK)
-        .zip(d.retained.par_chunks(BLOCK))
-        .enumerate()
-        .map(|(b, (idom, ret))| {
-            let range = b * BLOCK..b * BLOCK + idom.len();
-            match &g.shallow {
-                CompactColumn::Narrow(c) => wide::objects(range.start, n, idom, ret, &c[range]),
-                CompactColumn::Wide(c) => wide::objects(range.start, n, idom, ret, &c[range]),
-            }
-        })
-        .reduce(
-            || (false, 0, 0u32),
-            |a, b| (a.0 | b.0, a.1 + b.1, a.2.wrapping_add(b.2)),
-        );
     let big_ok = g
         .big_sizes
         .iter()
         .all(|&(o, s)| d.retained(o).is_none_or(|r| r >= s));
-    if bad || !big_ok {
+    if f.bad || !big_ok {
         return Err("an immediate dominator out of range, or sizes that cannot be");
     }
+    let reached = f.reached;
     if reached != kids.len() as u64
         || reached != d.reachable + d.weakly_reachable + d.orphans
         || n as u64 - reached != d.class_unreachable.get().map_or(0, |u| u.iter().sum())
     {
         return Err("tree counts that do not add up");
     }
-    if lists != dominators {
+    if f.lists != f.dominators {
         return Err("tree lists that are not the immediate dominators'");
     }
     // What the virtual root retains: everything reached.
@@ -501,6 +554,45 @@ mod tests {
                 "{want}"
             );
         }
+    }
+
+    #[test]
+    fn the_lists_pairs_are_those_of_a_loop_per_list() {
+        // Lists of lengths 0 to 3, and two longer than a run of places (one of them
+        // across two runs' end), from slot 5.
+        let lens: Vec<usize> = (0..3000)
+            .map(|i| match i {
+                700 => 9000,
+                1500 => 4096,
+                _ => i % 4,
+            })
+            .collect();
+        let mut s = vec![0u32];
+        for l in &lens {
+            s.push(s.last().unwrap() + *l as u32);
+        }
+        let kids: Vec<u32> = (0..*s.last().unwrap())
+            .map(|i| i.wrapping_mul(2_654_435_761) % 50_000)
+            .collect();
+        let naive = |from: usize| {
+            let (mut sum, mut max) = (0u32, 0u32);
+            for (k, w) in s[from..].windows(2).enumerate() {
+                for &c in &kids[w[0] as usize..w[1] as usize] {
+                    sum = sum.wrapping_add(pair(c, (from + k) as u32));
+                    max = max.max(c);
+                }
+            }
+            (false, max, sum)
+        };
+        assert_eq!(lists(0, &s, &kids), naive(0));
+        assert_eq!(wide::lists(0, &s, &kids), naive(0));
+        // From the middle of the lists (a block's slots).
+        assert_eq!(lists(1000, &s[1000..], &kids), naive(1000));
+        // Starts that descend, lists past the children's end.
+        let mut down = s.clone();
+        down[10] = down[9] - 1;
+        assert!(lists(0, &down, &kids).0);
+        assert!(lists(0, &s, &kids[..kids.len() - 1]).0);
     }
 
     #[test]
