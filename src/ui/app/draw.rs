@@ -122,7 +122,16 @@ impl App {
                         Constraint::Percentage(45),
                     ])
                     .areas(main);
-                    r.top().draw(f, left, &ctx);
+                    // The histogram's right-aligned figures keep a column from the paths.
+                    let list = if r.top().wants_class_detail() {
+                        Rect {
+                            width: left.width.saturating_sub(1),
+                            ..left
+                        }
+                    } else {
+                        left
+                    };
+                    r.top().draw(f, list, &ctx);
                     // A class whose merged paths wait for the selection to rest: said
                     // above the previous class's, which are stale until then.
                     let beside = match r.waiting {
