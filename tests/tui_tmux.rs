@@ -790,9 +790,30 @@ fn the_cockpit_at_160x45_splits_groups_and_merges() {
     let s = tm.press(&["j", "g"], " × java.util.HashMap$Node");
     assert!(s.contains("▸ 7,321 × java.util.HashMap$Node"), "{s}");
     // The merged paths of every session, through the one map (H keeps the filter).
-    tm.keys(&["H", "P"]);
+    // At 160 columns the histogram has them beside it already, once its selection
+    // has rested; `Tab` gives them the keys, `Esc` gives them back.
+    let merged = format!(
+        "Merged paths from GC roots — 10,000 of {} com.example.Session",
+        with_commas(sessions as usize)
+    );
+    tm.keys(&["H"]);
+    let s = tm.wait_until("the histogram and the class's merged paths", |s| {
+        let title = s.lines().next().unwrap_or("");
+        title.starts_with("▶Class histogram") && title.contains(&merged)
+    });
+    assert!(s.contains("10,000 objects"), "{s}");
+    tm.keys(&["Tab"]);
+    tm.wait_until("the paths focused", |s| {
+        s.starts_with(" Class histogram")
+            && s.lines()
+                .next()
+                .is_some_and(|l| l.contains("▶Merged paths from GC roots — "))
+    });
+    tm.press(&["Escape"], "▶Class histogram");
+    // `P`: the same paths, the whole screen.
+    tm.keys(&["P"]);
     let s = tm.wait_until("the merged paths", |s| {
-        s.contains("Merged paths from GC roots — ") && s.contains(" objects,")
+        s.starts_with(" Merged paths from GC roots — ") && s.contains(" objects,")
     });
     assert!(
         s.contains(&format!(
