@@ -975,6 +975,129 @@ fn wide_screens_show_the_selected_instance_s_inspector_beside_the_list() {
     assert!(!s.contains("Inspector — "), "{s}");
 }
 
+/// The app's one-snapshot screen.
+fn ready(a: &mut App) -> &mut heaptui::ui::app::Ready {
+    match &mut a.screen {
+        heaptui::ui::app::Screen::Ready(r) => r,
+        _ => panic!("not ready"),
+    }
+}
+
+/// Issue 26: from 120 columns the class histogram has the merged shortest paths from
+/// the GC roots of its selected class beside it (what `P` opens), built once the
+/// selection has rested, not on every key of a fast scroll; `Tab` gives it the keys,
+/// `Esc` or `Tab` gives them back. On the Java leak fixture: 12,000 sessions
+/// (truth.json), the 10,000 nearest the roots merged, all through the one map.
+#[test]
+fn wide_histogram_shows_the_selected_class_s_merged_paths_once_it_rests() {
+    let t = fixture_json("java/leak/truth.json");
+    let sessions = t["plants"]["session_cache"]["count"].as_u64().unwrap();
+    let want = format!(
+        "Merged paths from GC roots — 10,000 of {} com.example.Session",
+        with_commas(sessions as usize)
+    );
+    let mut a = leak_app();
+    a.on_key(&KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
+    // A selection that never rests on its own: the test says when it has.
+    a.set_detail_rest(Duration::from_secs(3600));
+    let mut term = terminal(160, 45);
+    let s = run(
+        &mut a,
+        &mut term,
+        "/com.example.Session
+",
+    );
+    assert!(s.contains("= com.example.Session"), "{s}");
+    assert_eq!(ready(&mut a).class_builds, 0, "built before resting:\n{s}");
+    assert!(!s.contains(&want), "{s}");
+    assert!(
+        s.contains("paths of com.example.Session once the selection rests…"),
+        "{s}"
+    );
+    // Rested: the app's tick builds it (announced, then built by the loop's work).
+    a.set_detail_rest(Duration::ZERO);
+    a.tick();
+    let s = run(&mut a, &mut term, "");
+    assert_eq!(ready(&mut a).class_builds, 1);
+    let title = s.lines().next().unwrap();
+    assert!(title.starts_with('▶'), "the list has the keys:\n{s}");
+    let right = title.find(&want).expect(&s);
+    assert!(right > 80, "beside the histogram:\n{s}");
+    assert!(title.contains("Class histogram"), "{s}");
+    // The one map, its names cut in the middle to fit beside the list.
+    let map_row = line_with(&s, "static ");
+    assert!(
+        map_row.contains("→ java") && map_row.contains("10,000 objects"),
+        "{map_row}"
+    );
+    assert!(!s.contains("once the selection rests"), "{s}");
+    // Tab: the keys go to the paths (their side marked); `j` moves there, not in the
+    // histogram; Esc gives them back, and so does Tab.
+    let s = run(&mut a, &mut term, "\t");
+    let title = s.lines().next().unwrap();
+    assert!(
+        !title.starts_with('▶') && title.chars().filter(|&c| c == '▶').count() == 1,
+        "{s}"
+    );
+    let before = ready(&mut a).top().selected_class();
+    let s2 = run(&mut a, &mut term, "j");
+    assert_eq!(ready(&mut a).top().selected_class(), before, "{s2}");
+    assert!(s2.contains(&want), "{s2}");
+    let s = run(&mut a, &mut term, "\u{1b}");
+    assert!(s.lines().next().unwrap().starts_with('▶'), "{s}");
+    assert!(
+        s.contains(&want),
+        "Esc leaves the histogram and its paths:\n{s}"
+    );
+    run(&mut a, &mut term, "\t");
+    let s = run(&mut a, &mut term, "\t");
+    assert!(s.lines().next().unwrap().starts_with('▶'), "{s}");
+    assert_eq!(ready(&mut a).class_builds, 1, "nothing rebuilt");
+}
+
+/// A fast scroll through the histogram (keys far quicker than the rest interval, the
+/// loop's tick between them) builds no class's merged paths per key: the last class's
+/// only, once the selection rests; meanwhile the first class's stay, marked stale.
+#[test]
+fn a_fast_scroll_of_the_wide_histogram_builds_the_paths_once() {
+    let mut a = leak_app();
+    a.on_key(&KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
+    let mut term = terminal(160, 45);
+    // The first class's paths, built at once (a test's selection has always rested).
+    run(&mut a, &mut term, "");
+    a.tick();
+    let s = run(&mut a, &mut term, "");
+    assert_eq!(ready(&mut a).class_builds, 1, "{s}");
+    let first = ready(&mut a).top().selected_class().unwrap();
+    a.set_detail_rest(Duration::from_secs(3600));
+    // Twenty `j`s, each through the run loop (tick, draw, work, key).
+    run(&mut a, &mut term, &"j".repeat(20));
+    a.tick();
+    let s = run(&mut a, &mut term, "");
+    assert_eq!(ready(&mut a).class_builds, 1, "a build per key:\n{s}");
+    let now = ready(&mut a).top().selected_class().unwrap();
+    assert_ne!(now, first);
+    assert_eq!(ready(&mut a).waiting, Some(now));
+    assert!(s.contains("  stale below · paths of "), "{s}");
+    assert!(s.contains(" once the selection rests…"), "{s}");
+    // Rested: the last class's paths, one build more.
+    a.set_detail_rest(Duration::ZERO);
+    a.tick();
+    let s = run(&mut a, &mut term, "");
+    assert_eq!(ready(&mut a).class_builds, 2, "{s}");
+    assert_eq!(
+        ready(&mut a).detail.as_ref().map(|(k, _)| *k),
+        Some(heaptui::ui::app::Detail::Class(now))
+    );
+    assert!(!s.contains("once the selection rests"), "{s}");
+    // Below 120 columns, nothing beside the histogram.
+    let mut narrow = terminal(100, 30);
+    run(&mut a, &mut narrow, "");
+    a.tick();
+    let s = run(&mut a, &mut narrow, "");
+    assert!(!s.contains("Merged paths from GC roots"), "{s}");
+}
+
 #[test]
 fn instances_without_a_label_show_and_match_their_first_fields() {
     let (mut a, mut term) = app_at(100, 30);
@@ -1089,7 +1212,12 @@ fn classes_with_unreachable_instances_are_marked_with_a_footnote() {
         .lines()
         .find(|l| l.starts_with(&format!("= {name} ")))
         .unwrap_or_else(|| panic!("{s}"));
-    assert!(line.trim_end().ends_with('†'), "{line}\n{s}");
+    // The retained column (from 120 columns the class's merged paths follow it).
+    let retained = line[2 + name.len()..]
+        .split_whitespace()
+        .nth(2)
+        .unwrap_or("");
+    assert!(retained.ends_with('†'), "{line}\n{s}");
     assert!(
         s.contains(&format!(
             "† {} of {} {name} unreachable, not retained by anything",

@@ -27,6 +27,10 @@ fn drawn(app: &mut App, keys: &str, w: u16, h: u16) -> String {
     }
     app.tick();
     t.draw(|f| app.draw(f)).unwrap();
+    // What that turn asked for (the histogram's merged paths beside it), drawn.
+    if app.work() {
+        t.draw(|f| app.draw(f)).unwrap();
+    }
     let buf = t.backend().buffer();
     let mut s = String::new();
     for y in 0..buf.area.height {

@@ -15,7 +15,7 @@
 use std::path::PathBuf;
 use std::sync::mpsc::{Receiver, TryRecvError};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEventKind};
 use ratatui::backend::Backend;
@@ -40,14 +40,14 @@ use super::theme::Theme;
 use crate::error::Result;
 use crate::format::Snapshot;
 use crate::heap::dominators::Dominators;
-use crate::heap::ObjId;
+use crate::heap::{ClassId, ObjId};
 use crate::progress::Progress;
 
 mod draw;
 mod load;
 mod ready;
 use ready::SUSPECTS;
-pub use ready::{Ready, WIDE};
+pub use ready::{Detail, Ready, REST, WIDE};
 
 pub enum Screen {
     Loading,
@@ -113,6 +113,9 @@ pub struct App {
     pub busy: bool,
     /// The screen's width when last drawn (for the detail pane beside the list).
     width: std::cell::Cell<u16>,
+    /// How long the histogram's selection rests before its class's merged paths are
+    /// built beside it ([`REST`]).
+    detail_rest: Duration,
     pub screen: Screen,
     pub progress: Progress,
     rx: Option<Receiver<Result<Loaded>>>,
@@ -299,6 +302,7 @@ impl App {
             title: None,
             busy: false,
             width: std::cell::Cell::new(80),
+            detail_rest: REST,
             path,
             screen: Screen::Loading,
             progress,
@@ -339,7 +343,24 @@ impl App {
         let from_cache = |p: &Progress| p.get().0.contains("cache");
         let soon = (self.rx.is_some() && from_cache(&self.progress))
             || (self.dom_rx.is_some() && from_cache(&self.dom_progress));
-        Duration::from_millis(if soon { 10 } else { 100 })
+        let wait = Duration::from_millis(if soon { 10 } else { 100 });
+        // A class's merged paths wait for the selection to rest: wake when it has.
+        match &self.screen {
+            Screen::Ready(r) => match r.rest_left() {
+                Some(left) => wait.min(left + Duration::from_millis(5)),
+                None => wait,
+            },
+            _ => wait,
+        }
+    }
+
+    /// How long the histogram's selection rests before the merged paths of its class
+    /// are built beside it ([`REST`]; tests make it shorter or longer).
+    pub fn set_detail_rest(&mut self, rest: Duration) {
+        self.detail_rest = rest;
+        if let Screen::Ready(r) = &mut self.screen {
+            r.rest = rest;
+        }
     }
 
     /// Has the pending index cache entry written now, without waiting for the dominator
@@ -367,6 +388,9 @@ impl App {
         }
         let mut app = Self::loading(path, Progress::new(), None, dom_rx, Progress::new());
         app.theme = Theme { color: false };
+        // A test's selection has always rested: the merged paths beside the histogram
+        // are there on the next turn, whatever the machine's speed.
+        app.detail_rest = Duration::ZERO;
         app.set_ready(loaded);
         app.tick();
         app
@@ -415,16 +439,18 @@ impl App {
             Loaded::One(snap) => {
                 let mut r = Ready::after(snap, None, early.as_ref());
                 r.summary = self.summary_cell.clone();
+                r.rest = self.detail_rest;
                 Screen::Ready(Box::new(r))
             }
             Loaded::Counted(snap, rows) => {
                 let mut r = Ready::after(snap, Some(rows), early.as_ref());
                 r.summary = self.summary_cell.clone();
+                r.rest = self.detail_rest;
                 Screen::Ready(Box::new(r))
             }
             Loaded::Two(a, b, ids, warning) => Screen::Diff(Box::new(DiffView::new(
-                Ready::new(a),
-                Ready::new(b),
+                Ready::side(a),
+                Ready::side(b),
                 ids,
                 warning,
             ))),

@@ -236,7 +236,7 @@ pub const KEYMAP: &[Binding] = &[
     Binding {
         keys: &["Tab"],
         action: Action::Side,
-        help: "the list and the inspector beside it (wide screens); diff: base and target",
+        help: "the list and the detail beside it (wide screens: the inspector, or beside the histogram the class's merged paths); diff: base and target",
         hint: Some("Tab side"),
     },
     Binding {

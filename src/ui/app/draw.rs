@@ -116,23 +116,64 @@ impl App {
                     }
                     _ => main,
                 };
-                match (&r.detail, r.wide) {
-                    (Some((_, d)), true) => {
-                        let [left, right] = Layout::horizontal([
-                            Constraint::Percentage(55),
-                            Constraint::Percentage(45),
-                        ])
-                        .areas(main);
-                        r.top().draw(f, left, &ctx);
-                        d.draw(f, right, &ctx);
-                        // The focused side is marked at its title's left end.
-                        let at = if r.focus_detail { right } else { left };
-                        f.render_widget(
-                            Paragraph::new("▶").style(self.theme.selected()),
-                            Rect::new(at.x, at.y, 1, 1),
-                        );
+                if r.beside() {
+                    let [left, right] = Layout::horizontal([
+                        Constraint::Percentage(55),
+                        Constraint::Percentage(45),
+                    ])
+                    .areas(main);
+                    // The histogram's right-aligned figures keep a column from the paths.
+                    let list = if r.top().wants_class_detail() {
+                        Rect {
+                            width: left.width.saturating_sub(1),
+                            ..left
+                        }
+                    } else {
+                        left
+                    };
+                    r.top().draw(f, list, &ctx);
+                    // A class whose merged paths wait for the selection to rest: said
+                    // above the previous class's, which are stale until then.
+                    let beside = match r.waiting {
+                        Some(c) if right.height > 2 => {
+                            let [head, body] =
+                                Layout::vertical([Constraint::Length(1), Constraint::Min(1)])
+                                    .areas(right);
+                            use crate::ui::text::{fit_parts, Part};
+                            let name = sanitize(&r.snap.graph.classes[c as usize].name);
+                            let stale = if r.detail.is_some() {
+                                "stale below · "
+                            } else {
+                                ""
+                            };
+                            // The class's name gives way, in its middle.
+                            let text = fit_parts(
+                                vec![
+                                    Part::keep(format!("  {stale}paths of ")),
+                                    Part::shrink(name.into_owned(), 8),
+                                    Part::keep(" once the selection rests…"),
+                                ],
+                                head.width as usize,
+                            );
+                            f.render_widget(Paragraph::new(text).style(self.theme.dim()), head);
+                            body
+                        }
+                        _ => right,
+                    };
+                    match &r.detail {
+                        Some((_, d)) => d.draw(f, beside, &ctx),
+                        None => {
+                            crate::ui::panes::titled(f, beside, "Merged paths from GC roots");
+                        }
                     }
-                    _ => r.top().draw(f, main, &ctx),
+                    // The focused side is marked at its title's left end.
+                    let at = if r.focus_detail { right } else { left };
+                    f.render_widget(
+                        Paragraph::new("▶").style(self.theme.selected()),
+                        Rect::new(at.x, at.y, 1, 1),
+                    );
+                } else {
+                    r.top().draw(f, main, &ctx);
                 }
                 let g = &r.snap.graph;
                 let sel = r

@@ -9,6 +9,19 @@ pub(super) const SUSPECTS: usize = 10;
 /// From this many columns the selected row's detail is drawn beside the list.
 pub const WIDE: u16 = 120;
 
+/// How long the histogram's selection rests (no key) before the merged paths of its
+/// class are built beside it: up to ~200 ms on a class of millions, never once per key
+/// of a fast scroll.
+pub const REST: Duration = Duration::from_millis(150);
+
+/// What the detail pane beside a list shows: one object's inspector (instances,
+/// suspects), or the merged paths from the GC roots of one class (the histogram).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Detail {
+    Object(ObjId),
+    Class(ClassId),
+}
+
 pub struct Ready {
     pub snap: Arc<Snapshot>,
     /// The summary overlay's lines: a walk of the whole graph (reachability), so the
@@ -26,8 +39,26 @@ pub struct Ready {
     pub touched: bool,
     /// Beside the list, where the screen is wide enough ([`WIDE`]): the inspector of
     /// the selected row's object, following the selection (DevTools' retainers below
-    /// its Summary, MAT's inspector beside its lists).
-    pub detail: Option<(ObjId, Box<dyn Pane>)>,
+    /// its Summary, MAT's inspector beside its lists), or, beside the class histogram,
+    /// the merged paths from the GC roots of the selected class (MAT's "merge shortest
+    /// paths"), built once the selection has rested ([`Ready::rest`]).
+    pub detail: Option<(Detail, Box<dyn Pane>)>,
+    /// The class whose merged paths the histogram's selection waits for (it has not
+    /// rested yet): the detail drawn meanwhile, if any, is another class's, marked stale.
+    pub waiting: Option<ClassId>,
+    /// A class's merged paths put aside while another pane is on top (back on the
+    /// histogram, they are shown at once, not built again).
+    parked: Option<(Detail, Box<dyn Pane>)>,
+    /// How long the selection rests before a class's merged paths are built ([`REST`];
+    /// tests set it).
+    pub rest: Duration,
+    /// When the last key came.
+    last_key: Instant,
+    /// Whether the histogram gets a class's merged paths beside it (not on the diff
+    /// view's sides).
+    pub class_detail: bool,
+    /// How many class details (merged paths) were built (tests count them).
+    pub class_builds: usize,
     /// `Tab` moved the keys to the detail pane.
     pub focus_detail: bool,
     /// The screen was wide enough for the detail pane when last drawn.
@@ -44,6 +75,13 @@ impl Ready {
     /// A snapshot on its class histogram.
     pub fn new(snap: Arc<Snapshot>) -> Self {
         Self::after(snap, None, None)
+    }
+
+    /// One side of the diff view: no merged paths beside its lists.
+    pub fn side(snap: Arc<Snapshot>) -> Self {
+        let mut r = Self::new(snap);
+        r.class_detail = false;
+        r
     }
 
     /// A snapshot on its class histogram (`rows`, counted here when not given), keeping
@@ -69,6 +107,12 @@ impl Ready {
             leaks: None,
             touched: false,
             detail: None,
+            waiting: None,
+            parked: None,
+            rest: REST,
+            last_key: Instant::now(),
+            class_detail: true,
+            class_builds: 0,
             focus_detail: false,
             wide: false,
             reopen: None,
@@ -127,31 +171,85 @@ impl Ready {
         message: &mut Option<String>,
     ) -> bool {
         self.touched = true;
+        self.last_key = Instant::now();
         let used = self.on_key_inner(key, theme, clipboard, message);
         self.sync_detail(theme);
         used
     }
 
-    /// The detail pane follows the selection: rebuilt when the selected object changes,
-    /// dropped where there is none (or the screen is narrow).
+    /// The detail pane follows the selection: an object's inspector rebuilt as soon as
+    /// the selected object changes; a class's merged paths once the selection has
+    /// rested ([`Ready::rest`] without a key), the previous class's shown (stale) until
+    /// then; dropped where there is none (or the screen is narrow).
     pub fn sync_detail(&mut self, theme: &Theme) {
-        let sel = if self.wide && self.top().wants_detail() {
-            self.top().selected_object()
+        let want = if !self.wide {
+            None
+        } else if self.top().wants_detail() {
+            self.top().selected_object().map(Detail::Object)
+        } else if self.class_detail && self.top().wants_class_detail() {
+            self.top().selected_class().map(Detail::Class)
         } else {
             None
         };
-        match (sel, &self.detail) {
-            (Some(o), Some((d, _))) if *d == o => {}
-            (Some(o), _) => {
+        let shown = self.detail.as_ref().map(|(k, _)| *k);
+        self.waiting = None;
+        match want {
+            Some(k) if shown == Some(k) => {}
+            Some(Detail::Object(o)) => {
                 let ctx = self.ctx(theme);
                 let pane: Box<dyn Pane> = Box::new(InspectorPane::new(o, &ctx));
-                self.detail = Some((o, pane));
+                self.set_detail(Some((Detail::Object(o), pane)));
             }
-            (None, _) => {
-                self.detail = None;
+            Some(Detail::Class(c)) => {
+                if self
+                    .parked
+                    .as_ref()
+                    .is_some_and(|(k, _)| *k == Detail::Class(c))
+                {
+                    let p = self.parked.take();
+                    self.set_detail(p);
+                } else if self.last_key.elapsed() >= self.rest {
+                    // Built after the frame that announces it (`Ready::work`).
+                    let pane: Box<dyn Pane> = Box::new(MergedPathsPane::new(c));
+                    self.set_detail(Some((Detail::Class(c), pane)));
+                } else {
+                    // Until the selection rests: another class's paths, marked stale.
+                    if matches!(shown, Some(Detail::Object(_)) | None) {
+                        let p = self.parked.take();
+                        self.set_detail(p);
+                    }
+                    self.waiting = Some(c);
+                }
+            }
+            None => {
+                self.set_detail(None);
                 self.focus_detail = false;
             }
         }
+    }
+
+    /// Puts `d` beside the list; a class's merged paths it replaces are kept aside.
+    fn set_detail(&mut self, d: Option<(Detail, Box<dyn Pane>)>) {
+        let old = std::mem::replace(&mut self.detail, d);
+        if let Some(old @ (Detail::Class(_), _)) = old {
+            self.parked = Some(old);
+        }
+    }
+
+    /// Whether the detail pane (or the line that says one is coming) is drawn beside
+    /// the pane on top.
+    pub fn beside(&self) -> bool {
+        let top = self.top();
+        self.wide
+            && (self.detail.is_some() || self.waiting.is_some())
+            && (top.wants_detail() || (self.class_detail && top.wants_class_detail()))
+    }
+
+    /// How long until the selection has rested, while a class's merged paths wait for
+    /// it (the run loop wakes then).
+    pub fn rest_left(&self) -> Option<Duration> {
+        self.waiting
+            .map(|_| self.rest.saturating_sub(self.last_key.elapsed()))
     }
 
     fn on_key_inner(
@@ -294,16 +392,27 @@ impl Ready {
         }
     }
 
-    /// Does the top pane's announced work ([`Pane::has_work`]); false when there is none.
+    /// Does the top pane's announced work ([`Pane::has_work`]), and the detail pane's
+    /// (a class's merged paths); false when there is none.
     pub fn work(&mut self, theme: &Theme) -> bool {
-        let (ctx, stack, _) = self.parts(theme);
-        match stack.last_mut() {
-            Some(top) if top.has_work() => {
-                top.work(&ctx);
-                true
-            }
-            _ => false,
+        let ctx = Ctx {
+            snap: &self.snap,
+            dom: self.dom.as_deref(),
+            theme,
+        };
+        let mut did = false;
+        if let Some(top) = self.stack.last_mut().filter(|t| t.has_work()) {
+            top.work(&ctx);
+            did = true;
         }
+        if let Some((k, d)) = self.detail.as_mut().filter(|(_, d)| d.has_work()) {
+            d.work(&ctx);
+            if matches!(k, Detail::Class(_)) {
+                self.class_builds += 1;
+            }
+            did = true;
+        }
+        did
     }
 
     /// The dominator tree is ready: every pane on either stack is told.
@@ -311,6 +420,14 @@ impl Ready {
         self.dom = Some(d);
         let (ctx, stack, forward) = self.parts(theme);
         for p in stack.iter_mut().chain(forward.iter_mut()) {
+            p.dominators_ready(&ctx);
+        }
+        let ctx = Ctx {
+            snap: &self.snap,
+            dom: self.dom.as_deref(),
+            theme,
+        };
+        for (_, p) in self.detail.iter_mut().chain(self.parked.iter_mut()) {
             p.dominators_ready(&ctx);
         }
     }

@@ -366,6 +366,10 @@ impl super::Pane for HistogramPane {
         self.selected_row().and_then(|r| r.class)
     }
 
+    fn wants_class_detail(&self) -> bool {
+        true
+    }
+
     fn title(&self, _ctx: &super::Ctx) -> String {
         "Class histogram".into()
     }

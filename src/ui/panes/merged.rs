@@ -48,6 +48,9 @@ pub struct MergedPathsPane {
     rows: Vec<Row>,
     list: ListState,
     pending: bool,
+    /// Built before the dominator tree was ready: each node's retained figure is the
+    /// instances' shallow sizes until it is built again.
+    shallow_only: bool,
 }
 
 impl MergedPathsPane {
@@ -61,11 +64,14 @@ impl MergedPathsPane {
             rows: Vec::new(),
             list: ListState::new(),
             pending: true,
+            shallow_only: false,
         }
     }
 
     fn build(&mut self, ctx: &Ctx) {
         let g = &ctx.snap.graph;
+        self.merged = 0;
+        self.shallow_only = ctx.dom.is_none();
         use rayon::prelude::*;
         let class = self.class;
         self.instances = (0..g.len() as ObjId)
@@ -176,6 +182,13 @@ impl Pane for MergedPathsPane {
 
     fn has_work(&self) -> bool {
         self.pending
+    }
+
+    fn dominators_ready(&mut self, _ctx: &Ctx) {
+        // Built again, now with the instances' retained sizes.
+        if self.shallow_only {
+            self.pending = true;
+        }
     }
 
     fn work(&mut self, ctx: &Ctx) {

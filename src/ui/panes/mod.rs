@@ -117,6 +117,11 @@ pub trait Pane {
     fn wants_detail(&self) -> bool {
         false
     }
+    /// Whether this is a list of classes whose selected class's merged paths from the
+    /// GC roots are drawn beside it on a wide screen (the class histogram).
+    fn wants_class_detail(&self) -> bool {
+        false
+    }
     /// Whether this is the leak suspects pane (`!` goes back to it).
     fn is_suspects(&self) -> bool {
         false
