@@ -66,7 +66,17 @@ fn available() -> Result<Option<super::budget::Budget>> {
 /// not fit in the memory left ([`need`]). MoarVM format 3 is left to its reader, which
 /// knows its counts once it has listed the snapshots ([`check_need`]).
 pub fn check(path: &Path, format: Format, bytes: &[u8]) -> Result<()> {
-    available()?;
+    let budget = available()?;
+    // A quicker, higher bound first: where it fits, the decision is the same (in memory,
+    // guarded), without a pass over the file.
+    let forced = std::env::var_os("HEAPTUI_ON_DISK").is_some_and(|v| v == "1");
+    if !forced {
+        if let (Some(b), Some(quick)) = (budget, format.quick_memory_need(bytes)) {
+            if quick.bytes <= b.bytes {
+                return check_need(path, format, bytes.len() as u64, quick);
+            }
+        }
+    }
     match need(format, bytes) {
         Some(n) => check_need(path, format, bytes.len() as u64, n),
         None => Ok(()),

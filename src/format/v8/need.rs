@@ -42,12 +42,31 @@ fn declared_need(d: &super::Declared, len: u64, quotes: u64) -> Need {
 /// front (the first key), as many nodes as the bytes could hold: five fields (the fewest
 /// the reader takes) of one digit each.
 pub fn need(bytes: &[u8]) -> Option<Need> {
-    let d = super::declared(bytes).unwrap_or(super::Declared {
+    let d = declared_or_most(bytes);
+    let quotes = memchr::memchr_iter(b'"', bytes).count() as u64;
+    Some(declared_need(&d, bytes.len() as u64, quotes))
+}
+
+/// A higher bound than [`need`]'s, found without reading past the header: the strings
+/// are at most what the bytes left by the nodes and edges (two bytes an integer) could
+/// hold at three bytes each (`"",`). Where even this fits the memory left, the pass over
+/// the file that counts the quotes is not needed.
+pub fn quick_need(bytes: &[u8]) -> Option<Need> {
+    let d = declared_or_most(bytes);
+    let len = bytes.len() as u64;
+    let fits = |fields: usize| len / (2 * fields.max(1) as u64);
+    let nodes = d.nodes.unwrap_or(u64::MAX).min(fits(d.node_fields));
+    let edges = d.edges.unwrap_or(u64::MAX).min(fits(d.edge_fields));
+    let taken = 2 * (nodes * d.node_fields as u64 + edges * d.edge_fields as u64);
+    let strings = len.saturating_sub(taken) / 3;
+    Some(declared_need(&d, len, 2 * strings))
+}
+
+fn declared_or_most(bytes: &[u8]) -> super::Declared {
+    super::declared(bytes).unwrap_or(super::Declared {
         nodes: None,
         edges: None,
         node_fields: 5,
         edge_fields: 5,
-    });
-    let quotes = memchr::memchr_iter(b'"', bytes).count() as u64;
-    Some(declared_need(&d, bytes.len() as u64, quotes))
+    })
 }
