@@ -186,7 +186,10 @@ impl Ready {
             None
         } else if self.top().wants_detail() {
             self.top().selected_object().map(Detail::Object)
-        } else if self.class_detail && self.top().wants_class_detail() {
+        } else if self.class_detail && self.touched && self.top().wants_class_detail() {
+            // Not before the first key: a reopen's first frames (the histogram, then the
+            // retained sizes) are not held back by a search over millions of objects
+            // nobody asked about yet.
             self.top().selected_class().map(Detail::Class)
         } else {
             None
