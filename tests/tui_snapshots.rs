@@ -91,14 +91,8 @@ fn the_cockpit_s_panes_at_80x24_and_160x45() {
 /// and 160×45: FINAL opened, the ids new in TARGET given, the clusters found.
 #[test]
 fn the_leak_clusters_at_80x24_and_160x45() {
-    let open = |n: &str| {
-        heaptui::open(
-            &gunzipped(&format!("node/{n}.heapsnapshot.gz")),
-            &heaptui::progress::Progress::new(),
-        )
-        .unwrap()
-    };
-    let ids = heaptui::leaks::LeakIds::of(&open("baseline"), &open("target")).unwrap();
+    let open = open_node;
+    let ids = node_leak_ids();
     for (w, h) in [(80u16, 24u16), (160, 45)] {
         let p = gunzipped("node/final.heapsnapshot.gz");
         let mut app = common::tui::on_histogram(p, open("final"));

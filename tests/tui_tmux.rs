@@ -407,12 +407,9 @@ fn the_leak_hunt_in_a_real_terminal_with_a_resize_and_ctrl_c() {
     t.exited_with_the_terminal_back("", "");
 }
 
-#[test]
-fn the_diff_view_in_a_real_terminal() {
-    // heaptui BASE TARGET on the Java pair (Cache.entries grew by 3,000 entries, per
-    // fixtures/java/growth/expected.json): sort by Δ count, open the grown class side by
-    // side, step into an object on each side, and back to the table.
-    let cmd = heaptui_line(
+/// `heaptui BASE TARGET` on the Java growth pair, as a shell line.
+fn growth_diff_line() -> String {
+    heaptui_line(
         "",
         &format!(
             "{} {}",
@@ -420,7 +417,15 @@ fn the_diff_view_in_a_real_terminal() {
             fixture("java/growth/target.hprof.gz").display()
         ),
         false,
-    );
+    )
+}
+
+#[test]
+fn the_diff_view_in_a_real_terminal() {
+    // heaptui BASE TARGET on the Java pair (Cache.entries grew by 3,000 entries, per
+    // fixtures/java/growth/expected.json): sort by Δ count, open the grown class side by
+    // side, step into an object on each side, and back to the table.
+    let cmd = growth_diff_line();
     let Some(t) = Tmux::start("diff", &cmd) else {
         return;
     };
@@ -1045,15 +1050,7 @@ fn the_cockpit_at_80x24_is_one_pane_at_a_time() {
 /// side (fixtures/java/growth: CacheEntry 2,000 → 5,000, expected.json).
 #[test]
 fn the_diff_at_160_columns_has_a_third_column_for_the_focused_side() {
-    let cmd = heaptui_line(
-        "",
-        &format!(
-            "{} {}",
-            fixture("java/growth/base.hprof.gz").display(),
-            fixture("java/growth/target.hprof.gz").display()
-        ),
-        false,
-    );
+    let cmd = growth_diff_line();
     let Some(t) = Tmux::start("diff160", &cmd) else {
         return;
     };

@@ -146,14 +146,8 @@ fn detached_divs_are_one_row_and_each_instance_shows_its_attributes() {
 /// status line say which, and `Enter` opens a cluster of the list on screen.
 #[test]
 fn i_shows_or_folds_the_runtime_s_internal_nodes_in_the_leaks() {
-    let open = |n: &str| {
-        heaptui::open(
-            &gunzipped(&format!("node/{n}.heapsnapshot.gz")),
-            &heaptui::progress::Progress::new(),
-        )
-        .unwrap()
-    };
-    let ids = heaptui::leaks::LeakIds::of(&open("baseline"), &open("target")).unwrap();
+    let open = open_node;
+    let ids = node_leak_ids();
     let last = open("final");
     let d = dominators_of(&last);
     let folded = heaptui::leaks::find(&ids, &last, &d, false).unwrap();

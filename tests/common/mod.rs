@@ -473,3 +473,17 @@ pub fn run_cached(cache: &Path, args: &[&str]) -> Output {
     );
     out
 }
+
+/// The Node fixture `node/<name>.heapsnapshot.gz` (baseline, target, final), opened.
+pub fn open_node(name: &str) -> heaptui::format::Snapshot {
+    heaptui::open(
+        &gunzipped(&format!("node/{name}.heapsnapshot.gz")),
+        &heaptui::progress::Progress::new(),
+    )
+    .unwrap()
+}
+
+/// memlab's leak ids of the Node fixtures: the objects new in TARGET against BASELINE.
+pub fn node_leak_ids() -> heaptui::leaks::LeakIds {
+    heaptui::leaks::LeakIds::of(&open_node("baseline"), &open_node("target")).unwrap()
+}
