@@ -339,18 +339,20 @@ fn detached_holders(snap: &Snapshot, d: &Dominators, candidates: &[ObjId]) -> Ve
     if !detached.contains(&true) {
         return Vec::new();
     }
-    let is_detached =
-        |o: ObjId| (o as usize) < g.class_of.len() && detached[g.class_of.get(o as usize) as usize];
+    // Elements (`Detached <div>`) among them, which alone start a tree.
+    let element: Vec<bool> = g
+        .classes
+        .iter()
+        .map(|c| c.name.starts_with("Detached <"))
+        .collect();
+    let class = |o: ObjId| g.class_of.get(o as usize) as usize;
+    let is_detached = |o: ObjId| (o as usize) < g.class_of.len() && detached[class(o)];
     // The top node of every detached tree, in id order: an element (`Detached <div>`),
     // not an embedder's detached native object (Node's `Detached Node / BindingData`).
     let n = g.class_of.len() as u32;
     let tops: Vec<ObjId> = (0..n)
         .into_par_iter()
-        .filter(|&o| {
-            is_detached(o)
-                && snap.class_name(o).starts_with("Detached <")
-                && d.idom(o).is_some_and(|p| !is_detached(p))
-        })
+        .filter(|&o| element[class(o)] && d.idom(o).is_some_and(|p| !is_detached(p)))
         .collect();
     // Per holder above a top: the bytes its detached trees retain.
     let mut under: HashMap<ObjId, u64> = HashMap::new();
