@@ -711,3 +711,66 @@ fn detached_dom_trees_are_suspects_named_by_their_holders() {
         );
     }
 }
+
+/// A hostile HPROF file where a string's `value` is a sparse `ArrayList`, at a lower
+/// address than the object whose field holds the list: the walk without the index
+/// leaves the strings out of its second reading unless a value is a collection, and
+/// then names the same holder as the index (the string, the first referrer).
+#[test]
+fn a_string_whose_value_is_a_sparse_collection_is_its_holder_without_the_index_too() {
+    let mut h = hostile::Hprof::new(8);
+    let (string, list, holder, objects) = (0x100, 0x200, 0x300, 0x400);
+    h.named_class(1, string, 1, b"java.lang.String");
+    h.named_class(2, list, 2, b"java.util.ArrayList");
+    h.named_class(3, holder, 3, b"Holder");
+    h.named_class(4, objects, 4, b"java.lang.Object[]");
+    for (id, name) in [
+        (10, "value"),
+        (11, "coder"),
+        (12, "elementData"),
+        (13, "size"),
+    ] {
+        h.utf8(id, name.as_bytes());
+    }
+    h.utf8(14, b"list");
+    h.class_dump(string, 0, &[(10, 2), (11, 8)]);
+    h.class_dump(list, 0, &[(12, 2), (13, 10)]);
+    h.class_dump(holder, 0, &[(14, 2)]);
+    h.class_dump(objects, 0, &[]);
+    // The string at 0x1000 whose value is the list at 0x3000; the holder at 0x2000.
+    let mut s = h.idb(0x3000);
+    s.push(0);
+    h.instance(0x1000, string, &s);
+    h.instance_refs(0x2000, holder, &[0x3000]);
+    let mut l = h.idb(0x4000);
+    l.extend_from_slice(&1u32.to_be_bytes());
+    h.instance(0x3000, list, &l);
+    // Its elementData: 64 slots, one used.
+    let mut a = vec![0x22];
+    a.extend(h.idb(0x4000));
+    a.extend_from_slice(&0u32.to_be_bytes());
+    a.extend_from_slice(&64u32.to_be_bytes());
+    a.extend(h.idb(objects));
+    a.extend(h.idb(0x2000));
+    a.extend(vec![0; 63 * 8]);
+    h.heap.extend(a);
+    h.jni_global(0x1000);
+    h.jni_global(0x2000);
+    let bytes = h.finish();
+    let q = heaptui::format::hprof::quick_waste(&bytes, &Progress::new(), 10)
+        .unwrap()
+        .expect("walked without the index");
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("string-holds-list.hprof");
+    std::fs::write(&f, &bytes).unwrap();
+    let snap = heaptui::open(&f, &Progress::new()).unwrap();
+    let w = heaptui::waste::find(&snap, 10);
+    assert_eq!(w.sparse.len(), 1, "{w:?}");
+    assert!(w.sparse[0].holder.contains("java.lang.String"), "{w:?}");
+    let key =
+        |s: &heaptui::heap::waste::Sparse| (s.class.clone(), s.holder.clone(), s.capacity, s.size);
+    assert_eq!(
+        q.waste.sparse.iter().map(key).collect::<Vec<_>>(),
+        w.sparse.iter().map(key).collect::<Vec<_>>()
+    );
+}

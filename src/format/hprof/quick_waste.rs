@@ -7,9 +7,10 @@
 //! `java.lang.String`s, the Java collections, the object arrays and the class dumps
 //! are. Each string is then joined to its value array by address (its contents are
 //! the array's), and what is left of the arrays is grouped on its own, as the index's
-//! pass does. Sparse collections are read from their fields as there; a second walk,
-//! only when some are found, looks for the references that hold them: the first
-//! strong one in address order, as the index's referrer lists give it.
+//! pass does. Sparse collections are read from their fields as there; then, only when
+//! some are found, the references that hold them are looked for (the first strong one
+//! in address order, as the index's referrer lists give it) in the records that can
+//! hold one, whose offsets the walk noted: not the bodies again.
 //!
 //! The answers are the index's, example objects included (the lowest address of each
 //! group, as the lowest dense id there), which `tests/suspects.rs` checks on the
@@ -60,8 +61,52 @@ struct Found {
     /// Instances of the collection classes: (address, record offset).
     collections: Vec<(u64, u64)>,
     prims: Vec<Prim>,
-    /// Object arrays: (address, length, record offset).
+    /// Object arrays: (address, length).
     obj_arrays: Vec<(u64, u32)>,
+    /// Where the instances and object arrays are, run by run: the records that can hold
+    /// a sparse collection, read again to find its holder without walking the bodies.
+    /// Instances of classes without reference fields are left out, and so are the
+    /// strings whose one reference, `value`, the walk read: those go to `strings_at`,
+    /// read again only when a value is a collection.
+    holding: Vec<Offsets>,
+    strings_at: Vec<Offsets>,
+}
+
+/// Record offsets in ascending order, each kept as its distance from the one before in
+/// four bytes (about a third of the eight an offset takes; a distance that does not
+/// fit is escaped and kept whole).
+#[derive(Default)]
+pub(super) struct Offsets {
+    deltas: Vec<u32>,
+    last: u64,
+}
+
+impl Offsets {
+    fn push(&mut self, off: u64) {
+        let d = off - self.last;
+        if d < u32::MAX as u64 {
+            self.deltas.push(d as u32);
+        } else {
+            self.deltas
+                .extend([u32::MAX, (off >> 32) as u32, off as u32]);
+        }
+        self.last = off;
+    }
+
+    pub(super) fn iter(&self) -> impl Iterator<Item = u64> + '_ {
+        let mut it = self.deltas.iter();
+        let mut at = 0u64;
+        std::iter::from_fn(move || {
+            let &d = it.next()?;
+            at = if d == u32::MAX {
+                let hi = *it.next()? as u64;
+                hi << 32 | *it.next()? as u64
+            } else {
+                at + d as u64
+            };
+            Some(at)
+        })
+    }
 }
 
 impl Found {
@@ -72,6 +117,8 @@ impl Found {
         self.collections.append(&mut o.collections);
         self.prims.append(&mut o.prims);
         self.obj_arrays.append(&mut o.obj_arrays);
+        self.holding.append(&mut o.holding);
+        self.strings_at.append(&mut o.strings_at);
     }
 }
 
@@ -136,6 +183,35 @@ struct CollLayout {
     /// A `HashSet`'s `map`.
     map: Option<(usize, u8)>,
     set: bool,
+}
+
+/// What the first walk does with an instance of a class.
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    /// `java.lang.String`; `only_value` when `value` is its one reference field.
+    String {
+        only_value: bool,
+    },
+    Collection,
+    /// A class whose instances have no reference field.
+    NoRefs,
+    Other,
+}
+
+/// How many reference fields the instances of `cid` have, when its whole chain of
+/// classes is in `dumps`.
+fn object_fields(dumps: &IdMap<ClassDump>, cid: u64) -> Option<usize> {
+    let mut n = 0;
+    let mut cur = cid;
+    for _ in 0..512 {
+        let d = dumps.get(&cur)?;
+        n += d.fields.iter().filter(|f| f.1 == T_OBJECT).count();
+        if d.super_id == 0 {
+            return Some(n);
+        }
+        cur = d.super_id;
+    }
+    None
 }
 
 /// The waste report of the HPROF file `b` without the index, or `None` where the file
@@ -208,6 +284,26 @@ pub fn waste(b: &[u8], progress: &Progress, top: usize) -> Result<Option<QuickWa
         }
     }
     let early = string_id.and_then(|sid| string_layout(&leading, id, sid, &name_of).ok().flatten());
+    // What the walk does with an instance, by its class: the classes whose whole chain
+    // is among the leading dumps and has no reference field hold nothing.
+    let mut kinds: IdMap<Kind> = IdMap::default();
+    for &cid in leading.keys() {
+        if object_fields(&leading, cid) == Some(0) {
+            kinds.insert(cid, Kind::NoRefs);
+        }
+    }
+    for &cid in &coll_ids {
+        kinds.insert(cid, Kind::Collection);
+    }
+    if let Some(sid) = string_id {
+        let only_value = early.is_some() && object_fields(&leading, sid) == Some(1);
+        kinds.insert(sid, Kind::String { only_value });
+    }
+    let no_refs: Vec<u64> = kinds
+        .iter()
+        .filter(|x| *x.1 == Kind::NoRefs)
+        .map(|x| *x.0)
+        .collect();
     drop(leading);
 
     let mut all = Found::default();
@@ -216,21 +312,48 @@ pub fn waste(b: &[u8], progress: &Progress, top: usize) -> Result<Option<QuickWa
         progress,
         |body| {
             let mut f = Found::default();
+            let (mut holding, mut strings_at) = (Offsets::default(), Offsets::default());
+            let mut last: Option<(u64, Kind)> = None;
             let end = walk_body(b, body, id, &|_| {}, |tag, rec, off| {
                 let addr = be_id(&rec[1..], id);
                 match tag {
                     INSTANCE_DUMP => {
                         let cid = be_id(&rec[1 + id + 4..], id);
-                        if Some(cid) == string_id {
-                            match early.and_then(|sl| Some((sl, sl.value(b, id, off)?))) {
-                                Some((_, (v, utf16))) => f.values.push((v, addr, utf16)),
-                                None => f.strings.push((addr, off)),
+                        let kind = match last {
+                            Some((c, k)) if c == cid => k,
+                            _ => {
+                                let k = kinds.get(&cid).copied().unwrap_or(Kind::Other);
+                                last = Some((cid, k));
+                                k
                             }
-                        } else if coll_ids.contains(&cid) {
-                            f.collections.push((addr, off));
+                        };
+                        match kind {
+                            Kind::String { only_value } => {
+                                match early.and_then(|sl| sl.value(b, id, off)) {
+                                    Some((v, utf16)) => {
+                                        f.values.push((v, addr, utf16));
+                                        if only_value {
+                                            strings_at.push(off);
+                                        } else {
+                                            holding.push(off);
+                                        }
+                                    }
+                                    None => {
+                                        f.strings.push((addr, off));
+                                        holding.push(off);
+                                    }
+                                }
+                            }
+                            Kind::Collection => {
+                                f.collections.push((addr, off));
+                                holding.push(off);
+                            }
+                            Kind::Other => holding.push(off),
+                            Kind::NoRefs => {}
                         }
                     }
                     OBJECT_ARRAY_DUMP => {
+                        holding.push(off);
                         f.obj_arrays.push((addr, be_u32(&rec[1 + id + 4..])));
                     }
                     PRIMITIVE_ARRAY_DUMP => {
@@ -249,6 +372,8 @@ pub fn waste(b: &[u8], progress: &Progress, top: usize) -> Result<Option<QuickWa
                 }
                 true
             });
+            f.holding.push(holding);
+            f.strings_at.push(strings_at);
             (f, end)
         },
         |body, (f, end)| {
@@ -267,6 +392,18 @@ pub fn waste(b: &[u8], progress: &Progress, top: usize) -> Result<Option<QuickWa
     let class_name = |cid: u64| class_name_of(b, &p.class_names, &utf8, cid);
     let field_name = |nid: u64| utf8_text(b, &utf8, nid);
     let cls = Classes::build(b, id, layout, &all.class_dumps, &class_name, &field_name);
+    // The instances left out of the second reading must hold nothing by the classes as
+    // the index reads them (a later dump of a class could differ from the leading one).
+    let holds_refs = |cid: &u64| {
+        cls.recs.get(cid).is_some_and(|r| {
+            let mut any = false;
+            r.for_each_ref(&cls.runs, usize::MAX, |_, _| any = true);
+            any
+        })
+    };
+    if no_refs.iter().any(holds_refs) {
+        return Ok(None);
+    }
 
     // The string layout, checked against the one the walk used.
     let string_layout = match string_id {
@@ -399,6 +536,15 @@ pub fn waste(b: &[u8], progress: &Progress, top: usize) -> Result<Option<QuickWa
         names.push((format!("0x{addr:x}"), class));
         (names.len() - 1) as ObjId
     };
+    // A string's value that is a collection (in a hostile file) makes the strings
+    // holders to look at.
+    let mut collection_addrs: Vec<u64> = all.collections.iter().map(|x| x.0).collect();
+    collection_addrs.sort_unstable();
+    let strings_may_hold = all
+        .values
+        .iter()
+        .any(|v| collection_addrs.binary_search(&v.0).is_ok());
+    drop(collection_addrs);
     let mut waste = Waste::default();
     (waste.strings, waste.arrays) = duplicates(
         b,
@@ -415,8 +561,8 @@ pub fn waste(b: &[u8], progress: &Progress, top: usize) -> Result<Option<QuickWa
     if !found.is_empty() && top > 0 {
         let holders = holders(
             b,
-            &bodies,
             id,
+            strings_may_hold,
             &cls,
             &all,
             &layouts,

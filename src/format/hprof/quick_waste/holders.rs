@@ -1,5 +1,6 @@
-//! Who holds each sparse collection: a second walk of the bodies for the references
-//! to them, only when some were found (see the parent module).
+//! Who holds each sparse collection: the references to them, read again from the
+//! records that can hold one (the first walk noted where they are), only when some
+//! were found (see the parent module).
 
 use super::*;
 
@@ -9,8 +10,8 @@ use super::*;
 #[allow(clippy::too_many_arguments)]
 pub(super) fn holders(
     b: &[u8],
-    bodies: &[Body],
     id: usize,
+    strings_may_hold: bool,
     cls: &Classes,
     all: &Found,
     layouts: &IdMap<CollLayout>,
@@ -50,72 +51,40 @@ pub(super) fn holders(
         a != 0 && bits[bit(a) / 64] >> (bit(a) % 64) & 1 == 1 && targets.binary_search(&a).is_ok()
     };
     progress.phase("finding what holds the sparse collections", b.len() as u64);
+    // The walk noted where the instances that can hold references and the object
+    // arrays are (each whole there): only they and the class dumps are read again; the
+    // strings whose one reference the walk read, only when one of those is a collection.
+    let strings: &[Offsets] = if strings_may_hold {
+        &all.strings_at
+    } else {
+        &[]
+    };
+    let mut hits: Vec<(u64, u64, u64)> = all
+        .holding
+        .par_iter()
+        .chain(strings.par_iter())
+        .map(|run| {
+            let mut hits = Vec::new();
+            let mut last = None;
+            for off in run.iter() {
+                refs_of(b, id, cls, &wanted, off, &mut hits, &mut last);
+            }
+            hits
+        })
+        .flatten()
+        .collect();
+    for &(_, off) in &all.class_dumps {
+        refs_of(b, id, cls, &wanted, off as u64, &mut hits, &mut None);
+    }
+    progress.set(b.len() as u64);
     // (target, referrer address, referrer record offset), the lowest referrer kept.
     let mut first: IdMap<(u64, u64)> = IdMap::default();
-    for_bodies(
-        bodies,
-        progress,
-        |body| {
-            let mut hits: Vec<(u64, u64, u64)> = Vec::new();
-            // Instances of one class often come in runs: the last class is kept.
-            let mut last: Option<(u64, Option<&ClassRec>)> = None;
-            walk_body(b, body, id, &|_| {}, |tag, rec, off| {
-                let from = be_id(&rec[1..], id);
-                match tag {
-                    INSTANCE_DUMP => {
-                        let cid = be_id(&rec[1 + id + 4..], id);
-                        let cr = match last {
-                            Some((c, r)) if c == cid => r,
-                            _ => {
-                                let r = cls.recs.get(&cid);
-                                last = Some((cid, r));
-                                r
-                            }
-                        };
-                        if let Some(cr) = cr {
-                            let data = instance_data(rec, id);
-                            cr.for_each_ref(&cls.runs, data.len(), |o, weak| {
-                                if !weak && o + id <= data.len() {
-                                    let t = be_id(&data[o..], id);
-                                    if wanted(t) {
-                                        hits.push((t, from, off));
-                                    }
-                                }
-                            });
-                        }
-                    }
-                    OBJECT_ARRAY_DUMP => {
-                        let n = be_u32(&rec[1 + id + 4..]) as usize;
-                        for e in rec[1 + 2 * id + 8..][..n * id].chunks_exact(id) {
-                            let t = be_id(e, id);
-                            if wanted(t) {
-                                hits.push((t, from, off));
-                            }
-                        }
-                    }
-                    CLASS_DUMP => {
-                        let mut c = Cursor::new(rec, off);
-                        let _ = class_refs(&mut c, id, &mut |t| {
-                            if wanted(t) {
-                                hits.push((t, from, off));
-                            }
-                        });
-                    }
-                    _ => {}
-                }
-                true
-            });
-            hits
-        },
-        |_, hits| {
-            for (t, from, off) in hits {
-                let e = first.entry(t).or_insert((from, off));
-                if from < e.0 {
-                    *e = (from, off);
-                }
-            }
-        },
-    );
+    for (t, from, off) in hits {
+        let e = first.entry(t).or_insert((from, off));
+        if from < e.0 {
+            *e = (from, off);
+        }
+    }
     let record_class = |off: u64| -> String {
         let rec = &b[off as usize..];
         match rec[0] {
@@ -149,6 +118,67 @@ pub(super) fn holders(
         out.insert(addr, (class, holder));
     }
     out
+}
+
+/// The cached class of the last instance: instances of one class often come in runs.
+type LastClass<'c> = Option<(u64, Option<&'c ClassRec>)>;
+
+/// Pushes the references of the whole record at `off` to the `wanted` targets, as
+/// (target, referrer address, referrer record offset).
+fn refs_of<'c>(
+    b: &[u8],
+    id: usize,
+    cls: &'c Classes,
+    wanted: &dyn Fn(u64) -> bool,
+    off: u64,
+    hits: &mut Vec<(u64, u64, u64)>,
+    last: &mut LastClass<'c>,
+) {
+    let rec = &b[off as usize..];
+    let from = be_id(&rec[1..], id);
+    match rec[0] {
+        INSTANCE_DUMP => {
+            let cid = be_id(&rec[1 + id + 4..], id);
+            let cr = match *last {
+                Some((c, r)) if c == cid => r,
+                _ => {
+                    let r = cls.recs.get(&cid);
+                    *last = Some((cid, r));
+                    r
+                }
+            };
+            if let Some(cr) = cr {
+                let len = be_u32(&rec[1 + 2 * id + 4..]) as usize;
+                let data = instance_data(rec, id);
+                let data = &data[..data.len().min(len)];
+                cr.for_each_ref(&cls.runs, data.len(), |o, weak| {
+                    if !weak && o + id <= data.len() {
+                        let t = be_id(&data[o..], id);
+                        if wanted(t) {
+                            hits.push((t, from, off));
+                        }
+                    }
+                });
+            }
+        }
+        OBJECT_ARRAY_DUMP => {
+            let n = be_u32(&rec[1 + id + 4..]) as usize;
+            for e in rec[1 + 2 * id + 8..][..n * id].chunks_exact(id) {
+                let t = be_id(e, id);
+                if wanted(t) {
+                    hits.push((t, from, off));
+                }
+            }
+        }
+        _ => {
+            let mut c = Cursor::new(rec, off);
+            let _ = class_refs(&mut c, id, &mut |t| {
+                if wanted(t) {
+                    hits.push((t, from, off));
+                }
+            });
+        }
+    }
 }
 
 /// The name of the reference to `to` in the record at `off`, as the decoder's edge
