@@ -372,11 +372,21 @@ pub fn waste(b: &[u8], progress: &Progress, top: usize) -> Result<Option<QuickWa
                 }
                 true
             });
+            holding.deltas.shrink_to_fit();
+            strings_at.deltas.shrink_to_fit();
             f.holding.push(holding);
             f.strings_at.push(strings_at);
             (f, end)
         },
         |body, (f, end)| {
+            // The arrays' entries are the bulk: room for as many as the rest of the file
+            // holds at this rate, so that they are not copied at every doubling.
+            let more = f.prims.len();
+            if all.prims.capacity() < all.prims.len() + more {
+                let rate = (all.prims.len() + more) as f64 / body.end.max(1) as f64;
+                let want = (rate * b.len() as f64 * 1.05) as usize;
+                all.prims.reserve(want.saturating_sub(all.prims.len()).max(more));
+            }
             all.append(f);
             p.body_end(body, end);
         },
