@@ -81,7 +81,7 @@ use xxhash_rust::xxh3::Xxh3;
 
 use crate::heap::codec::{decode, encode};
 use crate::heap::column::CompactColumn;
-use crate::heap::packed::Packed;
+use crate::heap::packed::{Packed, Starts};
 use crate::heap::{ClassInfo, Graph, ObjId, Root};
 use crate::heap::{Column, Referrers};
 use crate::source::Source;
@@ -670,6 +670,14 @@ fn read_entry(key: &Key, f: File, file_bytes: u64) -> Result<Parts, &'static str
             CompactColumn::Wide(u32c(i)?)
         })
     };
+    // CSR starts: the bases at `i`, the distances at `i + 1`.
+    let starts = |i: usize, wide| -> Result<Starts, &'static str> {
+        Ok(Packed {
+            base: u32c(i)?,
+            rel: u16c(i + 1)?,
+            wide,
+        })
+    };
     let mut g = Graph {
         class_of: compact(0, meta.narrow_classes)?,
         shallow: compact(1, meta.narrow_sizes)?,
@@ -678,19 +686,11 @@ fn read_entry(key: &Key, f: File, file_bytes: u64) -> Result<Parts, &'static str
             rel: u32c(3)?,
             wide: meta.wide_offsets,
         },
-        out_start: Packed {
-            base: u32c(4)?,
-            rel: u16c(5)?,
-            wide: meta.wide_out_start,
-        },
+        out_start: starts(4, meta.wide_out_start)?,
         out_targets: u32c(6)?,
         weak: u64c(7)?,
         referrer_index: Referrers {
-            in_start: Packed {
-                base: u32c(8)?,
-                rel: u16c(9)?,
-                wide: meta.wide_in_start,
-            },
+            in_start: starts(8, meta.wide_in_start)?,
             in_sources: u32c(10)?,
             in_weak: u64c(11)?,
         }

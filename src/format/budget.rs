@@ -168,10 +168,13 @@ mod tests {
         root
     }
 
-    fn write(dir: &Path, rel: &str, text: &str) {
-        let p = dir.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
+    /// Writes each file of `files` (its path below `dir`, its text).
+    fn write(dir: &Path, files: &[(&str, &str)]) {
+        for (rel, text) in files {
+            let p = dir.join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        }
     }
 
     #[test]
@@ -179,15 +182,16 @@ mod tests {
         let root = fresh("cg2");
         // The service's own cgroup allows 1,900 MiB with 100 MiB used; the slice above
         // it 1,200 MiB with 1,000 MiB used: 200 MiB left is the budget.
-        write(&root, "system.slice/memory.max", "1258291200\n");
-        write(&root, "system.slice/memory.current", "1048576000\n");
-        write(&root, "system.slice/app.service/memory.max", "1992294400\n");
         write(
             &root,
-            "system.slice/app.service/memory.current",
-            "104857600\n",
+            &[
+                ("system.slice/memory.max", "1258291200\n"),
+                ("system.slice/memory.current", "1048576000\n"),
+                ("system.slice/app.service/memory.max", "1992294400\n"),
+                ("system.slice/app.service/memory.current", "104857600\n"),
+                ("memory.current", "5000000000\n"),
+            ],
         );
-        write(&root, "memory.current", "5000000000\n");
         let b = cgroup("0::/system.slice/app.service\n", &root).unwrap();
         assert_eq!(b.bytes, 1258291200 - 1048576000);
         assert!(
@@ -195,7 +199,7 @@ mod tests {
             "{b:?}"
         );
         // "max" is no limit.
-        write(&root, "system.slice/memory.max", "max\n");
+        write(&root, &[("system.slice/memory.max", "max\n")]);
         let b = cgroup("0::/system.slice/app.service\n", &root).unwrap();
         assert_eq!(b.bytes, 1992294400 - 104857600);
         std::fs::remove_dir_all(&root).unwrap();
@@ -204,14 +208,15 @@ mod tests {
     #[test]
     fn cgroup_v1_reads_the_memory_controller_and_ignores_the_unlimited() {
         let root = fresh("cg1");
-        write(&root, "memory/capped/memory.limit_in_bytes", "1992294400\n");
-        write(&root, "memory/capped/memory.usage_in_bytes", "92294400\n");
         write(
             &root,
-            "memory/memory.limit_in_bytes",
-            "9223372036854771712\n",
+            &[
+                ("memory/capped/memory.limit_in_bytes", "1992294400\n"),
+                ("memory/capped/memory.usage_in_bytes", "92294400\n"),
+                ("memory/memory.limit_in_bytes", "9223372036854771712\n"),
+                ("memory/memory.usage_in_bytes", "7000000000\n"),
+            ],
         );
-        write(&root, "memory/memory.usage_in_bytes", "7000000000\n");
         let text = "12:cpu,cpuacct:/capped\n11:memory:/capped\n0::/\n";
         let b = cgroup(text, &root).unwrap();
         assert_eq!(b.bytes, 1992294400 - 92294400);
