@@ -32,7 +32,7 @@ fn main() {
             heaptui::heap::dominators::compute(&snap.graph, &heaptui::progress::Progress::new());
         let s = t.elapsed().as_secs_f64();
         best = best.min(s);
-        println!("round {round}: {s:.3} s ({} reachable)", d.reachable);
+        println!("round {round}: {s:.3} s ({} reachable)", d.reach.reachable);
     }
     println!("fastest: {best:.3} s");
 }

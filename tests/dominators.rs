@@ -170,8 +170,8 @@ fn check_against(g: &Graph, d: Dominators, want: &Reference, sizes: &[u64]) {
             "weak only: {o}"
         );
     }
-    assert_eq!(d.reachable, want.reachable);
-    assert_eq!(d.weakly_reachable, want.weakly_reachable);
+    assert_eq!(d.reach.reachable, want.reachable);
+    assert_eq!(d.reach.weakly_reachable, want.weakly_reachable);
     // (Before `class_retained`, which builds the children lists.) The largest children of any set of parents, by a scan before the children lists
     // exist and from the lists once they do: the inverse of idom, largest retained first,
     // ties by id, cut to `top`, with the full count.
@@ -450,7 +450,10 @@ fn the_referrers_built_beside_the_search_change_nothing() {
         }
     }
     assert_eq!(
-        (plain.reachable_bytes, plain.weakly_reachable_bytes),
+        (
+            plain.reach.reachable_bytes,
+            plain.reach.weakly_reachable_bytes
+        ),
         (strong, weak)
     );
 }

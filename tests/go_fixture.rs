@@ -247,7 +247,7 @@ fn a_dump_cut_anywhere_opens_what_is_whole() {
                     &s.graph,
                     &heaptui::progress::Progress::new(),
                 );
-                assert!(d.reachable <= s.graph.len() as u64);
+                assert!(d.reach.reachable <= s.graph.len() as u64);
             }
             Err(e) => assert!(e.offset <= cut as u64, "cut at {cut}: {e}"),
         }

@@ -59,7 +59,7 @@ fn a_snapshot_cut_anywhere_opens_what_is_whole() {
                 // Every node that is there has a class, and the analyses run.
                 if opened % 10 == 0 {
                     let d = heaptui::heap::dominators::compute(&s.graph, &Progress::new());
-                    assert!(d.reachable <= s.graph.len() as u64);
+                    assert!(d.reach.reachable <= s.graph.len() as u64);
                 }
                 for o in (0..s.graph.len() as u32).step_by(4999) {
                     let _ = s.inspect(o);

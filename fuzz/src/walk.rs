@@ -133,7 +133,7 @@ pub fn walk(s: &Snapshot) -> u64 {
     let mut answers = 0u64;
 
     let d = dominators::compute(g, &progress);
-    assert!(d.reachable <= n as u64);
+    assert!(d.reach.reachable <= n as u64);
     let mut rows = histogram::by_class(g);
     histogram::add_retained(&mut rows, &d.class_retained(g));
     let (group_of, names) = histogram::package_groups(g);

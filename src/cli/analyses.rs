@@ -216,7 +216,7 @@ pub fn dominators(snap: &Snapshot, d: &Dominators, as_json: bool, top: usize, de
         let mut out = String::from("{\"objects\":");
         write_dominator_objects(&mut out, snap, d, &shown, top, depth);
         let rest = json_line(&json!({"total_retained_bytes": total,
-               "reachable_objects": d.reachable, "weakly_reachable_objects": d.weakly_reachable}));
+               "reachable_objects": d.reach.reachable, "weakly_reachable_objects": d.reach.weakly_reachable}));
         out.push(',');
         out.push_str(rest.strip_prefix('{').unwrap_or(&rest));
         println!("{out}");
@@ -265,7 +265,7 @@ pub fn dominators(snap: &Snapshot, d: &Dominators, as_json: bool, top: usize, de
     }
     println!(
         "{total:>13} 100.0% {:>12}  total: {} objects reachable, {} only weakly",
-        "", d.reachable, d.weakly_reachable
+        "", d.reach.reachable, d.reach.weakly_reachable
     );
 }
 

@@ -100,7 +100,7 @@ pub struct Report {
 
 /// The leak suspects of a snapshot, at most `top`, largest first.
 pub fn find(snap: &Snapshot, d: &Dominators, top: usize) -> Report {
-    let heap_bytes = d.reachable_bytes + d.orphan_bytes;
+    let heap_bytes = d.reach.reachable_bytes + d.reach.orphan_bytes;
     let mut report = Report {
         heap_bytes,
         suspects: Vec::new(),

@@ -385,7 +385,8 @@ pub fn waste(b: &[u8], progress: &Progress, top: usize) -> Result<Option<QuickWa
             if all.prims.capacity() < all.prims.len() + more {
                 let rate = (all.prims.len() + more) as f64 / body.end.max(1) as f64;
                 let want = (rate * b.len() as f64 * 1.05) as usize;
-                all.prims.reserve(want.saturating_sub(all.prims.len()).max(more));
+                all.prims
+                    .reserve(want.saturating_sub(all.prims.len()).max(more));
             }
             all.append(f);
             p.body_end(body, end);

@@ -124,6 +124,18 @@ pub struct Dominators {
     class_unreachable: std::sync::OnceLock<Vec<u64>>,
     /// Where the tree comes from.
     pub origin: Origin,
+    /// How much the roots reach, and how.
+    pub reach: Reach,
+    /// Whether the immediate dominators came from Lengauer–Tarjan's buckets: Semi-NCA
+    /// gave up on the graph's shape, or the caller asked for them.
+    #[doc(hidden)]
+    pub by_buckets: bool,
+}
+
+/// How many objects (and shallow bytes) the roots reach, and how: a tree's figures
+/// beside its columns, computed by the pass and kept in the cache entry.
+#[derive(serde::Serialize, serde::Deserialize, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Reach {
     /// Objects (and their shallow bytes) reachable from the roots over strong edges.
     pub reachable: u64,
     pub reachable_bytes: u64,
@@ -134,10 +146,6 @@ pub struct Dominators {
     /// ([`Graph::orphans_are_roots`]), and their shallow bytes.
     pub orphans: u64,
     pub orphan_bytes: u64,
-    /// Whether the immediate dominators came from Lengauer–Tarjan's buckets: Semi-NCA
-    /// gave up on the graph's shape, or the caller asked for them.
-    #[doc(hidden)]
-    pub by_buckets: bool,
 }
 
 impl Dominators {
@@ -170,7 +178,7 @@ impl Dominators {
     /// Everything the tree retains: strongly and weakly reachable objects, and the orphans
     /// kept below the root (the virtual root's retained size).
     pub fn total_bytes(&self) -> u64 {
-        self.reachable_bytes + self.weakly_reachable_bytes + self.orphan_bytes
+        self.reach.reachable_bytes + self.reach.weakly_reachable_bytes + self.reach.orphan_bytes
     }
 
     /// Whether `o` is reachable only through weak edges.

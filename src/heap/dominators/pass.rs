@@ -395,12 +395,14 @@ pub(super) fn compute_once_referred(
         class_retained: Default::default(),
         class_unreachable: Default::default(),
         origin: Origin::Computed,
-        reachable: (strong_end - 1) as u64,
-        reachable_bytes: strong_bytes,
-        weakly_reachable: (weak_end - strong_end) as u64,
-        orphans: (k - weak_end) as u64,
-        orphan_bytes,
-        weakly_reachable_bytes: weak_bytes,
+        reach: Reach {
+            reachable: (strong_end - 1) as u64,
+            reachable_bytes: strong_bytes,
+            weakly_reachable: (weak_end - strong_end) as u64,
+            weakly_reachable_bytes: weak_bytes,
+            orphans: (k - weak_end) as u64,
+            orphan_bytes,
+        },
         by_buckets: idoms == Idoms::Buckets,
     })
 }

@@ -22,19 +22,14 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Dominators, Origin, Tree, BIG, NONE, VIRTUAL_ROOT};
+use super::{Dominators, Origin, Reach, Tree, BIG, NONE, VIRTUAL_ROOT};
 use crate::heap::{Column, CompactColumn, Graph, ObjId};
 
 /// The scalars and short lists of a kept tree.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
 pub struct Figures {
     pub objects: u64,
-    pub reachable: u64,
-    pub reachable_bytes: u64,
-    pub weakly_reachable: u64,
-    pub weakly_reachable_bytes: u64,
-    pub orphans: u64,
-    pub orphan_bytes: u64,
+    pub reach: Reach,
     pub by_buckets: bool,
     pub big_retained: Vec<(ObjId, u64)>,
     pub class_retained: Vec<u64>,
@@ -70,12 +65,7 @@ impl Dominators {
         let t = self.tree();
         let figures = Figures {
             objects: self.idom.len() as u64,
-            reachable: self.reachable,
-            reachable_bytes: self.reachable_bytes,
-            weakly_reachable: self.weakly_reachable,
-            weakly_reachable_bytes: self.weakly_reachable_bytes,
-            orphans: self.orphans,
-            orphan_bytes: self.orphan_bytes,
+            reach: self.reach,
             by_buckets: self.by_buckets,
             big_retained: self.big_retained.clone(),
             class_retained,
@@ -144,12 +134,7 @@ impl Unchecked {
             class_retained: f.class_retained.into(),
             class_unreachable: f.class_unreachable.into(),
             origin: Origin::Computed,
-            reachable: f.reachable,
-            reachable_bytes: f.reachable_bytes,
-            weakly_reachable: f.weakly_reachable,
-            weakly_reachable_bytes: f.weakly_reachable_bytes,
-            orphans: f.orphans,
-            orphan_bytes: f.orphan_bytes,
+            reach: f.reach,
             by_buckets: f.by_buckets,
         };
         let t = Tree {
@@ -408,7 +393,7 @@ fn verdict(d: &Dominators, t: &Tree, g: &Graph, f: Fold) -> Result<(), &'static 
     }
     let reached = f.reached;
     if reached != kids.len() as u64
-        || reached != d.reachable + d.weakly_reachable + d.orphans
+        || reached != d.reach.reachable + d.reach.weakly_reachable + d.reach.orphans
         || n as u64 - reached != d.class_unreachable.get().map_or(0, |u| u.iter().sum())
     {
         return Err("tree counts that do not add up");
@@ -512,7 +497,10 @@ mod tests {
             ),
             (
                 "tree counts that do not add up",
-                &[|f, _| f.reachable += 1, |f, _| f.class_unreachable[0] = 0],
+                &[
+                    |f, _| f.reach.reachable += 1,
+                    |f, _| f.class_unreachable[0] = 0,
+                ],
             ),
             (
                 "tree lists that are not the immediate dominators'",
@@ -520,7 +508,7 @@ mod tests {
             ),
             (
                 "retained sizes that do not add up",
-                &[|f, _| f.reachable_bytes += 1],
+                &[|f, _| f.reach.reachable_bytes += 1],
             ),
         ];
         for &(want, breaks) in cases {
