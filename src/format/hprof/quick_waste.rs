@@ -840,3 +840,28 @@ fn duplicates(
     }
     (dup_strings, dup_arrays)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Offsets;
+
+    #[test]
+    fn offsets_read_back_in_order_near_and_far_apart() {
+        let want = [
+            0u64,
+            9,
+            10,
+            1 << 20,
+            (1 << 32) + (1 << 21),
+            (1 << 33) + (1 << 22),
+            (1 << 33) + (1 << 22) + 1,
+        ];
+        let mut o = Offsets::default();
+        for &x in &want {
+            o.push(x);
+        }
+        assert_eq!(o.iter().collect::<Vec<_>>(), want);
+        // Near ones take one step each, far ones three.
+        assert_eq!(o.deltas.len(), 5 + 2 * 3);
+    }
+}
