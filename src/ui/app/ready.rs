@@ -172,7 +172,140 @@ impl Ready {
     ) -> bool {
         self.touched = true;
         self.last_key = Instant::now();
-        let used = self.on_key_inner(key, theme, clipboard, message);
+        let used = 'key: {
+            // Tab moves the keys between the list and the detail beside it.
+            if action_for(key) == Some(Action::Side) && self.wide && self.detail.is_some() {
+                self.focus_detail = !self.focus_detail;
+                break 'key true;
+            }
+            if self.focus_detail {
+                if let Some((_, d)) = self.detail.as_mut() {
+                    let ctx = Ctx {
+                        snap: &self.snap,
+                        dom: self.dom.as_deref(),
+                        theme,
+                    };
+                    match d.handle(key, &ctx) {
+                        Outcome::Consumed => break 'key true,
+                        Outcome::Refused(why) | Outcome::Done(why) => {
+                            *message = Some(why);
+                            break 'key true;
+                        }
+                        Outcome::Open(req) => {
+                            self.focus_detail = false;
+                            self.open(req, theme);
+                            break 'key true;
+                        }
+                        Outcome::Ignored => {
+                            if action_for(key) == Some(Action::Back) {
+                                self.focus_detail = false;
+                                break 'key true;
+                            }
+                        }
+                    }
+                }
+            }
+            let (ctx, stack, _) = self.parts(theme);
+            let top = stack.last_mut().expect("the bottom pane is always there");
+            match top.handle(key, &ctx) {
+                Outcome::Consumed => break 'key true,
+                Outcome::Refused(why) | Outcome::Done(why) => {
+                    *message = Some(why);
+                    break 'key true;
+                }
+                Outcome::Open(req) => {
+                    self.open(req, theme);
+                    break 'key true;
+                }
+                Outcome::Ignored => {}
+            }
+            let sel = top.selected_object();
+            let class = top.selected_class();
+            let req = match action_for(key) {
+                Some(Action::Back) if self.stack.len() > 1 => {
+                    let p = self.stack.pop().expect("more than one pane");
+                    self.forward.push(p);
+                    break 'key true;
+                }
+                Some(Action::Forward) => {
+                    match self.forward.pop() {
+                        Some(p) => self.stack.push(p),
+                        None => *message = Some(
+                            "`]` does nothing here: no pane to go forward to (after Esc it goes back)"
+                                .into(),
+                        ),
+                    }
+                    break 'key true;
+                }
+                Some(Action::Paths) => sel.map(Request::Paths),
+                Some(Action::Referrers) => sel.map(Request::Referrers),
+                Some(Action::Outgoing) => sel.map(Request::Outgoing),
+                Some(Action::DominatorTree) => Some(Request::Dominators(sel)),
+                Some(Action::Threads) => Some(Request::Threads),
+                Some(Action::MergedPaths) => class.map(Request::MergedPaths),
+                Some(Action::Histogram) if self.stack.len() == 1 => {
+                    *message = Some("`H` does nothing here: this is the class histogram".into());
+                    break 'key true;
+                }
+                Some(Action::Histogram) => {
+                    // Down to the histogram at the bottom; what was above it can be brought
+                    // back with `]`, nearest first.
+                    while self.stack.len() > 1 {
+                        let p = self.stack.pop().expect("above the histogram");
+                        self.forward.push(p);
+                    }
+                    break 'key true;
+                }
+                Some(Action::Suspects) | Some(Action::Waste) => {
+                    let waste = action_for(key) == Some(Action::Waste);
+                    if self.suspects.is_none() {
+                        *message = Some(
+                            "the leak suspects come with the dominator tree, still being built"
+                                .into(),
+                        );
+                        break 'key true;
+                    }
+                    // Back to the suspects pane where one is on the stack (what was above it
+                    // can be brought back with `]`).
+                    if let Some(i) = self.stack.iter().position(|p| p.is_suspects()) {
+                        while self.stack.len() > i + 1 {
+                            let p = self.stack.pop().expect("above the suspects pane");
+                            self.forward.push(p);
+                        }
+                        if waste {
+                            let (ctx, stack, _) = self.parts(theme);
+                            if let Some(top) = stack.last_mut() {
+                                top.handle(key, &ctx);
+                            }
+                        }
+                        break 'key true;
+                    }
+                    Some(Request::Suspects(waste))
+                }
+                Some(Action::Snapshots) => Some(Request::Snapshots),
+                Some(Action::Copy) => {
+                    *message = Some(match sel {
+                        Some(o) => {
+                            let name = self.snap.object_name(o);
+                            if let Ok(mut c) = clipboard.lock() {
+                                c.push(name.clone());
+                            }
+                            format!("copied {name} (OSC 52)")
+                        }
+                        None => "`y` does nothing here: no object is selected to copy".into(),
+                    });
+                    break 'key true;
+                }
+                _ => None,
+            };
+            match req {
+                Some(req) => {
+                    self.open(req, theme);
+                    true
+                }
+                None => false,
+            }
+        };
         self.sync_detail(theme);
         used
     }
@@ -253,146 +386,6 @@ impl Ready {
     pub fn rest_left(&self) -> Option<Duration> {
         self.waiting
             .map(|_| self.rest.saturating_sub(self.last_key.elapsed()))
-    }
-
-    fn on_key_inner(
-        &mut self,
-        key: &KeyEvent,
-        theme: &Theme,
-        clipboard: &std::sync::Mutex<Vec<String>>,
-        message: &mut Option<String>,
-    ) -> bool {
-        // Tab moves the keys between the list and the detail beside it.
-        if action_for(key) == Some(Action::Side) && self.wide && self.detail.is_some() {
-            self.focus_detail = !self.focus_detail;
-            return true;
-        }
-        if self.focus_detail {
-            if let Some((_, d)) = self.detail.as_mut() {
-                let ctx = Ctx {
-                    snap: &self.snap,
-                    dom: self.dom.as_deref(),
-                    theme,
-                };
-                match d.handle(key, &ctx) {
-                    Outcome::Consumed => return true,
-                    Outcome::Refused(why) | Outcome::Done(why) => {
-                        *message = Some(why);
-                        return true;
-                    }
-                    Outcome::Open(req) => {
-                        self.focus_detail = false;
-                        self.open(req, theme);
-                        return true;
-                    }
-                    Outcome::Ignored => {
-                        if action_for(key) == Some(Action::Back) {
-                            self.focus_detail = false;
-                            return true;
-                        }
-                    }
-                }
-            }
-        }
-        let (ctx, stack, _) = self.parts(theme);
-        let top = stack.last_mut().expect("the bottom pane is always there");
-        match top.handle(key, &ctx) {
-            Outcome::Consumed => return true,
-            Outcome::Refused(why) | Outcome::Done(why) => {
-                *message = Some(why);
-                return true;
-            }
-            Outcome::Open(req) => {
-                self.open(req, theme);
-                return true;
-            }
-            Outcome::Ignored => {}
-        }
-        let sel = top.selected_object();
-        let class = top.selected_class();
-        let req = match action_for(key) {
-            Some(Action::Back) if self.stack.len() > 1 => {
-                let p = self.stack.pop().expect("more than one pane");
-                self.forward.push(p);
-                return true;
-            }
-            Some(Action::Forward) => {
-                match self.forward.pop() {
-                    Some(p) => self.stack.push(p),
-                    None => *message = Some(
-                        "`]` does nothing here: no pane to go forward to (after Esc it goes back)"
-                            .into(),
-                    ),
-                }
-                return true;
-            }
-            Some(Action::Paths) => sel.map(Request::Paths),
-            Some(Action::Referrers) => sel.map(Request::Referrers),
-            Some(Action::Outgoing) => sel.map(Request::Outgoing),
-            Some(Action::DominatorTree) => Some(Request::Dominators(sel)),
-            Some(Action::Threads) => Some(Request::Threads),
-            Some(Action::MergedPaths) => class.map(Request::MergedPaths),
-            Some(Action::Histogram) if self.stack.len() == 1 => {
-                *message = Some("`H` does nothing here: this is the class histogram".into());
-                return true;
-            }
-            Some(Action::Histogram) => {
-                // Down to the histogram at the bottom; what was above it can be brought
-                // back with `]`, nearest first.
-                while self.stack.len() > 1 {
-                    let p = self.stack.pop().expect("above the histogram");
-                    self.forward.push(p);
-                }
-                return true;
-            }
-            Some(Action::Suspects) | Some(Action::Waste) => {
-                let waste = action_for(key) == Some(Action::Waste);
-                if self.suspects.is_none() {
-                    *message = Some(
-                        "the leak suspects come with the dominator tree, still being built".into(),
-                    );
-                    return true;
-                }
-                // Back to the suspects pane where one is on the stack (what was above it
-                // can be brought back with `]`).
-                if let Some(i) = self.stack.iter().position(|p| p.is_suspects()) {
-                    while self.stack.len() > i + 1 {
-                        let p = self.stack.pop().expect("above the suspects pane");
-                        self.forward.push(p);
-                    }
-                    if waste {
-                        let (ctx, stack, _) = self.parts(theme);
-                        if let Some(top) = stack.last_mut() {
-                            top.handle(key, &ctx);
-                        }
-                    }
-                    return true;
-                }
-                Some(Request::Suspects(waste))
-            }
-            Some(Action::Snapshots) => Some(Request::Snapshots),
-            Some(Action::Copy) => {
-                *message = Some(match sel {
-                    Some(o) => {
-                        let name = self.snap.object_name(o);
-                        if let Ok(mut c) = clipboard.lock() {
-                            c.push(name.clone());
-                        }
-                        format!("copied {name} (OSC 52)")
-                    }
-                    None => "`y` does nothing here: no object is selected to copy".into(),
-                });
-                return true;
-            }
-            _ => None,
-        };
-        match req {
-            Some(req) => {
-                self.open(req, theme);
-                true
-            }
-            None => false,
-        }
     }
 
     /// Does the top pane's announced work ([`Pane::has_work`]), and the detail pane's

@@ -486,10 +486,6 @@ impl Pane for InstancesPane {
         ]
     }
 
-    fn selected_text(&self, ctx: &Ctx) -> Option<String> {
-        self.selected_object().map(|o| ctx.snap.object_name(o))
-    }
-
     fn dominators_ready(&mut self, ctx: &Ctx) {
         self.sort(ctx);
         self.apply_filter(ctx);

@@ -17,7 +17,7 @@ use ratatui::Frame;
 
 use super::histogram::thousands;
 use super::list::ListState;
-use super::{human, titled, Ctx, Outcome, Pane, Request};
+use super::{human, titled, Ctx, Outcome, Pane};
 use crate::heap::{ClassId, ObjId};
 use crate::ui::keys::{action_for, Action};
 use crate::ui::text::{fit_parts, sanitize, width, Part};
@@ -165,18 +165,10 @@ impl Pane for MergedPathsPane {
     }
 
     fn handle(&mut self, key: &KeyEvent, _ctx: &Ctx) -> Outcome {
-        let Some(a) = action_for(key) else {
-            return Outcome::Ignored;
-        };
-        if self.list.apply(a, self.rows.len()) {
-            return Outcome::Consumed;
-        }
-        match a {
-            Action::Open => match self.selected_object() {
-                Some(o) => Outcome::Open(Request::Inspect(o)),
-                None => Outcome::nothing_to_open(),
-            },
-            _ => Outcome::Ignored,
+        match Outcome::list_key(&mut self.list, action_for(key), self.rows.len()) {
+            Ok(Action::Open) => Outcome::inspect(self.selected_object()),
+            Ok(_) => Outcome::Ignored,
+            Err(o) => o,
         }
     }
 

@@ -16,7 +16,7 @@ use ratatui::Frame;
 
 use super::histogram::thousands;
 use super::list::ListState;
-use super::{human, titled, Ctx, Outcome, Pane, Request};
+use super::{human, titled, Ctx, Outcome, Pane};
 use crate::heap::dominators::VIRTUAL_ROOT;
 use crate::heap::{ClassId, ObjId};
 use crate::ui::keys::{key_name, tree_action_for, Action};
@@ -531,6 +531,18 @@ fn sizes(shallow: u64, retained: Option<u64>, total: u64) -> String {
     }
 }
 
+/// The keys worth a hint in a tree of objects (and in the threads pane's).
+pub const TREE_HINTS: [Action; 8] = [
+    Action::Down,
+    Action::Expand,
+    Action::Open,
+    Action::Back,
+    Action::Paths,
+    Action::Referrers,
+    Action::Help,
+    Action::Quit,
+];
+
 impl Pane for TreePane {
     fn title(&self, ctx: &Ctx) -> String {
         let name = |o: ObjId| format!("{} {}", ctx.snap.class_name(o), ctx.snap.object_name(o));
@@ -555,12 +567,10 @@ impl Pane for TreePane {
     }
 
     fn handle(&mut self, key: &KeyEvent, ctx: &Ctx) -> Outcome {
-        let Some(a) = tree_action_for(key) else {
-            return Outcome::Ignored;
+        let a = match Outcome::list_key(&mut self.list, tree_action_for(key), self.rows.len()) {
+            Ok(a) => a,
+            Err(o) => return o,
         };
-        if self.list.apply(a, self.rows.len()) {
-            return Outcome::Consumed;
-        }
         let i = self.list.selected;
         let paths = matches!(self.kind, TreeKind::Paths(_));
         match a {
@@ -612,10 +622,7 @@ impl Pane for TreePane {
             Action::Open if self.rows.get(i).is_some_and(|r| r.more.is_some()) => {
                 self.next_page(i, ctx)
             }
-            Action::Open => match self.selected_object() {
-                Some(o) => return Outcome::Open(Request::Inspect(o)),
-                None => return Outcome::nothing_to_open(),
-            },
+            Action::Open => return Outcome::inspect(self.selected_object()),
             _ => return Outcome::Ignored,
         }
         self.list.scroll(self.rows.len());
@@ -695,20 +702,7 @@ impl Pane for TreePane {
     }
 
     fn hints(&self) -> &'static [Action] {
-        &[
-            Action::Down,
-            Action::Expand,
-            Action::Open,
-            Action::Back,
-            Action::Paths,
-            Action::Referrers,
-            Action::Help,
-            Action::Quit,
-        ]
-    }
-
-    fn selected_text(&self, ctx: &Ctx) -> Option<String> {
-        self.selected_object().map(|o| ctx.snap.object_name(o))
+        &TREE_HINTS
     }
 
     fn dominators_ready(&mut self, ctx: &Ctx) {
