@@ -194,6 +194,7 @@ fn instances_past_the_first_sorted_rows_stay_in_order() {
         snap: &snap,
         dom: Some(&dom),
         theme: &theme,
+        shared: None,
     };
     let class = snap
         .graph
@@ -405,9 +406,13 @@ fn an_instance_filter_is_announced_then_applied() {
     a.on_key(&KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
     t.draw(|f| a.draw(f)).unwrap();
     let s = screen(&t);
-    assert!(s.contains("filtering 9,719 for \"customer-30\"…"), "{s}");
+    assert!(
+        s.contains("working… filtering 9,719 for \"customer-30\""),
+        "{s}"
+    );
     assert!(!s.contains("match"), "{s}");
     assert!(a.work(), "the filter is the pending work");
+    settle(&mut a);
     t.draw(|f| a.draw(f)).unwrap();
     let s = screen(&t);
     assert!(s.contains("14 match \"customer-30\""), "{s}");
@@ -436,7 +441,8 @@ fn sorting_a_filtered_list_draws_the_announcing_frame() {
         t.draw(|f| a.draw(f)).unwrap();
         let s = screen(&t);
         if a.work() {
-            assert!(s.contains("filtering 9,719 for \"customer-30\"…"), "{s}");
+            assert!(s.contains("filtering 9,719 for \"customer-30\""), "{s}");
+            settle(&mut a);
             t.draw(|f| a.draw(f)).unwrap();
         }
         let s = screen(&t);
@@ -1457,4 +1463,168 @@ fn the_readme_key_table_names_exactly_the_keymap_s_keys() {
         missing.is_empty() && extra.is_empty(),
         "README.md's key table lacks {missing:?} and names {extra:?}, which keys.rs does not bind"
     );
+}
+
+fn key(c: char) -> KeyEvent {
+    let code = match c {
+        '\n' => KeyCode::Enter,
+        '\u{1b}' => KeyCode::Esc,
+        c => KeyCode::Char(c),
+    };
+    KeyEvent::new(code, KeyModifiers::NONE)
+}
+
+/// Issue 26: `P` (the merged paths of a class) runs on a thread of its own. The frame
+/// after the key says "working…"; keys are handled while the search runs (each job
+/// held back half a second here, so that it is still running); its result replaces
+/// the pane when it comes.
+#[test]
+fn merged_paths_run_off_the_ui_thread_with_the_keys_live() {
+    let (mut a, mut t) = app_at(100, 30);
+    a.jobs().set_delay(Duration::from_millis(500));
+    a.on_key(&key('P'));
+    t.draw(|f| a.draw(f)).unwrap();
+    let s = screen(&t);
+    assert!(s.contains("working… finding the paths of byte[]"), "{s}");
+    assert!(a.work(), "the search is the pending work");
+    assert_eq!(a.jobs().running(), 1, "started on a thread of its own");
+    t.draw(|f| a.draw(f)).unwrap();
+    assert!(screen(&t).contains("working…"), "{}", screen(&t));
+    // Keys while it runs: the help opens and closes, the pane stays.
+    a.on_key(&key('?'));
+    assert!(a.help, "`?` handled while the job runs");
+    t.draw(|f| a.draw(f)).unwrap();
+    a.on_key(&key('?'));
+    assert!(!a.help);
+    assert_eq!(a.jobs().running(), 1, "the keys did not wait for the job");
+    settle(&mut a);
+    t.draw(|f| a.draw(f)).unwrap();
+    let s = screen(&t);
+    assert!(
+        s.contains("Merged paths from GC roots — 10,000 of 11,044 byte[]"),
+        "{s}"
+    );
+    assert!(!s.contains("working…"), "{s}");
+}
+
+/// `Esc` while the merged paths are searched for closes the pane and drops the job: its
+/// result, when the thread ends, goes nowhere.
+#[test]
+fn esc_cancels_merged_paths_being_searched_for() {
+    let (mut a, mut t) = app_at(100, 30);
+    a.jobs().set_delay(Duration::from_millis(300));
+    a.on_key(&key('P'));
+    t.draw(|f| a.draw(f)).unwrap();
+    assert!(a.work());
+    a.on_key(&key('\u{1b}'));
+    settle(&mut a);
+    t.draw(|f| a.draw(f)).unwrap();
+    let s = screen(&t);
+    assert!(s.contains("Class histogram"), "{s}");
+    assert!(!s.contains("Merged paths"), "{s}");
+    assert_eq!(ready(&mut a).stack.len(), 1, "{s}");
+}
+
+/// The instance filter runs on a thread of its own: the list moves while it runs, and
+/// the matches replace it when they come; `Esc` during it cancels it.
+#[test]
+fn an_instance_filter_runs_off_the_ui_thread_and_esc_cancels_it() {
+    let (mut a, mut t) = string_instances();
+    a.jobs().set_delay(Duration::from_millis(500));
+    for c in "/customer-30\n".chars() {
+        a.on_key(&key(c));
+    }
+    t.draw(|f| a.draw(f)).unwrap();
+    assert!(a.work());
+    assert_eq!(a.jobs().running(), 1);
+    let before = ready(&mut a).top().selected_object();
+    a.on_key(&key('j'));
+    assert_ne!(
+        ready(&mut a).top().selected_object(),
+        before,
+        "`j` moves in the list while the filter runs"
+    );
+    t.draw(|f| a.draw(f)).unwrap();
+    let s = screen(&t);
+    assert!(s.contains("working… filtering 9,719"), "{s}");
+    settle(&mut a);
+    t.draw(|f| a.draw(f)).unwrap();
+    let s = screen(&t);
+    assert!(s.contains("14 match \"customer-30\""), "{s}");
+    // Again, and Esc before it ends: the whole list, no matches coming.
+    for c in "/customer-31\n".chars() {
+        a.on_key(&key(c));
+    }
+    t.draw(|f| a.draw(f)).unwrap();
+    assert!(a.work());
+    a.on_key(&key('\u{1b}'));
+    settle(&mut a);
+    t.draw(|f| a.draw(f)).unwrap();
+    let s = screen(&t);
+    assert!(s.contains("filter cancelled"), "{s}");
+    assert!(!s.contains("match"), "{s}");
+    assert!(s.contains("9,719 objects"), "{s}");
+}
+
+/// Issue 26: `P` on a filtered instance list merges the paths of its matches only, not
+/// of the whole class.
+#[test]
+fn merged_paths_of_a_filtered_instance_list_are_of_its_matches() {
+    let (mut a, mut t) = string_instances();
+    let s = run(&mut a, &mut t, "/customer-30\n");
+    assert!(s.contains("14 match \"customer-30\""), "{s}");
+    let s = run(&mut a, &mut t, "P");
+    let title = line_with(&s, "Merged paths from GC roots");
+    assert!(
+        title.contains("of 14 java.lang.String matching \"customer-30\""),
+        "{s}"
+    );
+    assert!(!s.contains("9,719"), "{s}");
+    // Every path ends at one of the matches: at most 14 of them merged.
+    let merged: usize = title
+        .split("— ")
+        .nth(1)
+        .and_then(|t| t.split(' ').next())
+        .and_then(|n| n.replace(',', "").parse().ok())
+        .expect(title);
+    assert!((1..=14).contains(&merged), "{title}");
+}
+
+/// Issue 26: the three-snapshot view on the Node fixtures at 160×45: `Enter` on a leak
+/// cluster opens its objects with the selected one's inspector beside them, following
+/// the selection.
+#[test]
+fn a_leak_cluster_s_objects_have_the_inspector_beside_them() {
+    let ids = node_leak_ids();
+    let p = gunzipped("node/final.heapsnapshot.gz");
+    let mut a = on_histogram(p, open_node("final"));
+    if let heaptui::ui::app::Screen::Ready(r) = &mut a.screen {
+        r.leaks = Some((std::sync::Arc::new(ids), Default::default()));
+    }
+    open(&mut a, Request::Leaks);
+    let mut t = terminal(160, 45);
+    let s = run(&mut a, &mut t, "");
+    assert!(s.contains("HeaptuiLeak"), "{s}");
+    // The second cluster: the 250 `HeaptuiLeak` objects.
+    let s = run(&mut a, &mut t, "j\n");
+    let title = s.lines().next().unwrap();
+    assert!(
+        title.contains("Leaked instances of HeaptuiLeak — 250 objects"),
+        "{s}"
+    );
+    let inspector = title.find("Inspector — ").expect(&s);
+    assert!(inspector > 60, "beside the list:\n{s}");
+    let name = |a: &mut App| {
+        let r = ready(a);
+        let o = r.top().selected_object().expect("a selected object");
+        r.snap.object_name(o)
+    };
+    let first = name(&mut a);
+    assert!(title[inspector..].contains(&first), "{first}:\n{s}");
+    // The inspector follows the selection.
+    let s = run(&mut a, &mut t, "j");
+    let second = name(&mut a);
+    assert_ne!(first, second, "{s}");
+    let title = s.lines().next().unwrap();
+    assert!(title[inspector..].contains(&second), "{second}:\n{s}");
 }

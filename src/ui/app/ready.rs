@@ -69,6 +69,27 @@ pub struct Ready {
     pub forward: Vec<Box<dyn Pane>>,
     /// Another snapshot of the file was picked: the app opens it in place of this one.
     pub reopen: Option<usize>,
+    /// The app's jobs, which panes start on threads of their own ([`crate::ui::job`]).
+    pub jobs: crate::ui::job::Jobs,
+}
+
+/// What panes see of a snapshot's view, from its fields (borrowed apart from the panes).
+fn ctx_of<'a>(
+    snap: &'a Arc<Snapshot>,
+    dom: &'a Option<Arc<Dominators>>,
+    jobs: &'a crate::ui::job::Jobs,
+    theme: &'a Theme,
+) -> Ctx<'a> {
+    Ctx {
+        snap,
+        dom: dom.as_deref(),
+        theme,
+        shared: Some(crate::ui::panes::Shared {
+            snap,
+            dom: dom.as_ref(),
+            jobs,
+        }),
+    }
 }
 
 impl Ready {
@@ -116,6 +137,7 @@ impl Ready {
             focus_detail: false,
             wide: false,
             reopen: None,
+            jobs: Default::default(),
         }
     }
 
@@ -126,11 +148,7 @@ impl Ready {
     }
 
     pub fn ctx<'a>(&'a self, theme: &'a Theme) -> Ctx<'a> {
-        Ctx {
-            snap: &self.snap,
-            dom: self.dom.as_deref(),
-            theme,
-        }
+        ctx_of(&self.snap, &self.dom, &self.jobs, theme)
     }
 
     /// The pane on screen.
@@ -152,11 +170,7 @@ impl Ready {
         &'a mut Vec<Box<dyn Pane>>,
         &'a mut Vec<Box<dyn Pane>>,
     ) {
-        let ctx = Ctx {
-            snap: &self.snap,
-            dom: self.dom.as_deref(),
-            theme,
-        };
+        let ctx = ctx_of(&self.snap, &self.dom, &self.jobs, theme);
         (ctx, &mut self.stack, &mut self.forward)
     }
 
@@ -180,11 +194,7 @@ impl Ready {
             }
             if self.focus_detail {
                 if let Some((_, d)) = self.detail.as_mut() {
-                    let ctx = Ctx {
-                        snap: &self.snap,
-                        dom: self.dom.as_deref(),
-                        theme,
-                    };
+                    let ctx = ctx_of(&self.snap, &self.dom, &self.jobs, theme);
                     match d.handle(key, &ctx) {
                         Outcome::Consumed => break 'key true,
                         Outcome::Refused(why) | Outcome::Done(why) => {
@@ -221,6 +231,11 @@ impl Ready {
             }
             let sel = top.selected_object();
             let class = top.selected_class();
+            let only = if action_for(key) == Some(Action::MergedPaths) {
+                top.merge_only(&ctx)
+            } else {
+                None
+            };
             let req = match action_for(key) {
                 Some(Action::Back) if self.stack.len() > 1 => {
                     let p = self.stack.pop().expect("more than one pane");
@@ -242,7 +257,15 @@ impl Ready {
                 Some(Action::Outgoing) => sel.map(Request::Outgoing),
                 Some(Action::DominatorTree) => Some(Request::Dominators(sel)),
                 Some(Action::Threads) => Some(Request::Threads),
-                Some(Action::MergedPaths) => class.map(Request::MergedPaths),
+                // A filtered list (a cluster's, a diff's new objects) merges only its own.
+                Some(Action::MergedPaths) => match (class, only) {
+                    (Some(c), Some(only)) => {
+                        self.push(Box::new(MergedPathsPane::of(c, Some(only))));
+                        break 'key true;
+                    }
+                    (c, None) => c.map(Request::MergedPaths),
+                    (None, Some(_)) => None,
+                },
                 Some(Action::Histogram) if self.stack.len() == 1 => {
                     *message = Some("`H` does nothing here: this is the class histogram".into());
                     break 'key true;
@@ -391,11 +414,7 @@ impl Ready {
     /// Does the top pane's announced work ([`Pane::has_work`]), and the detail pane's
     /// (a class's merged paths); false when there is none.
     pub fn work(&mut self, theme: &Theme) -> bool {
-        let ctx = Ctx {
-            snap: &self.snap,
-            dom: self.dom.as_deref(),
-            theme,
-        };
+        let ctx = ctx_of(&self.snap, &self.dom, &self.jobs, theme);
         let mut did = false;
         if let Some(top) = self.stack.last_mut().filter(|t| t.has_work()) {
             top.work(&ctx);
@@ -411,6 +430,20 @@ impl Ready {
         did
     }
 
+    /// Takes the results of the panes' jobs that have come (see [`Pane::poll`]): whether
+    /// any did.
+    pub fn poll(&mut self, theme: &Theme) -> bool {
+        let ctx = ctx_of(&self.snap, &self.dom, &self.jobs, theme);
+        let mut changed = false;
+        for p in self.stack.iter_mut().chain(self.forward.iter_mut()) {
+            changed |= p.poll(&ctx);
+        }
+        for (_, p) in self.detail.iter_mut().chain(self.parked.iter_mut()) {
+            changed |= p.poll(&ctx);
+        }
+        changed
+    }
+
     /// The dominator tree is ready: every pane on either stack is told.
     pub fn set_dominators(&mut self, d: Arc<Dominators>, theme: &Theme) {
         self.dom = Some(d);
@@ -418,11 +451,7 @@ impl Ready {
         for p in stack.iter_mut().chain(forward.iter_mut()) {
             p.dominators_ready(&ctx);
         }
-        let ctx = Ctx {
-            snap: &self.snap,
-            dom: self.dom.as_deref(),
-            theme,
-        };
+        let ctx = ctx_of(&self.snap, &self.dom, &self.jobs, theme);
         for (_, p) in self.detail.iter_mut().chain(self.parked.iter_mut()) {
             p.dominators_ready(&ctx);
         }
@@ -501,6 +530,11 @@ impl Ready {
                 return;
             }
         };
+        self.push(pane);
+    }
+
+    /// Puts `pane` on screen, on top of the stack (what `]` would bring back is gone).
+    fn push(&mut self, pane: Box<dyn Pane>) {
         self.stack.push(pane);
         self.forward.clear();
     }

@@ -31,6 +31,17 @@ pub struct Ctx<'a> {
     /// The dominator tree, once the background thread has built it.
     pub dom: Option<&'a Dominators>,
     pub theme: &'a Theme,
+    /// The same snapshot and tree, shared, for work a pane hands to a thread of its own
+    /// ([`crate::ui::job`]); without them, that work runs at once.
+    pub shared: Option<Shared<'a>>,
+}
+
+/// What a job's thread keeps of the snapshot, and the app's count of jobs.
+#[derive(Clone, Copy)]
+pub struct Shared<'a> {
+    pub snap: &'a std::sync::Arc<Snapshot>,
+    pub dom: Option<&'a std::sync::Arc<Dominators>>,
+    pub jobs: &'a crate::ui::job::Jobs,
 }
 
 /// A pane the user asked to open.
@@ -183,8 +194,20 @@ pub trait Pane {
     fn has_work(&self) -> bool {
         false
     }
-    /// Does the work [`Pane::has_work`] announced.
+    /// Does the work [`Pane::has_work`] announced, or starts it on a thread of its own
+    /// ([`crate::ui::job`]).
     fn work(&mut self, _ctx: &Ctx) {}
+    /// Takes the result of work running on a thread of its own, if it has come: whether
+    /// the pane changed.
+    fn poll(&mut self, _ctx: &Ctx) -> bool {
+        false
+    }
+    /// Objects of the list that `P` merges the paths of, where they are not all the
+    /// class's instances (a filtered list, a diff's new ones, a leak cluster's): marked
+    /// by id, with the words that say which.
+    fn merge_only(&self, _ctx: &Ctx) -> Option<(std::sync::Arc<Vec<bool>>, String)> {
+        None
+    }
     /// The keys worth a hint in this pane.
     fn hints(&self) -> &'static [Action] {
         &OBJECT_HINTS
