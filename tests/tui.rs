@@ -1628,3 +1628,22 @@ fn a_leak_cluster_s_objects_have_the_inspector_beside_them() {
     let title = s.lines().next().unwrap();
     assert!(title[inspector..].contains(&second), "{second}:\n{s}");
 }
+
+/// Issue 26: the histogram's title beside a detail pane (120 and 140 columns) is
+/// shortened to fit, not cut at its end: the counts, the sort and the filter stay.
+#[test]
+fn the_histogram_title_fits_beside_the_detail_pane() {
+    for w in [120u16, 140] {
+        let (mut a, mut t) = app_at(w, 30);
+        let s = run(&mut a, &mut t, "/java.util.HashMap\n");
+        let title = s.lines().next().unwrap();
+        // The list's title ends where its border's line begins.
+        let left = title.split('─').next().unwrap();
+        assert!(
+            left.contains("303") && left.contains("by shallow"),
+            "{w}: {s}"
+        );
+        assert!(left.contains("\"java.util.HashMap\""), "{w}: {s}");
+        assert!(left.contains("istogram"), "{w}: {s}");
+    }
+}
