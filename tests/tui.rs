@@ -1647,3 +1647,53 @@ fn the_histogram_title_fits_beside_the_detail_pane() {
         assert!(left.contains("istogram"), "{w}: {s}");
     }
 }
+
+/// Issue 26: `g` on a node of 100,000 children or more groups them on a thread of its
+/// own: "working…" first, keys live meanwhile, the class rows in place when they come;
+/// `Esc` during it cancels it. The node: the class object of 150,000 instances, which
+/// each refer to it (`<class>`), in the referrer tree.
+#[test]
+fn grouping_many_children_runs_off_the_ui_thread_and_esc_cancels_it() {
+    let f = scratch().join("many-children.hprof");
+    std::fs::write(&f, common::hostile::hprof_instances(150_000)).unwrap();
+    let snap = heaptui::open(&f, &heaptui::progress::Progress::new()).unwrap();
+    let class_obj = (0..snap.graph.len() as u32)
+        .find(|&o| snap.graph.referrers(o).len() >= 150_000)
+        .expect("the class object");
+    let mut a = on_histogram(f, snap);
+    open(&mut a, Request::Referrers(class_obj));
+    let mut t = terminal(100, 30);
+    let s = run(&mut a, &mut t, "");
+    assert!(s.contains("<class> ← "), "{s}");
+    a.jobs().set_delay(Duration::from_millis(500));
+    a.on_key(&key('g'));
+    t.draw(|f| a.draw(f)).unwrap();
+    assert!(
+        screen(&t).contains("working… grouping the children by class"),
+        "{}",
+        screen(&t)
+    );
+    assert!(a.work());
+    assert_eq!(a.jobs().running(), 1, "grouping on a thread of its own");
+    // `j` while it runs: the selection moves from the class object to its first
+    // referrer.
+    a.on_key(&key('j'));
+    assert_ne!(ready(&mut a).top().selected_object(), Some(class_obj));
+    assert_eq!(a.jobs().running(), 1, "the key did not wait for the job");
+    let s = run(&mut a, &mut t, "");
+    assert!(s.contains("▸ 150,000 × <class 0x100>"), "{s}");
+    assert!(!s.contains("working…"), "{s}");
+    // Ungrouped at once; grouped again, and Esc before it ends.
+    let s = run(&mut a, &mut t, "g");
+    assert!(s.contains("<class> ← ") && !s.contains(" × "), "{s}");
+    a.on_key(&key('g'));
+    t.draw(|f| a.draw(f)).unwrap();
+    assert!(a.work());
+    a.on_key(&key('\u{1b}'));
+    settle(&mut a);
+    t.draw(|f| a.draw(f)).unwrap();
+    let s = screen(&t);
+    assert!(s.contains("grouping cancelled"), "{s}");
+    assert!(!s.contains(" × "), "{s}");
+    assert!(s.contains("Referrers of"), "{s}");
+}
