@@ -27,6 +27,14 @@ fn string_instances() -> (App, Terminal<TestBackend>) {
     (a, t)
 }
 
+/// [`string_instances`] filtered to "customer-30": 14 match.
+fn filtered_strings() -> (App, Terminal<TestBackend>) {
+    let (mut a, mut t) = string_instances();
+    let s = run(&mut a, &mut t, "/customer-30\n");
+    assert!(s.contains("14 match \"customer-30\""), "{s}");
+    (a, t)
+}
+
 #[test]
 fn histogram_at_80x24_filters_sorts_and_quits() {
     let (mut a, mut t) = app_at(80, 24);
@@ -412,9 +420,7 @@ fn an_instance_filter_is_announced_then_applied() {
     );
     assert!(!s.contains("match"), "{s}");
     assert!(a.work(), "the filter is the pending work");
-    settle(&mut a);
-    t.draw(|f| a.draw(f)).unwrap();
-    let s = screen(&t);
+    let s = settled(&mut a, &mut t);
     assert!(s.contains("14 match \"customer-30\""), "{s}");
     assert!(!s.contains("filtering"), "{s}");
     assert!(!a.work(), "nothing left to do");
@@ -433,9 +439,7 @@ fn an_instance_filter_is_announced_then_applied() {
 /// replaced: drawing them went out of bounds).
 #[test]
 fn sorting_a_filtered_list_draws_the_announcing_frame() {
-    let (mut a, mut t) = string_instances();
-    let s = run(&mut a, &mut t, "/customer-30\n");
-    assert!(s.contains("14 match \"customer-30\""), "{s}");
+    let (mut a, mut t) = filtered_strings();
     for key in ['s', 'n', 's', 's'] {
         a.on_key(&KeyEvent::new(KeyCode::Char(key), KeyModifiers::NONE));
         t.draw(|f| a.draw(f)).unwrap();
@@ -1474,20 +1478,54 @@ fn key(c: char) -> KeyEvent {
     KeyEvent::new(code, KeyModifiers::NONE)
 }
 
+/// Presses `keys`, draws the frame that announces their work and starts it (a job,
+/// held back by the delay the test set): that frame's screen.
+fn start_job(a: &mut App, t: &mut Terminal<TestBackend>, keys: &str) -> String {
+    for c in keys.chars() {
+        a.on_key(&key(c));
+    }
+    t.draw(|f| a.draw(f)).unwrap();
+    let s = screen(t);
+    assert!(a.work(), "work announced:\n{s}");
+    assert_eq!(
+        a.jobs().running(),
+        1,
+        "started on a thread of its own:\n{s}"
+    );
+    s
+}
+
+/// [`start_job`], then `Esc` before it ends: the screen once its thread has ended.
+fn cancel_job(a: &mut App, t: &mut Terminal<TestBackend>, keys: &str) -> String {
+    start_job(a, t, keys);
+    a.on_key(&key('\u{1b}'));
+    settled(a, t)
+}
+
+/// The app at 100×30 with each job held back `ms` before it starts (still running
+/// when the next key comes).
+fn slow_jobs(ms: u64) -> (App, Terminal<TestBackend>) {
+    let (a, t) = app_at(100, 30);
+    a.jobs().set_delay(Duration::from_millis(ms));
+    (a, t)
+}
+
+/// The screen once the jobs running have ended and their results are in.
+fn settled(a: &mut App, t: &mut Terminal<TestBackend>) -> String {
+    settle(a);
+    t.draw(|f| a.draw(f)).unwrap();
+    screen(t)
+}
+
 /// Issue 26: `P` (the merged paths of a class) runs on a thread of its own. The frame
 /// after the key says "working…"; keys are handled while the search runs (each job
 /// held back half a second here, so that it is still running); its result replaces
 /// the pane when it comes.
 #[test]
 fn merged_paths_run_off_the_ui_thread_with_the_keys_live() {
-    let (mut a, mut t) = app_at(100, 30);
-    a.jobs().set_delay(Duration::from_millis(500));
-    a.on_key(&key('P'));
-    t.draw(|f| a.draw(f)).unwrap();
-    let s = screen(&t);
+    let (mut a, mut t) = slow_jobs(500);
+    let s = start_job(&mut a, &mut t, "P");
     assert!(s.contains("working… finding the paths of byte[]"), "{s}");
-    assert!(a.work(), "the search is the pending work");
-    assert_eq!(a.jobs().running(), 1, "started on a thread of its own");
     t.draw(|f| a.draw(f)).unwrap();
     assert!(screen(&t).contains("working…"), "{}", screen(&t));
     // Keys while it runs: the help opens and closes, the pane stays.
@@ -1497,9 +1535,7 @@ fn merged_paths_run_off_the_ui_thread_with_the_keys_live() {
     a.on_key(&key('?'));
     assert!(!a.help);
     assert_eq!(a.jobs().running(), 1, "the keys did not wait for the job");
-    settle(&mut a);
-    t.draw(|f| a.draw(f)).unwrap();
-    let s = screen(&t);
+    let s = settled(&mut a, &mut t);
     assert!(
         s.contains("Merged paths from GC roots — 10,000 of 11,044 byte[]"),
         "{s}"
@@ -1511,15 +1547,8 @@ fn merged_paths_run_off_the_ui_thread_with_the_keys_live() {
 /// result, when the thread ends, goes nowhere.
 #[test]
 fn esc_cancels_merged_paths_being_searched_for() {
-    let (mut a, mut t) = app_at(100, 30);
-    a.jobs().set_delay(Duration::from_millis(300));
-    a.on_key(&key('P'));
-    t.draw(|f| a.draw(f)).unwrap();
-    assert!(a.work());
-    a.on_key(&key('\u{1b}'));
-    settle(&mut a);
-    t.draw(|f| a.draw(f)).unwrap();
-    let s = screen(&t);
+    let (mut a, mut t) = slow_jobs(300);
+    let s = cancel_job(&mut a, &mut t, "P");
     assert!(s.contains("Class histogram"), "{s}");
     assert!(!s.contains("Merged paths"), "{s}");
     assert_eq!(ready(&mut a).stack.len(), 1, "{s}");
@@ -1531,12 +1560,7 @@ fn esc_cancels_merged_paths_being_searched_for() {
 fn an_instance_filter_runs_off_the_ui_thread_and_esc_cancels_it() {
     let (mut a, mut t) = string_instances();
     a.jobs().set_delay(Duration::from_millis(500));
-    for c in "/customer-30\n".chars() {
-        a.on_key(&key(c));
-    }
-    t.draw(|f| a.draw(f)).unwrap();
-    assert!(a.work());
-    assert_eq!(a.jobs().running(), 1);
+    start_job(&mut a, &mut t, "/customer-30\n");
     let before = ready(&mut a).top().selected_object();
     a.on_key(&key('j'));
     assert_ne!(
@@ -1547,20 +1571,10 @@ fn an_instance_filter_runs_off_the_ui_thread_and_esc_cancels_it() {
     t.draw(|f| a.draw(f)).unwrap();
     let s = screen(&t);
     assert!(s.contains("working… filtering 9,719"), "{s}");
-    settle(&mut a);
-    t.draw(|f| a.draw(f)).unwrap();
-    let s = screen(&t);
+    let s = settled(&mut a, &mut t);
     assert!(s.contains("14 match \"customer-30\""), "{s}");
     // Again, and Esc before it ends: the whole list, no matches coming.
-    for c in "/customer-31\n".chars() {
-        a.on_key(&key(c));
-    }
-    t.draw(|f| a.draw(f)).unwrap();
-    assert!(a.work());
-    a.on_key(&key('\u{1b}'));
-    settle(&mut a);
-    t.draw(|f| a.draw(f)).unwrap();
-    let s = screen(&t);
+    let s = cancel_job(&mut a, &mut t, "/customer-31\n");
     assert!(s.contains("filter cancelled"), "{s}");
     assert!(!s.contains("match"), "{s}");
     assert!(s.contains("9,719 objects"), "{s}");
@@ -1570,9 +1584,7 @@ fn an_instance_filter_runs_off_the_ui_thread_and_esc_cancels_it() {
 /// of the whole class.
 #[test]
 fn merged_paths_of_a_filtered_instance_list_are_of_its_matches() {
-    let (mut a, mut t) = string_instances();
-    let s = run(&mut a, &mut t, "/customer-30\n");
-    assert!(s.contains("14 match \"customer-30\""), "{s}");
+    let (mut a, mut t) = filtered_strings();
     let s = run(&mut a, &mut t, "P");
     let title = line_with(&s, "Merged paths from GC roots");
     assert!(
@@ -1666,15 +1678,8 @@ fn grouping_many_children_runs_off_the_ui_thread_and_esc_cancels_it() {
     let s = run(&mut a, &mut t, "");
     assert!(s.contains("<class> ← "), "{s}");
     a.jobs().set_delay(Duration::from_millis(500));
-    a.on_key(&key('g'));
-    t.draw(|f| a.draw(f)).unwrap();
-    assert!(
-        screen(&t).contains("working… grouping the children by class"),
-        "{}",
-        screen(&t)
-    );
-    assert!(a.work());
-    assert_eq!(a.jobs().running(), 1, "grouping on a thread of its own");
+    let s = start_job(&mut a, &mut t, "g");
+    assert!(s.contains("working… grouping the children by class"), "{s}");
     // `j` while it runs: the selection moves from the class object to its first
     // referrer.
     a.on_key(&key('j'));
@@ -1686,13 +1691,7 @@ fn grouping_many_children_runs_off_the_ui_thread_and_esc_cancels_it() {
     // Ungrouped at once; grouped again, and Esc before it ends.
     let s = run(&mut a, &mut t, "g");
     assert!(s.contains("<class> ← ") && !s.contains(" × "), "{s}");
-    a.on_key(&key('g'));
-    t.draw(|f| a.draw(f)).unwrap();
-    assert!(a.work());
-    a.on_key(&key('\u{1b}'));
-    settle(&mut a);
-    t.draw(|f| a.draw(f)).unwrap();
-    let s = screen(&t);
+    let s = cancel_job(&mut a, &mut t, "g");
     assert!(s.contains("grouping cancelled"), "{s}");
     assert!(!s.contains(" × "), "{s}");
     assert!(s.contains("Referrers of"), "{s}");
