@@ -27,6 +27,14 @@ fn string_instances() -> (App, Terminal<TestBackend>) {
     (a, t)
 }
 
+/// [`string_instances`] filtered to "customer-30": 14 match.
+fn filtered_strings() -> (App, Terminal<TestBackend>) {
+    let (mut a, mut t) = string_instances();
+    let s = run(&mut a, &mut t, "/customer-30\n");
+    assert!(s.contains("14 match \"customer-30\""), "{s}");
+    (a, t)
+}
+
 #[test]
 fn histogram_at_80x24_filters_sorts_and_quits() {
     let (mut a, mut t) = app_at(80, 24);
@@ -194,6 +202,7 @@ fn instances_past_the_first_sorted_rows_stay_in_order() {
         snap: &snap,
         dom: Some(&dom),
         theme: &theme,
+        shared: None,
     };
     let class = snap
         .graph
@@ -405,11 +414,13 @@ fn an_instance_filter_is_announced_then_applied() {
     a.on_key(&KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
     t.draw(|f| a.draw(f)).unwrap();
     let s = screen(&t);
-    assert!(s.contains("filtering 9,719 for \"customer-30\"…"), "{s}");
+    assert!(
+        s.contains("working… filtering 9,719 for \"customer-30\""),
+        "{s}"
+    );
     assert!(!s.contains("match"), "{s}");
     assert!(a.work(), "the filter is the pending work");
-    t.draw(|f| a.draw(f)).unwrap();
-    let s = screen(&t);
+    let s = settled(&mut a, &mut t);
     assert!(s.contains("14 match \"customer-30\""), "{s}");
     assert!(!s.contains("filtering"), "{s}");
     assert!(!a.work(), "nothing left to do");
@@ -428,15 +439,14 @@ fn an_instance_filter_is_announced_then_applied() {
 /// replaced: drawing them went out of bounds).
 #[test]
 fn sorting_a_filtered_list_draws_the_announcing_frame() {
-    let (mut a, mut t) = string_instances();
-    let s = run(&mut a, &mut t, "/customer-30\n");
-    assert!(s.contains("14 match \"customer-30\""), "{s}");
+    let (mut a, mut t) = filtered_strings();
     for key in ['s', 'n', 's', 's'] {
         a.on_key(&KeyEvent::new(KeyCode::Char(key), KeyModifiers::NONE));
         t.draw(|f| a.draw(f)).unwrap();
         let s = screen(&t);
         if a.work() {
-            assert!(s.contains("filtering 9,719 for \"customer-30\"…"), "{s}");
+            assert!(s.contains("filtering 9,719 for \"customer-30\""), "{s}");
+            settle(&mut a);
             t.draw(|f| a.draw(f)).unwrap();
         }
         let s = screen(&t);
@@ -1457,4 +1467,232 @@ fn the_readme_key_table_names_exactly_the_keymap_s_keys() {
         missing.is_empty() && extra.is_empty(),
         "README.md's key table lacks {missing:?} and names {extra:?}, which keys.rs does not bind"
     );
+}
+
+fn key(c: char) -> KeyEvent {
+    let code = match c {
+        '\n' => KeyCode::Enter,
+        '\u{1b}' => KeyCode::Esc,
+        c => KeyCode::Char(c),
+    };
+    KeyEvent::new(code, KeyModifiers::NONE)
+}
+
+/// Presses `keys`, draws the frame that announces their work and starts it (a job,
+/// held back by the delay the test set): that frame's screen.
+fn start_job(a: &mut App, t: &mut Terminal<TestBackend>, keys: &str) -> String {
+    for c in keys.chars() {
+        a.on_key(&key(c));
+    }
+    t.draw(|f| a.draw(f)).unwrap();
+    let s = screen(t);
+    assert!(a.work(), "work announced:\n{s}");
+    assert_eq!(
+        a.jobs().running(),
+        1,
+        "started on a thread of its own:\n{s}"
+    );
+    s
+}
+
+/// [`start_job`], then `Esc` before it ends: the screen once its thread has ended.
+fn cancel_job(a: &mut App, t: &mut Terminal<TestBackend>, keys: &str) -> String {
+    start_job(a, t, keys);
+    a.on_key(&key('\u{1b}'));
+    settled(a, t)
+}
+
+/// The app at 100×30 with each job held back `ms` before it starts (still running
+/// when the next key comes).
+fn slow_jobs(ms: u64) -> (App, Terminal<TestBackend>) {
+    let (a, t) = app_at(100, 30);
+    a.jobs().set_delay(Duration::from_millis(ms));
+    (a, t)
+}
+
+/// The screen once the jobs running have ended and their results are in.
+fn settled(a: &mut App, t: &mut Terminal<TestBackend>) -> String {
+    settle(a);
+    t.draw(|f| a.draw(f)).unwrap();
+    screen(t)
+}
+
+/// Issue 26: `P` (the merged paths of a class) runs on a thread of its own. The frame
+/// after the key says "working…"; keys are handled while the search runs (each job
+/// held back half a second here, so that it is still running); its result replaces
+/// the pane when it comes.
+#[test]
+fn merged_paths_run_off_the_ui_thread_with_the_keys_live() {
+    let (mut a, mut t) = slow_jobs(500);
+    let s = start_job(&mut a, &mut t, "P");
+    assert!(s.contains("working… finding the paths of byte[]"), "{s}");
+    t.draw(|f| a.draw(f)).unwrap();
+    assert!(screen(&t).contains("working…"), "{}", screen(&t));
+    // Keys while it runs: the help opens and closes, the pane stays.
+    a.on_key(&key('?'));
+    assert!(a.help, "`?` handled while the job runs");
+    t.draw(|f| a.draw(f)).unwrap();
+    a.on_key(&key('?'));
+    assert!(!a.help);
+    assert_eq!(a.jobs().running(), 1, "the keys did not wait for the job");
+    let s = settled(&mut a, &mut t);
+    assert!(
+        s.contains("Merged paths from GC roots — 10,000 of 11,044 byte[]"),
+        "{s}"
+    );
+    assert!(!s.contains("working…"), "{s}");
+}
+
+/// `Esc` while the merged paths are searched for closes the pane and drops the job: its
+/// result, when the thread ends, goes nowhere.
+#[test]
+fn esc_cancels_merged_paths_being_searched_for() {
+    let (mut a, mut t) = slow_jobs(300);
+    let s = cancel_job(&mut a, &mut t, "P");
+    assert!(s.contains("Class histogram"), "{s}");
+    assert!(!s.contains("Merged paths"), "{s}");
+    assert_eq!(ready(&mut a).stack.len(), 1, "{s}");
+}
+
+/// The instance filter runs on a thread of its own: the list moves while it runs, and
+/// the matches replace it when they come; `Esc` during it cancels it.
+#[test]
+fn an_instance_filter_runs_off_the_ui_thread_and_esc_cancels_it() {
+    let (mut a, mut t) = string_instances();
+    a.jobs().set_delay(Duration::from_millis(500));
+    start_job(&mut a, &mut t, "/customer-30\n");
+    let before = ready(&mut a).top().selected_object();
+    a.on_key(&key('j'));
+    assert_ne!(
+        ready(&mut a).top().selected_object(),
+        before,
+        "`j` moves in the list while the filter runs"
+    );
+    t.draw(|f| a.draw(f)).unwrap();
+    let s = screen(&t);
+    assert!(s.contains("working… filtering 9,719"), "{s}");
+    let s = settled(&mut a, &mut t);
+    assert!(s.contains("14 match \"customer-30\""), "{s}");
+    // Again, and Esc before it ends: the whole list, no matches coming.
+    let s = cancel_job(&mut a, &mut t, "/customer-31\n");
+    assert!(s.contains("filter cancelled"), "{s}");
+    assert!(!s.contains("match"), "{s}");
+    assert!(s.contains("9,719 objects"), "{s}");
+}
+
+/// Issue 26: `P` on a filtered instance list merges the paths of its matches only, not
+/// of the whole class.
+#[test]
+fn merged_paths_of_a_filtered_instance_list_are_of_its_matches() {
+    let (mut a, mut t) = filtered_strings();
+    let s = run(&mut a, &mut t, "P");
+    let title = line_with(&s, "Merged paths from GC roots");
+    assert!(
+        title.contains("of 14 java.lang.String matching \"customer-30\""),
+        "{s}"
+    );
+    assert!(!s.contains("9,719"), "{s}");
+    // Every path ends at one of the matches: at most 14 of them merged.
+    let merged: usize = title
+        .split("— ")
+        .nth(1)
+        .and_then(|t| t.split(' ').next())
+        .and_then(|n| n.replace(',', "").parse().ok())
+        .expect(title);
+    assert!((1..=14).contains(&merged), "{title}");
+}
+
+/// Issue 26: the three-snapshot view on the Node fixtures at 160×45: `Enter` on a leak
+/// cluster opens its objects with the selected one's inspector beside them, following
+/// the selection.
+#[test]
+fn a_leak_cluster_s_objects_have_the_inspector_beside_them() {
+    let ids = node_leak_ids();
+    let p = gunzipped("node/final.heapsnapshot.gz");
+    let mut a = on_histogram(p, open_node("final"));
+    if let heaptui::ui::app::Screen::Ready(r) = &mut a.screen {
+        r.leaks = Some((std::sync::Arc::new(ids), Default::default()));
+    }
+    open(&mut a, Request::Leaks);
+    let mut t = terminal(160, 45);
+    let s = run(&mut a, &mut t, "");
+    assert!(s.contains("HeaptuiLeak"), "{s}");
+    // The second cluster: the 250 `HeaptuiLeak` objects.
+    let s = run(&mut a, &mut t, "j\n");
+    let title = s.lines().next().unwrap();
+    assert!(
+        title.contains("Leaked instances of HeaptuiLeak — 250 objects"),
+        "{s}"
+    );
+    let inspector = title.find("Inspector — ").expect(&s);
+    assert!(inspector > 60, "beside the list:\n{s}");
+    let name = |a: &mut App| {
+        let r = ready(a);
+        let o = r.top().selected_object().expect("a selected object");
+        r.snap.object_name(o)
+    };
+    let first = name(&mut a);
+    assert!(title[inspector..].contains(&first), "{first}:\n{s}");
+    // The inspector follows the selection.
+    let s = run(&mut a, &mut t, "j");
+    let second = name(&mut a);
+    assert_ne!(first, second, "{s}");
+    let title = s.lines().next().unwrap();
+    assert!(title[inspector..].contains(&second), "{second}:\n{s}");
+}
+
+/// Issue 26: the histogram's title beside a detail pane (120 and 140 columns) is
+/// shortened to fit, not cut at its end: the counts, the sort and the filter stay.
+#[test]
+fn the_histogram_title_fits_beside_the_detail_pane() {
+    for w in [120u16, 140] {
+        let (mut a, mut t) = app_at(w, 30);
+        let s = run(&mut a, &mut t, "/java.util.HashMap\n");
+        let title = s.lines().next().unwrap();
+        // The list's title ends where its border's line begins.
+        let left = title.split('─').next().unwrap();
+        assert!(
+            left.contains("303") && left.contains("by shallow"),
+            "{w}: {s}"
+        );
+        assert!(left.contains("\"java.util.HashMap\""), "{w}: {s}");
+        assert!(left.contains("istogram"), "{w}: {s}");
+    }
+}
+
+/// Issue 26: `g` on a node of 100,000 children or more groups them on a thread of its
+/// own: "working…" first, keys live meanwhile, the class rows in place when they come;
+/// `Esc` during it cancels it. The node: the class object of 150,000 instances, which
+/// each refer to it (`<class>`), in the referrer tree.
+#[test]
+fn grouping_many_children_runs_off_the_ui_thread_and_esc_cancels_it() {
+    let f = scratch().join("many-children.hprof");
+    std::fs::write(&f, common::hostile::hprof_instances(150_000)).unwrap();
+    let snap = heaptui::open(&f, &heaptui::progress::Progress::new()).unwrap();
+    let class_obj = (0..snap.graph.len() as u32)
+        .find(|&o| snap.graph.referrers(o).len() >= 150_000)
+        .expect("the class object");
+    let mut a = on_histogram(f, snap);
+    open(&mut a, Request::Referrers(class_obj));
+    let mut t = terminal(100, 30);
+    let s = run(&mut a, &mut t, "");
+    assert!(s.contains("<class> ← "), "{s}");
+    a.jobs().set_delay(Duration::from_millis(500));
+    let s = start_job(&mut a, &mut t, "g");
+    assert!(s.contains("working… grouping the children by class"), "{s}");
+    // `j` while it runs: the selection moves from the class object to its first
+    // referrer.
+    a.on_key(&key('j'));
+    assert_ne!(ready(&mut a).top().selected_object(), Some(class_obj));
+    assert_eq!(a.jobs().running(), 1, "the key did not wait for the job");
+    let s = run(&mut a, &mut t, "");
+    assert!(s.contains("▸ 150,000 × <class 0x100>"), "{s}");
+    assert!(!s.contains("working…"), "{s}");
+    // Ungrouped at once; grouped again, and Esc before it ends.
+    let s = run(&mut a, &mut t, "g");
+    assert!(s.contains("<class> ← ") && !s.contains(" × "), "{s}");
+    let s = cancel_job(&mut a, &mut t, "g");
+    assert!(s.contains("grouping cancelled"), "{s}");
+    assert!(!s.contains(" × "), "{s}");
+    assert!(s.contains("Referrers of"), "{s}");
 }

@@ -23,12 +23,14 @@ fn drawn(app: &mut App, keys: &str, w: u16, h: u16) -> String {
     t.draw(|f| app.draw(f)).unwrap();
     // The loop's next turn: the work the last key asked for (the waste findings), drawn.
     if app.work() {
+        common::tui::settle(app);
         t.draw(|f| app.draw(f)).unwrap();
     }
     app.tick();
     t.draw(|f| app.draw(f)).unwrap();
     // What that turn asked for (the histogram's merged paths beside it), drawn.
     if app.work() {
+        common::tui::settle(app);
         t.draw(|f| app.draw(f)).unwrap();
     }
     let buf = t.backend().buffer();

@@ -155,6 +155,8 @@ pub struct App {
     pub message: Option<String>,
     /// What the status line calls the file(s), when not `path`'s name ("base → target").
     pub title: Option<String>,
+    /// The work panes run on threads of their own ([`crate::ui::job`]).
+    jobs: crate::ui::job::Jobs,
 }
 
 impl App {
@@ -326,7 +328,13 @@ impl App {
             theme: Theme::from_env(),
             clipboard: Default::default(),
             message: None,
+            jobs: Default::default(),
         }
+    }
+
+    /// The panes' jobs: how many run (tests wait for none), how long they wait first.
+    pub fn jobs(&self) -> &crate::ui::job::Jobs {
+        &self.jobs
     }
 
     /// Whether the index cache entry is still being written (on a thread of its own, beside
@@ -343,6 +351,8 @@ impl App {
         let from_cache = |p: &Progress| p.get().0.contains("cache");
         let soon = (self.rx.is_some() && from_cache(&self.progress))
             || (self.dom_rx.is_some() && from_cache(&self.dom_progress));
+        // A job's result is looked for every hundredth of a second too.
+        let soon = soon || self.jobs.running() > 0;
         let wait = Duration::from_millis(if soon { 10 } else { 100 });
         // A class's merged paths wait for the selection to rest: wake when it has.
         match &self.screen {
@@ -438,22 +448,26 @@ impl App {
         self.screen = match loaded {
             Loaded::One(snap) => {
                 let mut r = Ready::after(snap, None, early.as_ref());
+                r.jobs = self.jobs.clone();
                 r.summary = self.summary_cell.clone();
                 r.rest = self.detail_rest;
                 Screen::Ready(Box::new(r))
             }
             Loaded::Counted(snap, rows) => {
                 let mut r = Ready::after(snap, Some(rows), early.as_ref());
+                r.jobs = self.jobs.clone();
                 r.summary = self.summary_cell.clone();
                 r.rest = self.detail_rest;
                 Screen::Ready(Box::new(r))
             }
-            Loaded::Two(a, b, ids, warning) => Screen::Diff(Box::new(DiffView::new(
-                Ready::side(a),
-                Ready::side(b),
-                ids,
-                warning,
-            ))),
+            Loaded::Two(a, b, ids, warning) => {
+                let side = |s| {
+                    let mut r = Ready::side(s);
+                    r.jobs = self.jobs.clone();
+                    r
+                };
+                Screen::Diff(Box::new(DiffView::new(side(a), side(b), ids, warning)))
+            }
         };
     }
 
@@ -475,6 +489,7 @@ impl App {
         match &mut self.screen {
             Screen::Ready(r) => {
                 r.wide = self.width.get() >= WIDE;
+                changed |= r.poll(&self.theme);
                 r.sync_detail(&self.theme);
             }
             // The diff's sides: from DIFF_WIDE columns the focused side's selected
@@ -484,6 +499,7 @@ impl App {
                 for side in [Side::Base, Side::Target] {
                     let r = v.side_mut(side);
                     r.wide = wide;
+                    changed |= r.poll(&self.theme);
                     r.sync_detail(&self.theme);
                 }
             }

@@ -4,6 +4,7 @@
 
 pub mod app;
 pub mod diff;
+pub mod job;
 pub mod keys;
 pub mod panes;
 pub mod terminal;

@@ -69,29 +69,56 @@ pub fn events(keys: &str) -> VecDeque<Event> {
         .collect()
 }
 
-/// Feeds `keys` to the run loop, one per turn, and stops when they are used up.
+/// Feeds `keys` to the run loop, one per turn, each once the panes' jobs (work on
+/// threads of their own: merged paths, grouping, a filter) have ended, and stops a turn
+/// after they are used up and no job runs.
 pub fn drive(app: &mut App, t: &mut Terminal<TestBackend>, keys: &str) {
-    let mut q = events(keys);
-    let mut left = q.len() + 1;
+    let q = std::cell::RefCell::new(events(keys));
+    let jobs = app.jobs().clone();
+    let idle_turns = std::cell::Cell::new(0);
+    let waited = std::cell::Cell::new(false);
     run_loop(
         t,
         app,
-        |_: Duration| Ok(q.pop_front()),
+        |_: Duration| {
+            if jobs.running() > 0 {
+                waited.set(true);
+                std::thread::sleep(Duration::from_millis(1));
+                return Ok(None);
+            }
+            // A turn more after a job has ended: the loop's tick takes its result
+            // before the next key comes.
+            if waited.replace(false) {
+                return Ok(None);
+            }
+            Ok(q.borrow_mut().pop_front())
+        },
         || {
-            left = left.saturating_sub(1);
-            left == 0
+            let idle = q.borrow().is_empty() && jobs.running() == 0;
+            idle_turns.set(if idle { idle_turns.get() + 1 } else { 0 });
+            idle_turns.get() > 1
         },
     )
     .unwrap();
+}
+
+/// Waits for the panes' jobs to end (at most a minute), and takes their results.
+pub fn settle(app: &mut App) {
+    let until = std::time::Instant::now() + Duration::from_secs(60);
+    while app.jobs().running() > 0 && std::time::Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    app.tick();
 }
 
 /// Feeds `keys` to the loop, then one more turn's drawing, and returns the screen.
 pub fn run(app: &mut App, t: &mut Terminal<TestBackend>, keys: &str) -> String {
     drive(app, t, keys);
     // The loop's next turn: a frame, the work the last key asked for (a filter) and,
-    // after work, another frame.
+    // after work, another frame once its job has ended.
     t.draw(|f| app.draw(f)).unwrap();
     if app.work() {
+        settle(app);
         t.draw(|f| app.draw(f)).unwrap();
     }
     screen(t)

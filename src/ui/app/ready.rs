@@ -69,6 +69,27 @@ pub struct Ready {
     pub forward: Vec<Box<dyn Pane>>,
     /// Another snapshot of the file was picked: the app opens it in place of this one.
     pub reopen: Option<usize>,
+    /// The app's jobs, which panes start on threads of their own ([`crate::ui::job`]).
+    pub jobs: crate::ui::job::Jobs,
+}
+
+/// What panes see of a snapshot's view, from its fields (borrowed apart from the panes).
+fn ctx_of<'a>(
+    snap: &'a Arc<Snapshot>,
+    dom: &'a Option<Arc<Dominators>>,
+    jobs: &'a crate::ui::job::Jobs,
+    theme: &'a Theme,
+) -> Ctx<'a> {
+    Ctx {
+        snap,
+        dom: dom.as_deref(),
+        theme,
+        shared: Some(crate::ui::panes::Shared {
+            snap,
+            dom: dom.as_ref(),
+            jobs,
+        }),
+    }
 }
 
 impl Ready {
@@ -116,6 +137,7 @@ impl Ready {
             focus_detail: false,
             wide: false,
             reopen: None,
+            jobs: Default::default(),
         }
     }
 
@@ -126,11 +148,7 @@ impl Ready {
     }
 
     pub fn ctx<'a>(&'a self, theme: &'a Theme) -> Ctx<'a> {
-        Ctx {
-            snap: &self.snap,
-            dom: self.dom.as_deref(),
-            theme,
-        }
+        ctx_of(&self.snap, &self.dom, &self.jobs, theme)
     }
 
     /// The pane on screen.
@@ -152,11 +170,7 @@ impl Ready {
         &'a mut Vec<Box<dyn Pane>>,
         &'a mut Vec<Box<dyn Pane>>,
     ) {
-        let ctx = Ctx {
-            snap: &self.snap,
-            dom: self.dom.as_deref(),
-            theme,
-        };
+        let ctx = ctx_of(&self.snap, &self.dom, &self.jobs, theme);
         (ctx, &mut self.stack, &mut self.forward)
     }
 
@@ -172,7 +186,149 @@ impl Ready {
     ) -> bool {
         self.touched = true;
         self.last_key = Instant::now();
-        let used = self.on_key_inner(key, theme, clipboard, message);
+        let used = 'key: {
+            // Tab moves the keys between the list and the detail beside it.
+            if action_for(key) == Some(Action::Side) && self.wide && self.detail.is_some() {
+                self.focus_detail = !self.focus_detail;
+                break 'key true;
+            }
+            if self.focus_detail {
+                if let Some((_, d)) = self.detail.as_mut() {
+                    let ctx = ctx_of(&self.snap, &self.dom, &self.jobs, theme);
+                    match d.handle(key, &ctx) {
+                        Outcome::Consumed => break 'key true,
+                        Outcome::Refused(why) | Outcome::Done(why) => {
+                            *message = Some(why);
+                            break 'key true;
+                        }
+                        Outcome::Open(req) => {
+                            self.focus_detail = false;
+                            self.open(req, theme);
+                            break 'key true;
+                        }
+                        Outcome::Ignored => {
+                            if action_for(key) == Some(Action::Back) {
+                                self.focus_detail = false;
+                                break 'key true;
+                            }
+                        }
+                    }
+                }
+            }
+            let (ctx, stack, _) = self.parts(theme);
+            let top = stack.last_mut().expect("the bottom pane is always there");
+            match top.handle(key, &ctx) {
+                Outcome::Consumed => break 'key true,
+                Outcome::Refused(why) | Outcome::Done(why) => {
+                    *message = Some(why);
+                    break 'key true;
+                }
+                Outcome::Open(req) => {
+                    self.open(req, theme);
+                    break 'key true;
+                }
+                Outcome::Ignored => {}
+            }
+            let sel = top.selected_object();
+            let class = top.selected_class();
+            let only = if action_for(key) == Some(Action::MergedPaths) {
+                top.merge_only(&ctx)
+            } else {
+                None
+            };
+            let req = match action_for(key) {
+                Some(Action::Back) if self.stack.len() > 1 => {
+                    let p = self.stack.pop().expect("more than one pane");
+                    self.forward.push(p);
+                    break 'key true;
+                }
+                Some(Action::Forward) => {
+                    match self.forward.pop() {
+                        Some(p) => self.stack.push(p),
+                        None => *message = Some(
+                            "`]` does nothing here: no pane to go forward to (after Esc it goes back)"
+                                .into(),
+                        ),
+                    }
+                    break 'key true;
+                }
+                Some(Action::Paths) => sel.map(Request::Paths),
+                Some(Action::Referrers) => sel.map(Request::Referrers),
+                Some(Action::Outgoing) => sel.map(Request::Outgoing),
+                Some(Action::DominatorTree) => Some(Request::Dominators(sel)),
+                Some(Action::Threads) => Some(Request::Threads),
+                // A filtered list (a cluster's, a diff's new objects) merges only its own.
+                Some(Action::MergedPaths) => match (class, only) {
+                    (Some(c), Some(only)) => {
+                        self.push(Box::new(MergedPathsPane::of(c, Some(only))));
+                        break 'key true;
+                    }
+                    (c, None) => c.map(Request::MergedPaths),
+                    (None, Some(_)) => None,
+                },
+                Some(Action::Histogram) if self.stack.len() == 1 => {
+                    *message = Some("`H` does nothing here: this is the class histogram".into());
+                    break 'key true;
+                }
+                Some(Action::Histogram) => {
+                    // Down to the histogram at the bottom; what was above it can be brought
+                    // back with `]`, nearest first.
+                    while self.stack.len() > 1 {
+                        let p = self.stack.pop().expect("above the histogram");
+                        self.forward.push(p);
+                    }
+                    break 'key true;
+                }
+                Some(Action::Suspects) | Some(Action::Waste) => {
+                    let waste = action_for(key) == Some(Action::Waste);
+                    if self.suspects.is_none() {
+                        *message = Some(
+                            "the leak suspects come with the dominator tree, still being built"
+                                .into(),
+                        );
+                        break 'key true;
+                    }
+                    // Back to the suspects pane where one is on the stack (what was above it
+                    // can be brought back with `]`).
+                    if let Some(i) = self.stack.iter().position(|p| p.is_suspects()) {
+                        while self.stack.len() > i + 1 {
+                            let p = self.stack.pop().expect("above the suspects pane");
+                            self.forward.push(p);
+                        }
+                        if waste {
+                            let (ctx, stack, _) = self.parts(theme);
+                            if let Some(top) = stack.last_mut() {
+                                top.handle(key, &ctx);
+                            }
+                        }
+                        break 'key true;
+                    }
+                    Some(Request::Suspects(waste))
+                }
+                Some(Action::Snapshots) => Some(Request::Snapshots),
+                Some(Action::Copy) => {
+                    *message = Some(match sel {
+                        Some(o) => {
+                            let name = self.snap.object_name(o);
+                            if let Ok(mut c) = clipboard.lock() {
+                                c.push(name.clone());
+                            }
+                            format!("copied {name} (OSC 52)")
+                        }
+                        None => "`y` does nothing here: no object is selected to copy".into(),
+                    });
+                    break 'key true;
+                }
+                _ => None,
+            };
+            match req {
+                Some(req) => {
+                    self.open(req, theme);
+                    true
+                }
+                None => false,
+            }
+        };
         self.sync_detail(theme);
         used
     }
@@ -255,154 +411,10 @@ impl Ready {
             .map(|_| self.rest.saturating_sub(self.last_key.elapsed()))
     }
 
-    fn on_key_inner(
-        &mut self,
-        key: &KeyEvent,
-        theme: &Theme,
-        clipboard: &std::sync::Mutex<Vec<String>>,
-        message: &mut Option<String>,
-    ) -> bool {
-        // Tab moves the keys between the list and the detail beside it.
-        if action_for(key) == Some(Action::Side) && self.wide && self.detail.is_some() {
-            self.focus_detail = !self.focus_detail;
-            return true;
-        }
-        if self.focus_detail {
-            if let Some((_, d)) = self.detail.as_mut() {
-                let ctx = Ctx {
-                    snap: &self.snap,
-                    dom: self.dom.as_deref(),
-                    theme,
-                };
-                match d.handle(key, &ctx) {
-                    Outcome::Consumed => return true,
-                    Outcome::Refused(why) | Outcome::Done(why) => {
-                        *message = Some(why);
-                        return true;
-                    }
-                    Outcome::Open(req) => {
-                        self.focus_detail = false;
-                        self.open(req, theme);
-                        return true;
-                    }
-                    Outcome::Ignored => {
-                        if action_for(key) == Some(Action::Back) {
-                            self.focus_detail = false;
-                            return true;
-                        }
-                    }
-                }
-            }
-        }
-        let (ctx, stack, _) = self.parts(theme);
-        let top = stack.last_mut().expect("the bottom pane is always there");
-        match top.handle(key, &ctx) {
-            Outcome::Consumed => return true,
-            Outcome::Refused(why) | Outcome::Done(why) => {
-                *message = Some(why);
-                return true;
-            }
-            Outcome::Open(req) => {
-                self.open(req, theme);
-                return true;
-            }
-            Outcome::Ignored => {}
-        }
-        let sel = top.selected_object();
-        let class = top.selected_class();
-        let req = match action_for(key) {
-            Some(Action::Back) if self.stack.len() > 1 => {
-                let p = self.stack.pop().expect("more than one pane");
-                self.forward.push(p);
-                return true;
-            }
-            Some(Action::Forward) => {
-                match self.forward.pop() {
-                    Some(p) => self.stack.push(p),
-                    None => *message = Some(
-                        "`]` does nothing here: no pane to go forward to (after Esc it goes back)"
-                            .into(),
-                    ),
-                }
-                return true;
-            }
-            Some(Action::Paths) => sel.map(Request::Paths),
-            Some(Action::Referrers) => sel.map(Request::Referrers),
-            Some(Action::Outgoing) => sel.map(Request::Outgoing),
-            Some(Action::DominatorTree) => Some(Request::Dominators(sel)),
-            Some(Action::Threads) => Some(Request::Threads),
-            Some(Action::MergedPaths) => class.map(Request::MergedPaths),
-            Some(Action::Histogram) if self.stack.len() == 1 => {
-                *message = Some("`H` does nothing here: this is the class histogram".into());
-                return true;
-            }
-            Some(Action::Histogram) => {
-                // Down to the histogram at the bottom; what was above it can be brought
-                // back with `]`, nearest first.
-                while self.stack.len() > 1 {
-                    let p = self.stack.pop().expect("above the histogram");
-                    self.forward.push(p);
-                }
-                return true;
-            }
-            Some(Action::Suspects) | Some(Action::Waste) => {
-                let waste = action_for(key) == Some(Action::Waste);
-                if self.suspects.is_none() {
-                    *message = Some(
-                        "the leak suspects come with the dominator tree, still being built".into(),
-                    );
-                    return true;
-                }
-                // Back to the suspects pane where one is on the stack (what was above it
-                // can be brought back with `]`).
-                if let Some(i) = self.stack.iter().position(|p| p.is_suspects()) {
-                    while self.stack.len() > i + 1 {
-                        let p = self.stack.pop().expect("above the suspects pane");
-                        self.forward.push(p);
-                    }
-                    if waste {
-                        let (ctx, stack, _) = self.parts(theme);
-                        if let Some(top) = stack.last_mut() {
-                            top.handle(key, &ctx);
-                        }
-                    }
-                    return true;
-                }
-                Some(Request::Suspects(waste))
-            }
-            Some(Action::Snapshots) => Some(Request::Snapshots),
-            Some(Action::Copy) => {
-                *message = Some(match sel {
-                    Some(o) => {
-                        let name = self.snap.object_name(o);
-                        if let Ok(mut c) = clipboard.lock() {
-                            c.push(name.clone());
-                        }
-                        format!("copied {name} (OSC 52)")
-                    }
-                    None => "`y` does nothing here: no object is selected to copy".into(),
-                });
-                return true;
-            }
-            _ => None,
-        };
-        match req {
-            Some(req) => {
-                self.open(req, theme);
-                true
-            }
-            None => false,
-        }
-    }
-
     /// Does the top pane's announced work ([`Pane::has_work`]), and the detail pane's
     /// (a class's merged paths); false when there is none.
     pub fn work(&mut self, theme: &Theme) -> bool {
-        let ctx = Ctx {
-            snap: &self.snap,
-            dom: self.dom.as_deref(),
-            theme,
-        };
+        let ctx = ctx_of(&self.snap, &self.dom, &self.jobs, theme);
         let mut did = false;
         if let Some(top) = self.stack.last_mut().filter(|t| t.has_work()) {
             top.work(&ctx);
@@ -418,6 +430,20 @@ impl Ready {
         did
     }
 
+    /// Takes the results of the panes' jobs that have come (see [`Pane::poll`]): whether
+    /// any did.
+    pub fn poll(&mut self, theme: &Theme) -> bool {
+        let ctx = ctx_of(&self.snap, &self.dom, &self.jobs, theme);
+        let mut changed = false;
+        for p in self.stack.iter_mut().chain(self.forward.iter_mut()) {
+            changed |= p.poll(&ctx);
+        }
+        for (_, p) in self.detail.iter_mut().chain(self.parked.iter_mut()) {
+            changed |= p.poll(&ctx);
+        }
+        changed
+    }
+
     /// The dominator tree is ready: every pane on either stack is told.
     pub fn set_dominators(&mut self, d: Arc<Dominators>, theme: &Theme) {
         self.dom = Some(d);
@@ -425,11 +451,7 @@ impl Ready {
         for p in stack.iter_mut().chain(forward.iter_mut()) {
             p.dominators_ready(&ctx);
         }
-        let ctx = Ctx {
-            snap: &self.snap,
-            dom: self.dom.as_deref(),
-            theme,
-        };
+        let ctx = ctx_of(&self.snap, &self.dom, &self.jobs, theme);
         for (_, p) in self.detail.iter_mut().chain(self.parked.iter_mut()) {
             p.dominators_ready(&ctx);
         }
@@ -508,6 +530,11 @@ impl Ready {
                 return;
             }
         };
+        self.push(pane);
+    }
+
+    /// Puts `pane` on screen, on top of the stack (what `]` would bring back is gone).
+    fn push(&mut self, pane: Box<dyn Pane>) {
         self.stack.push(pane);
         self.forward.clear();
     }

@@ -238,21 +238,56 @@ impl HistogramPane {
         Outcome::Consumed
     }
 
-    pub fn draw(&self, f: &mut Frame, area: Rect, theme: &Theme) {
-        let title = format!(
-            " Class histogram — {} of {} classes, sorted by {}{} ",
+    /// The title in at most `cells`: whole where it fits; else without the filter's
+    /// legend, then in fewer words, then cut in the middle, so that the counts, the sort
+    /// and the filter stay readable beside a detail pane (120 to 140 columns).
+    pub fn heading(&self, cells: usize) -> String {
+        let (shown, all) = (
             thousands(self.view.len() as u64),
             thousands(self.rows.len() as u64),
-            self.sort.label(),
-            if self.filter.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    ", filter \"{}\" (= ^ + ~: exact, prefix, contains, fuzzy)",
-                    sanitize(&self.filter)
-                )
-            }
         );
+        let sort = self.sort.label();
+        let filter = sanitize(&self.filter);
+        let with_filter = |text: String| {
+            if self.filter.is_empty() {
+                text
+            } else {
+                format!("{text}, filter \"{filter}\"")
+            }
+        };
+        let long = with_filter(format!(
+            "Class histogram — {shown} of {all} classes, sorted by {sort}"
+        ));
+        let legend = if self.filter.is_empty() {
+            String::new()
+        } else {
+            " (= ^ + ~: exact, prefix, contains, fuzzy)".to_string()
+        };
+        let fits = |t: &String| crate::ui::text::width(t) <= cells;
+        let short = format!("Class histogram — {shown}/{all} classes by {sort}");
+        let candidates = [
+            format!("{long}{legend}"),
+            long,
+            with_filter(short.clone()),
+            format!("Class histogram — {shown}/{all} by {sort}, \"{filter}\""),
+        ];
+        if let Some(t) = candidates.into_iter().find(fits) {
+            return t;
+        }
+        // The filter's text cut in its middle, the counts and the sort kept whole.
+        let bare = format!("{short}, filter \"\"");
+        let room = cells.saturating_sub(crate::ui::text::width(&bare));
+        if !self.filter.is_empty() && room >= 6 {
+            return format!(
+                "{short}, filter \"{}\"",
+                crate::ui::text::elide_middle(&filter, room)
+            );
+        }
+        crate::ui::text::elide_middle(&with_filter(short), cells)
+    }
+
+    pub fn draw(&self, f: &mut Frame, area: Rect, theme: &Theme) {
+        let title = format!(" {} ", self.heading(area.width.saturating_sub(2) as usize));
         let block = Block::default().borders(Borders::TOP).title(title);
         let unreachable = |r: &Row| {
             r.class

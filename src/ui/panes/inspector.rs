@@ -11,7 +11,7 @@ use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 use ratatui::Frame;
 
 use super::list::ListState;
-use super::{human, Ctx, Outcome, Pane, Request};
+use super::{human, Ctx, Outcome, Pane};
 use crate::format::{Inspection, Value};
 use crate::heap::dominators::VIRTUAL_ROOT;
 use crate::heap::ObjId;
@@ -94,18 +94,10 @@ impl Pane for InspectorPane {
     }
 
     fn handle(&mut self, key: &KeyEvent, _ctx: &Ctx) -> Outcome {
-        let Some(a) = action_for(key) else {
-            return Outcome::Ignored;
-        };
-        if self.list.apply(a, self.rows.len()) {
-            return Outcome::Consumed;
-        }
-        match a {
-            Action::Open => match self.row_object(self.list.selected) {
-                Some(t) => Outcome::Open(Request::Inspect(t)),
-                None => Outcome::nothing_to_open(),
-            },
-            _ => Outcome::Ignored,
+        match Outcome::list_key(&mut self.list, action_for(key), self.rows.len()) {
+            Ok(Action::Open) => Outcome::inspect(self.row_object(self.list.selected)),
+            Ok(_) => Outcome::Ignored,
+            Err(o) => o,
         }
     }
 
@@ -165,10 +157,6 @@ impl Pane for InspectorPane {
 
     fn selected_object(&self) -> Option<ObjId> {
         Some(self.o)
-    }
-
-    fn selected_text(&self, ctx: &Ctx) -> Option<String> {
-        Some(ctx.snap.object_name(self.o))
     }
 
     fn dominators_ready(&mut self, ctx: &Ctx) {

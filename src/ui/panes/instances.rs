@@ -17,9 +17,11 @@ use super::list::ListState;
 use super::{human, Ctx, Outcome, Pane, Request};
 use crate::heap::matcher::{Kind, Matcher};
 use crate::heap::{ClassId, ObjId};
+use crate::ui::job::Job;
 use crate::ui::keys::{action_for, Action};
 use crate::ui::panes::histogram::{elide_left, thousands};
 use crate::ui::text::{sanitize, width};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 pub struct InstancesPane {
     class: ClassId,
@@ -27,7 +29,7 @@ pub struct InstancesPane {
     len: usize,
     /// (sort key, object), in order: the key is `u64::MAX - size`, so ascending is
     /// largest first. Only the top rows until the list scrolls near their end; then all.
-    objs: Vec<(u64, ObjId)>,
+    objs: Arc<Vec<(u64, ObjId)>>,
     full: bool,
     by_retained: bool,
     sort_by: SortBy,
@@ -37,9 +39,11 @@ pub struct InstancesPane {
     /// match first), and how each matched.
     shown: Option<Vec<u32>>,
     kinds: Vec<Kind>,
-    /// A filter asked for and not yet applied: it is applied by [`Pane::work`], after a
-    /// frame has said so (it decodes every instance's label: seconds for millions).
+    /// A filter asked for and not yet applied: it is started by [`Pane::work`], after a
+    /// frame has said so, on a thread of its own (it decodes every instance's label:
+    /// seconds for millions), and its matches replace the list when they come.
     filter_pending: bool,
+    filter_job: Option<Job<Filtered>>,
     list: ListState,
     /// In a diff's side-by-side view, where ids survive: the objects that are new (on
     /// the target side) or gone (on the base side), what to call them, and whether the
@@ -73,7 +77,7 @@ impl InstancesPane {
         let mut p = InstancesPane {
             class,
             len: 0,
-            objs: Vec::new(),
+            objs: Default::default(),
             full: false,
             by_retained: false,
             sort_by: SortBy::Retained,
@@ -82,6 +86,7 @@ impl InstancesPane {
             shown: None,
             kinds: Vec::new(),
             filter_pending: false,
+            filter_job: None,
             list: ListState::new(),
             only_changed: changed.is_some(),
             changed,
@@ -90,67 +95,24 @@ impl InstancesPane {
         p
     }
 
-    /// The best `keep` (key, object) pairs of the class (all of them for `usize::MAX`),
-    /// in order, found on all cores in chunks that keep only their own best, so that
-    /// opening a class of millions of instances allocates little and sorts less.
-    fn collect(&self, ctx: &Ctx, keep: usize) -> (usize, Vec<(u64, ObjId)>) {
-        use rayon::prelude::*;
-        const CHUNK: usize = 1 << 18;
-        let g = &ctx.snap.graph;
-        let dom = ctx.dom;
-        let class = self.class;
-        let sort_by = self.sort_by;
-        let only: Option<&[bool]> = match &self.changed {
-            Some((m, _)) if self.only_changed => Some(m.as_slice()),
-            _ => None,
-        };
-        let wanted = |o: usize| only.is_none_or(|m| m.get(o) == Some(&true));
-        let key = |o: ObjId| match (sort_by, dom) {
-            (SortBy::Address, _) => o as u64,
-            (SortBy::Retained, Some(d)) => u64::MAX - d.retained(o).unwrap_or(0),
-            _ => u64::MAX - g.shallow_size(o),
-        };
-        let trim = |v: &mut Vec<(u64, ObjId)>| {
-            if v.len() > keep {
-                v.select_nth_unstable(keep - 1);
-                v.truncate(keep);
-            }
-        };
-        let parts: Vec<(usize, Vec<(u64, ObjId)>)> = (0..g.len().div_ceil(CHUNK))
-            .into_par_iter()
-            .map(|k| {
-                let mut v = Vec::new();
-                let mut n = 0;
-                for i in k * CHUNK..((k + 1) * CHUNK).min(g.len()) {
-                    if g.class_of.get(i) == class && wanted(i) {
-                        n += 1;
-                        let o = i as ObjId;
-                        v.push((key(o), o));
-                        if keep != usize::MAX && v.len() >= 2 * keep {
-                            trim(&mut v);
-                        }
-                    }
-                }
-                trim(&mut v);
-                (n, v)
-            })
-            .collect();
-        let len = parts.iter().map(|p| p.0).sum();
-        let mut all: Vec<(u64, ObjId)> = Vec::with_capacity(parts.iter().map(|p| p.1.len()).sum());
-        for (_, v) in parts {
-            all.extend_from_slice(&v);
+    /// What [`collect`] needs of the pane: its class, order and which instances.
+    fn spec(&self) -> Spec {
+        Spec {
+            class: self.class,
+            sort_by: self.sort_by,
+            only: match &self.changed {
+                Some((m, _)) if self.only_changed => Some(m.clone()),
+                _ => None,
+            },
         }
-        trim(&mut all);
-        all.par_sort_unstable();
-        (len, all)
     }
 
     fn sort(&mut self, ctx: &Ctx) {
         self.by_retained = ctx.dom.is_some() && self.sort_by == SortBy::Retained;
-        let (len, top) = self.collect(ctx, FIRST_ROWS);
+        let (len, top) = collect(&self.spec(), ctx, FIRST_ROWS);
         self.len = len;
         self.full = top.len() == len;
-        self.objs = top;
+        self.objs = Arc::new(top);
     }
 
     /// All rows, once the selection comes near the end of the top ones (or a filter
@@ -158,8 +120,8 @@ impl InstancesPane {
     fn ensure_rows(&mut self, ctx: &Ctx, all: bool) {
         let page = self.list.height.get().max(1);
         if !self.full && (all || self.list.selected + 2 * page >= self.objs.len()) {
-            let (_, rows) = self.collect(ctx, usize::MAX);
-            self.objs = rows;
+            let (_, rows) = collect(&self.spec(), ctx, usize::MAX);
+            self.objs = Arc::new(rows);
             self.full = true;
         }
     }
@@ -189,54 +151,42 @@ impl InstancesPane {
             // Until it is applied the list is shown whole: the old matches may point
             // into rows a new sort has replaced.
             self.filter_pending = true;
+            self.filter_job = None;
             self.shown = None;
             self.list.selected = 0;
         }
     }
 
+    /// Starts the filter asked for on a thread of its own: all the rows, in order, then
+    /// the matches among them.
+    fn start_filter(&mut self, ctx: &Ctx) {
+        self.filter_pending = false;
+        let spec = self.spec();
+        let objs = self.full.then(|| self.objs.clone());
+        let filter = self.filter.clone();
+        self.filter_job = Some(Job::start(ctx, move |ctx, cancel| {
+            let objs = objs.unwrap_or_else(|| Arc::new(collect(&spec, ctx, usize::MAX).1));
+            let (kinds, shown) = matches(&objs, &filter, ctx, cancel);
+            Filtered {
+                objs,
+                filter,
+                kinds,
+                shown,
+            }
+        }));
+    }
+
     fn apply_filter(&mut self, ctx: &Ctx) {
         self.filter_pending = false;
+        self.filter_job = None;
         if self.filter.is_empty() {
             self.shown = None;
             self.kinds.clear();
         } else {
             self.ensure_rows(ctx, true);
-            let snap = ctx.snap;
-            let objs = &self.objs;
-            // The one matcher (the histogram's, `--filter`'s): the id or the value
-            // exactly, as a prefix, as a substring, then fuzzily; the best kind first.
-            let m = Matcher::new(&self.filter);
-            // On every core: each instance's name and label are decoded from the dump
-            // (a million V8 strings take seconds on one), in object order, so that the
-            // records are read front to back rather than in the list's order.
-            use rayon::prelude::*;
-            let mut order: Vec<u32> = (0..objs.len() as u32).collect();
-            order.par_sort_unstable_by_key(|&k| objs[k as usize].1);
-            let mut found: Vec<(Kind, u32)> = order
-                .into_par_iter()
-                .filter_map(|k| {
-                    let o = objs[k as usize].1;
-                    let mut text = snap.name_and_label(o);
-                    // No label: the first fields are its value (`id=4242`,
-                    // `user="user-42"`).
-                    if text.ends_with(' ') {
-                        text.push_str(&snap.first_fields(o));
-                    }
-                    let (name, value) = text.split_once(' ').unwrap_or((&text, ""));
-                    let kind = m
-                        .substring(name)
-                        .into_iter()
-                        .chain(m.substring(value))
-                        .min()
-                        .or_else(|| m.find(&text))?;
-                    Some((kind, k))
-                })
-                .collect();
-            // Exact, then prefix, then substring, then fuzzy; in the list's order within
-            // each kind.
-            found.par_sort_unstable();
-            self.kinds = found.iter().map(|&(kind, _)| kind).collect();
-            self.shown = Some(found.into_iter().map(|(_, k)| k).collect());
+            let (kinds, shown) = matches(&self.objs, &self.filter, ctx, &AtomicBool::new(false));
+            self.kinds = kinds;
+            self.shown = Some(shown);
         }
         self.list.selected = 0;
         self.list.scroll(self.rows_len());
@@ -268,8 +218,8 @@ impl InstancesPane {
                 String::new()
             },
             match &self.shown {
-                _ if self.filter_pending => format!(
-                    ", filtering {} for \"{}\"…",
+                _ if self.filter_pending || self.filter_job.is_some() => format!(
+                    ", working… filtering {} for \"{}\" (Esc cancels)",
                     thousands(self.len as u64),
                     self.filter
                 ),
@@ -278,6 +228,118 @@ impl InstancesPane {
             }
         )
     }
+}
+
+/// The best `keep` (key, object) pairs of the class (all of them for `usize::MAX`),
+/// in order, found on all cores in chunks that keep only their own best, so that
+/// opening a class of millions of instances allocates little and sorts less.
+fn collect(spec: &Spec, ctx: &Ctx, keep: usize) -> (usize, Vec<(u64, ObjId)>) {
+    use rayon::prelude::*;
+    const CHUNK: usize = 1 << 18;
+    let g = &ctx.snap.graph;
+    let dom = ctx.dom;
+    let class = spec.class;
+    let sort_by = spec.sort_by;
+    let only: Option<&[bool]> = spec.only.as_ref().map(|m| m.as_slice());
+    let wanted = |o: usize| only.is_none_or(|m| m.get(o) == Some(&true));
+    let key = |o: ObjId| match (sort_by, dom) {
+        (SortBy::Address, _) => o as u64,
+        (SortBy::Retained, Some(d)) => u64::MAX - d.retained(o).unwrap_or(0),
+        _ => u64::MAX - g.shallow_size(o),
+    };
+    let trim = |v: &mut Vec<(u64, ObjId)>| {
+        if v.len() > keep {
+            v.select_nth_unstable(keep - 1);
+            v.truncate(keep);
+        }
+    };
+    let parts: Vec<(usize, Vec<(u64, ObjId)>)> = (0..g.len().div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|k| {
+            let mut v = Vec::new();
+            let mut n = 0;
+            for i in k * CHUNK..((k + 1) * CHUNK).min(g.len()) {
+                if g.class_of.get(i) == class && wanted(i) {
+                    n += 1;
+                    let o = i as ObjId;
+                    v.push((key(o), o));
+                    if keep != usize::MAX && v.len() >= 2 * keep {
+                        trim(&mut v);
+                    }
+                }
+            }
+            trim(&mut v);
+            (n, v)
+        })
+        .collect();
+    let len = parts.iter().map(|p| p.0).sum();
+    let mut all: Vec<(u64, ObjId)> = Vec::with_capacity(parts.iter().map(|p| p.1.len()).sum());
+    for (_, v) in parts {
+        all.extend_from_slice(&v);
+    }
+    trim(&mut all);
+    all.par_sort_unstable();
+    (len, all)
+}
+
+/// Which instances a pane lists and in what order (what [`collect`] needs).
+struct Spec {
+    class: ClassId,
+    sort_by: SortBy,
+    only: Option<Arc<Vec<bool>>>,
+}
+
+/// A filter's result, from its thread: all the rows in order, the filter, and the
+/// matches (positions in the rows, the best kind first) with how each matched.
+struct Filtered {
+    objs: Arc<Vec<(u64, ObjId)>>,
+    filter: String,
+    kinds: Vec<Kind>,
+    shown: Vec<u32>,
+}
+
+/// The rows of `objs` that `filter` matches by the one matcher (the histogram's,
+/// `--filter`'s): the id or the value exactly, as a prefix, as a substring, then
+/// fuzzily; the best kind first, in the list's order within each kind. Empty once
+/// `cancel` is set.
+fn matches(
+    objs: &[(u64, ObjId)],
+    filter: &str,
+    ctx: &Ctx,
+    cancel: &AtomicBool,
+) -> (Vec<Kind>, Vec<u32>) {
+    let snap = ctx.snap;
+    let m = Matcher::new(filter);
+    // On every core: each instance's name and label are decoded from the dump (a
+    // million V8 strings take seconds on one), in object order, so that the records
+    // are read front to back rather than in the list's order.
+    use rayon::prelude::*;
+    let mut order: Vec<u32> = (0..objs.len() as u32).collect();
+    order.par_sort_unstable_by_key(|&k| objs[k as usize].1);
+    let mut found: Vec<(Kind, u32)> = order
+        .into_par_iter()
+        .filter_map(|k| {
+            if cancel.load(Ordering::Relaxed) {
+                return None;
+            }
+            let o = objs[k as usize].1;
+            let mut text = snap.name_and_label(o);
+            // No label: the first fields are its value (`id=4242`, `user="user-42"`).
+            if text.ends_with(' ') {
+                text.push_str(&snap.first_fields(o));
+            }
+            let (name, value) = text.split_once(' ').unwrap_or((&text, ""));
+            let kind = m
+                .substring(name)
+                .into_iter()
+                .chain(m.substring(value))
+                .min()
+                .or_else(|| m.find(&text))?;
+            Some((kind, k))
+        })
+        .collect();
+    found.par_sort_unstable();
+    found.into_iter().unzip()
 }
 
 impl Pane for InstancesPane {
@@ -340,6 +402,11 @@ impl Pane for InstancesPane {
                 self.request_filter(ctx);
                 Outcome::Consumed
             }
+            (Action::Back, _) if self.filter_pending || self.filter_job.is_some() => {
+                self.filter.clear();
+                self.apply_filter(ctx);
+                Outcome::Done("filter cancelled".into())
+            }
             (Action::Back, _) if self.shown.is_some() => {
                 self.filter.clear();
                 self.apply_filter(ctx);
@@ -354,7 +421,48 @@ impl Pane for InstancesPane {
     }
 
     fn work(&mut self, ctx: &Ctx) {
-        self.apply_filter(ctx);
+        self.start_filter(ctx);
+    }
+
+    fn poll(&mut self, _ctx: &Ctx) -> bool {
+        let Some(got) = self.filter_job.as_ref().and_then(|j| j.poll()) else {
+            return false;
+        };
+        self.filter_job = None;
+        // A filter asked for since is not this one's: its own job follows.
+        if let Ok(f) = got.map_err(|_| ()).and_then(|f| {
+            if f.filter == self.filter && !self.filter_pending {
+                Ok(f)
+            } else {
+                Err(())
+            }
+        }) {
+            self.objs = f.objs;
+            self.full = true;
+            self.kinds = f.kinds;
+            self.shown = Some(f.shown);
+            self.list.selected = 0;
+            self.list.scroll(self.rows_len());
+        }
+        true
+    }
+
+    /// A filtered list merges its matches; a list of a diff's new objects or of a leak
+    /// cluster's, those objects.
+    fn merge_only(&self, ctx: &Ctx) -> Option<(Arc<Vec<bool>>, String)> {
+        match (&self.shown, &self.changed) {
+            (Some(shown), _) => {
+                let mut mask = vec![false; ctx.snap.graph.len()];
+                for &k in shown {
+                    if let Some(&(_, o)) = self.objs.get(k as usize) {
+                        mask[o as usize] = true;
+                    }
+                }
+                Some((Arc::new(mask), format!("matching \"{}\"", self.filter)))
+            }
+            (None, Some((m, word))) if self.only_changed => Some((m.clone(), word.to_string())),
+            _ => None,
+        }
     }
 
     fn draw(&self, f: &mut Frame, area: Rect, ctx: &Ctx) {
@@ -484,10 +592,6 @@ impl Pane for InstancesPane {
             Action::Help,
             Action::Quit,
         ]
-    }
-
-    fn selected_text(&self, ctx: &Ctx) -> Option<String> {
-        self.selected_object().map(|o| ctx.snap.object_name(o))
     }
 
     fn dominators_ready(&mut self, ctx: &Ctx) {

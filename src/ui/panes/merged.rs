@@ -17,10 +17,13 @@ use ratatui::Frame;
 
 use super::histogram::thousands;
 use super::list::ListState;
-use super::{human, titled, Ctx, Outcome, Pane, Request};
+use super::{human, titled, Ctx, Outcome, Pane};
 use crate::heap::{ClassId, ObjId};
+use crate::ui::job::Job;
 use crate::ui::keys::{action_for, Action};
 use crate::ui::text::{fit_parts, sanitize, width, Part};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 /// Instances whose paths are merged.
 pub const MAX_INSTANCES: usize = 10_000;
@@ -40,14 +43,25 @@ struct Row {
 
 pub struct MergedPathsPane {
     class: ClassId,
-    /// Instances of the class, and how many of them are merged.
+    /// Only these objects of the class (a filtered list's, a leak cluster's), and the
+    /// words that say which.
+    only: Option<(Arc<Vec<bool>>, String)>,
+    built: Built,
+    list: ListState,
+    pending: bool,
+    /// The search, running on a thread of its own.
+    job: Option<Job<Built>>,
+}
+
+/// The merged paths, as a job's thread builds them.
+#[derive(Default)]
+struct Built {
+    /// Instances of the class (of `only`), and how many of them are merged.
     instances: usize,
     merged: usize,
     unreached: usize,
     nodes: Vec<Node>,
     rows: Vec<Row>,
-    list: ListState,
-    pending: bool,
     /// Built before the dominator tree was ready: each node's retained figure is the
     /// instances' shallow sizes until it is built again.
     shallow_only: bool,
@@ -55,128 +69,135 @@ pub struct MergedPathsPane {
 
 impl MergedPathsPane {
     pub fn new(class: ClassId) -> Self {
-        MergedPathsPane {
-            class,
-            instances: 0,
-            merged: 0,
-            unreached: 0,
-            nodes: Vec::new(),
-            rows: Vec::new(),
-            list: ListState::new(),
-            pending: true,
-            shallow_only: false,
-        }
+        Self::of(class, None)
     }
 
-    fn build(&mut self, ctx: &Ctx) {
-        let g = &ctx.snap.graph;
-        self.merged = 0;
-        self.shallow_only = ctx.dom.is_none();
-        use rayon::prelude::*;
-        let class = self.class;
-        self.instances = (0..g.len() as ObjId)
-            .into_par_iter()
-            .filter(|&o| g.class_of.get(o as usize) == class)
-            .count();
-        // The first instances the search from the roots reaches, nearest first; it
-        // stops once it has them.
-        let (parent, merged) = crate::heap::paths::parents_of_first(
-            g,
-            false,
-            |o| g.class_of.get(o as usize) == class,
-            MAX_INSTANCES,
-        );
-        // Fewer reached than asked for: the others no root reaches.
-        self.unreached = self.instances.min(MAX_INSTANCES) - merged.len();
-        // A trie from the roots down; node 0 stands above the roots.
-        self.nodes = vec![Node {
-            obj: ObjId::MAX,
-            parent: 0,
-            children: Vec::new(),
-            count: 0,
-            retained: 0,
-        }];
-        let mut index: std::collections::HashMap<(usize, ObjId), usize> = Default::default();
-        for &o in &merged {
-            let path = crate::heap::paths::path_by_parents(&parent, o);
-            if path.is_empty() {
-                continue;
-            }
-            self.merged += 1;
-            let retained = ctx
-                .dom
-                .and_then(|d| d.retained(o))
-                .unwrap_or_else(|| g.shallow_size(o));
-            let mut at = 0;
-            for &x in &path {
-                at = match index.get(&(at, x)) {
-                    Some(&c) => c,
-                    None => {
-                        self.nodes.push(Node {
-                            obj: x,
-                            parent: at,
-                            children: Vec::new(),
-                            count: 0,
-                            retained: 0,
-                        });
-                        let c = self.nodes.len() - 1;
-                        self.nodes[at].children.push(c);
-                        index.insert((at, x), c);
-                        c
-                    }
-                };
-                self.nodes[at].count += 1;
-                self.nodes[at].retained += retained;
-            }
-        }
-        // Rows: depth first, the busiest branch first.
-        self.rows.clear();
-        let mut stack: Vec<(usize, usize)> = Vec::new();
-        let mut top = self.nodes[0].children.clone();
-        top.sort_by_key(|&c| std::cmp::Reverse(self.nodes[c].count));
-        stack.extend(top.into_iter().rev().map(|c| (c, 0)));
-        while let Some((n, depth)) = stack.pop() {
-            self.rows.push(Row { depth, node: n });
-            let mut kids = self.nodes[n].children.clone();
-            kids.sort_by_key(|&c| std::cmp::Reverse(self.nodes[c].count));
-            stack.extend(kids.into_iter().rev().map(|c| (c, depth + 1)));
+    /// The merged paths of the objects of `class` marked in `only` (all its instances
+    /// without it).
+    pub fn of(class: ClassId, only: Option<(Arc<Vec<bool>>, String)>) -> Self {
+        MergedPathsPane {
+            class,
+            only,
+            built: Built::default(),
+            list: ListState::new(),
+            pending: true,
+            job: None,
         }
     }
+}
+
+/// Finds and merges the paths of `class`'s instances (those marked in `only`).
+fn build(class: ClassId, only: Option<&[bool]>, ctx: &Ctx, cancel: &AtomicBool) -> Built {
+    let g = &ctx.snap.graph;
+    let mut b = Built {
+        shallow_only: ctx.dom.is_none(),
+        ..Built::default()
+    };
+    use rayon::prelude::*;
+    let wanted = |o: ObjId| {
+        g.class_of.get(o as usize) == class && only.is_none_or(|m| m.get(o as usize) == Some(&true))
+    };
+    b.instances = (0..g.len() as ObjId)
+        .into_par_iter()
+        .filter(|&o| wanted(o))
+        .count();
+    if cancel.load(Ordering::Relaxed) {
+        return b;
+    }
+    // The first instances the search from the roots reaches, nearest first; it
+    // stops once it has them.
+    let (parent, merged) = crate::heap::paths::parents_of_first(g, false, wanted, MAX_INSTANCES);
+    // Fewer reached than asked for: the others no root reaches.
+    b.unreached = b.instances.min(MAX_INSTANCES) - merged.len();
+    // A trie from the roots down; node 0 stands above the roots.
+    b.nodes = vec![Node {
+        obj: ObjId::MAX,
+        parent: 0,
+        children: Vec::new(),
+        count: 0,
+        retained: 0,
+    }];
+    let mut index: std::collections::HashMap<(usize, ObjId), usize> = Default::default();
+    for &o in &merged {
+        let path = crate::heap::paths::path_by_parents(&parent, o);
+        if path.is_empty() {
+            continue;
+        }
+        b.merged += 1;
+        let retained = ctx
+            .dom
+            .and_then(|d| d.retained(o))
+            .unwrap_or_else(|| g.shallow_size(o));
+        let mut at = 0;
+        for &x in &path {
+            at = match index.get(&(at, x)) {
+                Some(&c) => c,
+                None => {
+                    b.nodes.push(Node {
+                        obj: x,
+                        parent: at,
+                        children: Vec::new(),
+                        count: 0,
+                        retained: 0,
+                    });
+                    let c = b.nodes.len() - 1;
+                    b.nodes[at].children.push(c);
+                    index.insert((at, x), c);
+                    c
+                }
+            };
+            b.nodes[at].count += 1;
+            b.nodes[at].retained += retained;
+        }
+    }
+    // Rows: depth first, the busiest branch first.
+    let mut stack: Vec<(usize, usize)> = Vec::new();
+    let mut top = b.nodes[0].children.clone();
+    top.sort_by_key(|&c| std::cmp::Reverse(b.nodes[c].count));
+    stack.extend(top.into_iter().rev().map(|c| (c, 0)));
+    while let Some((n, depth)) = stack.pop() {
+        b.rows.push(Row { depth, node: n });
+        let mut kids = b.nodes[n].children.clone();
+        kids.sort_by_key(|&c| std::cmp::Reverse(b.nodes[c].count));
+        stack.extend(kids.into_iter().rev().map(|c| (c, depth + 1)));
+    }
+    b
 }
 
 impl Pane for MergedPathsPane {
     fn title(&self, ctx: &Ctx) -> String {
         let name = &ctx.snap.graph.classes[self.class as usize].name;
-        if self.pending {
-            return format!("Merged paths from GC roots — finding the paths of {name}…");
+        let which = self
+            .only
+            .as_ref()
+            .map(|(_, w)| format!(" {w}"))
+            .unwrap_or_default();
+        let b = &self.built;
+        if self.pending || self.job.is_some() {
+            return format!(
+                "Merged paths from GC roots — working… finding the paths of {name}{which} \
+                 (Esc cancels)"
+            );
         }
         let mut t = format!(
-            "Merged paths from GC roots — {} of {} {name}",
-            thousands(self.merged as u64),
-            thousands(self.instances as u64)
+            "Merged paths from GC roots — {} of {} {name}{which}",
+            thousands(b.merged as u64),
+            thousands(b.instances as u64)
         );
-        if self.unreached > 0 {
+        if b.unreached > 0 {
             t.push_str(&format!(
                 ", {} with no strong path",
-                thousands(self.unreached as u64)
+                thousands(b.unreached as u64)
             ));
         }
         t
     }
 
     fn handle(&mut self, key: &KeyEvent, _ctx: &Ctx) -> Outcome {
-        let Some(a) = action_for(key) else {
-            return Outcome::Ignored;
-        };
-        if self.list.apply(a, self.rows.len()) {
-            return Outcome::Consumed;
-        }
-        match a {
-            Action::Open => match self.selected_object() {
-                Some(o) => Outcome::Open(Request::Inspect(o)),
-                None => Outcome::nothing_to_open(),
-            },
-            _ => Outcome::Ignored,
+        match Outcome::list_key(&mut self.list, action_for(key), self.built.rows.len()) {
+            Ok(Action::Open) => Outcome::inspect(self.selected_object()),
+            Ok(_) => Outcome::Ignored,
+            Err(o) => o,
         }
     }
 
@@ -186,25 +207,43 @@ impl Pane for MergedPathsPane {
 
     fn dominators_ready(&mut self, _ctx: &Ctx) {
         // Built again, now with the instances' retained sizes.
-        if self.shallow_only {
+        if self.built.shallow_only {
             self.pending = true;
         }
     }
 
+    /// Starts the search on a thread of its own (any running one is dropped, cancelled).
     fn work(&mut self, ctx: &Ctx) {
         self.pending = false;
-        self.build(ctx);
+        let class = self.class;
+        let only = self.only.as_ref().map(|(m, _)| m.clone());
+        self.job = Some(Job::start(ctx, move |ctx, cancel| {
+            build(class, only.as_deref().map(|m| m.as_slice()), ctx, cancel)
+        }));
+    }
+
+    fn poll(&mut self, _ctx: &Ctx) -> bool {
+        let Some(got) = self.job.as_ref().and_then(|j| j.poll()) else {
+            return false;
+        };
+        self.job = None;
+        if let Ok(b) = got {
+            self.built = b;
+            self.list.scroll(self.built.rows.len());
+        }
+        true
     }
 
     fn draw(&self, f: &mut Frame, area: Rect, ctx: &Ctx) {
         let snap = ctx.snap;
         let inner = titled(f, area, &self.title(ctx));
-        let range = self.list.visible(inner.height as usize, self.rows.len());
+        let (rows, nodes) = (&self.built.rows, &self.built.nodes);
+        let range = self.list.visible(inner.height as usize, rows.len());
         let w = inner.width as usize;
         let lines: Vec<Line> = range
             .map(|i| {
-                let r = &self.rows[i];
-                let n = &self.nodes[r.node];
+                let r = &rows[i];
+                let n = &nodes[r.node];
                 let clean = |t: &str| sanitize(t).into_owned();
                 // Cut in the middle of the names, never at the id or the root kind.
                 let mut parts = vec![Part::shrink("  ".repeat(r.depth.min(30)), 2)];
@@ -214,7 +253,7 @@ impl Pane for MergedPathsPane {
                         clean(&snap.describe_roots(n.obj))
                     )));
                 } else {
-                    let from = self.nodes[n.parent].obj;
+                    let from = nodes[n.parent].obj;
                     let e = snap.edge_label(from, n.obj).unwrap_or_else(|| "?".into());
                     parts.push(Part::shrink(format!("{} → ", clean(&e)), 4));
                 }
@@ -237,8 +276,9 @@ impl Pane for MergedPathsPane {
     }
 
     fn selected_object(&self) -> Option<ObjId> {
-        self.rows
+        self.built
+            .rows
             .get(self.list.selected)
-            .map(|r| self.nodes[r.node].obj)
+            .map(|r| self.built.nodes[r.node].obj)
     }
 }

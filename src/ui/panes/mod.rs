@@ -31,6 +31,17 @@ pub struct Ctx<'a> {
     /// The dominator tree, once the background thread has built it.
     pub dom: Option<&'a Dominators>,
     pub theme: &'a Theme,
+    /// The same snapshot and tree, shared, for work a pane hands to a thread of its own
+    /// ([`crate::ui::job`]); without them, that work runs at once.
+    pub shared: Option<Shared<'a>>,
+}
+
+/// What a job's thread keeps of the snapshot, and the app's count of jobs.
+#[derive(Clone, Copy)]
+pub struct Shared<'a> {
+    pub snap: &'a std::sync::Arc<Snapshot>,
+    pub dom: Option<&'a std::sync::Arc<Dominators>>,
+    pub jobs: &'a crate::ui::job::Jobs,
 }
 
 /// A pane the user asked to open.
@@ -80,6 +91,54 @@ impl Outcome {
     pub fn nothing_to_open() -> Self {
         Outcome::Refused("`Enter` does nothing here: this row opens nothing".into())
     }
+
+    /// `Enter` on a row of objects: the inspector of the row's object, if it is one.
+    pub fn inspect(o: Option<ObjId>) -> Self {
+        match o {
+            Some(o) => Outcome::Open(Request::Inspect(o)),
+            None => Outcome::nothing_to_open(),
+        }
+    }
+
+    /// A key for a list of `len` rows: the action left to the pane once the list has
+    /// taken the movements, or what the pane answers (`Consumed` for a movement,
+    /// `Ignored` for a key that is no action).
+    pub fn list_key(
+        list: &mut list::ListState,
+        action: Option<Action>,
+        len: usize,
+    ) -> std::result::Result<Action, Outcome> {
+        match action {
+            None => Err(Outcome::Ignored),
+            Some(a) if list.apply(a, len) => Err(Outcome::Consumed),
+            Some(a) => Ok(a),
+        }
+    }
+}
+
+/// The keys worth a hint in a list of objects (every pane's, unless it says otherwise).
+pub const OBJECT_HINTS: [Action; 8] = [
+    Action::Down,
+    Action::Open,
+    Action::Back,
+    Action::Paths,
+    Action::Referrers,
+    Action::DominatorTree,
+    Action::Help,
+    Action::Quit,
+];
+
+/// [`OBJECT_HINTS`] with one key of the pane's own before `?` and `q`.
+pub const fn object_hints_and(extra: Action) -> [Action; 9] {
+    let mut out = [extra; 9];
+    let mut i = 0;
+    while i < 6 {
+        out[i] = OBJECT_HINTS[i];
+        i += 1;
+    }
+    out[7] = OBJECT_HINTS[6];
+    out[8] = OBJECT_HINTS[7];
+    out
 }
 
 pub trait Pane {
@@ -91,9 +150,10 @@ pub trait Pane {
     fn selected_object(&self) -> Option<ObjId> {
         None
     }
-    /// A few words on the selected row, for the status line.
-    fn selected_text(&self, _ctx: &Ctx) -> Option<String> {
-        None
+    /// A few words on the selected row, for the status line: by default the selected
+    /// object's name.
+    fn selected_text(&self, ctx: &Ctx) -> Option<String> {
+        self.selected_object().map(|o| ctx.snap.object_name(o))
     }
     /// The selected row whole, for the line under the list (names in a list are cut
     /// to fit; this line is not): by default the selected object's.
@@ -134,20 +194,23 @@ pub trait Pane {
     fn has_work(&self) -> bool {
         false
     }
-    /// Does the work [`Pane::has_work`] announced.
+    /// Does the work [`Pane::has_work`] announced, or starts it on a thread of its own
+    /// ([`crate::ui::job`]).
     fn work(&mut self, _ctx: &Ctx) {}
+    /// Takes the result of work running on a thread of its own, if it has come: whether
+    /// the pane changed.
+    fn poll(&mut self, _ctx: &Ctx) -> bool {
+        false
+    }
+    /// Objects of the list that `P` merges the paths of, where they are not all the
+    /// class's instances (a filtered list, a diff's new ones, a leak cluster's): marked
+    /// by id, with the words that say which.
+    fn merge_only(&self, _ctx: &Ctx) -> Option<(std::sync::Arc<Vec<bool>>, String)> {
+        None
+    }
     /// The keys worth a hint in this pane.
     fn hints(&self) -> &'static [Action] {
-        &[
-            Action::Down,
-            Action::Open,
-            Action::Back,
-            Action::Paths,
-            Action::Referrers,
-            Action::DominatorTree,
-            Action::Help,
-            Action::Quit,
-        ]
+        &OBJECT_HINTS
     }
 }
 

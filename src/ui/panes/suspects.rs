@@ -14,7 +14,7 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 use ratatui::Frame;
 
 use super::list::ListState;
-use super::{human, titled, Ctx, Outcome, Pane, Request};
+use super::{human, titled, Ctx, Outcome, Pane};
 use crate::heap::ObjId;
 use crate::suspects::{brief, Report};
 use crate::ui::keys::{action_for, Action};
@@ -239,10 +239,7 @@ impl Pane for SuspectsPane {
                 self.mode = Mode::Suspects;
                 Outcome::Consumed
             }
-            Action::Open => match self.selected_object() {
-                Some(o) => Outcome::Open(Request::Inspect(o)),
-                None => Outcome::nothing_to_open(),
-            },
+            Action::Open => Outcome::inspect(self.selected_object()),
             _ => Outcome::Ignored,
         }
     }
@@ -344,17 +341,8 @@ impl Pane for SuspectsPane {
     }
 
     fn hints(&self) -> &'static [Action] {
-        &[
-            Action::Down,
-            Action::Open,
-            Action::Back,
-            Action::Paths,
-            Action::Referrers,
-            Action::DominatorTree,
-            Action::Waste,
-            Action::Help,
-            Action::Quit,
-        ]
+        const HINTS: [Action; 9] = super::object_hints_and(Action::Waste);
+        &HINTS
     }
 }
 

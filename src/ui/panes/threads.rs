@@ -10,7 +10,7 @@ use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 use super::list::ListState;
-use super::{human, titled, Ctx, Outcome, Pane, Request};
+use super::{human, titled, Ctx, Outcome, Pane};
 use crate::heap::ObjId;
 use crate::ui::keys::{action_for, Action};
 use crate::ui::text::{sanitize, take_width};
@@ -80,12 +80,10 @@ impl Pane for ThreadsPane {
     }
 
     fn handle(&mut self, key: &KeyEvent, ctx: &Ctx) -> Outcome {
-        let Some(a) = action_for(key) else {
-            return Outcome::Ignored;
+        let a = match Outcome::list_key(&mut self.list, action_for(key), self.rows.len()) {
+            Ok(a) => a,
+            Err(o) => return o,
         };
-        if self.list.apply(a, self.rows.len()) {
-            return Outcome::Consumed;
-        }
         let i = self.list.selected;
         match a {
             Action::Expand | Action::Collapse => {
@@ -124,10 +122,7 @@ impl Pane for ThreadsPane {
                     self.rebuild(ctx);
                     Outcome::Consumed
                 }
-                _ => match self.selected_object() {
-                    Some(o) => Outcome::Open(Request::Inspect(o)),
-                    None => Outcome::nothing_to_open(),
-                },
+                _ => Outcome::inspect(self.selected_object()),
             },
             _ => Outcome::Ignored,
         }
@@ -198,15 +193,8 @@ impl Pane for ThreadsPane {
         }
     }
 
+    /// A tree's keys: its locals are objects (`p`, `r` act on them).
     fn hints(&self) -> &'static [Action] {
-        &[
-            Action::Down,
-            Action::Expand,
-            Action::Open,
-            Action::Back,
-            Action::Paths,
-            Action::Help,
-            Action::Quit,
-        ]
+        &super::tree::TREE_HINTS
     }
 }

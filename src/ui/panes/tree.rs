@@ -16,9 +16,10 @@ use ratatui::Frame;
 
 use super::histogram::thousands;
 use super::list::ListState;
-use super::{human, titled, Ctx, Outcome, Pane, Request};
+use super::{human, titled, Ctx, Outcome, Pane};
 use crate::heap::dominators::VIRTUAL_ROOT;
 use crate::heap::{ClassId, ObjId};
+use crate::ui::job::Job;
 use crate::ui::keys::{key_name, tree_action_for, Action};
 use crate::ui::text::{fit_parts, sanitize, width, Part};
 
@@ -87,8 +88,10 @@ pub struct TreePane {
     list: ListState,
     total: u64,
     /// `g` on a row whose node has [`GROUP_LATER`] children or more: grouped after the
-    /// frame that says so ([`Pane::has_work`]).
+    /// frame that says so ([`Pane::has_work`]), on a thread of its own.
     pending_group: Option<usize>,
+    /// That grouping, running: the node's object and depth, and the class rows to come.
+    group_job: Option<(ObjId, usize, Job<Vec<Row>>)>,
 }
 
 /// Children from which `g` says "grouping…" before it groups (a node of 10 M children
@@ -104,6 +107,7 @@ impl TreePane {
             list: ListState::new(),
             total: 0,
             pending_group: None,
+            group_job: None,
         };
         p.build(ctx);
         p
@@ -195,8 +199,13 @@ impl TreePane {
 
     /// Every child of `o` in this tree, in the tree's order.
     fn all_children(&self, o: ObjId, ctx: &Ctx) -> Vec<ObjId> {
+        Self::children_in(self.kind, o, ctx)
+    }
+
+    /// Every child of `o` in a tree of `kind`, in the tree's order.
+    fn children_in(kind: TreeKind, o: ObjId, ctx: &Ctx) -> Vec<ObjId> {
         let g = &ctx.snap.graph;
-        match self.kind {
+        match kind {
             TreeKind::Dominators(_) => ctx.dom.map(|d| d.children(o).to_vec()).unwrap_or_default(),
             TreeKind::Referrers(_) => {
                 let mut r: Vec<ObjId> = g.referrers(o).to_vec();
@@ -216,10 +225,10 @@ impl TreePane {
 
     /// The class rows of `o`'s children, largest first: at most a page of them, the
     /// rest counted in a last row.
-    fn group_rows(&self, o: ObjId, depth: usize, ctx: &Ctx) -> Vec<Row> {
+    fn group_rows(kind: TreeKind, o: ObjId, depth: usize, ctx: &Ctx) -> Vec<Row> {
         let g = &ctx.snap.graph;
         let mut by_class: std::collections::HashMap<ClassId, Group> = Default::default();
-        for x in self.all_children(o, ctx) {
+        for x in Self::children_in(kind, o, ctx) {
             let class = g.class_of.get(x as usize);
             let e = by_class.entry(class).or_insert(Group {
                 parent: o,
@@ -393,7 +402,7 @@ impl TreePane {
         let depth = row.depth;
         let branch = self.branch(i);
         let new = match (row.obj, row.group) {
-            (Some(o), _) if row.grouped => self.group_rows(o, depth + 1, ctx),
+            (Some(o), _) if row.grouped => Self::group_rows(self.kind, o, depth + 1, ctx),
             (Some(o), _) => self.page_rows((o, None), depth + 1, 0, &branch, ctx),
             (None, Some(gr)) => {
                 self.page_rows((gr.parent, Some(gr.class)), depth + 1, 0, &branch, ctx)
@@ -407,24 +416,61 @@ impl TreePane {
     /// `g`: the children of the node at or above row `i` grouped by class, or no
     /// longer grouped; the node is selected, expanded.
     fn group(&mut self, i: usize, ctx: &Ctx) {
-        let Some(row) = self.rows.get(i) else { return };
-        // The node: this row's object, or for a page or class row, its parent's.
-        let mut node = Some(i).filter(|_| row.obj.is_some() && !row.cycle);
-        let mut depth = row.depth;
-        while node.is_none() {
-            let Some(p) = self.rows[..i].iter().rposition(|r| r.depth < depth) else {
-                return;
-            };
-            depth = self.rows[p].depth;
-            node = Some(p).filter(|&p| self.rows[p].obj.is_some());
-        }
-        let Some(n) = node else { return };
+        let Some(n) = self.group_node(i) else { return };
         if self.rows[n].expanded {
             self.collapse(n);
         }
         self.rows[n].grouped = !self.rows[n].grouped;
         self.list.selected = n;
         self.expand(n, ctx);
+    }
+
+    /// `g` on a node of many children: its class rows found on a thread of its own
+    /// (ungrouping is at once).
+    fn start_group(&mut self, i: usize, ctx: &Ctx) {
+        let Some(n) = self.group_node(i) else { return };
+        let r = &self.rows[n];
+        let Some(o) = r.obj.filter(|_| !r.grouped) else {
+            return self.group(i, ctx);
+        };
+        let (kind, depth) = (self.kind, r.depth);
+        let job = Job::start(ctx, move |ctx, _| Self::group_rows(kind, o, depth + 1, ctx));
+        self.group_job = Some((o, depth, job));
+    }
+
+    /// The node that `g` on row `i` groups: this row's object, or for a page or class
+    /// row, its parent's.
+    fn group_node(&self, i: usize) -> Option<usize> {
+        let row = self.rows.get(i)?;
+        // The node: this row's object, or for a page or class row, its parent's.
+        let mut node = Some(i).filter(|_| row.obj.is_some() && !row.cycle);
+        let mut depth = row.depth;
+        while node.is_none() {
+            let p = self.rows[..i].iter().rposition(|r| r.depth < depth)?;
+            depth = self.rows[p].depth;
+            node = Some(p).filter(|&p| self.rows[p].obj.is_some());
+        }
+        node
+    }
+
+    /// A grouping's class rows have come: in place of the node's children, wherever the
+    /// node is now (keys went on meanwhile); dropped when it is no longer there.
+    fn grouped(&mut self, o: ObjId, depth: usize, rows: Vec<Row>) {
+        let Some(n) = self
+            .rows
+            .iter()
+            .position(|r| r.obj == Some(o) && r.depth == depth && !r.grouped)
+        else {
+            return;
+        };
+        if self.rows[n].expanded {
+            self.collapse(n);
+        }
+        self.rows[n].grouped = true;
+        self.rows[n].expanded = true;
+        self.rows.splice(n + 1..n + 1, rows);
+        self.list.selected = n;
+        self.list.scroll(self.rows.len());
     }
 
     fn collapse(&mut self, i: usize) {
@@ -531,11 +577,23 @@ fn sizes(shallow: u64, retained: Option<u64>, total: u64) -> String {
     }
 }
 
+/// The keys worth a hint in a tree of objects (and in the threads pane's).
+pub const TREE_HINTS: [Action; 8] = [
+    Action::Down,
+    Action::Expand,
+    Action::Open,
+    Action::Back,
+    Action::Paths,
+    Action::Referrers,
+    Action::Help,
+    Action::Quit,
+];
+
 impl Pane for TreePane {
     fn title(&self, ctx: &Ctx) -> String {
         let name = |o: ObjId| format!("{} {}", ctx.snap.class_name(o), ctx.snap.object_name(o));
-        if self.pending_group.is_some() {
-            return "grouping the children by class…".into();
+        if self.pending_group.is_some() || self.group_job.is_some() {
+            return "working… grouping the children by class (Esc cancels)".into();
         }
         match self.kind {
             TreeKind::Dominators(None) => "Dominator tree — from the GC roots".into(),
@@ -555,15 +613,22 @@ impl Pane for TreePane {
     }
 
     fn handle(&mut self, key: &KeyEvent, ctx: &Ctx) -> Outcome {
-        let Some(a) = tree_action_for(key) else {
-            return Outcome::Ignored;
+        let a = match Outcome::list_key(&mut self.list, tree_action_for(key), self.rows.len()) {
+            Ok(a) => a,
+            Err(o) => return o,
         };
-        if self.list.apply(a, self.rows.len()) {
-            return Outcome::Consumed;
-        }
         let i = self.list.selected;
         let paths = matches!(self.kind, TreeKind::Paths(_));
+        let grouping = self.pending_group.is_some() || self.group_job.is_some();
         match a {
+            Action::Back if grouping => {
+                self.pending_group = None;
+                self.group_job = None;
+                return Outcome::Done("grouping cancelled".into());
+            }
+            Action::Group if grouping => {
+                return Outcome::Refused("already grouping by class… (Esc cancels)".into())
+            }
             Action::Expand | Action::Collapse if paths => {
                 return Outcome::Refused(format!(
                     "`{}` does nothing here: the paths are drawn whole",
@@ -593,6 +658,7 @@ impl Pane for TreePane {
                     .is_some_and(|o| self.all_children(o, ctx).len() >= GROUP_LATER);
                 if many {
                     self.pending_group = Some(i);
+                    self.group_job = None;
                     return Outcome::Consumed;
                 }
                 self.group(i, ctx)
@@ -612,10 +678,7 @@ impl Pane for TreePane {
             Action::Open if self.rows.get(i).is_some_and(|r| r.more.is_some()) => {
                 self.next_page(i, ctx)
             }
-            Action::Open => match self.selected_object() {
-                Some(o) => return Outcome::Open(Request::Inspect(o)),
-                None => return Outcome::nothing_to_open(),
-            },
+            Action::Open => return Outcome::inspect(self.selected_object()),
             _ => return Outcome::Ignored,
         }
         self.list.scroll(self.rows.len());
@@ -660,9 +723,20 @@ impl Pane for TreePane {
 
     fn work(&mut self, ctx: &Ctx) {
         if let Some(i) = self.pending_group.take() {
-            self.group(i, ctx);
+            self.start_group(i, ctx);
             self.list.scroll(self.rows.len());
         }
+    }
+
+    fn poll(&mut self, _ctx: &Ctx) -> bool {
+        let Some(got) = self.group_job.as_ref().and_then(|(_, _, j)| j.poll()) else {
+            return false;
+        };
+        let (o, depth, _) = self.group_job.take().expect("polled above");
+        if let Ok(rows) = got {
+            self.grouped(o, depth, rows);
+        }
+        true
     }
 
     fn selected_line(&self, ctx: &Ctx) -> Option<String> {
@@ -695,20 +769,7 @@ impl Pane for TreePane {
     }
 
     fn hints(&self) -> &'static [Action] {
-        &[
-            Action::Down,
-            Action::Expand,
-            Action::Open,
-            Action::Back,
-            Action::Paths,
-            Action::Referrers,
-            Action::Help,
-            Action::Quit,
-        ]
-    }
-
-    fn selected_text(&self, ctx: &Ctx) -> Option<String> {
-        self.selected_object().map(|o| ctx.snap.object_name(o))
+        &TREE_HINTS
     }
 
     fn dominators_ready(&mut self, ctx: &Ctx) {

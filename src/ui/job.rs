@@ -1,0 +1,110 @@
+//! Work a key asks for that can take longer than a frame (a class's merged paths, a
+//! node's children grouped by class, an instance filter over millions of values) runs
+//! on a thread of its own: the pane says "working…" meanwhile, every key stays live
+//! (`Esc` cancels), and the result replaces the pane's rows when it comes
+//! ([`crate::ui::panes::Pane::poll`]).
+//!
+//! A [`Job`] owns its result's channel: dropping it (the pane closed, the work asked for
+//! again) cancels it; the thread sees the flag where it looks, and its result, if any,
+//! goes nowhere.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::mpsc::{Receiver, TryRecvError};
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::ui::panes::Ctx;
+
+/// The jobs of one app: how many threads are running (tests wait for none), and a delay
+/// each waits before it starts (tests make the work slow enough to press keys during it).
+#[derive(Clone, Default, Debug)]
+pub struct Jobs {
+    running: Arc<AtomicUsize>,
+    delay_ms: Arc<AtomicU64>,
+}
+
+impl Jobs {
+    /// How many job threads are running now.
+    pub fn running(&self) -> usize {
+        self.running.load(Ordering::SeqCst)
+    }
+
+    /// Each job waits `d` before it starts (tests).
+    pub fn set_delay(&self, d: Duration) {
+        self.delay_ms.store(d.as_millis() as u64, Ordering::SeqCst);
+    }
+}
+
+/// Counts a job thread out however it ends (a panic included).
+struct Running(Arc<AtomicUsize>);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Work running for a pane; its result is taken with [`Job::poll`].
+pub struct Job<T> {
+    rx: Receiver<T>,
+    cancel: Arc<AtomicBool>,
+}
+
+impl<T: Send + 'static> Job<T> {
+    /// Runs `f` on a thread of its own with the snapshot and the dominator tree `ctx`
+    /// shares, or at once where it shares none (a pane handed bare references).
+    pub fn start<F>(ctx: &Ctx, f: F) -> Self
+    where
+        F: FnOnce(&Ctx, &AtomicBool) -> T + Send + 'static,
+    {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let cancel = Arc::new(AtomicBool::new(false));
+        match &ctx.shared {
+            Some(shared) => {
+                let snap = shared.snap.clone();
+                let dom = shared.dom.cloned();
+                let theme = *ctx.theme;
+                let flag = cancel.clone();
+                shared.jobs.running.fetch_add(1, Ordering::SeqCst);
+                let running = Running(shared.jobs.running.clone());
+                let delay = shared.jobs.delay_ms.load(Ordering::SeqCst);
+                std::thread::spawn(move || {
+                    let _running = running;
+                    if delay > 0 {
+                        std::thread::sleep(Duration::from_millis(delay));
+                    }
+                    if flag.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    let ctx = Ctx {
+                        snap: &snap,
+                        dom: dom.as_deref(),
+                        theme: &theme,
+                        shared: None,
+                    };
+                    let _ = tx.send(f(&ctx, &flag));
+                });
+            }
+            None => {
+                let _ = tx.send(f(ctx, &cancel));
+            }
+        }
+        Job { rx, cancel }
+    }
+
+    /// The result, once it has come; `Some(None)`-like failures (the thread ended
+    /// without one) come back as `Err(())`.
+    pub fn poll(&self) -> Option<Result<T, ()>> {
+        match self.rx.try_recv() {
+            Ok(t) => Some(Ok(t)),
+            Err(TryRecvError::Empty) => None,
+            Err(TryRecvError::Disconnected) => Some(Err(())),
+        }
+    }
+}
+
+impl<T> Drop for Job<T> {
+    fn drop(&mut self) {
+        self.cancel.store(true, Ordering::Relaxed);
+    }
+}
