@@ -118,18 +118,21 @@ pub fn to_roots(g: &Graph, target: ObjId, max: usize, include_weak: bool) -> Vec
 /// For MAT's "merge shortest paths to GC roots" of a whole class: the paths of many
 /// objects in one pass over the graph, 4 bytes per object, rather than a search each.
 pub fn parents_from_roots(g: &Graph, include_weak: bool) -> Vec<ObjId> {
-    parents_of_first(g, include_weak, |_| false, 1).0
+    parents_of_first(g, include_weak, |_| false, 1, || false).0
 }
 
 /// [`parents_from_roots`] for the first `max` objects that `wanted` picks, in the order
 /// the search reaches them (the nearest to the roots first), stopped as soon as it has
 /// them: their parents, and the objects themselves. For merging a class's paths,
-/// where the whole search over a 50 M-object graph would take most of a second.
+/// where the whole search over a 50 M-object graph would take most of a second. It
+/// also stops, with what it has, once `stop` says so (asked every 65,536 objects: the
+/// TUI's `Esc`).
 pub fn parents_of_first(
     g: &Graph,
     include_weak: bool,
     wanted: impl Fn(ObjId) -> bool,
     max: usize,
+    stop: impl Fn() -> bool,
 ) -> (Vec<ObjId>, Vec<ObjId>) {
     let n = g.len();
     let mut parent = vec![UNREACHED; n];
@@ -144,8 +147,10 @@ pub fn parents_of_first(
             }
         }
     }
+    let mut popped = 0u32;
     while let Some(x) = queue.pop_front() {
-        if found.len() >= max {
+        popped = popped.wrapping_add(1);
+        if found.len() >= max || (popped % 65_536 == 0 && stop()) {
             break;
         }
         for e in g.edges(x) {
@@ -214,7 +219,7 @@ mod tests {
             &[0],
         );
         let all = parents_from_roots(&g, false);
-        let (some, found) = parents_of_first(&g, false, |o| matches!(o, 3 | 4 | 6), 2);
+        let (some, found) = parents_of_first(&g, false, |o| matches!(o, 3 | 4 | 6), 2, || false);
         // The two nearest the root, in the order reached, with the full search's paths.
         assert_eq!(found, vec![3, 6]);
         for &o in &found {

@@ -27,8 +27,12 @@ use crate::heap::waste::{
 use crate::heap::waste::{Waste, SPARSE_CLASSES};
 use rayon::prelude::*;
 
+mod duplicates;
 mod holders;
+mod offsets;
+use duplicates::duplicates;
 use holders::holders;
+use offsets::Offsets;
 
 /// The waste report of a file, and what the walk found about it.
 #[derive(Debug)]
@@ -70,43 +74,6 @@ struct Found {
     /// read again only when a value is a collection.
     holding: Vec<Offsets>,
     strings_at: Vec<Offsets>,
-}
-
-/// Record offsets in ascending order, each kept as its distance from the one before in
-/// four bytes (about a third of the eight an offset takes; a distance that does not
-/// fit is escaped and kept whole).
-#[derive(Default)]
-pub(super) struct Offsets {
-    deltas: Vec<u32>,
-    last: u64,
-}
-
-impl Offsets {
-    fn push(&mut self, off: u64) {
-        let d = off - self.last;
-        if d < u32::MAX as u64 {
-            self.deltas.push(d as u32);
-        } else {
-            self.deltas
-                .extend([u32::MAX, (off >> 32) as u32, off as u32]);
-        }
-        self.last = off;
-    }
-
-    pub(super) fn iter(&self) -> impl Iterator<Item = u64> + '_ {
-        let mut it = self.deltas.iter();
-        let mut at = 0u64;
-        std::iter::from_fn(move || {
-            let &d = it.next()?;
-            at = if d == u32::MAX {
-                let hi = *it.next()? as u64;
-                hi << 32 | *it.next()? as u64
-            } else {
-                at + d as u64
-            };
-            Some(at)
-        })
-    }
 }
 
 impl Found {
@@ -372,8 +339,8 @@ pub fn waste(b: &[u8], progress: &Progress, top: usize) -> Result<Option<QuickWa
                 }
                 true
             });
-            holding.deltas.shrink_to_fit();
-            strings_at.deltas.shrink_to_fit();
+            holding.shrink();
+            strings_at.shrink();
             f.holding.push(holding);
             f.strings_at.push(strings_at);
             (f, end)
@@ -713,155 +680,3 @@ const UTF16: u64 = 1 << 62;
 const TYPE_SHIFT: u32 = 48;
 /// The record offset in [`Prim::off`].
 const OFFSET: u64 = (1 << TYPE_SHIFT) - 1;
-
-/// The duplicate strings and arrays, at most `top` of each. `prims` is sorted by
-/// address, `strings` (address, record offset) too. Each string takes its value
-/// array's entry (a merge of the two lists by the array's address), so that the array
-/// is counted with its string and not again; then one sort by content key brings
-/// equal contents together.
-#[allow(clippy::too_many_arguments)]
-fn duplicates(
-    b: &[u8],
-    id: usize,
-    layout: &Layout,
-    sl: Option<StringLayout>,
-    mut values: Vec<(u64, u64, bool)>,
-    mut prims: Vec<Prim>,
-    top: usize,
-    name: &mut dyn FnMut(u64, String) -> ObjId,
-    lap: &dyn Fn(&str),
-) -> (Vec<DupString>, Vec<DupArray>) {
-    // (value array, string, UTF-16), by value array.
-    values.par_sort_unstable();
-    lap("string values read");
-    let extra: Vec<Prim> = prims
-        .par_chunks_mut(1 << 16)
-        .flat_map_iter(|chunk| {
-            let mut extra = Vec::new();
-            let mut j = values.partition_point(|v| v.0 < chunk[0].addr);
-            for p in chunk.iter_mut() {
-                while j < values.len() && values[j].0 < p.addr {
-                    j += 1;
-                }
-                let byte_array = (p.off >> TYPE_SHIFT) as u8 == 8;
-                let (array, array_key) = (p.addr, p.hash);
-                let mut taken = false;
-                while j < values.len() && values[j].0 == array {
-                    let (_, s, utf16) = values[j];
-                    j += 1;
-                    if !byte_array {
-                        continue;
-                    }
-                    // The array's key has its bytes and length: the string's adds how
-                    // they encode its text.
-                    let enc = if utf16 {
-                        Encoding::Utf16Le
-                    } else {
-                        Encoding::Latin1
-                    };
-                    let e = Prim {
-                        addr: s,
-                        off: p.off | STRING | if utf16 { UTF16 } else { 0 },
-                        hash: content_key(array_key, 0, 0, enc as u64),
-                    };
-                    if taken {
-                        extra.push(e);
-                    } else {
-                        *p = e;
-                        taken = true;
-                    }
-                }
-            }
-            extra
-        })
-        .collect();
-    drop(values);
-    prims.extend(extra);
-    lap("strings joined");
-    prims.par_sort_unstable_by_key(|x| x.hash);
-    lap("sorted");
-    // (count, bytes each, example address, its offset).
-    let mut groups: Vec<(u64, u64, u64, u64)> = Vec::new();
-    for run in prims.chunk_by(|a, b| a.hash == b.hash) {
-        if run.len() >= 2 {
-            let first = run.iter().min_by_key(|x| x.addr).unwrap_or(&run[0]);
-            let (_, _, _, mut bytes) = prim_rec(b, id, layout, first.off);
-            if first.off & STRING != 0 {
-                bytes += sl.map_or(0, |sl| sl.bytes);
-            }
-            groups.push((run.len() as u64, bytes, first.addr, first.off));
-        }
-    }
-    drop(prims);
-    groups.sort_unstable_by(|a, b| {
-        let w = |x: &(u64, u64, u64, u64)| (x.0 - 1).saturating_mul(x.1);
-        w(b).cmp(&w(a)).then(a.2.cmp(&b.2))
-    });
-    let (mut dup_strings, mut dup_arrays) = (Vec::new(), Vec::new());
-    for (count, bytes_each, addr, off) in groups {
-        if dup_strings.len() >= top && dup_arrays.len() >= top {
-            break;
-        }
-        let (ty, n, elems, _) = prim_rec(b, id, layout, off);
-        if off & STRING != 0 && dup_strings.len() < top {
-            let utf16 = off & UTF16 != 0;
-            let c = crate::format::Content {
-                string: true,
-                data: elems.into(),
-                length: n,
-                bytes: bytes_each,
-                owns: None,
-                encoding: if utf16 {
-                    Encoding::Utf16Le
-                } else {
-                    Encoding::Latin1
-                },
-            };
-            dup_strings.push(DupString {
-                text: c.text(),
-                count,
-                bytes_each,
-                example: name(addr, "java.lang.String".into()),
-            });
-        } else if off & STRING == 0 && dup_arrays.len() < top {
-            let class = if (4..=11).contains(&ty) {
-                format!("{}[]", type_name(ty))
-            } else {
-                "unknown[]".to_string()
-            };
-            dup_arrays.push(DupArray {
-                preview: None,
-                length: n,
-                count,
-                bytes_each,
-                example: name(addr, class),
-            });
-        }
-    }
-    (dup_strings, dup_arrays)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::Offsets;
-
-    #[test]
-    fn offsets_read_back_in_order_near_and_far_apart() {
-        let want = [
-            0u64,
-            9,
-            10,
-            1 << 20,
-            (1 << 32) + (1 << 21),
-            (1 << 33) + (1 << 22),
-            (1 << 33) + (1 << 22) + 1,
-        ];
-        let mut o = Offsets::default();
-        for &x in &want {
-            o.push(x);
-        }
-        assert_eq!(o.iter().collect::<Vec<_>>(), want);
-        // Near ones take one step each, far ones three.
-        assert_eq!(o.deltas.len(), 5 + 2 * 3);
-    }
-}

@@ -106,7 +106,12 @@ fn build(class: ClassId, only: Option<&[bool]>, ctx: &Ctx, cancel: &AtomicBool) 
     }
     // The first instances the search from the roots reaches, nearest first; it
     // stops once it has them.
-    let (parent, merged) = crate::heap::paths::parents_of_first(g, false, wanted, MAX_INSTANCES);
+    let stop = || cancel.load(Ordering::Relaxed);
+    let (parent, merged) =
+        crate::heap::paths::parents_of_first(g, false, wanted, MAX_INSTANCES, stop);
+    if stop() {
+        return b;
+    }
     // Fewer reached than asked for: the others no root reaches.
     b.unreached = b.instances.min(MAX_INSTANCES) - merged.len();
     // A trie from the roots down; node 0 stands above the roots.
