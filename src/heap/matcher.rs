@@ -54,9 +54,32 @@ impl Matcher {
         if let Some(k) = self.substring(text) {
             return Some(k);
         }
+        // A fuzzy match has the pattern's characters in order: most texts fail this
+        // check, which costs a scan, before the matcher's scoring, which costs a table
+        // (the values of millions of instances are matched at once).
+        if !self.in_order(text) {
+            return None;
+        }
         self.fuzzy
             .fuzzy_match(text, &self.pattern)
             .map(|_| Kind::Fuzzy)
+    }
+
+    /// Whether the pattern's characters appear in `text` in order, ignoring case: what
+    /// every fuzzy match needs, whatever its case rule. Checked on ASCII only (elsewhere
+    /// a character's lowercase can be two); other texts pass.
+    fn in_order(&self, text: &str) -> bool {
+        if !text.is_ascii() || !self.lower.is_ascii() {
+            return true;
+        }
+        let mut want = self.lower.bytes().peekable();
+        for c in text.bytes() {
+            let Some(&w) = want.peek() else { break };
+            if c.to_ascii_lowercase() == w {
+                want.next();
+            }
+        }
+        want.peek().is_none()
     }
 
     /// The substring kinds alone (what `--filter` keeps).
@@ -106,6 +129,9 @@ mod tests {
         assert_eq!(m.find("HTMLDetached <div>"), Some(Kind::Substring));
         assert_eq!(m.find("Detached <a> with a div"), Some(Kind::Fuzzy));
         assert_eq!(m.find("Window"), None);
+        // The order check before the scoring: out of order is no match, either case.
+        assert_eq!(Matcher::new("ab").find("xAyBz"), Some(Kind::Fuzzy));
+        assert_eq!(Matcher::new("ab").find("xByAz"), None);
         assert_eq!(m.substring("Detached <a> with a div"), None);
         assert!(Kind::Exact < Kind::Prefix && Kind::Substring < Kind::Fuzzy);
         // Non-ASCII names compare by their lowercase too.

@@ -329,12 +329,15 @@ fn matches(
                 text.push_str(&snap.first_fields(o));
             }
             let (name, value) = text.split_once(' ').unwrap_or((&text, ""));
+            // Fuzzy matches in the value only: an address or id in hex or digits
+            // fuzzy-matches most short patterns, and scoring millions of them took
+            // seconds.
             let kind = m
                 .substring(name)
                 .into_iter()
                 .chain(m.substring(value))
                 .min()
-                .or_else(|| m.find(&text))?;
+                .or_else(|| m.find(value))?;
             Some((kind, k))
         })
         .collect();
