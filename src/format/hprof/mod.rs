@@ -550,6 +550,7 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
         class_names: std::mem::take(&mut p.class_names),
         string_layout: Default::default(),
         fields_of: Default::default(),
+        sampled: Default::default(),
     };
     let mut snap = Snapshot {
         id_size: Some(id as u32),
