@@ -457,3 +457,29 @@ fn the_referrers_built_beside_the_search_change_nothing() {
         (strong, weak)
     );
 }
+
+/// A node with more children than one list sort takes on one core (4,096): its list is
+/// sorted by size and id packed in one word while every size is below 4 GiB, by pairs
+/// once one is not. Either way: largest retained first, ties by id.
+#[test]
+fn a_long_children_list_is_largest_first_ties_by_id() {
+    for big in [false, true] {
+        let n = 6_001u32;
+        // Sizes with many ties; with `big`, one child of 5 GiB.
+        let sizes: Vec<u64> = (0..n as u64)
+            .map(|i| match i {
+                0 => 16,
+                77 if big => 5 << 30,
+                _ => 8 + (i * 7919) % 13,
+            })
+            .collect();
+        let edges: Vec<(u32, u32, bool)> = (1..n).map(|c| (0, c, false)).collect();
+        let g = Graph::from_edge_list(&sizes, &[], &edges, &[0]);
+        let d = compute(&g, &Progress::new());
+        let kids = d.children(0);
+        assert_eq!(kids.len(), n as usize - 1);
+        let mut want: Vec<u32> = (1..n).collect();
+        want.sort_by(|&a, &b| sizes[b as usize].cmp(&sizes[a as usize]).then(a.cmp(&b)));
+        assert_eq!(kids, &want[..], "big: {big}");
+    }
+}

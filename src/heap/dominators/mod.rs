@@ -351,14 +351,27 @@ impl Dominators {
                         // A long list (a big collection's entries): its sizes read once,
                         // then sorted on every core, not looked up at every comparison.
                         let list = &mut block[range];
-                        let mut keyed: Vec<(std::cmp::Reverse<u64>, ObjId)> = list
-                            .par_iter()
-                            .map(|&o| (std::cmp::Reverse(self.size(o)), o))
-                            .collect();
-                        keyed.par_sort_unstable();
-                        list.par_iter_mut()
-                            .zip(keyed.par_iter())
-                            .for_each(|(x, k)| *x = k.1);
+                        if list.iter().all(|&o| self.retained[o as usize] != BIG) {
+                            // Sizes below 4 GiB: size and id in one word, larger size
+                            // first, so that the sort moves half the bytes.
+                            let mut keyed: Vec<u64> = list
+                                .par_iter()
+                                .map(|&o| (!self.retained[o as usize] as u64) << 32 | o as u64)
+                                .collect();
+                            keyed.par_sort_unstable();
+                            list.par_iter_mut()
+                                .zip(keyed.par_iter())
+                                .for_each(|(x, k)| *x = *k as ObjId);
+                        } else {
+                            let mut keyed: Vec<(std::cmp::Reverse<u64>, ObjId)> = list
+                                .par_iter()
+                                .map(|&o| (std::cmp::Reverse(self.size(o)), o))
+                                .collect();
+                            keyed.par_sort_unstable();
+                            list.par_iter_mut()
+                                .zip(keyed.par_iter())
+                                .for_each(|(x, k)| *x = k.1);
+                        }
                     } else if range.len() > 1 {
                         block[range].sort_unstable_by(|a, b| {
                             self.size(*b).cmp(&self.size(*a)).then(a.cmp(b))
