@@ -20,6 +20,7 @@ use crate::ui::panes::Ctx;
 #[derive(Clone, Default, Debug)]
 pub struct Jobs {
     running: Arc<AtomicUsize>,
+    ended: Arc<AtomicU64>,
     delay_ms: Arc<AtomicU64>,
 }
 
@@ -29,6 +30,12 @@ impl Jobs {
         self.running.load(Ordering::SeqCst)
     }
 
+    /// How many job threads have ended so far: counted before they stop counting as
+    /// running, so that once none runs this holds every one that has.
+    pub fn ended(&self) -> u64 {
+        self.ended.load(Ordering::SeqCst)
+    }
+
     /// Each job waits `d` before it starts (tests).
     pub fn set_delay(&self, d: Duration) {
         self.delay_ms.store(d.as_millis() as u64, Ordering::SeqCst);
@@ -36,11 +43,12 @@ impl Jobs {
 }
 
 /// Counts a job thread out however it ends (a panic included).
-struct Running(Arc<AtomicUsize>);
+struct Running(Jobs);
 
 impl Drop for Running {
     fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
+        self.0.ended.fetch_add(1, Ordering::SeqCst);
+        self.0.running.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
@@ -66,7 +74,7 @@ impl<T: Send + 'static> Job<T> {
                 let theme = *ctx.theme;
                 let flag = cancel.clone();
                 shared.jobs.running.fetch_add(1, Ordering::SeqCst);
-                let running = Running(shared.jobs.running.clone());
+                let running = Running(shared.jobs.clone());
                 let delay = shared.jobs.delay_ms.load(Ordering::SeqCst);
                 std::thread::spawn(move || {
                     let _running = running;

@@ -70,31 +70,42 @@ pub fn events(keys: &str) -> VecDeque<Event> {
 }
 
 /// Feeds `keys` to the run loop, one per turn, each once the panes' jobs (work on
-/// threads of their own: merged paths, grouping, a filter) have ended, and stops a turn
-/// after they are used up and no job runs.
+/// threads of their own: merged paths, grouping, a filter) have ended and the loop has
+/// taken their results, and stops a turn after they are used up and no job runs.
+///
+/// A job counts as ended by [`heaptui::ui::job::Jobs::ended`], not only by none running:
+/// a small one can start and end between the loop's turns, and the next key must still
+/// wait for the tick that takes its result (a filter's matches before the `Enter` that
+/// opens the first of them), as must the stop.
 pub fn drive(app: &mut App, t: &mut Terminal<TestBackend>, keys: &str) {
     let q = std::cell::RefCell::new(events(keys));
     let jobs = app.jobs().clone();
     let idle_turns = std::cell::Cell::new(0);
-    let waited = std::cell::Cell::new(false);
+    let seen_ended = std::cell::Cell::new(jobs.ended());
+    // A job has ended since the loop last ticked: the next turn's tick takes its result.
+    let to_take = std::cell::Cell::new(false);
     run_loop(
         t,
         app,
         |_: Duration| {
             if jobs.running() > 0 {
-                waited.set(true);
                 std::thread::sleep(Duration::from_millis(1));
                 return Ok(None);
             }
-            // A turn more after a job has ended: the loop's tick takes its result
-            // before the next key comes.
-            if waited.replace(false) {
+            let ended = jobs.ended();
+            if seen_ended.replace(ended) != ended {
+                to_take.set(true);
                 return Ok(None);
             }
             Ok(q.borrow_mut().pop_front())
         },
         || {
-            let idle = q.borrow().is_empty() && jobs.running() == 0;
+            // The loop ticks right after this: a result to take is taken then (one the
+            // event source saw come, or one that came while it waited for a job).
+            let running = jobs.running() > 0;
+            let ended = jobs.ended();
+            let came = seen_ended.replace(ended) != ended;
+            let idle = q.borrow().is_empty() && !running && !came && !to_take.replace(false);
             idle_turns.set(if idle { idle_turns.get() + 1 } else { 0 });
             idle_turns.get() > 1
         },
