@@ -14,6 +14,11 @@ use heaptui::ui::app::App;
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 
+// The binary's allocator (src/main.rs), so that the figures are what a user gets: it keeps
+// freed pages for the next large blocks and asks for huge pages.
+#[global_allocator]
+static GLOBAL: heaptui::alloc::Global = heaptui::alloc::Global;
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let path = std::path::PathBuf::from(args.next().expect("usage: tui_latency FILE [CLASS]"));

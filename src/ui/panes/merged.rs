@@ -6,7 +6,7 @@
 //!
 //! The paths come from one breadth-first search from the roots, which takes the first
 //! instances it reaches (the nearest to the roots) and stops once it has them
-//! ([`crate::heap::paths::parents_of_first`]), not a search per instance; it runs
+//! ([`crate::heap::paths::first_paths`]), not a search per instance; it runs
 //! after the frame that announces it ([`Pane::has_work`]).
 
 use crossterm::event::KeyEvent;
@@ -97,23 +97,25 @@ fn build(class: ClassId, only: Option<&[bool]>, ctx: &Ctx, cancel: &AtomicBool) 
     let wanted = |o: ObjId| {
         g.class_of.get(o as usize) == class && only.is_none_or(|m| m.get(o as usize) == Some(&true))
     };
-    b.instances = (0..g.len() as ObjId)
-        .into_par_iter()
-        .filter(|&o| wanted(o))
-        .count();
-    if cancel.load(Ordering::Relaxed) {
-        return b;
-    }
-    // The first instances the search from the roots reaches, nearest first; it
-    // stops once it has them.
+    // The instances counted on one core while the search runs on the other.
     let stop = || cancel.load(Ordering::Relaxed);
-    let (parent, merged) =
-        crate::heap::paths::parents_of_first(g, false, wanted, MAX_INSTANCES, stop);
+    let (instances, paths) = rayon::join(
+        || {
+            (0..g.len() as ObjId)
+                .into_par_iter()
+                .filter(|&o| wanted(o))
+                .count()
+        },
+        // The first instances the search from the roots reaches, nearest first; it
+        // stops once it has them.
+        || crate::heap::paths::first_paths(g, false, wanted, MAX_INSTANCES, stop),
+    );
+    b.instances = instances;
     if stop() {
         return b;
     }
     // Fewer reached than asked for: the others no root reaches.
-    b.unreached = b.instances.min(MAX_INSTANCES) - merged.len();
+    b.unreached = b.instances.min(MAX_INSTANCES) - paths.len();
     // A trie from the roots down; node 0 stands above the roots.
     b.nodes = vec![Node {
         obj: ObjId::MAX,
@@ -123,18 +125,17 @@ fn build(class: ClassId, only: Option<&[bool]>, ctx: &Ctx, cancel: &AtomicBool) 
         retained: 0,
     }];
     let mut index: std::collections::HashMap<(usize, ObjId), usize> = Default::default();
-    for &o in &merged {
-        let path = crate::heap::paths::path_by_parents(&parent, o);
-        if path.is_empty() {
+    for path in &paths {
+        let Some(&o) = path.last() else {
             continue;
-        }
+        };
         b.merged += 1;
         let retained = ctx
             .dom
             .and_then(|d| d.retained(o))
             .unwrap_or_else(|| g.shallow_size(o));
         let mut at = 0;
-        for &x in &path {
+        for &x in path {
             at = match index.get(&(at, x)) {
                 Some(&c) => c,
                 None => {
