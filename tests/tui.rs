@@ -1580,6 +1580,71 @@ fn an_instance_filter_runs_off_the_ui_thread_and_esc_cancels_it() {
     assert!(s.contains("9,719 objects"), "{s}");
 }
 
+/// Issue 26: a long instance filter shows the matches it has found so far, and how far
+/// it has read, before it ends (on the 50 M-object dump the whole of one takes seconds);
+/// a row the user moves to among them stays selected as more come; and the matches it
+/// ends with are those the same filter finds in one go.
+#[test]
+fn a_running_instance_filter_shows_its_matches_so_far() {
+    let matched = |s: &str| -> usize {
+        let t = line_with(s, "Instances of java.lang.String");
+        let n = t
+            .split(", ")
+            .find(|p| p.contains(" match \"customer-3\""))
+            .expect(t);
+        n.split(' ')
+            .next()
+            .unwrap()
+            .replace(',', "")
+            .parse()
+            .expect(t)
+    };
+    // In one go: the count to compare with.
+    let (mut a, mut t) = string_instances();
+    let whole = matched(&run(&mut a, &mut t, "/customer-3\n"));
+    assert!(whole > 10, "{whole}");
+    // A thousand values at a time, 30 ms apart.
+    let (mut a, mut t) = string_instances();
+    a.jobs().set_filter_step(1000, Duration::from_millis(30));
+    start_job(&mut a, &mut t, "/customer-3\n");
+    let until = std::time::Instant::now() + Duration::from_secs(60);
+    let s = loop {
+        std::thread::sleep(Duration::from_millis(2));
+        if a.tick() {
+            t.draw(|f| a.draw(f)).unwrap();
+            let s = screen(&t);
+            if s.contains("match so far") {
+                break s;
+            }
+        }
+        assert!(
+            a.jobs().running() > 0 && std::time::Instant::now() < until,
+            "the filter ended without showing its matches so far:\n{}",
+            screen(&t)
+        );
+    };
+    assert!(s.contains("working… \"customer-3\": "), "{s}");
+    assert!(s.contains(" of 9,719 read, "), "{s}");
+    let rows: Vec<&str> = s.lines().skip(2).filter(|l| l.contains(" 0x")).collect();
+    // Substring matches first (`+`), fuzzy ones after them.
+    assert!(
+        rows.first()
+            .is_some_and(|r| r.starts_with("+ ") && r.contains("\"customer-3")),
+        "{s}"
+    );
+    a.on_key(&key('j'));
+    let picked = ready(&mut a).top().selected_object();
+    assert!(picked.is_some());
+    let s = settled(&mut a, &mut t);
+    assert!(!s.contains("so far") && !s.contains("working…"), "{s}");
+    assert_eq!(matched(&s), whole, "{s}");
+    assert_eq!(
+        ready(&mut a).top().selected_object(),
+        picked,
+        "the row moved to stays selected:\n{s}"
+    );
+}
+
 /// Issue 26: `P` on a filtered instance list merges the paths of its matches only, not
 /// of the whole class.
 #[test]

@@ -21,6 +21,8 @@ use crate::ui::panes::Ctx;
 pub struct Jobs {
     running: Arc<AtomicUsize>,
     ended: Arc<AtomicU64>,
+    /// A filter's values per chunk (0: its own) and the pause after each, in ms (tests).
+    filter_step: Arc<(AtomicUsize, AtomicU64)>,
     delay_ms: Arc<AtomicU64>,
 }
 
@@ -34,6 +36,23 @@ impl Jobs {
     /// running, so that once none runs this holds every one that has.
     pub fn ended(&self) -> u64 {
         self.ended.load(Ordering::SeqCst)
+    }
+
+    /// A filter job reads `values` values at a time (between which it publishes its
+    /// matches so far) and pauses `pause` after each (tests: to see the matches so far).
+    pub fn set_filter_step(&self, values: usize, pause: Duration) {
+        self.filter_step.0.store(values, Ordering::SeqCst);
+        self.filter_step
+            .1
+            .store(pause.as_millis() as u64, Ordering::SeqCst);
+    }
+
+    /// [`Jobs::set_filter_step`]'s values per chunk (0: the filter's own) and pause.
+    pub fn filter_step(&self) -> (usize, Duration) {
+        (
+            self.filter_step.0.load(Ordering::SeqCst),
+            Duration::from_millis(self.filter_step.1.load(Ordering::SeqCst)),
+        )
     }
 
     /// Each job waits `d` before it starts (tests).
