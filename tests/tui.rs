@@ -1580,6 +1580,30 @@ fn an_instance_filter_runs_off_the_ui_thread_and_esc_cancels_it() {
     assert!(s.contains("9,719 objects"), "{s}");
 }
 
+/// Issue 26: a class's merged paths are kept: asked for again (`P` after `Esc`, or the
+/// histogram's detail pane back on the class), they are shown at once, with no search.
+#[test]
+fn a_class_s_merged_paths_are_kept_for_the_next_ask() {
+    let (mut a, mut t) = app_at(100, 30);
+    let s = run(&mut a, &mut t, "P");
+    let first = line_with(&s, "Merged paths from GC roots").to_string();
+    assert!(!first.contains("working"), "{s}");
+    run(&mut a, &mut t, "\u{1b}");
+    let ended = a.jobs().ended();
+    a.on_key(&key('P'));
+    t.draw(|f| a.draw(f)).unwrap();
+    assert!(a.work(), "the pane's work is asked for");
+    assert_eq!(a.jobs().running(), 0, "no search started");
+    t.draw(|f| a.draw(f)).unwrap();
+    let s = screen(&t);
+    assert_eq!(line_with(&s, "Merged paths from GC roots"), first, "{s}");
+    assert_eq!(a.jobs().ended(), ended, "no job ran");
+    // Another class is searched for.
+    let s = run(&mut a, &mut t, "\u{1b}jP");
+    assert_ne!(line_with(&s, "Merged paths from GC roots"), first, "{s}");
+    assert!(a.jobs().ended() > ended);
+}
+
 /// Issue 26: a long instance filter shows the matches it has found so far, and how far
 /// it has read, before it ends (on the 50 M-object dump the whole of one takes seconds);
 /// a row the user moves to among them stays selected as more come; and the matches it
@@ -1704,6 +1728,16 @@ fn a_leak_cluster_s_objects_have_the_inspector_beside_them() {
     assert_ne!(first, second, "{s}");
     let title = s.lines().next().unwrap();
     assert!(title[inspector..].contains(&second), "{second}:\n{s}");
+    // `P` merges the paths of the cluster's objects (the program's 250 leaked
+    // HeaptuiLeak objects, expected.json), each path ending at one of them.
+    let s = run(&mut a, &mut t, "P");
+    let merged = line_with(&s, "Merged paths from GC roots");
+    assert!(merged.contains(" of 250 HeaptuiLeak leaked"), "{s}");
+    let held = merged.split("— ").nth(1).and_then(|t| t.split(' ').next());
+    let held: u64 = held
+        .and_then(|n| n.replace(',', "").parse().ok())
+        .expect(merged);
+    assert!((1..=250).contains(&held), "{s}");
 }
 
 /// Issue 26: the histogram's title beside a detail pane (120 and 140 columns) is

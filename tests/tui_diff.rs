@@ -107,6 +107,17 @@ fn diff_view_on_node_ids_lists_the_new_objects() {
         s.contains("No instance of HeaptuiLeak in this snapshot"),
         "{s}"
     );
+    // P: the merged paths of the new ones, each path ending at one of them.
+    let s = run(&mut app, &mut t, "P");
+    let merged = line_with(&s, "Merged paths from GC roots");
+    assert!(merged.contains(" of 400 HeaptuiLeak new"), "{s}");
+    let held = merged.split("— ").nth(1).and_then(|t| t.split(' ').next());
+    let held: u64 = held
+        .and_then(|n| n.replace(',', "").parse().ok())
+        .expect(merged);
+    assert!((1..=400).contains(&held), "{s}");
+    let s = run(&mut app, &mut t, "\u{1b}");
+    assert!(s.contains("New instances of HeaptuiLeak"), "{s}");
     // n: all instances, the new ones marked.
     let s = run(&mut app, &mut t, "n");
     assert!(s.contains("Instances of HeaptuiLeak — 400 objects"), "{s}");

@@ -8,9 +8,11 @@
 //! again) cancels it; the thread sees the flag where it looks, and its result, if any,
 //! goes nowhere.
 
+use std::any::Any;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, TryRecvError};
 use std::sync::Arc;
+use std::sync::Mutex;
 use std::time::Duration;
 
 use crate::ui::panes::Ctx;
@@ -24,6 +26,31 @@ pub struct Jobs {
     /// A filter's values per chunk (0: its own) and the pause after each, in ms (tests).
     filter_step: Arc<(AtomicUsize, AtomicU64)>,
     delay_ms: Arc<AtomicU64>,
+    memo: Memo,
+}
+
+/// Results kept for the next pane that asks for the same work: the merged paths of a
+/// class, which the histogram's detail pane and `P` both show, and which a selection
+/// moving back and forth over the histogram asks for again. By a key the pane makes
+/// (with the snapshot's address: a diff's two sides share the app's jobs); the last
+/// [`MEMO_KEEPS`] kept.
+#[derive(Clone, Default)]
+struct Memo(Arc<Mutex<Vec<(MemoKey, Kept)>>>);
+
+/// A result a [`Memo`] keeps, of whatever type the pane made.
+type Kept = Arc<dyn Any + Send + Sync>;
+
+/// A memo's key: the snapshot's address and what the pane makes of its work.
+pub type MemoKey = (usize, u64);
+
+/// How many results [`Memo`] keeps.
+const MEMO_KEEPS: usize = 16;
+
+impl std::fmt::Debug for Memo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let n = self.0.lock().map(|m| m.len()).unwrap_or(0);
+        write!(f, "Memo({n} kept)")
+    }
 }
 
 impl Jobs {
@@ -36,6 +63,24 @@ impl Jobs {
     /// running, so that once none runs this holds every one that has.
     pub fn ended(&self) -> u64 {
         self.ended.load(Ordering::SeqCst)
+    }
+
+    /// The result kept under `key`, if one of type `T` is.
+    pub fn remembered<T: Any + Send + Sync>(&self, key: MemoKey) -> Option<Arc<T>> {
+        let m = self.memo.0.lock().ok()?;
+        let (_, v) = m.iter().find(|(k, _)| *k == key)?;
+        v.clone().downcast::<T>().ok()
+    }
+
+    /// Keeps `value` under `key` (the oldest kept goes once there are [`MEMO_KEEPS`]).
+    pub fn remember<T: Any + Send + Sync>(&self, key: MemoKey, value: Arc<T>) {
+        if let Ok(mut m) = self.memo.0.lock() {
+            m.retain(|(k, _)| *k != key);
+            if m.len() >= MEMO_KEEPS {
+                m.remove(0);
+            }
+            m.push((key, value));
+        }
     }
 
     /// A filter job reads `values` values at a time (between which it publishes its

@@ -46,7 +46,7 @@ pub struct MergedPathsPane {
     /// Only these objects of the class (a filtered list's, a leak cluster's), and the
     /// words that say which.
     only: Option<(Arc<Vec<bool>>, String)>,
-    built: Built,
+    built: Arc<Built>,
     list: ListState,
     pending: bool,
     /// The search, running on a thread of its own.
@@ -68,6 +68,25 @@ struct Built {
 }
 
 impl MergedPathsPane {
+    /// Where the app keeps the merged paths of all of a class's instances, and under
+    /// what key (the snapshot, the class, and whether it has the retained sizes);
+    /// `None` for some of them (a filtered list's, a cluster's), which are not kept.
+    fn memo_key<'a>(
+        &self,
+        ctx: &Ctx<'a>,
+        retained: bool,
+    ) -> Option<(&'a crate::ui::job::Jobs, crate::ui::job::MemoKey)> {
+        let shared = ctx.shared?;
+        if self.only.is_some() {
+            return None;
+        }
+        let snap = Arc::as_ptr(shared.snap) as usize;
+        Some((
+            shared.jobs,
+            (snap, (self.class as u64) << 1 | retained as u64),
+        ))
+    }
+
     pub fn new(class: ClassId) -> Self {
         Self::of(class, None)
     }
@@ -78,7 +97,7 @@ impl MergedPathsPane {
         MergedPathsPane {
             class,
             only,
-            built: Built::default(),
+            built: Default::default(),
             list: ListState::new(),
             pending: true,
             job: None,
@@ -218,9 +237,19 @@ impl Pane for MergedPathsPane {
         }
     }
 
-    /// Starts the search on a thread of its own (any running one is dropped, cancelled).
+    /// Starts the search on a thread of its own (any running one is dropped, cancelled),
+    /// unless the app has the class's merged paths already.
     fn work(&mut self, ctx: &Ctx) {
         self.pending = false;
+        if let Some(b) = self
+            .memo_key(ctx, ctx.dom.is_some())
+            .and_then(|(j, k)| j.remembered::<Built>(k))
+        {
+            self.job = None;
+            self.built = b;
+            self.list.scroll(self.built.rows.len());
+            return;
+        }
         let class = self.class;
         let only = self.only.as_ref().map(|(m, _)| m.clone());
         self.job = Some(Job::start(ctx, move |ctx, cancel| {
@@ -228,12 +257,17 @@ impl Pane for MergedPathsPane {
         }));
     }
 
-    fn poll(&mut self, _ctx: &Ctx) -> bool {
+    fn poll(&mut self, ctx: &Ctx) -> bool {
         let Some(got) = self.job.as_ref().and_then(|j| j.poll()) else {
             return false;
         };
         self.job = None;
         if let Ok(b) = got {
+            let b = Arc::new(b);
+            // A whole result (not one cut short by Esc, which drops the job first).
+            if let Some((jobs, key)) = self.memo_key(ctx, !b.shallow_only) {
+                jobs.remember(key, b.clone());
+            }
             self.built = b;
             self.list.scroll(self.built.rows.len());
         }
