@@ -75,9 +75,8 @@ fn main() {
     ));
     // Filtering the instances matches every one's name and label (on Enter).
     let mut f = vec![key(KeyCode::Char('/'))];
-    f.extend(chars(
-        &std::env::var("INSTANCE_FILTER").unwrap_or_else(|_| "77".into()),
-    ));
+    let instance_filter = std::env::var("INSTANCE_FILTER").unwrap_or_else(|_| "77".into());
+    f.extend(chars(&instance_filter));
     f.push(key(KeyCode::Enter));
     steps.push(("filter the instances (all keys)".into(), f));
     steps.push((
@@ -188,7 +187,56 @@ fn main() {
             widest = format!("{{\"children\": {kids}, \"group_ms\": {ms:.2}}}");
         }
     }
-    println!("], \"worst_ms\": {worst:.2}, \"group_widest_node\": {widest}}}");
+    // The instance filter again, from the histogram: the time to the first frame
+    // with matches (those found so far) and to the frame with all of them.
+    let mut filter = String::from("null");
+    if !class.is_empty() {
+        app.on_key(&key(KeyCode::Char('H')));
+        // The histogram's filter is still the class's: cleared, then typed again.
+        let mut keys = vec![key(KeyCode::Char('/'))];
+        keys.extend(std::iter::repeat_n(
+            key(KeyCode::Backspace),
+            class.len() + 8,
+        ));
+        keys.extend(chars(&class));
+        keys.push(key(KeyCode::Enter));
+        keys.push(key(KeyCode::Enter));
+        for k in keys {
+            app.on_key(&k);
+            term.draw(|f| app.draw(f)).unwrap();
+            settle(&mut app, &mut term);
+        }
+        let t = Instant::now();
+        let mut keys = vec![key(KeyCode::Char('/'))];
+        keys.extend(chars(&instance_filter));
+        keys.push(key(KeyCode::Enter));
+        for k in keys {
+            app.on_key(&k);
+            term.draw(|f| app.draw(f)).unwrap();
+        }
+        app.work();
+        term.draw(|f| app.draw(f)).unwrap();
+        let mut first = None;
+        while app.jobs().running() > 0 {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+            if app.tick() {
+                term.draw(|f| app.draw(f)).unwrap();
+                first.get_or_insert(t.elapsed());
+            }
+        }
+        app.tick();
+        term.draw(|f| app.draw(f)).unwrap();
+        let all = t.elapsed();
+        let first = first.unwrap_or(all);
+        filter = format!(
+            "{{\"first_matches_ms\": {:.2}, \"all_ms\": {:.2}}}",
+            first.as_secs_f64() * 1000.0,
+            all.as_secs_f64() * 1000.0
+        );
+    }
+    println!(
+        "], \"worst_ms\": {worst:.2}, \"group_widest_node\": {widest}, \"instance_filter\": {filter}}}"
+    );
 }
 
 /// The work the last key asked for, as the run loop does it: started after the frame
