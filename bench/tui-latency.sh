@@ -2,7 +2,8 @@
 # Input-to-draw latency of the TUI on a large dump: builds examples/tui_latency.rs, which
 # opens DUMP, builds the dominator tree, then walks the leak hunt key by key through the
 # same event handling and drawing as the binary (into a 200x50 TestBackend) and prints,
-# per step, the slowest key from input to finished frame, as JSON.
+# per step, the slowest key from input to finished frame, as JSON; then `g` on the widest
+# node of the dominator tree, and the instance filter's first matches and all of them.
 #
 # Usage: bench/tui-latency.sh [DUMP] [CLASS]
 #   DUMP   default $BENCH_DIR/heap-scale1900.hprof (made by gen-large-hprof.sh if missing)
