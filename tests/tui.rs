@@ -1675,19 +1675,13 @@ fn a_running_instance_filter_shows_its_matches_so_far() {
 fn merged_paths_of_a_filtered_instance_list_are_of_its_matches() {
     let (mut a, mut t) = filtered_strings();
     let s = run(&mut a, &mut t, "P");
-    let title = line_with(&s, "Merged paths from GC roots");
+    let (title, merged) = merged_title(&s);
     assert!(
         title.contains("of 14 java.lang.String matching \"customer-30\""),
         "{s}"
     );
     assert!(!s.contains("9,719"), "{s}");
     // Every path ends at one of the matches: at most 14 of them merged.
-    let merged: usize = title
-        .split("— ")
-        .nth(1)
-        .and_then(|t| t.split(' ').next())
-        .and_then(|n| n.replace(',', "").parse().ok())
-        .expect(title);
     assert!((1..=14).contains(&merged), "{title}");
 }
 
@@ -1731,12 +1725,8 @@ fn a_leak_cluster_s_objects_have_the_inspector_beside_them() {
     // `P` merges the paths of the cluster's objects (the program's 250 leaked
     // HeaptuiLeak objects, expected.json), each path ending at one of them.
     let s = run(&mut a, &mut t, "P");
-    let merged = line_with(&s, "Merged paths from GC roots");
-    assert!(merged.contains(" of 250 HeaptuiLeak leaked"), "{s}");
-    let held = merged.split("— ").nth(1).and_then(|t| t.split(' ').next());
-    let held: u64 = held
-        .and_then(|n| n.replace(',', "").parse().ok())
-        .expect(merged);
+    let (title, held) = merged_title(&s);
+    assert!(title.contains(" of 250 HeaptuiLeak leaked"), "{s}");
     assert!((1..=250).contains(&held), "{s}");
 }
 

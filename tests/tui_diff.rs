@@ -109,12 +109,8 @@ fn diff_view_on_node_ids_lists_the_new_objects() {
     );
     // P: the merged paths of the new ones, each path ending at one of them.
     let s = run(&mut app, &mut t, "P");
-    let merged = line_with(&s, "Merged paths from GC roots");
-    assert!(merged.contains(" of 400 HeaptuiLeak new"), "{s}");
-    let held = merged.split("— ").nth(1).and_then(|t| t.split(' ').next());
-    let held: u64 = held
-        .and_then(|n| n.replace(',', "").parse().ok())
-        .expect(merged);
+    let (title, held) = merged_title(&s);
+    assert!(title.contains(" of 400 HeaptuiLeak new"), "{s}");
     assert!((1..=400).contains(&held), "{s}");
     let s = run(&mut app, &mut t, "\u{1b}");
     assert!(s.contains("New instances of HeaptuiLeak"), "{s}");

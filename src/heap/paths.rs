@@ -313,6 +313,94 @@ mod tests {
         assert_eq!(to_4, vec![vec![0, 3, 4]]);
     }
 
+    /// The search chooses the objects, and gives the paths, of a plain search that keeps
+    /// a parent per object, on a graph of 300,000 objects (the paths read back along the
+    /// queue through its children's starts).
+    #[test]
+    fn the_batched_search_is_the_one_core_search() {
+        // 300,000 objects, three references each to pseudo-random objects (every 7th
+        // weak), 50 roots; wanted: every 13th object.
+        let n = 300_000u32;
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % n as u64) as u32
+        };
+        let mut edges = Vec::new();
+        for o in 0..n {
+            for k in 0..3 {
+                edges.push((o, next(), (o + k) % 7 == 0));
+            }
+        }
+        let roots: Vec<u32> = (0..50).map(|_| next()).collect();
+        let g = graph(n as usize, &edges, &roots);
+        let wanted = |o: ObjId| o % 13 == 0;
+        for (max, weak) in [
+            (1, false),
+            (1_000, false),
+            (20_000, true),
+            (usize::MAX, false),
+        ] {
+            // The one-core search: pop in order, meet children in edge order.
+            let mut parent: HashMap<ObjId, ObjId> = HashMap::new();
+            let mut queue = VecDeque::new();
+            let mut want = Vec::new();
+            for r in &g.roots {
+                if let std::collections::hash_map::Entry::Vacant(v) = parent.entry(r.obj) {
+                    v.insert(r.obj);
+                    queue.push_back(r.obj);
+                    if wanted(r.obj) && want.len() < max {
+                        want.push(r.obj);
+                    }
+                }
+            }
+            'one: while let Some(x) = queue.pop_front() {
+                if want.len() >= max {
+                    break;
+                }
+                for e in g.edges(x) {
+                    if !weak && g.is_weak(e) {
+                        continue;
+                    }
+                    let t = g.out_targets[e];
+                    if let std::collections::hash_map::Entry::Vacant(v) = parent.entry(t) {
+                        v.insert(x);
+                        queue.push_back(t);
+                        if wanted(t) {
+                            want.push(t);
+                            if want.len() >= max {
+                                break 'one;
+                            }
+                        }
+                    }
+                }
+            }
+            let expect: Vec<Vec<ObjId>> = want
+                .iter()
+                .map(|&o| {
+                    let mut p = vec![o];
+                    while parent[p.last().unwrap()] != *p.last().unwrap() {
+                        p.push(parent[p.last().unwrap()]);
+                    }
+                    p.reverse();
+                    p
+                })
+                .collect();
+            assert!(
+                expect.len() > max.min(10_000) / 2,
+                "{max}: {}",
+                expect.len()
+            );
+            assert_eq!(
+                first_paths(&g, weak, wanted, max, || false),
+                expect,
+                "{max}"
+            );
+        }
+    }
+
     #[test]
     fn the_first_paths_follow_weak_edges_only_when_asked_and_stop_when_told() {
         // 0 (root) -> 1 -> 2 ; 0 =weak=> 2 ; 3 unreachable.

@@ -191,3 +191,18 @@ pub const EMOJI_STEPS: [(&str, &str); 6] = [
     ("\n", "Inspector — java.lang.String"),
     ("\u{1b}\u{1b}\u{1b}d", "Dominator tree"),
 ];
+
+/// The merged paths' title on the screen `s`, and how many objects' paths it merged (its
+/// first figure: `Merged paths from GC roots — 12 of 14 …`).
+pub fn merged_title(s: &str) -> (&str, u64) {
+    let title = super::line_with(s, "Merged paths from GC roots");
+    let merged = title
+        .split("— ")
+        .nth(1)
+        .and_then(|t| t.split(' ').next())
+        .and_then(|n| n.replace(',', "").parse().ok());
+    (
+        title,
+        merged.unwrap_or_else(|| panic!("no count in {title:?}:\n{s}")),
+    )
+}

@@ -23,6 +23,9 @@ use crate::ui::job::Job;
 use crate::ui::keys::{key_name, tree_action_for, Action};
 use crate::ui::text::{fit_parts, sanitize, width, Part};
 
+mod group;
+use group::Group;
+
 /// Children listed under one row; the rest are counted in a "… more" row.
 const MAX_CHILDREN: usize = 500;
 
@@ -69,15 +72,6 @@ impl Row {
             group: None,
         }
     }
-}
-
-#[derive(Debug, Clone, Copy)]
-struct Group {
-    parent: ObjId,
-    class: ClassId,
-    count: u64,
-    shallow: u64,
-    retained: Option<u64>,
 }
 
 pub struct TreePane {
@@ -230,53 +224,8 @@ impl TreePane {
     /// The class rows of `o`'s children, largest first: at most a page of them, the
     /// rest counted in a last row.
     fn group_rows(kind: TreeKind, o: ObjId, depth: usize, ctx: &Ctx) -> Vec<Row> {
-        use rayon::prelude::*;
-        let g = &ctx.snap.graph;
         let children = Self::children_of(kind, o, ctx);
-        // Count, shallow and retained bytes per class, summed on every core in slots
-        // indexed by class (a hash map per child took most of the 0.3-0.5 s that 10 M
-        // children of the 50 M-object dump's widest node took).
-        let classes = g.classes.len();
-        let sums = children
-            .par_chunks(1 << 16)
-            .fold(
-                || vec![(0u64, 0u64, 0u64); classes],
-                |mut acc, chunk| {
-                    for &x in chunk {
-                        let slot = &mut acc[g.class_of.get(x as usize) as usize];
-                        slot.0 += 1;
-                        slot.1 += g.shallow_size(x);
-                        slot.2 += ctx.dom.and_then(|d| d.retained(x)).unwrap_or(0);
-                    }
-                    acc
-                },
-            )
-            .reduce_with(|mut a, b| {
-                for (x, y) in a.iter_mut().zip(b) {
-                    x.0 += y.0;
-                    x.1 += y.1;
-                    x.2 += y.2;
-                }
-                a
-            })
-            .unwrap_or_default();
-        let by_class = sums.into_iter().enumerate().filter(|(_, s)| s.0 > 0).map(
-            |(class, (count, shallow, retained))| Group {
-                parent: o,
-                class: class as ClassId,
-                count,
-                shallow,
-                retained: ctx.dom.map(|_| retained),
-            },
-        );
-        let mut groups: Vec<Group> = by_class.collect();
-        groups.sort_by(|a, b| {
-            (b.retained.unwrap_or(b.shallow), b.count, a.class).cmp(&(
-                a.retained.unwrap_or(a.shallow),
-                a.count,
-                b.class,
-            ))
-        });
+        let groups = group::by_class(&children, o, ctx);
         let more = groups.len().saturating_sub(MAX_CHILDREN);
         let mut rows: Vec<Row> = groups
             .into_iter()
