@@ -1623,11 +1623,19 @@ fn a_running_instance_filter_shows_its_matches_so_far() {
             .parse()
             .expect(t)
     };
-    // In one go: the count to compare with.
+    // In one go: the count to compare with, and the best match.
     let (mut a, mut t) = string_instances();
     let whole = matched(&run(&mut a, &mut t, "/customer-3\n"));
     assert!(whole > 10, "{whole}");
-    // A thousand values at a time, 30 ms apart.
+    let best = ready(&mut a).top().selected_object();
+    // A thousand values at a time, 30 ms apart: left alone, it ends on the best match.
+    let (mut a, mut t) = string_instances();
+    a.jobs().set_filter_step(1000, Duration::from_millis(30));
+    start_job(&mut a, &mut t, "/customer-3\n");
+    let s = settled(&mut a, &mut t);
+    assert_eq!(matched(&s), whole, "{s}");
+    assert_eq!(ready(&mut a).top().selected_object(), best, "{s}");
+    // Again, and a move among the matches so far.
     let (mut a, mut t) = string_instances();
     a.jobs().set_filter_step(1000, Duration::from_millis(30));
     start_job(&mut a, &mut t, "/customer-3\n");

@@ -207,6 +207,14 @@ impl InstancesPane {
         self.list.scroll(self.rows_len());
     }
 
+    /// The match a user moved to among a running filter's matches so far (`None` while
+    /// the first, the best so far, is selected: the best stays selected as more come).
+    fn moved_to(&self) -> Option<ObjId> {
+        (self.shown.is_some() && self.list.selected > 0)
+            .then(|| self.selected_object())
+            .flatten()
+    }
+
     /// Selects `o` in the (filtered) list if it is there, else the first row: the row a
     /// user moved to among a running filter's first matches stays selected as more come.
     fn reselect(&mut self, o: Option<ObjId>) {
@@ -540,7 +548,7 @@ impl Pane for InstancesPane {
             let Some(latest) = self.so_far.as_ref().and_then(|f| f.take()) else {
                 return false;
             };
-            let keep = self.selected_object();
+            let keep = self.moved_to();
             self.objs = latest.objs;
             self.full = true;
             self.kinds = latest.kinds;
@@ -558,11 +566,7 @@ impl Pane for InstancesPane {
                 Err(())
             }
         }) {
-            let keep = self
-                .shown
-                .is_some()
-                .then(|| self.selected_object())
-                .flatten();
+            let keep = self.moved_to();
             self.objs = f.objs;
             self.full = true;
             self.kinds = f.kinds;
