@@ -207,6 +207,16 @@ impl InstancesPane {
         self.list.scroll(self.rows_len());
     }
 
+    /// A filter's matches (so far, or all of them) in place of the list's rows.
+    fn show(&mut self, f: Filtered) {
+        let keep = self.moved_to();
+        self.objs = f.objs;
+        self.full = true;
+        self.kinds = f.kinds;
+        self.shown = Some(f.shown);
+        self.reselect(keep);
+    }
+
     /// The match a user moved to among a running filter's matches so far (`None` while
     /// the first, the best so far, is selected: the best stays selected as more come).
     fn moved_to(&self) -> Option<ObjId> {
@@ -548,12 +558,7 @@ impl Pane for InstancesPane {
             let Some(latest) = self.so_far.as_ref().and_then(|f| f.take()) else {
                 return false;
             };
-            let keep = self.moved_to();
-            self.objs = latest.objs;
-            self.full = true;
-            self.kinds = latest.kinds;
-            self.shown = Some(latest.shown);
-            self.reselect(keep);
+            self.show(latest);
             return true;
         };
         self.filter_job = None;
@@ -566,12 +571,7 @@ impl Pane for InstancesPane {
                 Err(())
             }
         }) {
-            let keep = self.moved_to();
-            self.objs = f.objs;
-            self.full = true;
-            self.kinds = f.kinds;
-            self.shown = Some(f.shown);
-            self.reselect(keep);
+            self.show(f);
         }
         true
     }
