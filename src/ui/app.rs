@@ -721,6 +721,11 @@ pub fn run_loop<B: Backend>(
     let mut drawn: Option<std::time::Instant> = None;
     let mut event = true;
     while !app.quit && !stop() {
+        // Another thread is ending the process ([`crate::ui::terminal::emergency_exit`]):
+        // no frame may come after the terminal is put back.
+        while crate::ui::terminal::exiting() {
+            std::thread::sleep(Duration::from_millis(50));
+        }
         let arrived = app.tick();
         if event || arrived || drawn.is_none_or(|t| t.elapsed() >= REDRAW) {
             terminal.draw(|f| app.draw(f))?;

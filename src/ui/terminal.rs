@@ -53,6 +53,15 @@ static HOOK: Once = Once::new();
 static mut SAVED_TERMIOS: Option<libc::termios> = None;
 static TUI_ACTIVE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
+/// Set by [`emergency_exit`]: the process is ending, and the UI thread draws no more.
+static EXITING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether [`emergency_exit`] is ending the process: the run loop then draws nothing
+/// more and waits for the end.
+pub fn exiting() -> bool {
+    EXITING.load(Ordering::SeqCst)
+}
+
 /// What a read of the mapped dump does when the file has shrunk (or changed) under the
 /// map: the kernel raises SIGBUS, which by default kills the process without a word and
 /// leaves the terminal in raw mode. This handler puts the terminal back (when the TUI
@@ -69,10 +78,19 @@ extern "C" fn on_sigbus(_: libc::c_int) {
 /// when the TUI has it (its saved settings, main screen, no mouse capture, cursor
 /// shown), and writes `message` (its parts in turn) on stderr on a line of its own. It
 /// only calls functions that are async-signal-safe and allocate nothing (`tcsetattr`,
-/// `write`, `_exit`).
+/// `write`, `nanosleep`, `_exit`).
+///
+/// The UI thread may be drawing a frame meanwhile (the allocation that failed was the
+/// loading thread's), and a frame hides the cursor: [`EXITING`] stops its next frames
+/// (see [`exiting`]), and the cursor is shown a second time 20 ms later, after any frame
+/// under way, before the process ends (once in a CI run the cursor stayed hidden).
 pub fn emergency_exit(message: &[&[u8]]) -> ! {
     const LEAVE: &[u8] =
         b"\x1b[2J\x1b[H\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1049l\x1b[?25h";
+    // (Not the main screen again: on the main screen that puts the cursor back where
+    // the TUI began, over the message.)
+    const MODES: &[u8] = b"\x1b[?25h";
+    EXITING.store(true, Ordering::SeqCst);
     // SAFETY: async-signal-safe calls only; SAVED_TERMIOS is written once, before the
     // TUI starts, and only read here.
     unsafe {
@@ -87,6 +105,14 @@ pub fn emergency_exit(message: &[&[u8]]) -> ! {
             libc::write(2, part.as_ptr().cast(), part.len());
         }
         libc::write(2, b"\r\n".as_ptr().cast(), 2);
+        if TUI_ACTIVE.load(Ordering::Relaxed) {
+            let pause = libc::timespec {
+                tv_sec: 0,
+                tv_nsec: 20_000_000,
+            };
+            libc::nanosleep(&pause, std::ptr::null_mut());
+            libc::write(1, MODES.as_ptr().cast(), MODES.len());
+        }
         libc::_exit(2);
     }
 }
