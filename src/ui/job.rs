@@ -12,7 +12,9 @@ use std::any::Any;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, TryRecvError};
 use std::sync::Arc;
-use std::sync::Mutex;
+use std::sync::{Mutex, Weak};
+
+use crate::Snapshot;
 use std::time::Duration;
 
 use crate::ui::panes::Ctx;
@@ -31,17 +33,19 @@ pub struct Jobs {
 
 /// Results kept for the next pane that asks for the same work: the merged paths of a
 /// class, which the histogram's detail pane and `P` both show, and which a selection
-/// moving back and forth over the histogram asks for again. By a key the pane makes
-/// (with the snapshot's address: a diff's two sides share the app's jobs); the last
-/// [`MEMO_KEEPS`] kept.
+/// moving back and forth over the histogram asks for again. By the snapshot (a diff's
+/// two sides, and the snapshots of a MoarVM file opened one after another, share the
+/// app's jobs) and a key the pane makes; the last [`MEMO_KEEPS`] kept. The snapshot is
+/// held weakly: its memory goes when it is closed, but not its address, so a snapshot
+/// opened later at the same place is never taken for it.
 #[derive(Clone, Default)]
-struct Memo(Arc<Mutex<Vec<(MemoKey, Kept)>>>);
+struct Memo(Arc<Mutex<Vec<Entry>>>);
+
+/// One result a [`Memo`] keeps: its snapshot, its key and the result.
+type Entry = (Weak<Snapshot>, u64, Kept);
 
 /// A result a [`Memo`] keeps, of whatever type the pane made.
 type Kept = Arc<dyn Any + Send + Sync>;
-
-/// A memo's key: the snapshot's address and what the pane makes of its work.
-pub type MemoKey = (usize, u64);
 
 /// How many results [`Memo`] keeps.
 const MEMO_KEEPS: usize = 16;
@@ -66,20 +70,29 @@ impl Jobs {
     }
 
     /// The result kept under `key`, if one of type `T` is.
-    pub fn remembered<T: Any + Send + Sync>(&self, key: MemoKey) -> Option<Arc<T>> {
+    pub fn remembered<T: Any + Send + Sync>(
+        &self,
+        snap: &Arc<Snapshot>,
+        key: u64,
+    ) -> Option<Arc<T>> {
         let m = self.memo.0.lock().ok()?;
-        let (_, v) = m.iter().find(|(k, _)| *k == key)?;
+        let (_, _, v) = m
+            .iter()
+            .find(|(w, k, _)| *k == key && std::ptr::eq(w.as_ptr(), Arc::as_ptr(snap)))?;
         v.clone().downcast::<T>().ok()
     }
 
     /// Keeps `value` under `key` (the oldest kept goes once there are [`MEMO_KEEPS`]).
-    pub fn remember<T: Any + Send + Sync>(&self, key: MemoKey, value: Arc<T>) {
+    pub fn remember<T: Any + Send + Sync>(&self, snap: &Arc<Snapshot>, key: u64, value: Arc<T>) {
         if let Ok(mut m) = self.memo.0.lock() {
-            m.retain(|(k, _)| *k != key);
+            // What was kept for this key, and for snapshots closed since, goes.
+            m.retain(|(w, k, _)| {
+                w.strong_count() > 0 && !(*k == key && std::ptr::eq(w.as_ptr(), Arc::as_ptr(snap)))
+            });
             if m.len() >= MEMO_KEEPS {
                 m.remove(0);
             }
-            m.push((key, value));
+            m.push((Arc::downgrade(snap), key, value));
         }
     }
 

@@ -75,15 +75,15 @@ impl MergedPathsPane {
         &self,
         ctx: &Ctx<'a>,
         retained: bool,
-    ) -> Option<(&'a crate::ui::job::Jobs, crate::ui::job::MemoKey)> {
+    ) -> Option<(&'a crate::ui::job::Jobs, &'a Arc<crate::Snapshot>, u64)> {
         let shared = ctx.shared?;
         if self.only.is_some() {
             return None;
         }
-        let snap = Arc::as_ptr(shared.snap) as usize;
         Some((
             shared.jobs,
-            (snap, (self.class as u64) << 1 | retained as u64),
+            shared.snap,
+            (self.class as u64) << 1 | retained as u64,
         ))
     }
 
@@ -243,7 +243,7 @@ impl Pane for MergedPathsPane {
         self.pending = false;
         if let Some(b) = self
             .memo_key(ctx, ctx.dom.is_some())
-            .and_then(|(j, k)| j.remembered::<Built>(k))
+            .and_then(|(j, snap, k)| j.remembered::<Built>(snap, k))
         {
             self.job = None;
             self.built = b;
@@ -265,8 +265,8 @@ impl Pane for MergedPathsPane {
         if let Ok(b) = got {
             let b = Arc::new(b);
             // A whole result (not one cut short by Esc, which drops the job first).
-            if let Some((jobs, key)) = self.memo_key(ctx, !b.shallow_only) {
-                jobs.remember(key, b.clone());
+            if let Some((jobs, snap, key)) = self.memo_key(ctx, !b.shallow_only) {
+                jobs.remember(snap, key, b.clone());
             }
             self.built = b;
             self.list.scroll(self.built.rows.len());
