@@ -1604,6 +1604,32 @@ fn a_class_s_merged_paths_are_kept_for_the_next_ask() {
     assert!(a.jobs().ended() > ended);
 }
 
+/// Until the loading thread has built the depths from the roots (after the suspects),
+/// or where memory was short for them, `P` searches from the roots: the same instances
+/// counted and merged as with the depths.
+#[test]
+fn merged_paths_without_the_depths_are_searched_for() {
+    let (p, snap) = open_fixture("java/coops/heap-live-jvmgz.hprof.gz");
+    // Depths too far to read a path from: the pane must search.
+    let n = snap.graph.len();
+    snap.graph
+        .depths
+        .set(vec![heaptui::heap::depth::FAR; n])
+        .unwrap();
+    let mut searched = on_histogram(p, snap);
+    let mut with_depths = app();
+    for keys in ["P", "\u{1b}jjjP"] {
+        let mut t = terminal(100, 30);
+        let s = run(&mut searched, &mut t, keys);
+        let (title, merged) = merged_title(&s);
+        let title = title.to_string();
+        let mut t = terminal(100, 30);
+        let d = run(&mut with_depths, &mut t, keys);
+        assert_eq!(merged_title(&d), (title.as_str(), merged), "{s}\n{d}");
+        assert!(merged > 100, "{s}");
+    }
+}
+
 /// Issue 26: a long instance filter shows the matches it has found so far, and how far
 /// it has read, before it ends (on the 50 M-object dump the whole of one takes seconds);
 /// a row the user moves to among them stays selected as more come; and the matches it

@@ -18,6 +18,7 @@
 
 pub mod codec;
 pub mod column;
+pub mod depth;
 pub mod dominators;
 pub mod histogram;
 pub mod huge;
@@ -233,6 +234,9 @@ pub struct Graph {
     /// building the referrers beside the dominator pass's search does not pay on a large
     /// such graph ([`Graph::referrers_beside_the_search`]).
     pub scattered: bool,
+    /// Every object's depth from the roots ([`depth`]), once built: the loading thread
+    /// builds it after the suspects when memory allows; merged paths read it.
+    pub depths: std::sync::OnceLock<Vec<u8>>,
 }
 
 impl Graph {

@@ -219,6 +219,9 @@ impl App {
                 .is_ok()
             {
                 let _ = dom_tx.send(DomsReady::two(&a, &b, ids.as_deref(), &dp));
+                let never = std::sync::atomic::AtomicBool::new(false);
+                load::keep_depths(&a.graph, &never);
+                load::keep_depths(&b.graph, &never);
             }
         });
         let name = |p: &PathBuf| {
@@ -389,11 +392,14 @@ impl App {
             Loaded::One(s) | Loaded::Counted(s, _) => {
                 let d = Arc::new(crate::heap::dominators::compute(&s.graph, &p));
                 let report = crate::suspects::find(s, &d, SUSPECTS);
+                crate::heap::depth::keep(&s.graph, || false);
                 let _ = dom_tx.send(DomsReady::One(d));
                 let _ = dom_tx.send(DomsReady::Suspects(Arc::new(report)));
             }
             Loaded::Two(a, b, ids, _) => {
                 let _ = dom_tx.send(DomsReady::two(a, b, ids.as_deref(), &p));
+                crate::heap::depth::keep(&a.graph, || false);
+                crate::heap::depth::keep(&b.graph, || false);
             }
         }
         let mut app = Self::loading(path, Progress::new(), None, dom_rx, Progress::new());

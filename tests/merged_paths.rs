@@ -1,0 +1,56 @@
+//! Merged paths read from the depths ([`heaptui::heap::depth`]) on dumps written by real
+//! runtimes: each instance's path is the first of its own shortest paths as the search
+//! from the object towards the roots finds it (`path` in the CLI, `p` in the TUI), the
+//! instances are as near the roots as the ones the search from the roots picks, and
+//! every instance is counted.
+
+mod common;
+
+use heaptui::heap::depth::{depths, nearest_paths};
+use heaptui::heap::paths::{first_paths, to_roots};
+
+fn check(rel: &str, max: usize) {
+    let (_, snap) = common::open_fixture(rel);
+    let g = &snap.graph;
+    let d = depths(g, || false).unwrap();
+    let totals = heaptui::heap::histogram::totals(g);
+    // Every class with at least 20 instances: those of HashMap$Node, String, byte[], the
+    // program's own classes.
+    let mut classes = 0;
+    for c in 0..g.classes.len() as u32 {
+        if totals.count[c as usize] < 20 {
+            continue;
+        }
+        classes += 1;
+        let Some((count, paths)) = nearest_paths(g, &d, c, None, max) else {
+            continue;
+        };
+        assert_eq!(count as u64, totals.count[c as usize], "{rel} class {c}");
+        for p in &paths {
+            let o = *p.last().unwrap();
+            assert_eq!(g.class_of.get(o as usize), c);
+            let first = to_roots(g, o, 1, false).remove(0);
+            assert_eq!(*p, first, "{rel}: {}", snap.object_name(o));
+        }
+        let mut lens: Vec<usize> = paths.iter().map(Vec::len).collect();
+        let mut searched: Vec<usize> =
+            first_paths(g, false, |o| g.class_of.get(o as usize) == c, max, || false)
+                .iter()
+                .map(Vec::len)
+                .collect();
+        lens.sort();
+        searched.sort();
+        assert_eq!(lens, searched, "{rel} class {c}");
+    }
+    assert!(classes > 10, "{rel}: {classes} classes");
+}
+
+#[test]
+fn the_jdk_dump_s_merged_paths_are_each_instance_s_first_path() {
+    check("java/coops/heap-live-jvmgz.hprof.gz", 500);
+}
+
+#[test]
+fn the_node_snapshot_s_merged_paths_are_each_instance_s_first_path() {
+    check("node/baseline.heapsnapshot.gz", 200);
+}
