@@ -54,3 +54,40 @@ fn the_jdk_dump_s_merged_paths_are_each_instance_s_first_path() {
 fn the_node_snapshot_s_merged_paths_are_each_instance_s_first_path() {
     check("node/baseline.heapsnapshot.gz", 200);
 }
+
+/// The names of many references read together (a merged tree's children below a map's
+/// table) are those read one at a time, for every object of 16 references or more (about
+/// 64 of its references each).
+fn labels_together(rel: &str) {
+    let (_, snap) = common::open_fixture(rel);
+    let g = &snap.graph;
+    let mut checked = 0;
+    for o in 0..g.len() as u32 {
+        let e = g.edges(o);
+        if e.len() < 16 {
+            continue;
+        }
+        // About 64 of them, spread over all, the last ones first, some twice, and one
+        // it does not refer to.
+        let step = e.len() / 64 + 1;
+        let mut to: Vec<u32> = e.step_by(step).map(|i| g.out_targets[i]).collect();
+        to.reverse();
+        to.extend_from_slice(&to.clone()[..3]);
+        to.push(o);
+        let one_by_one: Vec<Option<String>> = to.iter().map(|&t| snap.edge_label(o, t)).collect();
+        assert_eq!(
+            snap.edge_labels(o, &to),
+            one_by_one,
+            "{rel}: {}",
+            snap.object_name(o)
+        );
+        checked += 1;
+    }
+    assert!(checked > 50, "{rel}: {checked}");
+}
+
+#[test]
+fn names_read_together_are_the_names_read_alone() {
+    labels_together("java/coops/heap-live-jvmgz.hprof.gz");
+    labels_together("node/baseline.heapsnapshot.gz");
+}

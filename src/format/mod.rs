@@ -11,6 +11,7 @@ mod cached;
 pub mod dart;
 pub mod go;
 pub mod hprof;
+pub mod labels;
 pub mod memory;
 pub mod moarvm;
 pub mod read;
@@ -256,6 +257,19 @@ pub trait Decoder: Send + Sync {
     /// The name of the reference from `from` to `to`: a field name, `[index]`, a static
     /// field, a property or variable name. `None` when `from` does not refer to `to`.
     fn edge_label(&self, bytes: &[u8], g: &Graph, from: ObjId, to: ObjId) -> Option<String>;
+    /// [`Decoder::edge_label`] of each of `to`, in one pass of `from`'s references where
+    /// the format allows it (an array of millions: [`labels`]).
+    fn edge_labels(
+        &self,
+        bytes: &[u8],
+        g: &Graph,
+        from: ObjId,
+        to: &[ObjId],
+    ) -> Vec<Option<String>> {
+        to.iter()
+            .map(|&t| self.edge_label(bytes, g, from, t))
+            .collect()
+    }
     /// A few words that tell this object from others of its class (the class a class
     /// object stands for, a string's text, a boxed number's value), or `None`.
     fn label(&self, bytes: &[u8], g: &Graph, o: ObjId) -> Option<String>;
@@ -492,6 +506,12 @@ impl Snapshot {
 
     pub fn edge_label(&self, from: ObjId, to: ObjId) -> Option<String> {
         self.decoder.edge_label(self.bytes(), &self.graph, from, to)
+    }
+
+    /// The names of the references from `from` to each of `to` ([`Decoder::edge_labels`]).
+    pub fn edge_labels(&self, from: ObjId, to: &[ObjId]) -> Vec<Option<String>> {
+        self.decoder
+            .edge_labels(self.bytes(), &self.graph, from, to)
     }
 
     pub fn label(&self, o: ObjId) -> Option<String> {

@@ -708,6 +708,11 @@ impl Decoder for HprofDecoder {
         }
     }
 
+    fn edge_labels(&self, b: &[u8], g: &Graph, from: ObjId, to: &[ObjId]) -> Vec<Option<String>> {
+        super::labels::of_array(self, b, g, from, to)
+            .unwrap_or_else(|| to.iter().map(|&t| self.edge_label(b, g, from, t)).collect())
+    }
+
     fn first_fields(&self, bytes: &[u8], g: &Graph, o: ObjId) -> Option<String> {
         // An instance's fields by its class's cached list, the primitives read in place,
         // a string's text by its layout (what `Snapshot::first_fields` takes from a

@@ -31,6 +31,7 @@
 mod bodies;
 mod classes;
 pub mod decode;
+mod labels;
 mod layout;
 pub mod need;
 mod pass1;

@@ -528,6 +528,19 @@ impl Decoder for V8Decoder {
             .map(|e| self.edge_name(b, e))
     }
 
+    fn edge_labels(&self, b: &[u8], g: &Graph, from: ObjId, to: &[ObjId]) -> Vec<Option<String>> {
+        let count = self
+            .node(b, g, from)
+            .map_or(0, |r| r[self.cols.n_edges].max(0) as usize);
+        let edges = self.edges(b, g, from, count);
+        let want: Vec<u64> = to.iter().map(|&t| t as u64).collect();
+        let ends = edges.iter().map(|e| e.to.map_or(u64::MAX, |t| t as u64));
+        let at = crate::format::labels::first_positions(&want, ends);
+        at.into_iter()
+            .map(|i| Some(self.edge_name(b, &edges[i?])))
+            .collect()
+    }
+
     fn label(&self, b: &[u8], g: &Graph, o: ObjId) -> Option<String> {
         let rec = self.node(b, g, o)?;
         self.label_of(b, g, o, &rec)
