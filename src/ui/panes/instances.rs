@@ -172,7 +172,7 @@ impl InstancesPane {
             .shared
             .map_or((0, Default::default()), |s| s.jobs.filter_step());
         let so_far = Arc::new(SoFar {
-            step: if step == 0 { 1 << 16 } else { step },
+            step,
             pause,
             ..SoFar::default()
         });
@@ -382,6 +382,12 @@ impl SoFar {
 
 /// How often a running filter publishes its matches so far.
 const PUBLISH_EVERY: std::time::Duration = std::time::Duration::from_millis(200);
+/// Values read before the first look at what has been found; each chunk after it is
+/// twice the last, up to [`LAST_CHUNK`].
+const FIRST_CHUNK: usize = 4096;
+const LAST_CHUNK: usize = 1 << 16;
+/// Matches that fill a screen: published at once, however soon.
+const SCREENFUL: usize = 100;
 
 /// The rows of `objs` that `filter` matches by the one matcher (the histogram's,
 /// `--filter`'s): the id or the value exactly, as a prefix, as a substring, then
@@ -432,8 +438,19 @@ fn matches(
     };
     let mut found: Vec<(Kind, u32)> = Vec::new();
     let mut published = std::time::Instant::now();
+    let mut shown_once = false;
     let mut sorting = std::time::Duration::ZERO;
-    for chunk in order.chunks(so_far.map_or(1 << 16, |f| f.step.max(1))) {
+    // A test's fixed step, or chunks that grow from a small first one: the first
+    // screenful of matches is published as soon as it is found.
+    let fixed = so_far.map(|f| f.step).filter(|&s| s > 0);
+    let mut size = fixed.unwrap_or(FIRST_CHUNK);
+    let mut at = 0;
+    while at < order.len() {
+        let chunk = &order[at..(at + size).min(order.len())];
+        at += chunk.len();
+        if fixed.is_none() {
+            size = (size * 2).min(LAST_CHUNK);
+        }
         found.par_extend(chunk.par_iter().filter_map(|&k| one(k)));
         if cancel.load(Ordering::Relaxed) {
             return Default::default();
@@ -450,7 +467,9 @@ fn matches(
             } else {
                 f.pause
             };
-            if published.elapsed() >= every && !found.is_empty() {
+            let screenful = !shown_once && found.len() >= SCREENFUL;
+            if (screenful || published.elapsed() >= every) && !found.is_empty() {
+                shown_once = true;
                 let t = std::time::Instant::now();
                 let (kinds, shown) = sorted(&found);
                 sorting = t.elapsed();
