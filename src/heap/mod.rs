@@ -11,7 +11,7 @@
 //! The columns are [`Column`]s: vectors when a reader builds them, stretches of the
 //! memory-mapped index cache entry when a dump is reopened ([`crate::cache`]).
 //!
-//! The analyses in this module's children (`histogram`, `dominators`, `paths`) look only
+//! The analyses in this module's children (`histogram`, `dominators`, `paths`, `depth`) look only
 //! at this model, never at a format. The diff's growth by owner needs reference names
 //! from a format's decoder, so it lives above, in [`crate::diff`], on top of
 //! [`crate::format::Snapshot`].
