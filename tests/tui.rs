@@ -1604,6 +1604,28 @@ fn a_class_s_merged_paths_are_kept_for_the_next_ask() {
     assert!(a.jobs().ended() > ended);
 }
 
+/// Below the sessions map's table, entries with as many sessions below them are listed
+/// by their index in the table, as the table holds them (MAT lists a node's children in
+/// its references' order), whichever sessions the depths pick.
+#[test]
+fn merged_entries_of_one_table_come_in_its_order() {
+    let (mut a, mut t) = app_at(120, 60);
+    let s = run(&mut a, &mut t, "/dev.heaptui.fixture.Session\nP");
+    let (_, merged) = merged_title(&s);
+    // All of the program's sessions (`expected.json`).
+    assert_eq!(merged, 1237, "{s}");
+    let indexes: Vec<u64> = s
+        .lines()
+        .filter(|l| l.contains("] → java.util.HashMap$Node") && l.contains(" 1 objects,"))
+        .filter_map(|l| {
+            let i = l.trim_start_matches(['│', ' ', '▶']).strip_prefix('[')?;
+            i.split(']').next()?.parse().ok()
+        })
+        .collect();
+    assert!(indexes.len() > 10, "{s}");
+    assert!(indexes.windows(2).all(|w| w[0] < w[1]), "{indexes:?}\n{s}");
+}
+
 /// Until the loading thread has built the depths from the roots (after the suspects),
 /// or where memory was short for them, `P` searches from the roots: the same instances
 /// counted and merged as with the depths.

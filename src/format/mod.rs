@@ -11,7 +11,6 @@ mod cached;
 pub mod dart;
 pub mod go;
 pub mod hprof;
-pub mod labels;
 pub mod memory;
 pub mod moarvm;
 pub mod read;
@@ -258,7 +257,7 @@ pub trait Decoder: Send + Sync {
     /// field, a property or variable name. `None` when `from` does not refer to `to`.
     fn edge_label(&self, bytes: &[u8], g: &Graph, from: ObjId, to: ObjId) -> Option<String>;
     /// [`Decoder::edge_label`] of each of `to`, in one pass of `from`'s references where
-    /// the format allows it (an array of millions: [`labels`]).
+    /// the format allows it (an array of millions: [`crate::heap::positions`]).
     fn edge_labels(
         &self,
         bytes: &[u8],

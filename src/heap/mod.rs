@@ -26,6 +26,7 @@ pub mod index;
 pub mod matcher;
 pub mod packed;
 pub mod paths;
+pub mod positions;
 pub mod reach;
 pub mod waste;
 

@@ -22,6 +22,6 @@ pub(super) fn of_array(
         return None;
     }
     let ids = elems.chunks_exact(d.id_size).map(|e| be_id(e, d.id_size));
-    let at = crate::format::labels::first_positions(&want, ids);
+    let at = crate::heap::positions::first_positions(&want, ids);
     Some(at.into_iter().map(|i| Some(format!("[{}]", i?))).collect())
 }

@@ -39,6 +39,9 @@ struct Node {
     obj: ObjId,
     /// The name of the reference from the parent, when read with its siblings'.
     label: Option<String>,
+    /// Where the reference from the parent comes among the parent's: siblings with as
+    /// many objects below them are listed in this order (an array's by index).
+    place: u32,
     parent: usize,
     children: Vec<usize>,
     count: u64,
@@ -155,6 +158,7 @@ fn build(class: ClassId, only: Option<&[bool]>, ctx: &Ctx, cancel: &AtomicBool) 
     b.nodes = vec![Node {
         obj: ObjId::MAX,
         label: None,
+        place: 0,
         parent: 0,
         children: Vec::new(),
         count: 0,
@@ -178,6 +182,7 @@ fn build(class: ClassId, only: Option<&[bool]>, ctx: &Ctx, cancel: &AtomicBool) 
                     b.nodes.push(Node {
                         obj: x,
                         label: None,
+                        place: 0,
                         parent: at,
                         children: Vec::new(),
                         count: 0,
@@ -195,21 +200,31 @@ fn build(class: ClassId, only: Option<&[bool]>, ctx: &Ctx, cancel: &AtomicBool) 
     }
     // The names of the references from an object of many (a map's table) to its
     // children here, read in one pass of it: each alone is a scan of the array up to it,
-    // and a frame of them took 55 ms on the 50 M-object bench dump.
+    // and a frame of them took 55 ms on the 50 M-object bench dump. And where each
+    // child's reference comes among its parent's, for the siblings' order.
     for p in 1..b.nodes.len() {
-        if b.nodes[p].children.is_empty() || g.edges(b.nodes[p].obj).len() < MANY_REFERENCES {
+        let kids = b.nodes[p].children.clone();
+        let from = b.nodes[p].obj;
+        let many = g.edges(from).len() >= MANY_REFERENCES;
+        if kids.len() < 2 && !many {
             continue;
         }
         if stop() {
             return b;
         }
-        let kids = b.nodes[p].children.clone();
         let to: Vec<ObjId> = kids.iter().map(|&c| b.nodes[c].obj).collect();
-        for (c, l) in kids
-            .into_iter()
-            .zip(ctx.snap.edge_labels(b.nodes[p].obj, &to))
-        {
-            b.nodes[c].label = l;
+        if kids.len() >= 2 {
+            let wanted: Vec<u64> = to.iter().map(|&o| o as u64).collect();
+            let refs = g.edges(from).map(|e| g.out_targets[e] as u64);
+            let at = crate::heap::positions::first_positions(&wanted, refs);
+            for (&c, i) in kids.iter().zip(at) {
+                b.nodes[c].place = i.map_or(u32::MAX, |i| i as u32);
+            }
+        }
+        if many {
+            for (c, l) in kids.into_iter().zip(ctx.snap.edge_labels(from, &to)) {
+                b.nodes[c].label = l;
+            }
         }
     }
     // Rows: depth first, the busiest branch first.
@@ -220,7 +235,7 @@ fn build(class: ClassId, only: Option<&[bool]>, ctx: &Ctx, cancel: &AtomicBool) 
     while let Some((n, depth)) = stack.pop() {
         b.rows.push(Row { depth, node: n });
         let mut kids = b.nodes[n].children.clone();
-        kids.sort_by_key(|&c| std::cmp::Reverse(b.nodes[c].count));
+        kids.sort_by_key(|&c| (std::cmp::Reverse(b.nodes[c].count), b.nodes[c].place));
         stack.extend(kids.into_iter().rev().map(|c| (c, depth + 1)));
     }
     b
