@@ -206,22 +206,8 @@ mod tests {
     #[test]
     fn the_nearest_paths_are_shortest_and_as_near_as_the_search_s() {
         let n = 300_000u32;
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x % n as u64) as u32
-        };
-        let mut edges = Vec::new();
-        for s in 0..n {
-            for k in 0..3 {
-                edges.push((s, next(), (s + k) % 7 == 0));
-            }
-        }
-        let roots: Vec<u32> = (0..50).map(|_| next()).collect();
         let classes: Vec<u32> = (0..n).map(|o| (o % 13 == 0) as u32).collect();
-        let g = Graph::from_edge_list(&vec![8; n as usize], &classes, &edges, &roots);
+        let g = Graph::random_for_tests(n, 0x2545_f491_4f6c_dd1d, &classes);
         let d = depths(&g, || false).unwrap();
         let parents = parents_from_roots(&g, false);
         for o in 0..n {

@@ -346,6 +346,28 @@ impl super::Referrers {
 }
 
 impl Graph {
+    /// `n` objects of 8 bytes with three references each to pseudo-random objects (every
+    /// 7th weak) and 50 pseudo-random roots, drawn by xorshift from `seed`; classes as
+    /// given (tests of the searches over large graphs).
+    #[cfg(test)]
+    pub(crate) fn random_for_tests(n: u32, seed: u64, classes: &[super::ClassId]) -> Graph {
+        let mut x = seed;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % n as u64) as u32
+        };
+        let mut edges = Vec::new();
+        for o in 0..n {
+            for k in 0..3 {
+                edges.push((o, next(), (o + k) % 7 == 0));
+            }
+        }
+        let roots: Vec<u32> = (0..50).map(|_| next()).collect();
+        Graph::from_edge_list(&vec![8; n as usize], classes, &edges, &roots)
+    }
+
     /// A graph from an edge list `(source, target, weak)` over objects `0..n`, every
     /// object of class 0 unless `classes` says otherwise, with the given shallow sizes and
     /// roots (of kind "unknown"). For tests and small hand-built graphs.

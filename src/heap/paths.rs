@@ -320,22 +320,7 @@ mod tests {
     fn the_batched_search_is_the_one_core_search() {
         // 300,000 objects, three references each to pseudo-random objects (every 7th
         // weak), 50 roots; wanted: every 13th object.
-        let n = 300_000u32;
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x % n as u64) as u32
-        };
-        let mut edges = Vec::new();
-        for o in 0..n {
-            for k in 0..3 {
-                edges.push((o, next(), (o + k) % 7 == 0));
-            }
-        }
-        let roots: Vec<u32> = (0..50).map(|_| next()).collect();
-        let g = graph(n as usize, &edges, &roots);
+        let g = Graph::random_for_tests(300_000, 0x9e37_79b9_7f4a_7c15, &[]);
         let wanted = |o: ObjId| o % 13 == 0;
         for (max, weak) in [
             (1, false),
