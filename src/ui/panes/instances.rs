@@ -23,6 +23,9 @@ use crate::ui::panes::histogram::{elide_left, thousands};
 use crate::ui::text::{sanitize, width};
 use std::sync::atomic::{AtomicBool, Ordering};
 
+mod rows;
+use rows::{collect, gather, Spec};
+
 pub struct InstancesPane {
     class: ClassId,
     /// How many instances the class has.
@@ -38,6 +41,10 @@ pub struct InstancesPane {
     /// With a filter: the positions in `objs` that match, in order (the best kind of
     /// match first), and how each matched.
     shown: Option<Vec<u32>>,
+    /// The rows that a running filter's matches so far point into when they come before
+    /// the list is in order (in object order: the first filter of millions of rows does
+    /// not wait for their sort); `None`: `objs`.
+    match_objs: Option<Arc<Vec<(u64, ObjId)>>>,
     kinds: Vec<Kind>,
     /// A filter asked for and not yet applied: it is started by [`Pane::work`], after a
     /// frame has said so, on a thread of its own (it decodes every instance's label:
@@ -86,6 +93,7 @@ impl InstancesPane {
             filter: String::new(),
             editing: false,
             shown: None,
+            match_objs: None,
             kinds: Vec::new(),
             filter_pending: false,
             filter_job: None,
@@ -129,6 +137,11 @@ impl InstancesPane {
         }
     }
 
+    /// The rows the matches point into.
+    fn matched(&self) -> &Arc<Vec<(u64, ObjId)>> {
+        self.match_objs.as_ref().unwrap_or(&self.objs)
+    }
+
     fn rows_len(&self) -> usize {
         match &self.shown {
             Some(s) => s.len(),
@@ -140,7 +153,7 @@ impl InstancesPane {
         match &self.shown {
             Some(s) => s
                 .get(i)
-                .and_then(|&k| self.objs.get(k as usize))
+                .and_then(|&k| self.matched().get(k as usize))
                 .map(|x| x.1),
             None => self.objs.get(i).map(|x| x.1),
         }
@@ -157,6 +170,7 @@ impl InstancesPane {
             self.filter_job = None;
             self.so_far = None;
             self.shown = None;
+            self.match_objs = None;
             self.list.selected = 0;
         }
     }
@@ -178,10 +192,20 @@ impl InstancesPane {
         });
         self.so_far = Some(so_far.clone());
         self.filter_job = Some(Job::start(ctx, move |ctx, cancel| {
-            let objs = objs.unwrap_or_else(|| Arc::new(collect(&spec, ctx, usize::MAX).1));
-            let (kinds, shown) = matches(&objs, &filter, ctx, cancel, Some(&so_far));
+            // Without all the rows yet: gathered in object order, matched in it, and put
+            // in order after (about 150 ms for 5.5 M sessions that the first matches
+            // need not wait for).
+            let (objs, ordered) = match objs {
+                Some(o) => (o, true),
+                None => (Arc::new(gather(&spec, ctx, usize::MAX).1), false),
+            };
+            let (kinds, shown) = matches(&objs, ordered, &filter, ctx, cancel, Some(&so_far));
+            if !ordered {
+                return in_list_order(&objs, kinds, shown, filter);
+            }
             Filtered {
                 objs,
+                ordered: true,
                 filter,
                 kinds,
                 shown,
@@ -193,13 +217,20 @@ impl InstancesPane {
         self.filter_pending = false;
         self.filter_job = None;
         self.so_far = None;
+        self.match_objs = None;
         if self.filter.is_empty() {
             self.shown = None;
             self.kinds.clear();
         } else {
             self.ensure_rows(ctx, true);
-            let (kinds, shown) =
-                matches(&self.objs, &self.filter, ctx, &AtomicBool::new(false), None);
+            let (kinds, shown) = matches(
+                &self.objs,
+                true,
+                &self.filter,
+                ctx,
+                &AtomicBool::new(false),
+                None,
+            );
             self.kinds = kinds;
             self.shown = Some(shown);
         }
@@ -210,8 +241,13 @@ impl InstancesPane {
     /// A filter's matches (so far, or all of them) in place of the list's rows.
     fn show(&mut self, f: Filtered) {
         let keep = self.moved_to();
-        self.objs = f.objs;
-        self.full = true;
+        if f.ordered {
+            self.objs = f.objs;
+            self.full = true;
+            self.match_objs = None;
+        } else {
+            self.match_objs = Some(f.objs);
+        }
         self.kinds = f.kinds;
         self.shown = Some(f.shown);
         self.reselect(keep);
@@ -292,69 +328,12 @@ impl InstancesPane {
     }
 }
 
-/// The best `keep` (key, object) pairs of the class (all of them for `usize::MAX`),
-/// in order, found on all cores in chunks that keep only their own best, so that
-/// opening a class of millions of instances allocates little and sorts less.
-fn collect(spec: &Spec, ctx: &Ctx, keep: usize) -> (usize, Vec<(u64, ObjId)>) {
-    use rayon::prelude::*;
-    const CHUNK: usize = 1 << 18;
-    let g = &ctx.snap.graph;
-    let dom = ctx.dom;
-    let class = spec.class;
-    let sort_by = spec.sort_by;
-    let only: Option<&[bool]> = spec.only.as_ref().map(|m| m.as_slice());
-    let wanted = |o: usize| only.is_none_or(|m| m.get(o) == Some(&true));
-    let key = |o: ObjId| match (sort_by, dom) {
-        (SortBy::Address, _) => o as u64,
-        (SortBy::Retained, Some(d)) => u64::MAX - d.retained(o).unwrap_or(0),
-        _ => u64::MAX - g.shallow_size(o),
-    };
-    let trim = |v: &mut Vec<(u64, ObjId)>| {
-        if v.len() > keep {
-            v.select_nth_unstable(keep - 1);
-            v.truncate(keep);
-        }
-    };
-    let parts: Vec<(usize, Vec<(u64, ObjId)>)> = (0..g.len().div_ceil(CHUNK))
-        .into_par_iter()
-        .map(|k| {
-            let mut v = Vec::new();
-            let mut n = 0;
-            for i in k * CHUNK..((k + 1) * CHUNK).min(g.len()) {
-                if g.class_of.get(i) == class && wanted(i) {
-                    n += 1;
-                    let o = i as ObjId;
-                    v.push((key(o), o));
-                    if keep != usize::MAX && v.len() >= 2 * keep {
-                        trim(&mut v);
-                    }
-                }
-            }
-            trim(&mut v);
-            (n, v)
-        })
-        .collect();
-    let len = parts.iter().map(|p| p.0).sum();
-    let mut all: Vec<(u64, ObjId)> = Vec::with_capacity(parts.iter().map(|p| p.1.len()).sum());
-    for (_, v) in parts {
-        all.extend_from_slice(&v);
-    }
-    trim(&mut all);
-    all.par_sort_unstable();
-    (len, all)
-}
-
-/// Which instances a pane lists and in what order (what [`collect`] needs).
-struct Spec {
-    class: ClassId,
-    sort_by: SortBy,
-    only: Option<Arc<Vec<bool>>>,
-}
-
 /// A filter's result, from its thread: all the rows in order, the filter, and the
 /// matches (positions in the rows, the best kind first) with how each matched.
 struct Filtered {
     objs: Arc<Vec<(u64, ObjId)>>,
+    /// Whether `objs` is in the list's order (else in object order: matches so far).
+    ordered: bool,
     filter: String,
     kinds: Vec<Kind>,
     shown: Vec<u32>,
@@ -395,6 +374,7 @@ const SCREENFUL: usize = 100;
 /// `cancel` is set.
 fn matches(
     objs: &Arc<Vec<(u64, ObjId)>>,
+    ordered: bool,
     filter: &str,
     ctx: &Ctx,
     cancel: &AtomicBool,
@@ -431,9 +411,18 @@ fn matches(
         Some((kind, k))
     };
     // In chunks, so that the matches so far can be published between them.
+    // In the list's order within each kind: by position where `objs` is in it, else
+    // by the sort key and object that give it.
+    let put_in_order = |v: &mut Vec<(Kind, u32)>| {
+        if ordered {
+            v.par_sort_unstable();
+        } else {
+            v.par_sort_unstable_by_key(|&(kind, k)| (kind, objs[k as usize]));
+        }
+    };
     let sorted = |found: &[(Kind, u32)]| {
         let mut v = found.to_vec();
-        v.par_sort_unstable();
+        put_in_order(&mut v);
         v.into_iter().unzip::<_, _, Vec<Kind>, Vec<u32>>()
     };
     let mut found: Vec<(Kind, u32)> = Vec::new();
@@ -476,6 +465,7 @@ fn matches(
                 if let Ok(mut l) = f.latest.lock() {
                     *l = Some(Filtered {
                         objs: objs.clone(),
+                        ordered,
                         filter: filter.to_string(),
                         kinds,
                         shown,
@@ -485,8 +475,40 @@ fn matches(
             }
         }
     }
-    found.par_sort_unstable();
+    put_in_order(&mut found);
     found.into_iter().unzip()
+}
+
+/// `objs` (in object order) in the list's order, and the matches `shown` (with their
+/// `kinds`) moved to the same rows there, the best kind first and in the list's order
+/// within each.
+fn in_list_order(
+    objs: &[(u64, ObjId)],
+    kinds: Vec<Kind>,
+    shown: Vec<u32>,
+    filter: String,
+) -> Filtered {
+    use rayon::prelude::*;
+    let mut perm: Vec<u32> = (0..objs.len() as u32).collect();
+    perm.par_sort_unstable_by_key(|&u| objs[u as usize]);
+    let mut at = vec![0u32; objs.len()];
+    for (i, &u) in perm.iter().enumerate() {
+        at[u as usize] = i as u32;
+    }
+    let sorted = perm.iter().map(|&u| objs[u as usize]).collect();
+    let mut rows: Vec<(Kind, u32)> = kinds
+        .into_iter()
+        .zip(shown.iter().map(|&k| at[k as usize]))
+        .collect();
+    rows.par_sort_unstable();
+    let (kinds, shown) = rows.into_iter().unzip();
+    Filtered {
+        objs: Arc::new(sorted),
+        ordered: true,
+        filter,
+        kinds,
+        shown,
+    }
 }
 
 impl Pane for InstancesPane {
@@ -602,7 +624,7 @@ impl Pane for InstancesPane {
             (Some(shown), _) => {
                 let mut mask = vec![false; ctx.snap.graph.len()];
                 for &k in shown {
-                    if let Some(&(_, o)) = self.objs.get(k as usize) {
+                    if let Some(&(_, o)) = self.matched().get(k as usize) {
                         mask[o as usize] = true;
                     }
                 }
