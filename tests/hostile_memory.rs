@@ -476,6 +476,7 @@ fn a_v8_file_without_its_header_first_is_estimated_from_its_bytes() {
 /// what the counted bound would send to disk or refuse.
 #[test]
 fn the_v8_quick_bound_is_never_below_the_counted_one() {
+    let _g = shared();
     let mut files: Vec<Vec<u8>> = [
         "node/leak/leak.heapsnapshot.gz",
         "node/final.heapsnapshot.gz",

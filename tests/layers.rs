@@ -179,3 +179,81 @@ fn only_the_formats_and_their_listing_name_a_format() {
         "formats named outside src/format: {naming:#?}"
     );
 }
+
+/// The top-level `fn` items of a Rust source, as (name, is a test, body).
+fn functions(text: &str) -> Vec<(String, bool, String)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        if let Some(rest) = lines[i].strip_prefix("fn ") {
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            let test = lines[..i]
+                .iter()
+                .rev()
+                .take_while(|l| l.starts_with("#[") || l.starts_with("///"))
+                .any(|l| l.starts_with("#[test]"));
+            let end = (i..lines.len())
+                .find(|&j| lines[j] == "}")
+                .unwrap_or(lines.len() - 1);
+            out.push((name, test, lines[i..=end].join("\n")));
+            i = end;
+        }
+        i += 1;
+    }
+    out
+}
+
+/// A test binary that counts allocations (`tests/common/counting.rs`) measures one call
+/// at a time, and every other test of it must hold the gate meanwhile, or what it
+/// allocates is counted in the measurement: the V8 bound test that read three snapshots
+/// without it made the HPROF segments' measurement fail one run in eight. Every test of
+/// such a binary takes `shared()` or `measure(…)`, directly or through a helper of the
+/// same file that does.
+#[test]
+fn every_test_of_a_counting_binary_holds_the_gate() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let mut counting = 0;
+    let mut ungated = Vec::new();
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let f = e.unwrap().path();
+        if f.extension().is_none_or(|x| x != "rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&f).unwrap();
+        if !text
+            .lines()
+            .any(|l| l.starts_with("static ALLOC: Counting"))
+        {
+            continue;
+        }
+        counting += 1;
+        let fns = functions(&text);
+        let mut gates: Vec<String> = vec!["shared()".into(), "measure(".into()];
+        // Helpers that take the gate, and helpers of those.
+        loop {
+            let more: Vec<String> = fns
+                .iter()
+                .filter(|(n, t, body)| {
+                    !t && !gates.contains(&format!("{n}("))
+                        && gates.iter().any(|g| body.contains(g.as_str()))
+                })
+                .map(|(n, _, _)| format!("{n}("))
+                .collect();
+            if more.is_empty() {
+                break;
+            }
+            gates.extend(more);
+        }
+        for (n, test, body) in &fns {
+            if *test && !gates.iter().any(|g| body.contains(g.as_str())) {
+                ungated.push(format!("{}: {n}", f.display()));
+            }
+        }
+    }
+    assert!(counting >= 2, "no counting test binaries found");
+    assert!(ungated.is_empty(), "tests without the gate: {ungated:#?}");
+}
