@@ -15,16 +15,18 @@ use ratatui::Frame;
 
 use super::list::ListState;
 use super::{human, Ctx, Outcome, Pane, Request};
-use crate::heap::matcher::{Kind, Matcher};
+use crate::heap::matcher::Kind;
 use crate::heap::{ClassId, ObjId};
 use crate::ui::job::Job;
 use crate::ui::keys::{action_for, Action};
 use crate::ui::panes::histogram::{elide_left, thousands};
 use crate::ui::text::{sanitize, width};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 
+mod filter;
 mod rows;
-use rows::{collect, gather, Spec};
+use filter::{in_list_order, match_head, matches, Filtered, SoFar, HEAD_ROWS};
+use rows::{collect, first, gather, Spec};
 
 pub struct InstancesPane {
     class: ClassId,
@@ -160,9 +162,9 @@ impl InstancesPane {
     }
 
     /// Applies the filter: at once when it is empty, else in [`Pane::work`].
-    fn request_filter(&mut self, ctx: &Ctx) {
+    fn request_filter(&mut self) {
         if self.filter.is_empty() {
-            self.apply_filter(ctx);
+            self.clear_filter();
         } else {
             // Until it is applied the list is shown whole: the old matches may point
             // into rows a new sort has replaced.
@@ -195,11 +197,15 @@ impl InstancesPane {
             // Without all the rows yet: gathered in object order, matched in it, and put
             // in order after (about 150 ms for 5.5 M sessions that the first matches
             // need not wait for).
+            // The first rows in object order, matched at once: their matches are on
+            // screen before the rest are gathered and put in object order.
+            let n = if step > 0 { step } else { HEAD_ROWS };
+            let head = match_head(first(&spec, ctx, n), &filter, ctx, cancel, &so_far);
             let (objs, ordered) = match objs {
                 Some(o) => (o, true),
                 None => (Arc::new(gather(&spec, ctx, usize::MAX).1), false),
             };
-            let (kinds, shown) = matches(&objs, ordered, &filter, ctx, cancel, Some(&so_far));
+            let (kinds, shown) = matches(&objs, ordered, &filter, ctx, cancel, &so_far, head);
             if !ordered {
                 return in_list_order(&objs, kinds, shown, filter);
             }
@@ -213,27 +219,15 @@ impl InstancesPane {
         }));
     }
 
-    fn apply_filter(&mut self, ctx: &Ctx) {
+    /// Clears the filter: the whole list again, any running filter dropped.
+    fn clear_filter(&mut self) {
+        self.filter.clear();
         self.filter_pending = false;
         self.filter_job = None;
         self.so_far = None;
         self.match_objs = None;
-        if self.filter.is_empty() {
-            self.shown = None;
-            self.kinds.clear();
-        } else {
-            self.ensure_rows(ctx, true);
-            let (kinds, shown) = matches(
-                &self.objs,
-                true,
-                &self.filter,
-                ctx,
-                &AtomicBool::new(false),
-                None,
-            );
-            self.kinds = kinds;
-            self.shown = Some(shown);
-        }
+        self.shown = None;
+        self.kinds.clear();
         self.list.selected = 0;
         self.list.scroll(self.rows_len());
     }
@@ -328,189 +322,6 @@ impl InstancesPane {
     }
 }
 
-/// A filter's result, from its thread: all the rows in order, the filter, and the
-/// matches (positions in the rows, the best kind first) with how each matched.
-struct Filtered {
-    objs: Arc<Vec<(u64, ObjId)>>,
-    /// Whether `objs` is in the list's order (else in object order: matches so far).
-    ordered: bool,
-    filter: String,
-    kinds: Vec<Kind>,
-    shown: Vec<u32>,
-}
-
-/// What a running filter has found: how many values it has matched, and the matches so
-/// far as the pane would show them, published every [`PUBLISH_EVERY`] while it runs
-/// (taken by the pane's next tick): on 5.5 M sessions of the 50 M-object dump the whole
-/// filter takes seconds, and the first matches are on screen after the first chunk.
-#[derive(Default)]
-struct SoFar {
-    done: std::sync::atomic::AtomicUsize,
-    /// Values read between two looks at what has been found, and a pause after each
-    /// (tests).
-    step: usize,
-    pause: std::time::Duration,
-    latest: std::sync::Mutex<Option<Filtered>>,
-}
-
-impl SoFar {
-    fn take(&self) -> Option<Filtered> {
-        self.latest.lock().ok()?.take()
-    }
-}
-
-/// How often a running filter publishes its matches so far.
-const PUBLISH_EVERY: std::time::Duration = std::time::Duration::from_millis(200);
-/// Values read before the first look at what has been found; each chunk after it is
-/// twice the last, up to [`LAST_CHUNK`].
-const FIRST_CHUNK: usize = 4096;
-const LAST_CHUNK: usize = 1 << 16;
-/// Matches that fill a screen: published at once, however soon.
-const SCREENFUL: usize = 100;
-
-/// The rows of `objs` that `filter` matches by the one matcher (the histogram's,
-/// `--filter`'s): the id or the value exactly, as a prefix, as a substring, then
-/// fuzzily; the best kind first, in the list's order within each kind. Empty once
-/// `cancel` is set.
-fn matches(
-    objs: &Arc<Vec<(u64, ObjId)>>,
-    ordered: bool,
-    filter: &str,
-    ctx: &Ctx,
-    cancel: &AtomicBool,
-    so_far: Option<&SoFar>,
-) -> (Vec<Kind>, Vec<u32>) {
-    let snap = ctx.snap;
-    let m = Matcher::new(filter);
-    // On every core: each instance's name and label are decoded from the dump (a
-    // million V8 strings take seconds on one), in object order, so that the records
-    // are read front to back rather than in the list's order.
-    use rayon::prelude::*;
-    let mut order: Vec<u32> = (0..objs.len() as u32).collect();
-    order.par_sort_unstable_by_key(|&k| objs[k as usize].1);
-    let one = |k: u32| {
-        if cancel.load(Ordering::Relaxed) {
-            return None;
-        }
-        let o = objs[k as usize].1;
-        let mut text = snap.name_and_label(o);
-        // No label: the first fields are its value (`id=4242`, `user="user-42"`).
-        if text.ends_with(' ') {
-            text.push_str(&snap.first_fields(o));
-        }
-        let (name, value) = text.split_once(' ').unwrap_or((&text, ""));
-        // Fuzzy matches in the value only: an address or id in hex or digits
-        // fuzzy-matches most short patterns, and scoring millions of them took
-        // seconds.
-        let kind = m
-            .substring(name)
-            .into_iter()
-            .chain(m.substring(value))
-            .min()
-            .or_else(|| m.find(value))?;
-        Some((kind, k))
-    };
-    // In chunks, so that the matches so far can be published between them.
-    // In the list's order within each kind: by position where `objs` is in it, else
-    // by the sort key and object that give it.
-    let put_in_order = |v: &mut Vec<(Kind, u32)>| {
-        if ordered {
-            v.par_sort_unstable();
-        } else {
-            v.par_sort_unstable_by_key(|&(kind, k)| (kind, objs[k as usize]));
-        }
-    };
-    let sorted = |found: &[(Kind, u32)]| {
-        let mut v = found.to_vec();
-        put_in_order(&mut v);
-        v.into_iter().unzip::<_, _, Vec<Kind>, Vec<u32>>()
-    };
-    let mut found: Vec<(Kind, u32)> = Vec::new();
-    let mut published = std::time::Instant::now();
-    let mut shown_once = false;
-    let mut sorting = std::time::Duration::ZERO;
-    // A test's fixed step, or chunks that grow from a small first one: the first
-    // screenful of matches is published as soon as it is found.
-    let fixed = so_far.map(|f| f.step).filter(|&s| s > 0);
-    let mut size = fixed.unwrap_or(FIRST_CHUNK);
-    let mut at = 0;
-    while at < order.len() {
-        let chunk = &order[at..(at + size).min(order.len())];
-        at += chunk.len();
-        if fixed.is_none() {
-            size = (size * 2).min(LAST_CHUNK);
-        }
-        found.par_extend(chunk.par_iter().filter_map(|&k| one(k)));
-        if cancel.load(Ordering::Relaxed) {
-            return Default::default();
-        }
-        if let Some(f) = so_far {
-            f.done.fetch_add(chunk.len(), Ordering::Relaxed);
-            if !f.pause.is_zero() {
-                std::thread::sleep(f.pause);
-            }
-            // Sorting what it has found costs more as it grows: it is done at most a
-            // tenth of the time.
-            let every = if f.pause.is_zero() {
-                PUBLISH_EVERY.max(10 * sorting)
-            } else {
-                f.pause
-            };
-            let screenful = !shown_once && found.len() >= SCREENFUL;
-            if (screenful || published.elapsed() >= every) && !found.is_empty() {
-                shown_once = true;
-                let t = std::time::Instant::now();
-                let (kinds, shown) = sorted(&found);
-                sorting = t.elapsed();
-                if let Ok(mut l) = f.latest.lock() {
-                    *l = Some(Filtered {
-                        objs: objs.clone(),
-                        ordered,
-                        filter: filter.to_string(),
-                        kinds,
-                        shown,
-                    });
-                }
-                published = std::time::Instant::now();
-            }
-        }
-    }
-    put_in_order(&mut found);
-    found.into_iter().unzip()
-}
-
-/// `objs` (in object order) in the list's order, and the matches `shown` (with their
-/// `kinds`) moved to the same rows there, the best kind first and in the list's order
-/// within each.
-fn in_list_order(
-    objs: &[(u64, ObjId)],
-    kinds: Vec<Kind>,
-    shown: Vec<u32>,
-    filter: String,
-) -> Filtered {
-    use rayon::prelude::*;
-    let mut perm: Vec<u32> = (0..objs.len() as u32).collect();
-    perm.par_sort_unstable_by_key(|&u| objs[u as usize]);
-    let mut at = vec![0u32; objs.len()];
-    for (i, &u) in perm.iter().enumerate() {
-        at[u as usize] = i as u32;
-    }
-    let sorted = perm.iter().map(|&u| objs[u as usize]).collect();
-    let mut rows: Vec<(Kind, u32)> = kinds
-        .into_iter()
-        .zip(shown.iter().map(|&k| at[k as usize]))
-        .collect();
-    rows.par_sort_unstable();
-    let (kinds, shown) = rows.into_iter().unzip();
-    Filtered {
-        objs: Arc::new(sorted),
-        ordered: true,
-        filter,
-        kinds,
-        shown,
-    }
-}
-
 impl Pane for InstancesPane {
     fn title(&self, ctx: &Ctx) -> String {
         self.heading(ctx, true)
@@ -522,12 +333,11 @@ impl Pane for InstancesPane {
             match key.code {
                 KeyCode::Enter => {
                     self.editing = false;
-                    self.request_filter(ctx);
+                    self.request_filter();
                 }
                 KeyCode::Esc => {
                     self.editing = false;
-                    self.filter.clear();
-                    self.apply_filter(ctx);
+                    self.clear_filter();
                 }
                 KeyCode::Backspace => {
                     self.filter.pop();
@@ -557,7 +367,7 @@ impl Pane for InstancesPane {
                     SortBy::Address => SortBy::Retained,
                 };
                 self.sort(ctx);
-                self.request_filter(ctx);
+                self.request_filter();
                 Outcome::Consumed
             }
             (Action::Filter, _) => {
@@ -568,17 +378,15 @@ impl Pane for InstancesPane {
                 self.only_changed = !self.only_changed;
                 self.list.selected = 0;
                 self.sort(ctx);
-                self.request_filter(ctx);
+                self.request_filter();
                 Outcome::Consumed
             }
             (Action::Back, _) if self.filter_pending || self.filter_job.is_some() => {
-                self.filter.clear();
-                self.apply_filter(ctx);
+                self.clear_filter();
                 Outcome::Done("filter cancelled".into())
             }
             (Action::Back, _) if self.shown.is_some() => {
-                self.filter.clear();
-                self.apply_filter(ctx);
+                self.clear_filter();
                 Outcome::Consumed
             }
             _ => Outcome::Ignored,
@@ -764,8 +572,10 @@ impl Pane for InstancesPane {
         ]
     }
 
+    /// Sorted by retained size now, and any filter run again on its own thread (over
+    /// millions of rows it takes seconds: it was run here, on the UI's).
     fn dominators_ready(&mut self, ctx: &Ctx) {
         self.sort(ctx);
-        self.apply_filter(ctx);
+        self.request_filter();
     }
 }

@@ -22,16 +22,7 @@ pub(super) fn gather(spec: &Spec, ctx: &Ctx, keep: usize) -> (usize, Vec<(u64, O
     use rayon::prelude::*;
     const CHUNK: usize = 1 << 18;
     let g = &ctx.snap.graph;
-    let dom = ctx.dom;
-    let class = spec.class;
-    let sort_by = spec.sort_by;
-    let only: Option<&[bool]> = spec.only.as_ref().map(|m| m.as_slice());
-    let wanted = |o: usize| only.is_none_or(|m| m.get(o) == Some(&true));
-    let key = |o: ObjId| match (sort_by, dom) {
-        (SortBy::Address, _) => o as u64,
-        (SortBy::Retained, Some(d)) => u64::MAX - d.retained(o).unwrap_or(0),
-        _ => u64::MAX - g.shallow_size(o),
-    };
+    let key = |o: ObjId| spec.key(ctx, o);
     let trim = |v: &mut Vec<(u64, ObjId)>| {
         if v.len() > keep {
             v.select_nth_unstable(keep - 1);
@@ -39,7 +30,7 @@ pub(super) fn gather(spec: &Spec, ctx: &Ctx, keep: usize) -> (usize, Vec<(u64, O
         }
     };
     let chunk = |k: usize| k * CHUNK..((k + 1) * CHUNK).min(g.len());
-    let picked = |i: usize| g.class_of.get(i) == class && wanted(i);
+    let picked = |i: usize| spec.picks(ctx, i);
     if keep == usize::MAX {
         // All of them: counted per chunk, then written in place, each chunk into its own
         // stretch of one vector (growing a vector per chunk and joining them took 170
@@ -95,9 +86,36 @@ pub(super) fn gather(spec: &Spec, ctx: &Ctx, keep: usize) -> (usize, Vec<(u64, O
     (len, all)
 }
 
+/// The first `n` of the list's rows in object order (those a filter reads first), found
+/// by reading the class column from its start.
+pub(super) fn first(spec: &Spec, ctx: &Ctx, n: usize) -> Vec<(u64, ObjId)> {
+    (0..ctx.snap.graph.len())
+        .filter(|&i| spec.picks(ctx, i))
+        .take(n)
+        .map(|i| (spec.key(ctx, i as ObjId), i as ObjId))
+        .collect()
+}
+
 /// Which instances a pane lists and in what order (what [`collect`] needs).
 pub(super) struct Spec {
     pub(super) class: ClassId,
     pub(super) sort_by: SortBy,
     pub(super) only: Option<Arc<Vec<bool>>>,
+}
+
+impl Spec {
+    /// Whether object `i` is one of the list's rows.
+    fn picks(&self, ctx: &Ctx, i: usize) -> bool {
+        ctx.snap.graph.class_of.get(i) == self.class
+            && self.only.as_ref().is_none_or(|m| m.get(i) == Some(&true))
+    }
+
+    /// The row's sort key: ascending is the list's order (largest first).
+    fn key(&self, ctx: &Ctx, o: ObjId) -> u64 {
+        match (self.sort_by, ctx.dom) {
+            (SortBy::Address, _) => o as u64,
+            (SortBy::Retained, Some(d)) => u64::MAX - d.retained(o).unwrap_or(0),
+            _ => u64::MAX - ctx.snap.graph.shallow_size(o),
+        }
+    }
 }
