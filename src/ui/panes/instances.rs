@@ -200,7 +200,8 @@ impl InstancesPane {
             // The first rows in object order, matched at once: their matches are on
             // screen before the rest are gathered and put in object order.
             let n = if step > 0 { step } else { HEAD_ROWS };
-            let head = match_head(first(&spec, ctx, n), &filter, ctx, cancel, &so_far);
+            let rows = first(&spec, ctx, n, objs.as_deref().map(|o| o.as_slice()));
+            let head = match_head(rows, &filter, ctx, cancel, &so_far);
             let (objs, ordered) = match objs {
                 Some(o) => (o, true),
                 None => (Arc::new(gather(&spec, ctx, usize::MAX).1), false),

@@ -86,9 +86,22 @@ pub(super) fn gather(spec: &Spec, ctx: &Ctx, keep: usize) -> (usize, Vec<(u64, O
     (len, all)
 }
 
-/// The first `n` of the list's rows in object order (those a filter reads first), found
-/// by reading the class column from its start.
-pub(super) fn first(spec: &Spec, ctx: &Ctx, n: usize) -> Vec<(u64, ObjId)> {
+/// The first `n` of the list's rows in object order (those a filter reads first): from
+/// `all`, the list's rows when it has them all and they are few, else found by reading
+/// the class column from its start (a class of 40 instances spread over 50 M objects
+/// took 40 ms to read it all).
+pub(super) fn first(
+    spec: &Spec,
+    ctx: &Ctx,
+    n: usize,
+    all: Option<&[(u64, ObjId)]>,
+) -> Vec<(u64, ObjId)> {
+    if let Some(all) = all.filter(|a| a.len() <= 1 << 16) {
+        let mut v = all.to_vec();
+        v.sort_unstable_by_key(|r| r.1);
+        v.truncate(n);
+        return v;
+    }
     (0..ctx.snap.graph.len())
         .filter(|&i| spec.picks(ctx, i))
         .take(n)
