@@ -760,10 +760,12 @@ impl Decoder for HprofDecoder {
     fn label(&self, bytes: &[u8], g: &Graph, o: ObjId) -> Option<String> {
         match self.record(bytes, g, o).ok()? {
             Record::Class(d, ..) => Some(format!("class {}", self.class_name(bytes, d.id))),
-            Record::Instance { class, .. } => {
-                let cname = self.class_name(bytes, class);
+            Record::Instance { .. } => {
+                // The index's name of its class (the same name, not decoded again: a
+                // filter asks this of millions of instances).
+                let cname = g.classes[g.class_of.get(o as usize) as usize].name.as_str();
                 let string = cname == "java.lang.String";
-                let boxed = BOXES.contains(&cname.as_str());
+                let boxed = BOXES.contains(&cname);
                 let thread = cname == "java.lang.Thread";
                 if !(string || boxed || thread) {
                     return None;
