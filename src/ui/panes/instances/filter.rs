@@ -95,21 +95,23 @@ pub(super) fn match_head(
 ) -> Head {
     use rayon::prelude::*;
     let m = Matcher::new(filter);
-    let mut found: Vec<(Kind, u32)> = (0..rows.len() as u32)
+    // In the order the list shows them: the best kind first, then by the sort key and
+    // the object (`rows` is in object order, so its positions order as the objects).
+    let mut ranked: Vec<(Kind, u64, u32)> = (0..rows.len() as u32)
         .into_par_iter()
         .filter_map(|k| {
             if cancel.load(Ordering::Relaxed) {
                 return None;
             }
-            Some((kind_of(ctx, &m, rows[k as usize].1)?, k))
+            let kind = kind_of(ctx, &m, rows[k as usize].1)?;
+            Some((kind, rows[k as usize].0, k))
         })
         .collect();
+    ranked.sort_unstable();
     so_far.done.fetch_add(rows.len(), Ordering::Relaxed);
+    let found: Vec<(Kind, u32)> = ranked.iter().map(|&(kind, _, k)| (kind, k)).collect();
     if !found.is_empty() && !cancel.load(Ordering::Relaxed) {
-        // In the list's order within each kind: by the sort key and the object.
-        let mut v = found.clone();
-        v.sort_unstable_by_key(|&(kind, k)| (kind, rows[k as usize]));
-        let (kinds, shown) = v.into_iter().unzip();
+        let (kinds, shown) = found.iter().copied().unzip();
         so_far.publish(Filtered {
             objs: Arc::new(rows.clone()),
             ordered: false,
@@ -118,7 +120,6 @@ pub(super) fn match_head(
             shown,
         });
     }
-    found.sort_unstable_by_key(|x| x.1);
     Head { rows, found }
 }
 
