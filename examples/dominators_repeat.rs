@@ -11,7 +11,7 @@
 use std::time::Instant;
 
 #[global_allocator]
-static GLOBAL: heaptui::alloc::Global = heaptui::alloc::Global;
+static GLOBAL: heaptui::sys::alloc::Global = heaptui::sys::alloc::Global;
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -19,7 +19,7 @@ fn main() {
         std::path::PathBuf::from(args.next().expect("usage: dominators_repeat FILE [ROUNDS]"));
     let rounds: usize = args.next().and_then(|r| r.parse().ok()).unwrap_or(5);
     let t0 = Instant::now();
-    let snap = heaptui::open(&path, &heaptui::progress::Progress::new()).expect("open");
+    let snap = heaptui::open(&path, &heaptui::sys::progress::Progress::new()).expect("open");
     println!(
         "opened {} objects in {:.3} s",
         snap.graph.len(),
@@ -28,8 +28,10 @@ fn main() {
     let mut best = f64::MAX;
     for round in 1..=rounds {
         let t = Instant::now();
-        let d =
-            heaptui::heap::dominators::compute(&snap.graph, &heaptui::progress::Progress::new());
+        let d = heaptui::heap::dominators::compute(
+            &snap.graph,
+            &heaptui::sys::progress::Progress::new(),
+        );
         let s = t.elapsed().as_secs_f64();
         best = best.min(s);
         println!("round {round}: {s:.3} s ({} reachable)", d.reach.reachable);

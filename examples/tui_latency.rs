@@ -17,14 +17,14 @@ use ratatui::Terminal;
 // The binary's allocator (src/main.rs), so that the figures are what a user gets: it keeps
 // freed pages for the next large blocks and asks for huge pages.
 #[global_allocator]
-static GLOBAL: heaptui::alloc::Global = heaptui::alloc::Global;
+static GLOBAL: heaptui::sys::alloc::Global = heaptui::sys::alloc::Global;
 
 fn main() {
     let mut args = std::env::args().skip(1);
     let path = std::path::PathBuf::from(args.next().expect("usage: tui_latency FILE [CLASS]"));
     let class = args.next();
     let t0 = Instant::now();
-    let snap = heaptui::open(&path, &heaptui::progress::Progress::new()).expect("open");
+    let snap = heaptui::open(&path, &heaptui::sys::progress::Progress::new()).expect("open");
     let opened = t0.elapsed().as_secs_f64();
     // Each object's depth from the roots, which the binary's loading thread builds after
     // the suspects and the merged paths read (the app would build them here too).

@@ -39,7 +39,7 @@
 //!
 //! Layout of both (native byte order, refused on another): a 16-byte magic (`heaptui
 //! index`, `heaptui domtree`), a u32 layout version and a u32 byte-order mark; then
-//! length-prefixed sections in bincode ([`crate::heap::codec`]): the key, and the metadata
+//! length-prefixed sections in bincode ([`crate::sys::codec`]): the key, and the metadata
 //! (the index's: roots, classes, the objects and shallow bytes per class, the values the
 //! packed columns keep whole, and its owner's part, bytes the cache neither makes nor
 //! reads: the snapshot's format, facts, warnings, threads and decoder state, which
@@ -68,7 +68,7 @@
 //! smaller one opens in well under a second anyway. `--no-cache` or `HEAPTUI_NO_CACHE=1`
 //! neither reads nor writes entries. At most [`KEEP`] entries are kept, the least
 //! recently written removed first (with their trees). An entry or a tree that would leave
-//! less free on its disk than [`crate::source::disk_reserve`] (its own size, up to 1 GiB)
+//! less free on its disk than [`crate::sys::files::disk_reserve`] (its own size, up to 1 GiB)
 //! is not written.
 
 use std::fs::File;
@@ -79,12 +79,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::Xxh3;
 
-use crate::heap::codec::{decode, encode};
 use crate::heap::column::CompactColumn;
 use crate::heap::packed::{Packed, Starts};
 use crate::heap::{ClassInfo, Graph, ObjId, Root};
 use crate::heap::{Column, Referrers};
 use crate::source::Source;
+use crate::sys::codec::{decode, encode};
 
 const MAGIC: &[u8; 16] = b"heaptui index\0\0\0";
 /// The layout version of both files: 7 since the tree is kept beside the index, 8 since
@@ -120,7 +120,7 @@ fn min_bytes() -> u64 {
 
 /// The directory of the index entries.
 pub fn dir() -> Option<PathBuf> {
-    crate::source::cache_dir().map(|d| d.join("index"))
+    crate::sys::files::cache_dir().map(|d| d.join("index"))
 }
 
 /// What an entry is checked against before it is used.
@@ -250,7 +250,7 @@ fn write_file<M: Serialize>(
     meta: &M,
     cols: &[&[u8]],
 ) -> std::io::Result<u64> {
-    let f = crate::source::create_exclusive(tmp)?;
+    let f = crate::sys::files::create_exclusive(tmp)?;
     let mut o = Out {
         w: BufWriter::with_capacity(1 << 20, f),
         h: Xxh3::new(),
@@ -428,10 +428,10 @@ pub fn store(
     };
     let path = entry_path(key).ok_or("no cache directory")?;
     let dir = path.parent().ok_or("no cache directory")?.to_path_buf();
-    crate::source::private_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    crate::sys::files::private_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     // The entry holds the index's columns and the owner's part (the decoder's state).
     let needed = g.index_bytes() + owner.len() as u64;
-    crate::source::check_room(&dir, 0, needed)?;
+    crate::sys::files::check_room(&dir, 0, needed)?;
     let tmp = dir.join(format!(".{}.tmp", std::process::id()));
     let r = g.referrer_index();
     let totals = crate::heap::histogram::totals(g);
@@ -450,7 +450,7 @@ pub fn store(
         class_shallow: totals.shallow.clone(),
         owner,
     };
-    let _listed = crate::tmpfiles::register(&tmp);
+    let _listed = crate::sys::tmpfiles::register(&tmp);
     let write = || {
         write_file(
             &tmp,
@@ -492,7 +492,7 @@ pub fn store(
 }
 
 /// Removes the temporary entries (`.<pid>.tmp`, `.<pid>.tree.tmp`) of writers that are gone
-/// ([`crate::tmpfiles::stale`]): a process killed while it wrote one left it.
+/// ([`crate::sys::tmpfiles::stale`]): a process killed while it wrote one left it.
 fn prune_temporaries(dir: &Path) {
     let Ok(rd) = std::fs::read_dir(dir) else {
         return;
@@ -503,7 +503,7 @@ fn prune_temporaries(dir: &Path) {
             let n = n.strip_prefix('.')?.strip_suffix(".tmp")?;
             n.strip_suffix(".tree").unwrap_or(n).parse::<u32>().ok()
         });
-        if pid.is_some_and(|pid| crate::tmpfiles::stale(&e.path(), pid)) {
+        if pid.is_some_and(|pid| crate::sys::tmpfiles::stale(&e.path(), pid)) {
             let _ = std::fs::remove_file(e.path());
         }
     }
@@ -732,4 +732,4 @@ mod check;
 mod sum;
 mod tree;
 pub use sum::column_digest;
-pub use tree::{keep_tree, load_tree, store_tree, tree_of, TreeLoaded};
+pub use tree::{load_tree, store_tree, TreeLoaded};

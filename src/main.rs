@@ -4,7 +4,7 @@
 
 /// Large blocks' pages are reused between the index build's phases (see `alloc`).
 #[global_allocator]
-static GLOBAL: heaptui::alloc::Global = heaptui::alloc::Global;
+static GLOBAL: heaptui::sys::alloc::Global = heaptui::sys::alloc::Global;
 
 fn main() {
     // `heaptui histogram big.hprof | head` should end quietly when `head` does, as `cat`
@@ -28,8 +28,8 @@ fn main() {
     // back when the TUI has it), not a silent SIGBUS.
     heaptui::ui::terminal::install_sigbus_handler();
     // An allocation that fails ends the process with the terminal put back, exit 2.
-    heaptui::alloc::on_failure(heaptui::ui::terminal::emergency_exit);
-    heaptui::alloc::configure();
+    heaptui::sys::alloc::on_failure(heaptui::ui::terminal::emergency_exit);
+    heaptui::sys::alloc::configure();
     // main → cli | ui: the CLI runs the commands and hands a command line without one
     // to the TUI's entry.
     std::process::exit(heaptui::cli::main(heaptui::ui::run_files));

@@ -66,15 +66,15 @@ pub fn summary_value(snap: &Snapshot) -> Json {
         "rss_file_bytes": file,
         // What this process may still use, and where that figure comes from (the
         // memory cgroup, the resource limits, MemAvailable): an addition to the contract.
-        "memory_budget": match crate::format::budget::budget() {
+        "memory_budget": match crate::sys::budget::budget() {
             Ok(Some(b)) => json!({"bytes": b.bytes, "from": b.from}),
             _ => Json::Null,
         },
         // Where the index's large arrays live: "memory", or "disk" when they would not
-        // fit in the budget and went to spill files ([`crate::alloc::disk`]), with the
+        // fit in the budget and went to spill files ([`crate::sys::spill`]), with the
         // bytes of files mapped and why: an addition to the contract.
-        "memory_mode": match crate::alloc::disk::why() {
-            Some(why) => json!({"mode": "disk", "spilled_bytes": crate::alloc::disk::mapped(), "why": why}),
+        "memory_mode": match crate::sys::spill::why() {
+            Some(why) => json!({"mode": "disk", "spilled_bytes": crate::sys::spill::mapped(), "why": why}),
             None => json!({"mode": "memory"}),
         },
     })

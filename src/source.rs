@@ -15,7 +15,8 @@ use std::path::{Path, PathBuf};
 use memmap2::Mmap;
 
 use crate::error::{Error, ParseError, Result};
-use crate::progress::Progress;
+use crate::sys::files::{cache_dir, check_room, create_exclusive, private_dir, write_private};
+use crate::sys::progress::Progress;
 
 /// The bytes of one dump.
 pub struct Source {
@@ -181,69 +182,6 @@ pub fn open_checked(path: &Path, progress: &Progress, check: Check) -> Result<So
     Ok(s)
 }
 
-/// The directory for decompressed copies: `$HEAPTUI_CACHE_DIR`, else the platform's
-/// user cache directory (`$XDG_CACHE_HOME/heaptui` on Linux). An empty
-/// `HEAPTUI_CACHE_DIR` is unset, as the shell's `VAR= cmd` means it (it wrote `./gunzip`
-/// and `./index` into the current directory).
-pub fn cache_dir() -> Option<PathBuf> {
-    if let Some(d) = std::env::var_os("HEAPTUI_CACHE_DIR").filter(|d| !d.is_empty()) {
-        return Some(PathBuf::from(d));
-    }
-    directories::ProjectDirs::from("", "", "heaptui").map(|p| p.cache_dir().to_path_buf())
-}
-
-/// Bytes heaptui leaves free on the disk it writes `needed` more bytes of cache files
-/// to: as many as it writes, up to 1 GiB (a small file needs little room, a large one
-/// leaves a gigabyte); `$HEAPTUI_DISK_RESERVE` bytes when that is set.
-pub fn disk_reserve(needed: u64) -> u64 {
-    std::env::var("HEAPTUI_DISK_RESERVE")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(needed.min(1 << 30))
-}
-
-/// Bytes an unprivileged user may still write on the file system that holds `dir`, or
-/// `None` where that is unknown.
-pub fn disk_free(dir: &Path) -> Option<u64> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::ffi::OsStrExt;
-        let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
-        // SAFETY: a zeroed statvfs is a valid out-parameter; `c` is a NUL-terminated path.
-        let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
-        if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
-            return None;
-        }
-        Some((st.f_bavail as u64).saturating_mul(st.f_frsize as u64))
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = dir;
-        None
-    }
-}
-
-/// `Ok` when `needed` more bytes can be written under `dir` with [`disk_reserve`] bytes
-/// left free (or when the free space is unknown); otherwise the figures, for the user.
-/// `so_far` is what this file already holds: the reserve grows with it.
-pub fn check_room(dir: &Path, so_far: u64, needed: u64) -> std::result::Result<(), String> {
-    let Some(free) = disk_free(dir) else {
-        return Ok(());
-    };
-    let reserve = disk_reserve(so_far.saturating_add(needed));
-    if free >= needed.saturating_add(reserve) {
-        return Ok(());
-    }
-    let mb = |b: u64| b.div_ceil(1 << 20);
-    Err(format!(
-        "{} MB free on the disk of {}, about {} MB more needed, and heaptui leaves {} MB free ($HEAPTUI_DISK_RESERVE)",
-        mb(free),
-        dir.display(),
-        mb(needed),
-        mb(reserve)
-    ))
-}
-
 fn fnv1a(data: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf29ce484222325;
     for &b in data {
@@ -367,7 +305,7 @@ fn gunzip_cached(path: &Path, progress: &Progress, check: Check) -> Result<(Path
         }
     }
     let _unplaced = Unplaced(&tmp);
-    let _listed = crate::tmpfiles::register(&tmp);
+    let _listed = crate::sys::tmpfiles::register(&tmp);
     let mut out = std::io::BufWriter::with_capacity(
         1 << 20,
         create_exclusive(&tmp).map_err(|e| Error::io(&tmp, e))?,
@@ -449,53 +387,6 @@ fn gunzip_cached(path: &Path, progress: &Progress, check: Check) -> Result<(Path
     Ok((data_path, warnings))
 }
 
-/// Makes `dir` and its missing parents readable by this user only (`0700`): the cache
-/// holds copies of heap dumps, which hold whatever the program had in memory.
-pub fn private_dir(dir: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::DirBuilderExt;
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)
-}
-
-/// Creates `path` for writing, only if nothing is there: never through a symbolic link
-/// (`O_EXCL`, `O_NOFOLLOW`), readable by this user only. A link planted at a predictable
-/// temporary name had its target overwritten. A file of ours left there by a process of
-/// the same pid is replaced (removing a link removes the link, not its target).
-pub fn create_exclusive(path: &Path) -> std::io::Result<File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let open = || {
-        std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .custom_flags(libc::O_NOFOLLOW)
-            .mode(0o600)
-            .open(path)
-    };
-    match open() {
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-            std::fs::remove_file(path)?;
-            open()
-        }
-        r => r,
-    }
-}
-
-/// Writes `bytes` to `path` through an exclusive temporary file and a rename, so that
-/// nothing planted at `path` is followed.
-pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    // `<name>.tmp<pid>-key`: a temporary file that the pruning knows as one.
-    let tmp = path.with_extension(format!("tmp{}-key", std::process::id()));
-    let _listed = crate::tmpfiles::register(&tmp);
-    let mut f = create_exclusive(&tmp)?;
-    f.write_all(bytes)?;
-    drop(f);
-    std::fs::rename(&tmp, path).inspect_err(|_| {
-        let _ = std::fs::remove_file(&tmp);
-    })
-}
-
 /// Decompressed bytes checked against the formats before the rest is written.
 const HEAD: usize = 64 << 10;
 
@@ -505,7 +396,7 @@ pub const KEEP_GUNZIP: usize = 4;
 /// Bounds the decompressed copies: keeps the [`KEEP_GUNZIP`] most recently used (by
 /// their key's modification time, which a reuse refreshes), `current` among them, and
 /// removes copies without a key and temporary files left by processes that are gone
-/// ([`crate::tmpfiles::stale`]). A copy that another heaptui still maps
+/// ([`crate::sys::tmpfiles::stale`]). A copy that another heaptui still maps
 /// stays readable there until it is unmapped; one it is about to open is made again
 /// ([`open`]).
 fn prune_gunzip(dir: &Path, current: &Path) {
@@ -542,7 +433,7 @@ fn prune_gunzip(dir: &Path, current: &Path) {
         if let Some((_, rest)) = name.split_once(".tmp") {
             // `<stem>.tmp<pid>-<serial>`: removed once its process is gone (Linux).
             let pid = rest.split('-').next().and_then(|v| v.parse::<u32>().ok());
-            if pid.is_some_and(|pid| crate::tmpfiles::stale(&p, pid)) {
+            if pid.is_some_and(|pid| crate::sys::tmpfiles::stale(&p, pid)) {
                 let _ = std::fs::remove_file(&p);
             }
         } else if name.ends_with(".hprof") && !p.with_extension("key").exists() {

@@ -6,8 +6,8 @@
 mod common;
 
 use common::*;
-use heaptui::progress::Progress;
 use heaptui::source::Source;
+use heaptui::sys::progress::Progress;
 
 const DUMP: &str = "java/nocoops/heap-live.hprof.gz";
 
@@ -515,7 +515,7 @@ fn cache_files_are_created_exclusively_and_private() {
     // directories were world-readable.
     use std::os::unix::fs::PermissionsExt;
     let dir = scratch().join("exclusive");
-    heaptui::source::private_dir(&dir.join("a").join("b")).unwrap();
+    heaptui::sys::files::private_dir(&dir.join("a").join("b")).unwrap();
     for d in [dir.join("a"), dir.join("a").join("b")] {
         let mode = std::fs::metadata(&d).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o700, "{d:?}");
@@ -525,7 +525,7 @@ fn cache_files_are_created_exclusively_and_private() {
     let planted = dir.join("a").join("index.tmp1234-0");
     std::os::unix::fs::symlink(&victim, &planted).unwrap();
     // The link is replaced by a file of our own; its target is untouched.
-    let mut f = heaptui::source::create_exclusive(&planted).unwrap();
+    let mut f = heaptui::sys::files::create_exclusive(&planted).unwrap();
     use std::io::Write;
     f.write_all(b"ours").unwrap();
     drop(f);
@@ -541,7 +541,7 @@ fn cache_files_are_created_exclusively_and_private() {
     // The same through a rename for a key file.
     let key = dir.join("a").join("k.key");
     std::os::unix::fs::symlink(&victim, &key).unwrap();
-    heaptui::source::write_private(&key, b"key").unwrap();
+    heaptui::sys::files::write_private(&key, b"key").unwrap();
     assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
     assert_eq!(std::fs::read(&key).unwrap(), b"key");
     // And the binary's own cache: a gzip dump's copy lands in a private directory.

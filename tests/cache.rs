@@ -231,21 +231,21 @@ fn opened_in_process(
     fixture: &str,
 ) -> (
     std::path::PathBuf,
-    heaptui::progress::Progress,
-    heaptui::Snapshot,
+    heaptui::sys::progress::Progress,
+    heaptui::Session,
 ) {
     std::env::set_var("HEAPTUI_CACHE_DIR", common::scratch().join("in-place"));
     std::env::set_var("HEAPTUI_CACHE_MIN_BYTES", "0");
     let p = common::gunzipped(fixture);
-    let progress = heaptui::progress::Progress::new();
-    let built = heaptui::format::open(&p, &progress).unwrap();
+    let progress = heaptui::sys::progress::Progress::new();
+    let built = heaptui::session::open(&p, &progress).unwrap();
     (p, progress, built)
 }
 
 #[test]
 fn a_reopened_index_is_used_in_place_from_the_mapped_entry() {
     let (p, progress, built) = opened_in_process("java/coops/heap-live-jvmgz.hprof.gz");
-    let read = heaptui::format::open(&p, &progress).unwrap();
+    let read = heaptui::session::open(&p, &progress).unwrap();
     assert!(
         read.facts
             .iter()
@@ -297,7 +297,7 @@ fn an_entry_whose_snapshot_part_does_not_read_back_is_rebuilt() {
     // A sound index whose owner's part is no snapshot's.
     let entry = heaptui::cache::store(&key, &built.graph, || Some(b"no snapshot".to_vec()));
     assert!(entry.unwrap().is_some());
-    let read = heaptui::format::open(&p, &progress).unwrap();
+    let read = heaptui::session::open(&p, &progress).unwrap();
     assert!(
         !read.facts.iter().any(|(k, _)| k == "index cache"),
         "{:?}",
@@ -313,10 +313,11 @@ fn an_entry_whose_snapshot_part_does_not_read_back_is_rebuilt() {
     );
     // Rebuilt: the next open reads it, with the facts of the first (and the warnings of
     // the rebuild, which the entry keeps).
-    let again = heaptui::format::open(&p, &progress).unwrap();
+    let again = heaptui::session::open(&p, &progress).unwrap();
     let (cached, facts): (Vec<_>, Vec<_>) = again
         .facts
-        .into_iter()
+        .iter()
+        .cloned()
         .partition(|(k, _)| k == "index cache");
     assert_eq!(cached.len(), 1, "{cached:?}");
     assert_eq!(facts, built.facts);
@@ -520,7 +521,7 @@ fn a_cut_gzip_dump_is_not_refused_for_its_garbage_trailer() {
         .expect("a cut whose last four bytes read as a large length");
     let f = work.path().join("cut.hprof.gz");
     std::fs::write(&f, &gz[..cut]).unwrap();
-    let Some(free) = heaptui::source::disk_free(&cache) else {
+    let Some(free) = heaptui::sys::files::disk_free(&cache) else {
         eprintln!("skipping: the free space of {} is unknown", cache.display());
         return;
     };

@@ -9,7 +9,7 @@
 mod common;
 
 use common::*;
-use heaptui::progress::Progress;
+use heaptui::sys::progress::Progress;
 use serde_json::Value;
 
 const APP: &str = "package:heapshape/model.dart::";

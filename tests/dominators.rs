@@ -14,7 +14,7 @@
 
 use heaptui::heap::dominators::{compute, compute_by_buckets, Dominators, VIRTUAL_ROOT};
 use heaptui::heap::Graph;
-use heaptui::progress::Progress;
+use heaptui::sys::progress::Progress;
 use proptest::prelude::*;
 
 struct Reference {

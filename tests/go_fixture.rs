@@ -222,7 +222,7 @@ fn a_dump_cut_anywhere_opens_what_is_whole() {
             std::path::Path::new("cut.dump"),
             Some(m.make_read_only().unwrap()),
         );
-        heaptui::format::go::open(src, &heaptui::progress::Progress::new())
+        heaptui::format::go::open(src, &heaptui::sys::progress::Progress::new())
     };
     let whole = open(&full).unwrap();
     let n = whole.graph.len();
@@ -245,7 +245,7 @@ fn a_dump_cut_anywhere_opens_what_is_whole() {
                 assert!(s.graph.len() <= n);
                 let d = heaptui::heap::dominators::compute(
                     &s.graph,
-                    &heaptui::progress::Progress::new(),
+                    &heaptui::sys::progress::Progress::new(),
                 );
                 assert!(d.reach.reachable <= s.graph.len() as u64);
             }

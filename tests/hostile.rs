@@ -55,8 +55,8 @@ use heaptui::error::{Error, ParseError};
 use heaptui::format::{self, Snapshot, Value};
 use heaptui::heap::dominators::{self, VIRTUAL_ROOT};
 use heaptui::heap::paths;
-use heaptui::progress::Progress;
 use heaptui::source::Source;
+use heaptui::sys::progress::Progress;
 
 // ---------------------------------------------------------------------------------------
 // Counting allocator.

@@ -22,8 +22,8 @@ mod common;
 use common::counting::*;
 use common::*;
 use heaptui::format;
-use heaptui::progress::Progress;
 use heaptui::source::Source;
+use heaptui::sys::progress::Progress;
 
 #[global_allocator]
 static ALLOC: Counting = Counting;
@@ -63,7 +63,7 @@ fn hprof_segments(n: usize, body: &[u8]) -> Vec<u8> {
     b
 }
 
-/// What the memory check up front allows an HPROF file per byte (`format::memory`).
+/// What the memory check up front allows an HPROF file per byte (`sys::memory`).
 const HPROF_ESTIMATE: f64 = 1.2;
 
 #[test]
@@ -249,7 +249,7 @@ fn bound_holds(name: &str, format: format::Format, make: impl FnOnce() -> Vec<u8
         make()
     };
     let bytes = &owned[..];
-    let need = format::memory::need(format, bytes).unwrap();
+    let need = format.memory_need(bytes).unwrap();
     let (r, Allocated { peak, .. }) = measure(|| {
         let s = match format {
             format::Format::V8 => format::v8::open(src(name, bytes), &Progress::new()),
@@ -437,7 +437,7 @@ fn a_v8_file_without_its_header_first_is_estimated_from_its_bytes() {
     let (head, rest) = text.split_once(",\n\"nodes\":").unwrap();
     let header = head.strip_prefix("{").unwrap();
     let moved = format!("{{\"nodes\":{}", rest.strip_suffix('}').unwrap()) + "," + header + "}";
-    let need = format::memory::need(format::Format::V8, moved.as_bytes()).unwrap();
+    let need = format::Format::V8.memory_need(moved.as_bytes()).unwrap();
     assert!(
         need.bytes >= moved.len() as u64 * 6,
         "{need:?} for {} bytes",
@@ -488,7 +488,7 @@ fn the_v8_quick_bound_is_never_below_the_counted_one() {
     files.push(v8_minimal(100_000, 1_000, (100_000, 1_000)));
     for bytes in &files {
         let quick = format::Format::V8.quick_memory_need(bytes).unwrap();
-        let counted = format::memory::need(format::Format::V8, bytes).unwrap();
+        let counted = format::Format::V8.memory_need(bytes).unwrap();
         assert!(
             quick.bytes >= counted.bytes,
             "{} < {} ({} / {})",

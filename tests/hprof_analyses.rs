@@ -476,7 +476,7 @@ fn floats_print_in_their_shortest_round_trip_form() {
         assert_eq!(field(&json, "NaN")["value"], "NaN");
     }
     // The text every view (CLI and the TUI's inspector) uses for a value.
-    let snap = heaptui::open(&p, &heaptui::progress::Progress::new()).unwrap();
+    let snap = heaptui::open(&p, &heaptui::sys::progress::Progress::new()).unwrap();
     let v = |x| heaptui::cli::value_text(&snap, &heaptui::format::Value::Float(x));
     assert_eq!(v(1.5e300), "1.5e300");
     assert_eq!(v(-2.5e-7), "-2.5e-7");
@@ -491,7 +491,7 @@ fn floats_print_in_their_shortest_round_trip_form() {
 fn first_fields_read_in_place_equal_the_inspection_s() {
     let snap = heaptui::open(
         &gunzipped("java/coops/heap-live-jvmgz.hprof.gz"),
-        &heaptui::progress::Progress::new(),
+        &heaptui::sys::progress::Progress::new(),
     )
     .unwrap();
     let mut with_fields = 0;

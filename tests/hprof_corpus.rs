@@ -115,7 +115,7 @@ fn old_jvm_dumps_open() {
 /// the library, and returns the preview of the object at the end.
 fn preview_via(path: &std::path::Path, class: &str, fields: &[&str]) -> Option<String> {
     use heaptui::format::Value;
-    let snap = heaptui::open(path, &heaptui::progress::Progress::new()).unwrap();
+    let snap = heaptui::open(path, &heaptui::sys::progress::Progress::new()).unwrap();
     let want = format!("class {class}");
     let mut o = (0..snap.graph.len() as u32)
         .find(|&o| {

@@ -9,7 +9,7 @@ mod common;
 
 use common::*;
 use heaptui::heap::histogram;
-use heaptui::progress::Progress;
+use heaptui::sys::progress::Progress;
 
 type Rows = Vec<(String, u64, u64)>;
 /// A histogram and where the file was found cut, or `None` when it could not be read.
@@ -30,7 +30,7 @@ fn both(p: &std::path::Path) -> (Result, Result) {
     let quick = heaptui::format::hprof::quick_histogram(&bytes, &Progress::new())
         .ok()
         .map(|q| (sorted(q.rows), q.truncated));
-    let index = heaptui::format::open(p, &Progress::new())
+    let index = heaptui::session::open(p, &Progress::new())
         .ok()
         .map(|s| (sorted(histogram::by_class(&s.graph)), s.truncated));
     (quick, index)

@@ -1,11 +1,43 @@
-//! The import layers (issue 29): `main → cli | ui → (findings, diff, present) → heap ←
-//! cache ← format`. Read from the sources' own `crate::` paths: a top-level module may
-//! only name the modules its layer allows, so that neither the CLI nor the TUI imports
-//! the other, the model knows no format, and the cache knows no format either (a sixth
-//! format touches only `src/format/`).
+//! The rooms of `src/` and the way imports run between them (issue 38; the picture in
+//! `docs/architecture.md`). Read from the sources' own `crate::` paths (grouped ones,
+//! `crate::{a, b}`, included): every top-level module has a rank, and may name only
+//! modules of a lower rank, so that arrows only point down and no circle can form:
+//!
+//! | rank | modules |
+//! |---|---|
+//! | 0 | `error`, `text` (leaves) |
+//! | 1 | `sys` (the floor) |
+//! | 2 | `source`, `heap` |
+//! | 3 | `cache` (stores and checks bytes) |
+//! | 4 | `format` |
+//! | 5 | `diff`, `leaks`, `suspects`, `waste` (the analyses) |
+//! | 6 | `session` (the one way from a path to an analysed snapshot), `present` |
+//! | 7 | `cli`, `ui` (the front-ends) |
+//!
+//! Beside the ranks: the front-ends open dumps only through the session (they name
+//! neither `cache` nor `source`) and name no format's own module.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
+
+/// Each top-level module's rank (see the module doc).
+const RANKS: &[(&str, u8)] = &[
+    ("error", 0),
+    ("text", 0),
+    ("sys", 1),
+    ("source", 2),
+    ("heap", 2),
+    ("cache", 3),
+    ("format", 4),
+    ("diff", 5),
+    ("leaks", 5),
+    ("suspects", 5),
+    ("waste", 5),
+    ("session", 6),
+    ("present", 6),
+    ("cli", 7),
+    ("ui", 7),
+];
 
 /// The top-level module a source file belongs to (`src/ui/panes/tree.rs` → `ui`).
 fn module_of(rel: &Path) -> String {
@@ -30,100 +62,193 @@ fn sources(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     }
 }
 
-/// For each top-level module, the top-level modules its code names as `crate::X`.
-fn uses() -> BTreeMap<String, BTreeSet<String>> {
+/// A source's code without its comments (line comments, doc comments included).
+fn code_of(text: &str) -> String {
+    text.lines()
+        .map(|l| l.split("//").next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The paths a source names after `crate::`: `crate::a::b` gives `a::b`, and a group
+/// `crate::{a::b, c}` (over several lines too) gives `a::b` and `c`.
+fn crate_paths(code: &str) -> Vec<String> {
+    let ident = |s: &str| -> String {
+        s.chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == ':')
+            .collect::<String>()
+            .trim_end_matches("::")
+            .to_string()
+    };
+    let mut out = Vec::new();
+    for (i, _) in code.match_indices("crate::") {
+        let rest = &code[i + "crate::".len()..];
+        if let Some(group) = rest.strip_prefix('{') {
+            // Top-level items of the group, up to its closing brace.
+            let (mut depth, mut item) = (0, String::new());
+            for c in group.chars() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => break,
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        out.push(ident(item.trim()));
+                        item.clear();
+                        continue;
+                    }
+                    _ => {}
+                }
+                item.push(c);
+            }
+            out.push(ident(item.trim()));
+        } else {
+            out.push(ident(rest));
+        }
+    }
+    out.retain(|p| !p.is_empty());
+    out
+}
+
+/// Every source of `src/` but `main.rs` and `lib.rs`: (path below `src/`, its code).
+fn codes() -> Vec<(std::path::PathBuf, String)> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();
     sources(&src, &mut files);
+    files
+        .into_iter()
+        .map(|f| {
+            let rel = f.strip_prefix(&src).unwrap().to_path_buf();
+            let text = std::fs::read_to_string(&f).unwrap();
+            (rel, code_of(&text))
+        })
+        .filter(|(rel, _)| !matches!(module_of(rel).as_str(), "main" | "lib"))
+        .collect()
+}
+
+/// For each top-level module, the top-level modules its code names as `crate::X`.
+fn uses() -> BTreeMap<String, BTreeSet<String>> {
     let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for f in files {
-        let rel = f.strip_prefix(&src).unwrap();
-        let from = module_of(rel);
-        if from == "main" || from == "lib" {
-            continue;
-        }
-        let text = std::fs::read_to_string(&f).unwrap();
-        for line in text.lines() {
-            let code = line.split("//").next().unwrap_or("");
-            for (i, _) in code.match_indices("crate::") {
-                let rest = &code[i + "crate::".len()..];
-                let name: String = rest
-                    .chars()
-                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                    .collect();
-                if !name.is_empty() && name != from {
-                    out.entry(from.clone()).or_default().insert(name);
-                }
+    for (rel, code) in codes() {
+        let from = module_of(&rel);
+        for p in crate_paths(&code) {
+            let name = p.split("::").next().unwrap_or("").to_string();
+            if name != from {
+                out.entry(from.clone()).or_default().insert(name);
             }
         }
     }
     out
 }
 
+fn rank(m: &str) -> Option<u8> {
+    RANKS.iter().find(|(n, _)| *n == m).map(|(_, r)| *r)
+}
+
 #[test]
-fn imports_flow_one_way() {
+fn the_scan_reads_grouped_and_multi_line_imports() {
+    let code = code_of("use crate::{a::b, c,\n  d::{e, f}};\nlet x = crate::g::h(); // crate::i\n");
+    assert_eq!(crate_paths(&code), ["a::b", "c", "d", "g::h"]);
+}
+
+#[test]
+fn every_top_level_module_has_a_rank() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut unranked = Vec::new();
+    for e in std::fs::read_dir(&src).unwrap() {
+        let name = e.unwrap().file_name().to_string_lossy().into_owned();
+        let m = name.trim_end_matches(".rs");
+        if m != "main" && m != "lib" && rank(m).is_none() {
+            unranked.push(m.to_string());
+        }
+    }
+    assert!(
+        unranked.is_empty(),
+        "give these a rank in RANKS: {unranked:?}"
+    );
+}
+
+#[test]
+fn imports_only_point_down() {
     let uses = uses();
-    // What each layer must not name.
-    let forbidden: &[(&str, &[&str])] = &[
-        ("cli", &["ui"]),
-        ("ui", &["cli"]),
-        (
-            "heap",
-            &[
-                "format", "cli", "ui", "cache", "suspects", "waste", "leaks", "present", "diff",
-            ],
-        ),
-        (
-            "format",
-            &["cli", "ui", "suspects", "waste", "leaks", "present", "diff"],
-        ),
-        (
-            "cache",
-            &[
-                "format", "cli", "ui", "suspects", "waste", "leaks", "present", "diff",
-            ],
-        ),
-        ("suspects", &["cli", "ui"]),
-        ("waste", &["cli", "ui"]),
-        ("leaks", &["cli", "ui"]),
-        ("present", &["cli", "ui"]),
-        ("diff", &["cli", "ui"]),
-        ("text", &["cli", "ui", "format", "heap"]),
-    ];
     let mut wrong = Vec::new();
-    for (from, bad) in forbidden {
-        for to in uses.get(*from).into_iter().flatten() {
-            if bad.contains(&to.as_str()) {
-                wrong.push(format!("{from} → {to}"));
+    for (from, tos) in &uses {
+        for to in tos {
+            match (rank(from), rank(to)) {
+                (Some(a), Some(b)) if b < a => {}
+                _ => wrong.push(format!("{from} → {to}")),
             }
         }
     }
     assert!(
         wrong.is_empty(),
-        "imports against the layers: {wrong:?}\nall: {uses:#?}"
+        "imports that do not point down the ranks: {wrong:?}\nall: {uses:#?}"
     );
     // The scan sees the imports it is about.
     assert!(
-        uses["cli"].contains("format")
-            && uses["ui"].contains("heap")
-            && uses["format"].contains("cache")
-            && uses["cache"].contains("heap"),
+        uses["cli"].contains("session")
+            && uses["ui"].contains("session")
+            && uses["session"].contains("cache")
+            && uses["session"].contains("format")
+            && uses["cache"].contains("heap")
+            && uses["heap"].contains("sys"),
         "{uses:#?}"
     );
 }
 
+/// No circle among the top-level modules, whatever their ranks say: found by a walk of
+/// the imports themselves.
 #[test]
-fn no_two_top_level_modules_import_each_other() {
+fn no_circle_among_top_level_modules() {
     let uses = uses();
-    let mut both = Vec::new();
-    for (a, tos) in &uses {
-        for b in tos {
-            if a < b && uses.get(b).is_some_and(|t| t.contains(a)) {
-                both.push(format!("{a} ↔ {b}"));
+    fn walk<'a>(
+        m: &'a str,
+        uses: &'a BTreeMap<String, BTreeSet<String>>,
+        path: &mut Vec<&'a str>,
+        done: &mut BTreeSet<&'a str>,
+        circles: &mut Vec<String>,
+    ) {
+        if let Some(at) = path.iter().position(|p| *p == m) {
+            circles.push(format!("{} → {m}", path[at..].join(" → ")));
+            return;
+        }
+        if !done.insert(m) {
+            return;
+        }
+        path.push(m);
+        for to in uses.get(m).into_iter().flatten() {
+            walk(to, uses, path, done, circles);
+        }
+        path.pop();
+    }
+    let mut circles = Vec::new();
+    let mut done = BTreeSet::new();
+    for m in uses.keys() {
+        walk(m, &uses, &mut Vec::new(), &mut done, &mut circles);
+    }
+    assert!(circles.is_empty(), "circles: {circles:?}");
+}
+
+/// The front-ends open a dump only through the session: neither names the cache or
+/// the source, and neither names a format's own module (`format::hprof`, …): what a
+/// format offers is asked of the listing (`Format::quick_histogram`, …).
+#[test]
+fn the_front_ends_open_dumps_only_through_the_session() {
+    let formats = ["hprof", "v8", "go", "moarvm", "dart"];
+    let mut wrong = Vec::new();
+    for (rel, code) in codes() {
+        let m = module_of(&rel);
+        if m != "cli" && m != "ui" {
+            continue;
+        }
+        for p in crate_paths(&code) {
+            let mut parts = p.split("::");
+            let (top, next) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+            if top == "cache" || top == "source" || (top == "format" && formats.contains(&next)) {
+                wrong.push(format!("{}: crate::{p}", rel.display()));
             }
         }
     }
-    assert!(both.is_empty(), "modules importing each other: {both:?}");
+    assert!(wrong.is_empty(), "front-ends past the session: {wrong:#?}");
 }
 
 #[test]

@@ -424,8 +424,8 @@ fn roots_threads_paths_and_labels() {
 /// and never allocates past what the file justifies.
 #[test]
 fn corrupted_files_open_or_fail_without_panicking() {
-    use heaptui::progress::Progress;
     use heaptui::source::Source;
+    use heaptui::sys::progress::Progress;
     for rel in ["moarvm/app-v2.mvmheap.gz", "moarvm/app-v3.mvmheap.gz"] {
         let bytes = std::fs::read(gunzipped(rel)).unwrap();
         let mut x: u64 = 0x9e37_79b9_7f4a_7c15;

@@ -8,13 +8,13 @@
 mod common;
 
 use common::*;
-use heaptui::format::Snapshot;
 use heaptui::heap::dominators::Dominators;
-use heaptui::progress::Progress;
 use heaptui::suspects::{Report, Suspect};
+use heaptui::sys::progress::Progress;
+use heaptui::{Session, Snapshot};
 use serde_json::Value;
 
-fn open(rel: &str) -> (Snapshot, Dominators) {
+fn open(rel: &str) -> (Session, Dominators) {
     let (_, snap) = open_fixture(rel);
     let d = dominators_of(&snap);
     (snap, d)
@@ -26,7 +26,7 @@ fn truth(rel: &str) -> Value {
 
 /// The leak fixture `fixtures/<runtime>/leak/<dump>` and its top 10 suspects, checked by
 /// [`check_report`]; and the fixture's `truth.json`.
-fn checked_report(runtime: &str, dump: &str) -> (Value, Snapshot, Report) {
+fn checked_report(runtime: &str, dump: &str) -> (Value, Session, Report) {
     let t = truth(&format!("{runtime}/leak/truth.json"));
     let (snap, d) = open(&format!("{runtime}/leak/{dump}"));
     let r = heaptui::suspects::find(&snap, &d, 10);

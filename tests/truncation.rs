@@ -40,8 +40,8 @@ use std::sync::Once;
 use common::*;
 use heaptui::error::ParseError;
 use heaptui::format::{self, Snapshot};
-use heaptui::progress::Progress;
 use heaptui::source::Source;
+use heaptui::sys::progress::Progress;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Fmt {
@@ -508,7 +508,7 @@ fn sweep_gzip(rel: &str, members: Option<usize>, randoms: usize) -> Tally {
                     "neither truncated nor an early end of the gzip stream: {:?}",
                     s.warnings
                 );
-                check_graph(&mut s, len);
+                check_graph(s.get_mut().unwrap(), len);
                 check_objects(&s, &n);
                 Outcome::Opened
             }
@@ -522,7 +522,7 @@ fn sweep_gzip(rel: &str, members: Option<usize>, randoms: usize) -> Tally {
         .unwrap_or_else(Outcome::Failed);
         // The decompressed copy is in the cache, under a key file that names the path:
         // remove both (the cuts are megabytes each).
-        let gunzip = heaptui::source::cache_dir().unwrap().join("gunzip");
+        let gunzip = heaptui::sys::files::cache_dir().unwrap().join("gunzip");
         let mine = dir.canonicalize().unwrap().display().to_string();
         for f in std::fs::read_dir(&gunzip).into_iter().flatten().flatten() {
             let p = f.path();

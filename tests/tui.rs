@@ -358,8 +358,9 @@ fn the_help_scrolls_to_its_last_key_at_80x24() {
 fn the_quick_histogram_is_browsed_while_the_index_is_built_and_handed_over() {
     let p = gunzipped("java/coops/heap-live-jvmgz.hprof.gz");
     let bytes = std::fs::read(&p).unwrap();
-    let q = heaptui::format::hprof::quick_histogram(&bytes, &heaptui::progress::Progress::new())
-        .unwrap();
+    let q =
+        heaptui::format::hprof::quick_histogram(&bytes, &heaptui::sys::progress::Progress::new())
+            .unwrap();
     let strings = q
         .rows
         .iter()
@@ -386,8 +387,8 @@ fn the_quick_histogram_is_browsed_while_the_index_is_built_and_handed_over() {
     let s = run(&mut app, &mut t, "\n");
     assert!(s.contains("the index is being built"), "{s}");
     // The index arrives: the same filter and selection, now on the real histogram.
-    let snap = heaptui::open(&p, &heaptui::progress::Progress::new()).unwrap();
-    tx.send(Ok(heaptui::ui::app::Loaded::One(std::sync::Arc::new(snap))))
+    let snap = heaptui::open(&p, &heaptui::sys::progress::Progress::new()).unwrap();
+    tx.send(Ok(heaptui::ui::app::Loaded::One(snap.into())))
         .unwrap();
     app.tick();
     let s = run(&mut app, &mut t, "");
@@ -708,7 +709,7 @@ fn w_follows_weak_references_and_garbage_is_called_unreachable() {
 /// accumulation point of the `SESSIONS` suspect).
 fn sessions_table() -> (
     std::path::PathBuf,
-    heaptui::Snapshot,
+    heaptui::Session,
     heaptui::heap::dominators::Dominators,
     u32,
 ) {
@@ -736,7 +737,7 @@ fn open(a: &mut App, req: Request) {
 /// The app on `snap` (as it opens) in a `w`×30 terminal, the pane `req` asks for open.
 fn app_on(
     p: std::path::PathBuf,
-    snap: heaptui::Snapshot,
+    snap: heaptui::Session,
     req: Request,
     w: u16,
 ) -> (App, Terminal<TestBackend>) {
@@ -1854,7 +1855,7 @@ fn the_histogram_title_fits_beside_the_detail_pane() {
 fn grouping_many_children_runs_off_the_ui_thread_and_esc_cancels_it() {
     let f = scratch().join("many-children.hprof");
     std::fs::write(&f, common::hostile::hprof_instances(150_000)).unwrap();
-    let snap = heaptui::open(&f, &heaptui::progress::Progress::new()).unwrap();
+    let snap = heaptui::open(&f, &heaptui::sys::progress::Progress::new()).unwrap();
     let class_obj = (0..snap.graph.len() as u32)
         .find(|&o| snap.graph.referrers(o).len() >= 150_000)
         .expect("the class object");

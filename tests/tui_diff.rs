@@ -8,7 +8,8 @@ use common::*;
 use heaptui::ui::app::App;
 
 fn diff_app(base: &str, target: &str) -> App {
-    let open = |f: &str| heaptui::open(&gunzipped(f), &heaptui::progress::Progress::new()).unwrap();
+    let open =
+        |f: &str| heaptui::open(&gunzipped(f), &heaptui::sys::progress::Progress::new()).unwrap();
     App::with_snapshots(open(base), open(target))
 }
 

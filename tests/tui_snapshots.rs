@@ -113,7 +113,8 @@ fn the_leak_clusters_at_80x24_and_160x45() {
 /// 160×45 (issue 26), on the Java growth pair: `CacheEntry` (2,000 → 5,000) opened.
 #[test]
 fn the_diff_s_sides_at_80x24_and_160x45() {
-    let open = |f: &str| heaptui::open(&gunzipped(f), &heaptui::progress::Progress::new()).unwrap();
+    let open =
+        |f: &str| heaptui::open(&gunzipped(f), &heaptui::sys::progress::Progress::new()).unwrap();
     for (w, h) in [(80u16, 24u16), (160, 45)] {
         let mut app = App::with_snapshots(
             open("java/growth/base.hprof.gz"),

@@ -985,7 +985,7 @@ fn emoji_sequences_leave_no_stale_cells() {
         return;
     };
     t.tmux(&["resize-window", "-x", "100", "-y", "24"]);
-    let snap = heaptui::open(&p, &heaptui::progress::Progress::new()).unwrap();
+    let snap = heaptui::open(&p, &heaptui::sys::progress::Progress::new()).unwrap();
     let mut app = heaptui::ui::app::App::with_snapshot(p.clone(), snap);
     let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(100, 24)).unwrap();
     for (keys, expect) in EMOJI_STEPS {

@@ -25,7 +25,7 @@ fn emoji_file() -> std::path::PathBuf {
 
 fn emoji_app() -> App {
     let p = emoji_file();
-    let snap = heaptui::open(&p, &heaptui::progress::Progress::new()).unwrap();
+    let snap = heaptui::open(&p, &heaptui::sys::progress::Progress::new()).unwrap();
     App::with_snapshot(p, snap)
 }
 

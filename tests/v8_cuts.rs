@@ -6,8 +6,8 @@
 mod common;
 
 use common::*;
-use heaptui::progress::Progress;
 use heaptui::source::Source;
+use heaptui::sys::progress::Progress;
 
 fn open_bytes(bytes: &[u8]) -> Result<heaptui::Snapshot, heaptui::error::ParseError> {
     let mut m = memmap2::MmapMut::map_anon(bytes.len().max(1)).unwrap();

@@ -365,7 +365,7 @@ fn detached_elements_group_by_tag_and_keep_their_attributes_per_instance() {
     );
     let text = String::from_utf8(heaptui(&["inspect", f, &card]).stdout).unwrap();
     assert!(text.contains(&format!("label         {label}")), "{text}");
-    let snap = heaptui::open(&p, &heaptui::progress::Progress::new()).unwrap();
+    let snap = heaptui::open(&p, &heaptui::sys::progress::Progress::new()).unwrap();
     let mut labels: Vec<String> = (0..snap.graph.len() as u32)
         .filter(|&o| snap.class_name(o) == "Detached <div>")
         .map(|o| snap.label(o).unwrap())
@@ -600,7 +600,7 @@ fn the_dominator_tree_agrees_with_memlab_on_its_edge_cases() {
 fn the_filter_text_is_each_nodes_name_and_label() {
     let e = expected("node");
     let (f, id) = node_baseline(&e);
-    let progress = heaptui::progress::Progress::new();
+    let progress = heaptui::sys::progress::Progress::new();
     for file in [
         "node/baseline.heapsnapshot.gz",
         "chromium/detached.heapsnapshot.gz",

@@ -9,8 +9,8 @@ pub mod walk;
 use std::path::Path;
 
 use heaptui::format::{self, Snapshot};
-use heaptui::progress::Progress;
 use heaptui::source::Source;
+use heaptui::sys::progress::Progress;
 
 /// Which reader a target feeds.
 #[derive(Clone, Copy, Debug)]
@@ -65,7 +65,7 @@ pub fn run(reader: Reader, data: &[u8]) {
 /// file cut where the index does, and counts and sizes every class as the index does,
 /// unless records repeat an object id (the index keeps the first and warns).
 fn quick_agrees(
-    quick: Result<format::hprof::QuickHistogram, heaptui::error::ParseError>,
+    quick: Result<format::QuickHistogram, heaptui::error::ParseError>,
     index: &Result<Snapshot, heaptui::error::ParseError>,
 ) {
     let (q, s) = match (quick, index) {

@@ -16,7 +16,7 @@
 
 use heaptui::format::{Snapshot, Value};
 use heaptui::heap::{dominators, histogram, paths};
-use heaptui::progress::Progress;
+use heaptui::sys::progress::Progress;
 
 /// Objects whose decoder answers are asked for.
 pub const MAX_OBJECTS: usize = 10_000;

@@ -1,7 +1,7 @@
 //! The dominator tree kept beside an index entry: `<entry>.tree` next to `<entry>.idx`,
-//! written once the tree is computed (by the batch commands when the cache is on, by
-//! the TUI beside its browsing) and mapped on the next open instead of computing it
-//! again. The layout and the checks are the parent module's (its doc describes both);
+//! written once the session has computed the tree ([`crate::session`], for the batch
+//! commands when the cache is on and for the TUI beside its browsing) and mapped on the
+//! next open instead of computing it again. Nothing here computes a tree. The layout and the checks are the parent module's (its doc describes both);
 //! what is kept of the tree and the tree's own checks are
 //! [`crate::heap::dominators::stored`]'s.
 //!
@@ -16,11 +16,11 @@ use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::Xxh3;
 
 use super::{bytes_of, check_head, entry_path, locate, mapped, verify, Entry, In};
-use crate::heap::codec::decode;
-use crate::heap::dominators::stored::{Columns, Figures, Fold, Unchecked};
+use crate::heap::dominators::stored::{Columns, Figures, Fold, Parts, Unchecked};
 use crate::heap::dominators::{Dominators, Origin};
 use crate::heap::Graph;
-use crate::progress::Progress;
+use crate::sys::codec::decode;
+use crate::sys::progress::Progress;
 
 const MAGIC: &[u8; 16] = b"heaptui domtree\0";
 /// The tree's columns in its file: immediate dominators, retained sizes and counts,
@@ -49,45 +49,15 @@ pub enum TreeLoaded {
     Hit(Box<Dominators>),
 }
 
-/// The dominator tree of the index `g`: the one kept beside `entry`, the index cache
-/// entry `g` was read from or written to, when there is one that passes the checks, else
-/// computed (its origin then says why the kept one was not used, if there was one).
-pub fn tree_of(g: &Graph, entry: Option<&Entry>, progress: &Progress) -> Dominators {
-    let rejected = match load_tree(g, entry, progress) {
-        TreeLoaded::Hit(d) => return *d,
-        TreeLoaded::Rejected(why) => Some(why),
-        TreeLoaded::Missing => None,
-    };
-    let mut d = crate::heap::dominators::compute(g, progress);
-    if let Some(why) = rejected {
-        d.origin = Origin::Rebuilt(why);
-    }
-    d
-}
-
-/// Keeps `d`, the dominator tree of the index `g`, beside `entry` (`g`'s index cache
-/// entry) for the next open, unless it was read from there ([`store_tree`]).
-pub fn keep_tree(
-    g: &Graph,
-    entry: Option<&Entry>,
-    d: &Dominators,
-    progress: &Progress,
-) -> Result<Option<PathBuf>, String> {
-    if matches!(d.origin, Origin::Read(_)) {
-        return Ok(None);
-    }
-    store_tree(g, entry, d, progress)
-}
-
-/// Writes `d`, the dominator tree of the index `g`, beside `entry`, the index entry `g`
-/// was read from or written to; nothing (`Ok(None)`) when it has none. The children lists
-/// and the per-class figures are made first where they are not yet (they are kept too).
-/// An error says why the tree could not be written (the caller carries on without it).
+/// Writes a dominator tree, as [`crate::heap::dominators::Dominators::stored`] gives
+/// it (its `figures` and its columns `p`), beside `entry`, the index entry of the graph
+/// it was computed over; nothing (`Ok(None)`) when there is none. An error says why the
+/// tree could not be written (the caller carries on without it). Everything in it is
+/// made before: this only writes bytes.
 pub fn store_tree(
-    g: &Graph,
     entry: Option<&Entry>,
-    d: &Dominators,
-    progress: &Progress,
+    figures: Figures,
+    p: &Parts<'_>,
 ) -> Result<Option<PathBuf>, String> {
     let Some(entry) = entry else {
         return Ok(None);
@@ -100,14 +70,6 @@ pub fn store_tree(
     }
     let path = path_beside(&idx);
     let dir = path.parent().ok_or("no cache directory")?.to_path_buf();
-    // What is kept but may not be made yet: the children lists (a sort of each list)
-    // and the per-class retained sizes (a walk of the tree).
-    progress.phase("dominators: children lists", 0);
-    d.children(crate::heap::dominators::VIRTUAL_ROOT);
-    progress.phase("dominators: retained sizes per class", 0);
-    d.class_retained(g);
-    progress.phase("writing the dominator tree to the cache", 0);
-    let (figures, p) = d.stored(g);
     let cols: [&[u8]; 6] = [
         bytes_of(p.idom),
         bytes_of(p.retained),
@@ -117,13 +79,13 @@ pub fn store_tree(
         bytes_of(p.children),
     ];
     let needed: u64 = cols.iter().map(|c| c.len() as u64 + 16).sum();
-    crate::source::check_room(&dir, 0, needed)?;
+    crate::sys::files::check_room(&dir, 0, needed)?;
     let meta = Meta {
         index: entry.index,
         figures,
     };
     let tmp = dir.join(format!(".{}.tree.tmp", std::process::id()));
-    let _listed = crate::tmpfiles::register(&tmp);
+    let _listed = crate::sys::tmpfiles::register(&tmp);
     if let Err(e) = super::write_file(&tmp, MAGIC, &entry.key, &meta, &cols) {
         let _ = std::fs::remove_file(&tmp);
         return Err(format!("{}: {e}", tmp.display()));

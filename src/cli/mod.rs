@@ -20,10 +20,10 @@ use std::sync::Arc;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::error::{Error, Result};
-use crate::format::Snapshot;
 use crate::heap::dominators::Dominators;
 use crate::heap::ObjId;
-use crate::progress::Progress;
+use crate::session::Session;
+use crate::sys::progress::Progress;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -216,7 +216,7 @@ pub struct Target {
 impl Target {
     /// Opens the file and finds the object; the dominator tree comes back too when
     /// finding the object needed it (`--class` picks by retained size).
-    fn resolve(&self) -> Result<(Snapshot, ObjId, Option<Arc<Dominators>>)> {
+    fn resolve(&self) -> Result<(Session, ObjId, Option<Arc<Dominators>>)> {
         let snap = open_for_cli(&self.file)?;
         let mut dom = None;
         let o = analyses::resolve(
@@ -269,7 +269,7 @@ pub fn main(tui: Tui) -> i32 {
     };
     if cli.cmd.is_some() {
         // The TUI has its own watcher, which puts the terminal back too.
-        crate::tmpfiles::watch_signals();
+        crate::sys::tmpfiles::watch_signals();
     }
     match run(cli, tui) {
         Ok(()) => 0,
@@ -282,7 +282,7 @@ pub fn main(tui: Tui) -> i32 {
 
 pub fn run(cli: Cli, tui: Tui) -> Result<()> {
     if cli.no_cache {
-        crate::cache::disable();
+        crate::session::disable_cache();
     }
     match cli.cmd {
         Some(Cmd::Summary { file, json }) => {
@@ -308,7 +308,7 @@ pub fn run(cli: Cli, tui: Tui) -> Result<()> {
                     ));
                 }
                 // No retained sizes: no index needed, where a quick pass can count.
-                if let Some(q) = with_bar(|p| crate::format::quick_histogram(&file, p))? {
+                if let Some(q) = with_bar(|p| crate::session::quick_histogram(&file, p))? {
                     report_open(&file, q.truncated, &q.warnings);
                     let rows =
                         commands::quick_histogram_rows(q.rows, sort, filter.as_deref(), group_by)?;
@@ -419,7 +419,7 @@ pub fn run(cli: Cli, tui: Tui) -> Result<()> {
         }
         Some(Cmd::Waste { file, json, top }) => {
             // No index cache entry: an HPROF file is walked without building the index.
-            if let Some(q) = with_bar(|p| crate::format::quick_waste(&file, p, top))? {
+            if let Some(q) = with_bar(|p| crate::session::quick_waste(&file, p, top))? {
                 report_open(&file, q.truncated, &q.warnings);
                 findings::waste(q.names.as_slice(), &q.waste, json);
                 return Ok(());
@@ -429,7 +429,7 @@ pub fn run(cli: Cli, tui: Tui) -> Result<()> {
                 p.phase("looking for waste", 0);
                 crate::waste::find(&snap, top)
             });
-            findings::waste(&snap, &w, json);
+            findings::waste(&*snap, &w, json);
             Ok(())
         }
         Some(Cmd::Inspect { target, json }) => {
@@ -488,8 +488,8 @@ fn with_bar<T>(work: impl FnOnce(&Progress) -> T) -> T {
 }
 
 /// The dominator tree of a snapshot: the one kept beside its index cache entry, else
-/// computed with a progress bar ([`Snapshot::dominator_tree`]).
-pub fn dominators_for_cli(snap: &Snapshot) -> crate::heap::dominators::Dominators {
+/// computed with a progress bar ([`Session::dominator_tree`]).
+pub fn dominators_for_cli(snap: &Session) -> crate::heap::dominators::Dominators {
     let d = with_bar(|p| snap.dominator_tree(p));
     if let crate::heap::dominators::Origin::Rebuilt(why) = &d.origin {
         if std::io::stderr().is_terminal() {
@@ -514,7 +514,7 @@ pub fn dominators_for_cli(snap: &Snapshot) -> crate::heap::dominators::Dominator
 /// entry, so that the next command reads it (after the command's output: nobody waits
 /// for the write to see it). One that cannot be written only means the next command
 /// computes it again.
-fn keep_tree(snap: &Snapshot, d: &crate::heap::dominators::Dominators) {
+fn keep_tree(snap: &Session, d: &crate::heap::dominators::Dominators) {
     let r = with_bar(|p| snap.keep_tree(d, p));
     if let Err(e) = r {
         if std::io::stderr().is_terminal() {
@@ -528,8 +528,8 @@ fn keep_tree(snap: &Snapshot, d: &crate::heap::dominators::Dominators) {
 
 /// Opens a snapshot for a batch command: a progress bar on stderr when it is a terminal,
 /// and the truncation notice on stderr always.
-pub fn open_for_cli(file: &std::path::Path) -> Result<Snapshot> {
-    let snap = with_bar(|p| crate::format::open(file, p))?;
+pub fn open_for_cli(file: &std::path::Path) -> Result<Session> {
+    let snap = with_bar(|p| crate::session::open(file, p))?;
     report_open(file, snap.truncated, &snap.warnings);
     Ok(snap)
 }
@@ -543,7 +543,7 @@ fn report_open(file: &std::path::Path, truncated: Option<u64>, warnings: &[Strin
         );
     }
     if std::io::stderr().is_terminal() {
-        if let Some(why) = crate::alloc::disk::why() {
+        if let Some(why) = crate::sys::spill::why() {
             eprintln!("heaptui: {}", crate::text::sanitize(&why));
         }
         for w in warnings.iter().filter(|w| !w.starts_with("truncated")) {

@@ -1,32 +1,33 @@
 //! The front door: detect a dump's format from its first bytes and open it.
 //!
-//! Owns format detection, the [`Snapshot`] that a reader returns and the [`Decoder`]
-//! trait through which views ask a format for what the index does not keep. One module
+//! Owns format detection, the listing of what each format offers (its reader, its
+//! memory need, its quick passes, its roles), the [`Snapshot`] that a reader returns
+//! (`snapshot.rs`) and the [`Decoder`] trait through which views ask a format for what the index does not keep. One module
 //! per format; HPROF, V8, Go, MoarVM (v2 and v3) and Dart are built. A format that is
 //! recognised before its reader exists answers [`Error::Unsupported`] (exit code 2), so
 //! that a user with such a file learns what they have rather than "unknown format".
 
-pub mod budget;
-mod cached;
+pub mod cached;
 pub mod dart;
 pub mod go;
 pub mod hprof;
-pub mod memory;
 pub mod moarvm;
+mod quick;
 pub mod read;
 mod roles;
+mod snapshot;
 pub mod v8;
 mod words;
 
-use std::path::Path;
-
-use crate::error::{Error, ParseError, Result};
+use crate::error::{ParseError, Result};
 use crate::heap::{Graph, ObjId};
-use crate::progress::Progress;
 use crate::source::Source;
+use crate::sys::memory::Need;
+use crate::sys::progress::Progress;
 
-pub use cached::PendingEntry;
+pub use quick::{QuickHistogram, QuickWaste};
 pub use roles::{Reference, Roles};
+pub use snapshot::{Snapshot, SnapshotInfo};
 pub use words::{first_fields_of, string_word, value_word};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -50,10 +51,10 @@ impl Format {
         }
     }
 
-    /// How the leak suspects read this format's classes.
-    /// What indexing `bytes` of this format needs at most (each format's `need.rs`;
-    /// see [`memory::need`]).
-    pub fn memory_need(self, bytes: &[u8]) -> Option<memory::Need> {
+    /// What indexing `bytes` of this format needs at most (each format's `need.rs`),
+    /// found before any of it is read beyond a header; `None` for MoarVM format 3, whose
+    /// reader checks the counts once it has listed the snapshots.
+    pub fn memory_need(self, bytes: &[u8]) -> Option<Need> {
         match self {
             Format::Hprof => hprof::need::need(bytes),
             Format::V8 => v8::need::need(bytes),
@@ -65,7 +66,7 @@ impl Format {
 
     /// A bound at least [`Format::memory_need`]'s, quicker to find (V8's without
     /// counting the strings' quotes over the whole file): enough where it fits.
-    pub fn quick_memory_need(self, bytes: &[u8]) -> Option<memory::Need> {
+    pub fn quick_memory_need(self, bytes: &[u8]) -> Option<Need> {
         match self {
             Format::V8 => v8::need::quick_need(bytes),
             _ => self.memory_need(bytes),
@@ -85,7 +86,7 @@ impl Format {
     /// The decoder whose state [`Decoder::save_state`] gave, for a snapshot read back
     /// from the index cache; `None` when the state does not read back.
     pub fn decoder_from_state(self, state: &[u8]) -> Option<Box<dyn Decoder>> {
-        use crate::heap::codec::decode;
+        use crate::sys::codec::decode;
         Some(match self {
             Format::Hprof => Box::new(decode::<hprof::decode::HprofDecoder>(state)?),
             Format::V8 => Box::new(decode::<v8::decode::V8Decoder>(state)?),
@@ -93,6 +94,83 @@ impl Format {
             Format::MoarVm => Box::new(decode::<moarvm::decode::MoarDecoder>(state)?),
             Format::Dart => Box::new(decode::<dart::decode::DartDecoder>(state)?),
         })
+    }
+
+    /// Opens `source`, the dump at `path` in this format: builds the index of snapshot
+    /// `which` of the file (`None`: the last; only MoarVM files hold several).
+    pub fn open(
+        self,
+        path: &std::path::Path,
+        source: Source,
+        which: Option<usize>,
+        progress: &Progress,
+    ) -> Result<Snapshot> {
+        let parse = |e| crate::error::Error::parse(path, e);
+        match self {
+            Format::Hprof => hprof::open(source, progress).map_err(parse),
+            Format::V8 => v8::open(source, progress).map_err(parse),
+            Format::Go => go::open(source, progress).map_err(parse),
+            Format::Dart => dart::open(source, progress).map_err(parse),
+            // Several snapshots per file: the reader decodes only the one asked for.
+            Format::MoarVm => moarvm::open(source, which, progress),
+        }
+    }
+
+    /// Whether this format offers passes that answer without the index
+    /// ([`Format::quick_histogram`], [`Format::quick_waste`]).
+    pub fn has_quick_passes(self) -> bool {
+        matches!(self, Format::Hprof)
+    }
+
+    /// The class histogram of `bytes` without building the index, where this format
+    /// has a quicker pass for it ([`QuickHistogram`]; HPROF); `None` elsewhere.
+    pub fn quick_histogram(
+        self,
+        bytes: &[u8],
+        progress: &Progress,
+    ) -> Option<Result<QuickHistogram, ParseError>> {
+        match self {
+            Format::Hprof => Some(hprof::quick_histogram(bytes, progress)),
+            _ => None,
+        }
+    }
+
+    /// The waste report of `bytes` without building the index, where this format has a
+    /// quicker pass for it ([`QuickWaste`]; HPROF, which may leave a file to the index:
+    /// `Some(Ok(None))`); `None` elsewhere.
+    pub fn quick_waste(
+        self,
+        bytes: &[u8],
+        progress: &Progress,
+        top: usize,
+    ) -> Option<Result<Option<QuickWaste>, ParseError>> {
+        match self {
+            Format::Hprof => Some(hprof::quick_waste(bytes, progress, top)),
+            _ => None,
+        }
+    }
+
+    /// The sign before an object's number where the format names objects by one (`@` for
+    /// a V8 node id, `#` for a MoarVM collectable or Dart object index); `None` for the
+    /// formats that name objects by their address (HPROF, Go: `0x…`).
+    pub fn object_prefix(self) -> Option<char> {
+        match self {
+            Format::V8 => Some('@'),
+            Format::MoarVm | Format::Dart => Some('#'),
+            Format::Hprof | Format::Go => None,
+        }
+    }
+
+    /// Whether the snapshot's threads carry their own names (goroutines), rather than
+    /// being named by the object their thread root holds (a Java `Thread`).
+    pub fn names_threads_itself(self) -> bool {
+        self == Format::Go
+    }
+
+    /// Whether the graph has a synthetic root above the GC roots (V8's node 0), which
+    /// DevTools counts in an object's distance.
+    pub fn has_synthetic_root(self) -> bool {
+        self == Format::V8
     }
 
     /// The name a person reads.
@@ -293,7 +371,7 @@ pub trait Decoder: Send + Sync {
     fn persistent_ids(&self, _bytes: &[u8], _g: &Graph) -> Option<(&'static str, Vec<u64>)> {
         None
     }
-    /// The decoder's own state in the index cache's encoding ([`crate::heap::codec`]), or
+    /// The decoder's own state in the index cache's encoding ([`crate::sys::codec`]), or
     /// `None` when it cannot be cached.
     fn save_state(&self) -> Option<Vec<u8>> {
         None
@@ -373,387 +451,6 @@ pub fn vec_bytes<T>(v: &Vec<T>) -> u64 {
 /// per bucket (hashbrown keeps at least an eighth of its buckets free).
 pub fn map_bytes<K, V, S>(m: &std::collections::HashMap<K, V, S>) -> u64 {
     (m.capacity() * 8 / 7 * (std::mem::size_of::<(K, V)>() + 1)) as u64
-}
-
-/// One opened snapshot: its bytes, its index, and the format's decoder.
-pub struct Snapshot {
-    pub source: Source,
-    pub format: Format,
-    /// The version as the file states it, e.g. `JAVA PROFILE 1.0.2`.
-    pub format_version: String,
-    pub id_size: Option<u32>,
-    pub graph: Graph,
-    /// How many threads the snapshot lists: the length of `thread_list` where the format
-    /// has threads (Java threads as `jstack` lists them, goroutines), else 0.
-    pub threads: usize,
-    /// The threads with their frames and locals, where the format has them.
-    pub thread_list: Vec<crate::heap::Thread>,
-    /// Offset where the file stops being whole, when it was cut short.
-    pub truncated: Option<u64>,
-    pub warnings: Vec<String>,
-    /// Format-specific facts for `summary`: (label, value).
-    pub facts: Vec<(String, String)>,
-    pub decoder: Box<dyn Decoder>,
-    /// Every snapshot the file holds (one for most formats; MoarVM files hold several),
-    /// and which of them this one is.
-    pub snapshots: Vec<SnapshotInfo>,
-    pub snapshot_index: usize,
-    /// The index cache entry this snapshot's index was read from or written to, once it
-    /// has one: where its dominator tree is kept too ([`crate::cache::store_tree`]).
-    pub cache_entry: std::sync::OnceLock<crate::cache::Entry>,
-}
-
-impl Snapshot {
-    /// What a reader makes of one dump before its own parts: the source, the format and
-    /// its version, the index and the decoder; not cut short, no warnings nor facts, no
-    /// threads, no word size, the file's only snapshot, no cache entry yet. Readers set
-    /// what differs with `Snapshot { .., ..Snapshot::of(..) }`.
-    pub fn of(
-        source: Source,
-        format: Format,
-        format_version: String,
-        graph: Graph,
-        decoder: Box<dyn Decoder>,
-    ) -> Snapshot {
-        Snapshot {
-            source,
-            format,
-            format_version,
-            id_size: None,
-            graph,
-            threads: 0,
-            thread_list: Vec::new(),
-            truncated: None,
-            warnings: Vec::new(),
-            facts: Vec::new(),
-            decoder,
-            snapshots: Vec::new(),
-            snapshot_index: 0,
-            cache_entry: Default::default(),
-        }
-    }
-}
-
-/// One snapshot of a file that may hold several, as `summary` lists them.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct SnapshotInfo {
-    pub index: usize,
-    /// A few words that tell it from the others: time, GC sequence number, totals.
-    pub label: String,
-    pub objects: u64,
-}
-
-/// Splits a `FILE#N` suffix (snapshot N of a file with several, 0-based) from a path.
-/// A path that names an existing file is taken whole, so a file whose name has a `#`
-/// in it still opens.
-pub fn split_snapshot_suffix(path: &Path) -> (std::path::PathBuf, Option<usize>) {
-    if path.exists() {
-        return (path.to_path_buf(), None);
-    }
-    let s = path.to_string_lossy();
-    if let Some((file, n)) = s.rsplit_once('#') {
-        if let Ok(n) = n.parse::<usize>() {
-            return (std::path::PathBuf::from(file), Some(n));
-        }
-    }
-    (path.to_path_buf(), None)
-}
-
-impl Snapshot {
-    pub fn bytes(&self) -> &[u8] {
-        self.source.bytes()
-    }
-
-    pub fn object_name(&self, o: ObjId) -> String {
-        self.decoder.object_name(self.bytes(), &self.graph, o)
-    }
-
-    pub fn class_name(&self, o: ObjId) -> &str {
-        &self.graph.classes[self.graph.class_of.get(o as usize) as usize].name
-    }
-
-    /// The object named `name` the way the tool prints it (`0x…`, `@N`, `#N`). A bare
-    /// number means the same as the format's own prefix before it, where the format names
-    /// objects by a prefix and a number: `68253` is `@68253` in V8, `#12` is `12` in
-    /// MoarVM and Dart. HPROF and Go addresses keep their `0x` (see [`Self::object_prefix`]).
-    pub fn find_object(&self, name: &str) -> Option<ObjId> {
-        let name = name.trim();
-        let bare = !name.is_empty() && name.bytes().all(|c| c.is_ascii_digit());
-        match self.object_prefix() {
-            Some(p) if bare => {
-                self.decoder
-                    .find_object(self.bytes(), &self.graph, &format!("{p}{name}"))
-            }
-            _ => self.decoder.find_object(self.bytes(), &self.graph, name),
-        }
-    }
-
-    /// The sign before an object's number where the format names objects by one (`@` for a
-    /// V8 node id, `#` for a MoarVM collectable or Dart object index); `None` for the
-    /// formats that name objects by their address (HPROF, Go: `0x…`).
-    pub fn object_prefix(&self) -> Option<char> {
-        match self.format {
-            Format::V8 => Some('@'),
-            Format::MoarVm | Format::Dart => Some('#'),
-            Format::Hprof | Format::Go => None,
-        }
-    }
-
-    pub fn inspect(&self, o: ObjId) -> Inspection {
-        self.decoder.inspect(self.bytes(), &self.graph, o)
-    }
-
-    pub fn edge_label(&self, from: ObjId, to: ObjId) -> Option<String> {
-        self.decoder.edge_label(self.bytes(), &self.graph, from, to)
-    }
-
-    /// The names of the references from `from` to each of `to` ([`Decoder::edge_labels`]).
-    pub fn edge_labels(&self, from: ObjId, to: &[ObjId]) -> Vec<Option<String>> {
-        self.decoder
-            .edge_labels(self.bytes(), &self.graph, from, to)
-    }
-
-    pub fn label(&self, o: ObjId) -> Option<String> {
-        self.decoder.label(self.bytes(), &self.graph, o)
-    }
-
-    /// `"NAME LABEL"`: what the instance filter matches.
-    pub fn name_and_label(&self, o: ObjId) -> String {
-        self.decoder.name_and_label(self.bytes(), &self.graph, o)
-    }
-
-    /// The first two value fields of `o` as `name=value` (`id=4242 user="user-42"`):
-    /// primitives and strings, what tells apart instances that have no label.
-    pub fn first_fields(&self, o: ObjId) -> String {
-        if let Some(f) = self.decoder.first_fields(self.bytes(), &self.graph, o) {
-            return f;
-        }
-        first_fields_of(&self.inspect(o), |s| self.string_word(s))
-    }
-
-    /// The text of `s` as a value word (quoted, cut), if `s` is a string.
-    pub fn string_word(&self, s: ObjId) -> Option<String> {
-        string_word(self.decoder.content(self.bytes(), &self.graph, s))
-    }
-
-    /// What an instance list shows in its Value column and `/` matches there: the
-    /// object's label, or else its first two primitive fields.
-    pub fn value_words(&self, o: ObjId) -> String {
-        self.label(o).unwrap_or_else(|| self.first_fields(o))
-    }
-
-    pub fn persistent_ids(&self) -> Option<(&'static str, Vec<u64>)> {
-        self.decoder.persistent_ids(self.bytes(), &self.graph)
-    }
-
-    /// The name of the thread with this serial: the label of the object that its
-    /// thread root (HPROF's ROOT THREAD OBJECT) names, or `None`.
-    pub fn thread_name(&self, serial: u32) -> Option<String> {
-        if serial == u32::MAX {
-            return None;
-        }
-        if self.format == Format::Go {
-            return self
-                .thread_list
-                .iter()
-                .find(|t| t.serial == serial)
-                .map(|t| t.name.clone());
-        }
-        let r = self
-            .graph
-            .roots
-            .iter()
-            .find(|r| r.kind == crate::heap::RootKind::ThreadObject && r.thread == serial)?;
-        self.label(r.obj)
-    }
-
-    /// DevTools' "distance": how many references lie between the snapshot's root and
-    /// `o` along the shortest strong path (a GC root is at 1 below V8's synthetic root,
-    /// itself at 0; for formats without such a root a GC root is at 0). `None` when no
-    /// strong path reaches it.
-    pub fn distance(&self, o: ObjId) -> Option<u64> {
-        let p = crate::heap::paths::to_roots(&self.graph, o, 1, false);
-        let p = p.first()?;
-        let below_root = self.format == Format::V8 && p[0] != 0;
-        Some((p.len() - 1) as u64 + below_root as u64)
-    }
-
-    /// All the root records of `o` in words, repeats removed, joined by "; ".
-    pub fn describe_roots(&self, o: ObjId) -> String {
-        let mut out: Vec<String> = Vec::new();
-        for r in self.graph.roots_of(o) {
-            let d = self.describe_root(r);
-            if !out.contains(&d) {
-                out.push(d);
-            }
-        }
-        out.join("; ")
-    }
-
-    /// A root in words: its kind, and for a thread-bound root the thread and frame
-    /// ("Java frame, thread \"main\" (serial 1), frame 3").
-    pub fn describe_root(&self, r: &crate::heap::Root) -> String {
-        let mut s = r.kind.name().to_string();
-        if matches!(
-            r.kind,
-            crate::heap::RootKind::DataSegment | crate::heap::RootKind::BssSegment
-        ) && r.frame != u32::MAX
-        {
-            return format!("{s} +0x{:x}", r.frame);
-        }
-        if r.kind == crate::heap::RootKind::GoroutineFrame {
-            let t = self.thread_list.iter().find(|t| t.serial == r.thread);
-            if let Some(t) = t {
-                s.push_str(&format!(", {}", t.name));
-                if let Some(f) = t.frames.get(r.frame as usize) {
-                    s.push_str(&format!(", frame {} {}", r.frame, f.function));
-                }
-            }
-            return s;
-        }
-        if r.thread != u32::MAX && r.kind != crate::heap::RootKind::ThreadObject {
-            match self.thread_name(r.thread) {
-                Some(name) => s.push_str(&format!(", thread {name} (serial {})", r.thread)),
-                None => s.push_str(&format!(", thread serial {}", r.thread)),
-            }
-            if r.frame != u32::MAX {
-                s.push_str(&format!(", frame {}", r.frame));
-            }
-        }
-        s
-    }
-}
-
-/// The class histogram of `path` without building the index, where that is quicker:
-/// an HPROF file (one parallel pass, [`hprof::quick_histogram`]) with no index cache
-/// entry to read instead. `None` for every other case, where [`open`] is the way.
-pub fn quick_histogram(path: &Path, progress: &Progress) -> Result<Option<hprof::QuickHistogram>> {
-    let Some((source, path)) = quick_source(path, progress)? else {
-        return Ok(None);
-    };
-    let path = path.as_path();
-    let mut q =
-        hprof::quick_histogram(source.bytes(), progress).map_err(|e| Error::parse(path, e))?;
-    let mut w = source.warnings.clone();
-    w.append(&mut q.warnings);
-    q.warnings = w;
-    Ok(Some(q))
-}
-
-/// The mapped file for a walk without the index: an HPROF file (not `FILE#N`) with no
-/// index cache entry to read instead.
-fn quick_source(path: &Path, progress: &Progress) -> Result<Option<(Source, std::path::PathBuf)>> {
-    let (file, which) = split_snapshot_suffix(path);
-    if which.is_some() {
-        return Ok(None);
-    }
-    let path = file.as_path();
-    crate::alloc::reading(path);
-    let source = crate::source::open_checked(path, progress, &|b| detect(b).map(|_| ()))?;
-    if detect(source.bytes()).map_err(|e| Error::parse(path, e))? != Format::Hprof {
-        return Ok(None);
-    }
-    if crate::cache::key(path, None, &source).is_some_and(|k| crate::cache::has_entry(&k)) {
-        return Ok(None);
-    }
-    Ok(Some((source, file)))
-}
-
-/// The waste report of an HPROF file without the index, when it has no index cache
-/// entry (see [`hprof::QuickWaste`]); `None` for other formats, for a file with an
-/// entry, and for a file the walk leaves to the index.
-pub fn quick_waste(
-    path: &Path,
-    progress: &Progress,
-    top: usize,
-) -> Result<Option<hprof::QuickWaste>> {
-    let Some((source, path)) = quick_source(path, progress)? else {
-        return Ok(None);
-    };
-    let path = path.as_path();
-    // The walk keeps a few words per string, array and collection: held to the index's
-    // estimate, so that HEAPTUI_MEMORY_LIMIT means the same for `waste` either way.
-    memory::check(path, Format::Hprof, source.bytes())?;
-    let q = hprof::quick_waste(source.bytes(), progress, top).map_err(|e| Error::parse(path, e))?;
-    Ok(q.map(|mut q| {
-        let mut w = source.warnings.clone();
-        w.append(&mut q.warnings);
-        q.warnings = w;
-        q
-    }))
-}
-
-/// Opens a dump of any format: maps (or decompresses) it, detects the format and builds
-/// the index.
-///
-/// `path` may end in `#N` to pick snapshot N of a file that holds several (see
-/// [`split_snapshot_suffix`]); without it, the last snapshot is opened.
-pub fn open(path: &Path, progress: &Progress) -> Result<Snapshot> {
-    let (mut snap, pending) = open_deferring_cache(path, progress)?;
-    if let Some(p) = pending {
-        if let Err(e) = p.store(&snap, progress) {
-            snap.warnings.push(e);
-        }
-    }
-    Ok(snap)
-}
-
-/// [`open`], leaving the index cache entry to the caller: the TUI hands the index to the
-/// user first and writes the entry after (1.6 s for a 3 GB dump).
-pub fn open_deferring_cache(
-    path: &Path,
-    progress: &Progress,
-) -> Result<(Snapshot, Option<PendingEntry>)> {
-    let (file, which) = split_snapshot_suffix(path);
-    let path = file.as_path();
-    crate::alloc::reading(path);
-    let source = crate::source::open_checked(path, progress, &|b| detect(b).map(|_| ()))?;
-    let format = detect(source.bytes()).map_err(|e| Error::parse(path, e))?;
-    let key = crate::cache::key(path, which, &source);
-    let mut rejected = None;
-    if let Some(k) = &key {
-        progress.phase("reading the index cache", 0);
-        match cached::load(k, source.bytes().len() as u64) {
-            Ok(r) => return Ok((r.over(source), None)),
-            Err(why) => rejected = why,
-        }
-    }
-    let bytes = source.bytes();
-    memory::check(path, format, bytes)?;
-    let mut snap = match format {
-        Format::Hprof => hprof::open(source, progress).map_err(|e| Error::parse(path, e))?,
-        Format::V8 => v8::open(source, progress).map_err(|e| Error::parse(path, e))?,
-        Format::Go => go::open(source, progress).map_err(|e| Error::parse(path, e))?,
-        Format::Dart => dart::open(source, progress).map_err(|e| Error::parse(path, e))?,
-        // Several snapshots per file: the reader decodes only the one asked for.
-        Format::MoarVm => moarvm::open(source, which, progress)?,
-    };
-    if snap.snapshots.is_empty() {
-        snap.snapshots.push(SnapshotInfo {
-            index: 0,
-            label: snap.format_version.clone(),
-            objects: snap.graph.len() as u64,
-        });
-    }
-    if let Some(n) = which {
-        if n != snap.snapshot_index {
-            return Err(Error::Usage(format!(
-                "{}: has {} snapshot(s); #{n} is not one of them (0-based)",
-                path.display(),
-                snap.snapshots.len()
-            )));
-        }
-    }
-    let mut w = std::mem::take(&mut snap.source.warnings);
-    w.append(&mut snap.warnings);
-    snap.warnings = w;
-    if let Some(why) = rejected {
-        snap.warnings
-            .push(format!("index cache entry not used and rebuilt: {why}"));
-    }
-    // The index is built: the file's pages are only read again on demand.
-    snap.source.release(0..snap.source.bytes().len());
-    Ok((snap, key.map(PendingEntry)))
 }
 
 #[cfg(test)]

@@ -217,7 +217,7 @@ impl CompactColumn {
     /// Two bytes per object when every class fits, else the vector as it is.
     pub fn from_vec(v: Vec<u32>) -> Self {
         if v.iter().all(|&c| c <= u16::MAX as u32) {
-            let mut narrow: Vec<u16> = super::huge::with_capacity(v.len());
+            let mut narrow: Vec<u16> = crate::sys::huge::with_capacity(v.len());
             narrow.extend(v.iter().map(|&c| c as u16));
             CompactColumn::Narrow(narrow.into())
         } else {
@@ -227,7 +227,7 @@ impl CompactColumn {
 
     /// An empty four-byte column with room for `n` values.
     pub fn wide_with_capacity(n: usize) -> Self {
-        CompactColumn::Wide(super::huge::with_capacity::<u32>(n).into())
+        CompactColumn::Wide(crate::sys::huge::with_capacity::<u32>(n).into())
     }
 
     /// Appends a value, which must fit the column's width.

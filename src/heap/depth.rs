@@ -23,7 +23,7 @@ pub const UNREACHED: u8 = 255;
 /// or `None` once `stop` says so (asked between levels and every 65,536 objects).
 pub fn depths(g: &Graph, stop: impl Fn() -> bool) -> Option<Vec<u8>> {
     let n = g.len();
-    let mut depth = super::huge::filled(n, UNREACHED);
+    let mut depth = crate::sys::huge::filled(n, UNREACHED);
     let mut level: Vec<ObjId> = Vec::new();
     for r in &g.roots {
         if let Some(d) = depth.get_mut(r.obj as usize) {

@@ -166,11 +166,11 @@ pub struct EdgeBuilder {
 
 impl EdgeBuilder {
     pub fn with_capacity(objects: usize, edges: usize) -> Self {
-        let mut start = super::huge::with_capacity(objects + 1);
+        let mut start = crate::sys::huge::with_capacity(objects + 1);
         start.push(0);
         EdgeBuilder {
             start,
-            targets: super::huge::with_capacity(edges),
+            targets: crate::sys::huge::with_capacity(edges),
             weak: Vec::new(),
         }
     }
@@ -266,7 +266,7 @@ impl super::Referrers {
         cut.push(n);
         let edges_of = |p: usize| start.at(cut[p]) as usize..start.at(cut[p + 1]) as usize;
         let count = |p: usize| {
-            let mut c = super::huge::filled(n + 1, 0u32);
+            let mut c = crate::sys::huge::filled(n + 1, 0u32);
             for &t in &targets[edges_of(p)] {
                 c[t as usize] += 1;
             }
@@ -296,7 +296,7 @@ impl super::Referrers {
             }
         }
         in_start.push(sum);
-        let mut in_sources = super::huge::filled(m, 0 as ObjId);
+        let mut in_sources = crate::sys::huge::filled(m, 0 as ObjId);
         let any_weak = weak.iter().any(|&w| w != 0);
         let mut in_weak = vec![0u64; if any_weak { weak.len() } else { 0 }];
         {

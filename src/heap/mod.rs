@@ -16,12 +16,10 @@
 //! from a format's decoder, so it lives above, in [`crate::diff`], on top of
 //! [`crate::format::Snapshot`].
 
-pub mod codec;
 pub mod column;
 pub mod depth;
 pub mod dominators;
 pub mod histogram;
-pub mod huge;
 pub mod index;
 pub mod matcher;
 pub mod packed;
@@ -287,7 +285,7 @@ impl Graph {
             self.big_sizes.sort_unstable();
             return;
         }
-        let mut narrow: Vec<u16> = huge::with_capacity(wide.len());
+        let mut narrow: Vec<u16> = crate::sys::huge::with_capacity(wide.len());
         let mut moved = Vec::with_capacity(big);
         for (o, &s) in wide.iter().enumerate() {
             if s >= u16::MAX as u32 {

@@ -41,7 +41,7 @@ use crate::error::Result;
 use crate::format::Snapshot;
 use crate::heap::dominators::Dominators;
 use crate::heap::{ClassId, ObjId};
-use crate::progress::Progress;
+use crate::sys::progress::Progress;
 
 mod draw;
 mod load;
@@ -91,10 +91,11 @@ pub enum DomsReady {
 
 impl DomsReady {
     /// Both trees of a diff and the figures of the diff view.
-    fn two(a: &Snapshot, b: &Snapshot, ids: Option<&crate::diff::Identity>, p: &Progress) -> Self {
-        // The trees kept beside the snapshots' index cache entries, where they are.
-        let base = a.dominator_tree(p);
-        let target = b.dominator_tree(p);
+    fn two(
+        (a, base): (&Snapshot, Dominators),
+        (b, target): (&Snapshot, Dominators),
+        ids: Option<&crate::diff::Identity>,
+    ) -> Self {
         let classes = crate::diff::class_deltas(a, b, Some((&base, &target)), ids);
         let owners = crate::diff::owner_deltas(a, &base, b, &target, 8);
         DomsReady::Two {
@@ -122,7 +123,7 @@ pub struct App {
     /// The class histogram of a quick first pass (HPROF), browsed while the index is
     /// built, and where it comes from.
     pub early: Option<HistogramPane>,
-    early_rx: Option<Receiver<crate::format::hprof::QuickHistogram>>,
+    early_rx: Option<Receiver<crate::format::QuickHistogram>>,
     /// The three-snapshot view: BASELINE's and TARGET's ids, read beside FINAL.
     leaks_rx: Option<Receiver<Result<Option<crate::leaks::LeakIds>>>>,
     leaks_ids: Option<Result<Option<crate::leaks::LeakIds>>>,
@@ -160,100 +161,6 @@ pub struct App {
 }
 
 impl App {
-    /// Starts loading `path` on a background thread.
-    pub fn load(path: PathBuf) -> Self {
-        let progress = Progress::new();
-        let dom_progress = Progress::new();
-        let (tx, rx) = std::sync::mpsc::channel();
-        let (dom_tx, dom_rx) = std::sync::mpsc::channel();
-        let (early_tx, early_rx) = std::sync::mpsc::channel();
-        let summary: Arc<std::sync::OnceLock<Vec<(String, String)>>> = Default::default();
-        let writing: Arc<std::sync::atomic::AtomicBool> = Default::default();
-        let hurry: Arc<std::sync::atomic::AtomicBool> = Default::default();
-        let loader = load::Loader {
-            file: path.clone(),
-            progress: progress.clone(),
-            dom_progress: dom_progress.clone(),
-            early_tx,
-            tx,
-            dom_tx,
-            summary: summary.clone(),
-            writing: writing.clone(),
-            hurry: hurry.clone(),
-        };
-        std::thread::spawn(move || loader.run());
-        let mut app = Self::loading(path, progress, Some(rx), dom_rx, dom_progress);
-        app.early_rx = Some(early_rx);
-        app.summary_cell = summary;
-        app.cache_writing = writing;
-        app.cache_hurry = hurry;
-        app
-    }
-
-    /// Starts loading the two snapshots of `heaptui BASE TARGET`, then both dominator
-    /// trees, on a background thread.
-    pub fn load_diff(base: PathBuf, target: PathBuf) -> Self {
-        let progress = Progress::new();
-        let dom_progress = Progress::new();
-        let (tx, rx) = std::sync::mpsc::channel();
-        let (dom_tx, dom_rx) = std::sync::mpsc::channel();
-        let p = progress.clone();
-        let dp = dom_progress.clone();
-        let (fa, fb) = (base.clone(), target.clone());
-        // One after the other: each reader and the dominator pass already use every
-        // core (opening both at once measured slower, `bench/diff.sh`).
-        std::thread::spawn(move || {
-            let opened =
-                crate::format::open(&fa, &p).and_then(|a| Ok((a, crate::format::open(&fb, &p)?)));
-            let (a, b) = match opened {
-                Ok((a, b)) => (Arc::new(a), Arc::new(b)),
-                Err(e) => {
-                    let _ = tx.send(Err(e));
-                    return;
-                }
-            };
-            let (ids, warning) = crate::diff::identity_checked(&a, &b);
-            let ids = ids.map(Arc::new);
-            if tx
-                .send(Ok(Loaded::Two(a.clone(), b.clone(), ids.clone(), warning)))
-                .is_ok()
-            {
-                let _ = dom_tx.send(DomsReady::two(&a, &b, ids.as_deref(), &dp));
-                let never = std::sync::atomic::AtomicBool::new(false);
-                load::keep_depths(&a.graph, &never);
-                load::keep_depths(&b.graph, &never);
-            }
-        });
-        let name = |p: &PathBuf| {
-            p.file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default()
-        };
-        let mut app = Self::loading(target.clone(), progress, Some(rx), dom_rx, dom_progress);
-        app.title = Some(format!("{} → {}", name(&base), name(&target)));
-        app
-    }
-
-    /// `heaptui BASELINE TARGET FINAL`: FINAL opened as one snapshot is, BASELINE and
-    /// TARGET read beside it for their ids; once FINAL's dominator tree is ready, the
-    /// leak clusters are the first screen.
-    pub fn load_leaks(baseline: PathBuf, target: PathBuf, final_: PathBuf) -> Self {
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let quiet = Progress::new();
-            let ids = crate::format::open(&baseline, &quiet).and_then(|a| {
-                let b = crate::format::open(&target, &quiet)?;
-                Ok(crate::leaks::LeakIds::of(&a, &b))
-            });
-            let _ = tx.send(ids);
-        });
-        let mut app = Self::load(final_);
-        app.leaks_rx = Some(rx);
-        // The leaks, not the suspects, take the screen.
-        app.busy = true;
-        app
-    }
-
     /// The three-snapshot view's ids, once they and FINAL's dominator tree are both
     /// ready: the leak clusters opened on top. Whether anything arrived.
     fn leaks_arrive(&mut self) -> bool {
@@ -397,7 +304,9 @@ impl App {
                 let _ = dom_tx.send(DomsReady::Suspects(Arc::new(report)));
             }
             Loaded::Two(a, b, ids, _) => {
-                let _ = dom_tx.send(DomsReady::two(a, b, ids.as_deref(), &p));
+                let base = crate::heap::dominators::compute(&a.graph, &p);
+                let target = crate::heap::dominators::compute(&b.graph, &p);
+                let _ = dom_tx.send(DomsReady::two((a, base), (b, target), ids.as_deref()));
                 crate::heap::depth::keep(&a.graph, || false);
                 crate::heap::depth::keep(&b.graph, || false);
             }
@@ -416,7 +325,7 @@ impl App {
     /// hands it what the loading thread would.
     pub fn with_quick_histogram(
         path: PathBuf,
-        q: crate::format::hprof::QuickHistogram,
+        q: crate::format::QuickHistogram,
     ) -> (Self, std::sync::mpsc::Sender<Result<Loaded>>) {
         let (tx, rx) = std::sync::mpsc::channel();
         let (_, dom_rx) = std::sync::mpsc::channel();
@@ -430,18 +339,19 @@ impl App {
     }
 
     /// An app on an already opened snapshot (tests).
-    pub fn with_snapshot(path: PathBuf, snap: Snapshot) -> Self {
-        Self::opened(path, Loaded::One(Arc::new(snap)))
+    pub fn with_snapshot(path: PathBuf, snap: impl Into<Arc<Snapshot>>) -> Self {
+        Self::opened(path, Loaded::One(snap.into()))
     }
 
     /// A diff app on two opened snapshots (tests).
-    pub fn with_snapshots(base: Snapshot, target: Snapshot) -> Self {
+    pub fn with_snapshots(
+        base: impl Into<Arc<Snapshot>>,
+        target: impl Into<Arc<Snapshot>>,
+    ) -> Self {
+        let (base, target) = (base.into(), target.into());
         let (ids, warning) = crate::diff::identity_checked(&base, &target);
         let path = target.source.path.clone();
-        Self::opened(
-            path,
-            Loaded::Two(Arc::new(base), Arc::new(target), ids.map(Arc::new), warning),
-        )
+        Self::opened(path, Loaded::Two(base, target, ids.map(Arc::new), warning))
     }
 
     fn set_ready(&mut self, loaded: Loaded) {
@@ -550,10 +460,10 @@ impl App {
             }
         }
         // Once loading is over (the trees are in, no cache entry is being written), the
-        // pages the allocator kept for the build's phases (`crate::alloc`) go back to the
+        // pages the allocator kept for the build's phases (`crate::sys::alloc`) go back to the
         // kernel, and so, from then on, do large blocks that browsing frees.
-        if self.dom_rx.is_none() && !self.cache_entry_pending() && crate::alloc::pooled() > 0 {
-            crate::alloc::release();
+        if self.dom_rx.is_none() && !self.cache_entry_pending() && crate::sys::alloc::pooled() > 0 {
+            crate::sys::alloc::release();
         }
         if let Some(rx) = &self.early_rx {
             let got = rx.try_recv();
@@ -636,7 +546,7 @@ impl App {
             Screen::Ready(r) => {
                 let used = r.on_key(key, theme, clip, msg);
                 if let Some(n) = r.reopen.take() {
-                    let (file, _) = crate::format::split_snapshot_suffix(&self.path);
+                    let (file, _) = crate::session::split_snapshot_suffix(&self.path);
                     let mut name = file.into_os_string();
                     name.push(format!("#{n}"));
                     let (theme, clipboard) = (self.theme, self.clipboard.clone());

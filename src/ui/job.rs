@@ -14,7 +14,7 @@ use std::sync::mpsc::{Receiver, TryRecvError};
 use std::sync::Arc;
 use std::sync::{Mutex, Weak};
 
-use crate::Snapshot;
+use crate::format::Snapshot;
 use std::time::Duration;
 
 use crate::ui::panes::Ctx;

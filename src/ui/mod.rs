@@ -49,8 +49,7 @@ fn run_app(paths: &[&Path]) -> Result<()> {
     }
     // Fail before taking over the screen when a file cannot even be opened.
     for &path in paths {
-        let (file, _) = crate::format::split_snapshot_suffix(path);
-        crate::source::check_regular(&file)?;
+        crate::session::check_openable(path)?;
     }
     let mut app = match paths {
         [one] => app::App::load(one.to_path_buf()),
@@ -105,7 +104,7 @@ fn run_app(paths: &[&Path]) -> Result<()> {
     // Stopped by a signal: the exit status says which, as if it had killed the program
     // (a supervisor or a shell script can tell a stop from a quit).
     if let Some(sig) = signal {
-        crate::tmpfiles::remove_all();
+        crate::sys::tmpfiles::remove_all();
         std::process::exit(128 + sig);
     }
     r.map_err(io_err)?;

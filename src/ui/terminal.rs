@@ -154,7 +154,7 @@ impl TerminalGuard {
                     if sig != SIGHUP {
                         std::thread::sleep(std::time::Duration::from_millis(500));
                     }
-                    crate::tmpfiles::remove_all();
+                    crate::sys::tmpfiles::remove_all();
                     restore();
                     std::process::exit(128 + sig);
                 }

@@ -146,15 +146,15 @@ pub fn gunzipped(rel: &str) -> PathBuf {
 }
 
 /// The fixture `rel` (decompressed once), opened in-process: its path and snapshot.
-pub fn open_fixture(rel: &str) -> (PathBuf, heaptui::Snapshot) {
+pub fn open_fixture(rel: &str) -> (PathBuf, heaptui::Session) {
     let p = gunzipped(rel);
-    let snap = heaptui::open(&p, &heaptui::progress::Progress::new()).expect("open");
+    let snap = heaptui::open(&p, &heaptui::sys::progress::Progress::new()).expect("open");
     (p, snap)
 }
 
 /// The dominator tree of `snap`.
 pub fn dominators_of(snap: &heaptui::Snapshot) -> heaptui::heap::dominators::Dominators {
-    heaptui::heap::dominators::compute(&snap.graph, &heaptui::progress::Progress::new())
+    heaptui::heap::dominators::compute(&snap.graph, &heaptui::sys::progress::Progress::new())
 }
 
 /// Lowers the address-space limit (`RLIMIT_AS`) of the process `c` starts (and of its
@@ -453,7 +453,7 @@ pub fn open_bytes(bytes: &[u8]) -> Result<heaptui::Snapshot, heaptui::error::Par
     } else {
         heaptui::source::Source::from_map(path, Some(map))
     };
-    heaptui::format::dart::open(src, &heaptui::progress::Progress::new())
+    heaptui::format::dart::open(src, &heaptui::sys::progress::Progress::new())
 }
 
 /// Runs the real binary with the index cache on in `cache` for every dump size, and
@@ -475,10 +475,10 @@ pub fn run_cached(cache: &Path, args: &[&str]) -> Output {
 }
 
 /// The Node fixture `node/<name>.heapsnapshot.gz` (baseline, target, final), opened.
-pub fn open_node(name: &str) -> heaptui::format::Snapshot {
+pub fn open_node(name: &str) -> heaptui::Session {
     heaptui::open(
         &gunzipped(&format!("node/{name}.heapsnapshot.gz")),
-        &heaptui::progress::Progress::new(),
+        &heaptui::sys::progress::Progress::new(),
     )
     .unwrap()
 }

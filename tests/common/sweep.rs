@@ -603,7 +603,7 @@ fn dart_one_bad_object(class: u64) -> Vec<u8> {
 /// The Go fixture with the kind byte of its middle object's record set to 99.
 fn go_bad_kind(p: &Path) -> io::Result<()> {
     let whole = crate::common::gunzipped("go/heap.dump.gz");
-    let snap = heaptui::open(&whole, &heaptui::progress::Progress::new())
+    let snap = heaptui::open(&whole, &heaptui::sys::progress::Progress::new())
         .map_err(|e| io::Error::other(e.to_string()))?;
     let at = snap.graph.offset.get(snap.graph.len() / 2).unwrap() as usize;
     let mut b = std::fs::read(&whole)?;

@@ -25,7 +25,10 @@ pub fn app_of(rel: &str) -> App {
 }
 
 /// The app on `snap` (the file `p`), back on the class histogram (as [`app`]).
-pub fn on_histogram(p: std::path::PathBuf, snap: heaptui::Snapshot) -> App {
+pub fn on_histogram(
+    p: std::path::PathBuf,
+    snap: impl Into<std::sync::Arc<heaptui::Snapshot>>,
+) -> App {
     let mut a = App::with_snapshot(p, snap);
     a.on_key(&KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
     a

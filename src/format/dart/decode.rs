@@ -190,7 +190,7 @@ fn name_text(b: &[u8], at: usize, len: usize, max: usize) -> Option<String> {
 
 impl Decoder for DartDecoder {
     fn save_state(&self) -> Option<Vec<u8>> {
-        crate::heap::codec::encode(self)
+        crate::sys::codec::encode(self)
     }
 
     fn heap_bytes(&self) -> u64 {

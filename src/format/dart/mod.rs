@@ -41,7 +41,7 @@
 //! it is an error, among the objects it ends the readable part like a cut, with a
 //! warning that quotes the count and its offset. The header's object and reference counts
 //! bound the file (the memory check up front computes the index's need from them,
-//! [`crate::format::memory`]): no more objects are read, and more references are an
+//! [`crate::sys::memory`]): no more objects are read, and more references are an
 //! error at the object that brings one too many.
 
 mod data;
@@ -58,8 +58,8 @@ use crate::error::ParseError;
 use crate::format::read::{Cursor, ReadResult};
 use crate::format::{Format, Snapshot};
 use crate::heap::{ClassInfo, EdgeBuilder, Graph, ObjId, Root, RootKind};
-use crate::progress::Progress;
 use crate::source::Source;
+use crate::sys::progress::Progress;
 use decode::DartDecoder;
 
 /// Every this many objects, the offset of that object's identity hash is kept.

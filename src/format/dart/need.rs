@@ -1,7 +1,7 @@
 //! What indexing a dump of this format needs at most, before any of it is read beyond
-//! its header (see [`crate::format::memory`]).
+//! its header (see [`crate::sys::memory`]).
 
-use crate::format::memory::Need;
+use crate::sys::memory::Need;
 
 /// Dart: peak bytes per object and per reference, measured as for V8 (objects of four
 /// one-byte values, references of one byte): 1 M objects 32.4 MB, 20,000 objects with

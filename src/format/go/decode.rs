@@ -94,7 +94,7 @@ impl Decoder for GoDecoder {
     }
 
     fn save_state(&self) -> Option<Vec<u8>> {
-        crate::heap::codec::encode(self)
+        crate::sys::codec::encode(self)
     }
 
     fn heap_bytes(&self) -> u64 {

@@ -23,8 +23,8 @@ use crate::error::ParseError;
 use crate::format::read::{Cursor, ReadResult};
 use crate::format::{Format, Snapshot};
 use crate::heap::{ClassInfo, EdgeBuilder, Frame, Graph, ObjId, Root, RootKind, Thread};
-use crate::progress::Progress;
 use crate::source::Source;
+use crate::sys::progress::Progress;
 use decode::GoDecoder;
 
 /// A string field: its offset and length in the file.

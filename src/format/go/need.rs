@@ -1,7 +1,7 @@
 //! What indexing a dump of this format needs at most, before any of it is read beyond
-//! its header (see [`crate::format::memory`]).
+//! its header (see [`crate::sys::memory`]).
 
-use crate::format::memory::Need;
+use crate::sys::memory::Need;
 
 /// Peak anonymous memory of indexing a file and building its dominator tree, per byte
 /// of the (decompressed) file, as measured on large real files (`bench/README.md`):

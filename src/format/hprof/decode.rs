@@ -443,7 +443,7 @@ const BOXES: &[&str] = &[
 
 impl Decoder for HprofDecoder {
     fn save_state(&self) -> Option<Vec<u8>> {
-        crate::heap::codec::encode(self)
+        crate::sys::codec::encode(self)
     }
 
     fn heap_bytes(&self) -> u64 {

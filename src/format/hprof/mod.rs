@@ -44,8 +44,8 @@ mod strings;
 mod threads;
 
 pub use decode::HprofDecoder;
-pub use quick::{histogram as quick_histogram, QuickHistogram};
-pub use quick_waste::{waste as quick_waste, QuickWaste};
+pub use quick::histogram as quick_histogram;
+pub use quick_waste::waste as quick_waste;
 
 use std::collections::HashMap;
 
@@ -56,8 +56,8 @@ use crate::heap::index::IdMap;
 use crate::heap::{
     AddrIndex, ClassId, ClassInfo, EdgeBuilder, Graph, ObjId, Offsets, Root, RootKind,
 };
-use crate::progress::Progress;
 use crate::source::Source;
+use crate::sys::progress::Progress;
 use bodies::{for_bodies, walk_body, Body, BodyEnd, Runs};
 use classes::*;
 use layout::*;
@@ -373,7 +373,7 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
     // regrow (capacity that is never written costs no memory).
     let edge_bound = (b.len() / id + cls.class_ids.len()).min(u32::MAX as usize);
     let mut e = EdgeBuilder::with_capacity(n, edge_bound);
-    let mut class_of: Vec<ClassId> = crate::heap::huge::with_capacity(n);
+    let mut class_of: Vec<ClassId> = crate::sys::huge::with_capacity(n);
     g.shallow = crate::heap::CompactColumn::wide_with_capacity(n);
     let mut dangling = 0u64;
     let mut fixups = Vec::new();

@@ -206,9 +206,8 @@ pub(super) fn pass1(
     // The smallest object record is about 25 bytes and a typical one 40-50: reserving
     // for one object per 48 bytes avoids most regrowth (each regrowth copies the whole
     // vector) and never exceeds what the file's size justifies.
-    p.heap.objs = crate::heap::huge::with_capacity(
-        bodies.iter().map(|x| x.end - x.start).sum::<usize>() / 48,
-    );
+    p.heap.objs =
+        crate::sys::huge::with_capacity(bodies.iter().map(|x| x.end - x.start).sum::<usize>() / 48);
     for_bodies(
         &bodies,
         progress,

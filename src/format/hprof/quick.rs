@@ -11,17 +11,8 @@
 //! repeats an id; the index warns when one does).
 
 use super::*;
+use crate::format::QuickHistogram;
 use crate::heap::histogram::Row;
-
-/// The histogram, and what the walk found about the file.
-#[derive(Debug)]
-pub struct QuickHistogram {
-    /// One row per class with at least one object, in class order (unsorted).
-    pub rows: Vec<Row>,
-    /// Where the file ends inside a record, as the index would report it.
-    pub truncated: Option<u64>,
-    pub warnings: Vec<String>,
-}
 
 /// Per-class tallies of one body.
 #[derive(Default)]

@@ -21,6 +21,7 @@
 use super::quick::{prepare, Prepared};
 use super::*;
 use crate::format::Encoding;
+use crate::format::QuickWaste;
 use crate::heap::waste::{
     content_key, group_sparse, holder_words, sparse_waste, DupArray, DupString,
 };
@@ -33,17 +34,6 @@ mod offsets;
 use duplicates::duplicates;
 use holders::holders;
 use offsets::Offsets;
-
-/// The waste report of a file, and what the walk found about it.
-#[derive(Debug)]
-pub struct QuickWaste {
-    /// The report; its example object ids index [`QuickWaste::names`].
-    pub waste: Waste,
-    /// Each example's name (its address) and class.
-    pub names: Vec<(String, String)>,
-    pub truncated: Option<u64>,
-    pub warnings: Vec<String>,
-}
 
 /// A primitive array: its address, record offset (with its element type and flags
 /// above it) and its content key; or a string that took its value array's entry.

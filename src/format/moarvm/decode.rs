@@ -58,7 +58,7 @@ impl MoarDecoder {
 
 impl Decoder for MoarDecoder {
     fn save_state(&self) -> Option<Vec<u8>> {
-        crate::heap::codec::encode(self)
+        crate::sys::codec::encode(self)
     }
 
     fn heap_bytes(&self) -> u64 {

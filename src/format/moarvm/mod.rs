@@ -23,7 +23,7 @@
 //! collectables that do not exist are dropped and counted, and sizes are capped so that
 //! no sum can overflow. A format 3 snapshot's collectables and references are counted
 //! before its columns are decoded, and one whose index would not fit in the memory left
-//! is refused then ([`crate::format::memory`]): its frames, each within the ratio, can
+//! is refused then ([`crate::sys::memory`]): its frames, each within the ratio, can
 //! claim a hundred million collectables from 14 MB.
 //!
 //! Modelling choices (`specs/NOTES.md` §5):
@@ -58,8 +58,8 @@ use std::collections::HashMap;
 use crate::error::{Error, ParseError, Result};
 use crate::format::{Format, Snapshot, SnapshotInfo};
 use crate::heap::{ClassInfo, EdgeBuilder, Frame, Graph, ObjId, Root, RootKind, Thread};
-use crate::progress::Progress;
 use crate::source::Source;
+use crate::sys::progress::Progress;
 use decode::MoarDecoder;
 
 /// Collectable kinds, as the file numbers them.
@@ -252,7 +252,7 @@ pub fn open(source: Source, which: Option<usize>, progress: &Progress) -> Result
         progress.phase("counting references", 0);
         let refs = v3::references(b, &listed).map_err(perr)?;
         let need = need::counted_need(listed.collectables, refs);
-        crate::format::memory::check_need(&path, Format::MoarVm, b.len() as u64, need)?;
+        crate::sys::memory::check_need(&path, Format::MoarVm.title(), b.len() as u64, need)?;
     }
     progress.phase("decoding the snapshot", 0);
     let tables = if v3 {

@@ -1,7 +1,7 @@
 //! What indexing a dump of this format needs at most, before any of it is read beyond
-//! its header (see [`crate::format::memory`]).
+//! its header (see [`crate::sys::memory`]).
 
-use crate::format::memory::Need;
+use crate::sys::memory::Need;
 
 /// MoarVM format 3: peak bytes per collectable and per reference of the index and the
 /// dominator tree. Measured on generated snapshots (release build, peak RSS less the

@@ -12,7 +12,7 @@
 use super::{Listed, Scan, Tables};
 use crate::error::ParseError;
 use crate::format::read::{quoted_bytes, Cursor, ReadResult};
-use crate::progress::Progress;
+use crate::sys::progress::Progress;
 
 /// Size of one `coll` entry.
 const COLL_ENTRY: u64 = 28;
@@ -328,8 +328,8 @@ pub fn tables(b: &[u8], l: &Listed) -> Result<Tables, ParseError> {
 
 #[cfg(test)]
 mod tests {
-    use crate::progress::Progress;
     use crate::source::Source;
+    use crate::sys::progress::Progress;
 
     fn u64s(v: &[u64]) -> Vec<u8> {
         v.iter().flat_map(|x| x.to_le_bytes()).collect()

@@ -21,7 +21,7 @@ use super::v2::{le_u16, le_u64};
 use super::{Listed, Scan, Tables, MAX_EXPANSION};
 use crate::error::ParseError;
 use crate::format::read::{quoted_bytes, Cursor, ReadResult};
-use crate::progress::Progress;
+use crate::sys::progress::Progress;
 
 const TOC: &[u8; 8] = b"toc\0\0\0\0\0";
 
@@ -451,8 +451,8 @@ pub fn tables(b: &[u8], l: &Listed) -> Result<Tables, ParseError> {
 
 #[cfg(test)]
 mod tests {
-    use crate::progress::Progress;
     use crate::source::Source;
+    use crate::sys::progress::Progress;
 
     fn name8(n: &str) -> Vec<u8> {
         let mut v = n.as_bytes().to_vec();

@@ -357,7 +357,7 @@ impl V8Decoder {
 
 impl Decoder for V8Decoder {
     fn save_state(&self) -> Option<Vec<u8>> {
-        crate::heap::codec::encode(self)
+        crate::sys::codec::encode(self)
     }
 
     fn heap_bytes(&self) -> u64 {

@@ -3,7 +3,7 @@
 //! every string ([`scan`]). The arrays are read by the parent module (nodes) and `edges`.
 
 use crate::error::ParseError;
-use crate::progress::Progress;
+use crate::sys::progress::Progress;
 
 use super::json::{skip_string, skip_value, skip_ws, Cut};
 use super::Release;

@@ -26,7 +26,7 @@
 //!
 //! The header's `node_count` and `edge_count` bound the file: more nodes or edges than
 //! they say is an error at the first one too many, since the memory check up front
-//! computes the index's need from them ([`crate::format::memory`]).
+//! computes the index's need from them ([`crate::sys::memory`]).
 //!
 //! A file cut short opens as far as it is whole: nodes up to the last whole record, edges
 //! of the nodes whose edges are all there, strings up to the cut (later names show as
@@ -45,8 +45,8 @@ use crate::error::ParseError;
 use crate::format::{Format, Snapshot};
 use crate::heap::index::IdMap;
 use crate::heap::{ClassInfo, EdgeBuilder, Graph, ObjId, Root, RootKind};
-use crate::progress::Progress;
 use crate::source::Source;
+use crate::sys::progress::Progress;
 pub use classes::dom_tag;
 use classes::{class_key, class_name, propagate_dom_state, DomTags};
 use decode::V8Decoder;
@@ -440,7 +440,7 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
         },
         || {
             let refs = references(&nodes, &edges, weak_t, shortcut_t);
-            crate::alloc::prefault(refs.edges * 4, &walked);
+            crate::sys::alloc::prefault(refs.edges * 4, &walked);
             refs
         },
     );

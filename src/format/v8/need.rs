@@ -1,7 +1,7 @@
 //! What indexing a dump of this format needs at most, before any of it is read beyond
-//! its header (see [`crate::format::memory`]).
+//! its header (see [`crate::sys::memory`]).
 
-use crate::format::memory::Need;
+use crate::sys::memory::Need;
 
 /// V8: peak bytes per node and per edge of the index and the dominator tree, measured on
 /// generated snapshots of minimal records (five one-digit fields a node: the most

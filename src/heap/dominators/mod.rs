@@ -50,8 +50,9 @@
 //! children lists once a view walks the tree from the top. The large arrays ask for
 //! transparent huge pages ([`super::huge`]): the passes load from them at random.
 
-use super::{huge, Column, Graph, ObjId};
-use crate::progress::Progress;
+use super::{Column, Graph, ObjId};
+use crate::sys::huge;
+use crate::sys::progress::Progress;
 
 mod pass;
 pub mod stored;

@@ -454,7 +454,7 @@ mod tests {
     #[test]
     fn a_kept_tree_reads_back_the_same_and_each_broken_invariant_is_caught() {
         let g = graph();
-        let d = super::super::compute(&g, &crate::progress::Progress::new());
+        let d = super::super::compute(&g, &crate::sys::progress::Progress::new());
         let (f, p) = d.stored(&g);
         let back = Dominators::from_stored(f.clone(), columns(&p), &g).unwrap();
         for o in 0..4 {
@@ -575,7 +575,7 @@ mod tests {
             in_weak: Default::default(),
         }
         .into();
-        let d = super::super::compute(&g, &crate::progress::Progress::new());
+        let d = super::super::compute(&g, &crate::sys::progress::Progress::new());
         assert_eq!(d.children(0), &[2, 1]);
         let (f, p) = d.stored(&g);
         let mut c = columns(&p);

@@ -370,9 +370,9 @@ fn wrap_words(text: &str, width: usize) -> Vec<String> {
 }
 
 /// The status line's mark of an index built on disk, because it would not fit in the
-/// memory this process may use ([`crate::alloc::disk`]); nothing in memory, the usual.
+/// memory this process may use ([`crate::sys::spill`]); nothing in memory, the usual.
 fn on_disk_mark() -> &'static str {
-    if crate::alloc::disk::spilling() {
+    if crate::sys::spill::spilling() {
         " · on disk"
     } else {
         ""

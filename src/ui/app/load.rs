@@ -1,5 +1,6 @@
 //! The loading thread of one snapshot (`heaptui FILE`): what it hands the UI, in order,
-//! and what it writes to the cache beside the user's browsing.
+//! and what it has the session write to the cache beside the user's browsing. Every
+//! step is the session's ([`crate::session`]); this only orders them for the UI.
 //!
 //! Where a quick pass can count the classes (HPROF with no index cache entry), the class
 //! histogram first, in about a tenth of the index's time; then the index, handed to the
@@ -14,10 +15,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Sender;
 use std::sync::{Arc, OnceLock};
 
-use super::{DomsReady, Loaded, SUSPECTS};
+use super::{App, DomsReady, Loaded, SUSPECTS};
 use crate::error::Result;
-use crate::heap::dominators::{Dominators, Origin};
-use crate::progress::Progress;
+use crate::heap::dominators::Dominators;
+use crate::sys::progress::Progress;
 
 /// What the loading thread needs: the file, the progress it reports, the channels to
 /// the UI and the flags it shares with it.
@@ -25,7 +26,7 @@ pub(super) struct Loader {
     pub file: PathBuf,
     pub progress: Progress,
     pub dom_progress: Progress,
-    pub early_tx: Sender<crate::format::hprof::QuickHistogram>,
+    pub early_tx: Sender<crate::format::QuickHistogram>,
     pub tx: Sender<Result<Loaded>>,
     pub dom_tx: Sender<DomsReady>,
     /// The summary lines, filled in beside the tree.
@@ -59,19 +60,20 @@ impl Loader {
             writing,
             hurry,
         } = self;
-        if let Ok(Some(q)) = crate::format::quick_histogram(&file, &p) {
+        if let Ok(Some(q)) = crate::session::quick_histogram(&file, &p) {
             let _ = early_tx.send(q);
         }
         drop(early_tx);
-        let (snap, pending) = match crate::format::open_deferring_cache(&file, &p) {
+        let session = match crate::session::open_deferring_cache(&file, &p) {
             Ok(x) => x,
             Err(e) => {
                 let _ = tx.send(Err(e));
                 return;
             }
         };
-        let snap = Arc::new(snap);
-        writing.store(pending.is_some(), Ordering::SeqCst);
+        let snap = session.snapshot().clone();
+        let pending = session.entry_pending();
+        writing.store(pending, Ordering::SeqCst);
         let _clear = Clear(writing.clone());
         let rows = crate::heap::histogram::by_class(&snap.graph);
         if tx.send(Ok(Loaded::Counted(snap.clone(), rows))).is_err() {
@@ -79,13 +81,9 @@ impl Loader {
         }
         // The tree kept beside the index cache entry the index came from, if any: read
         // and checked in a fraction of a second, where computing it takes seconds.
-        let kept = match snap.load_tree(&dp) {
-            crate::cache::TreeLoaded::Hit(d) => Ok(*d),
-            crate::cache::TreeLoaded::Rejected(why) => Err(Some(why)),
-            crate::cache::TreeLoaded::Missing => Err(None),
-        };
+        let kept = session.kept_tree(&dp);
         // A tree computed here is kept beside the entry, which quitting waits for.
-        if kept.is_err() && (pending.is_some() || snap.cache_entry.get().is_some()) {
+        if kept.is_err() && (pending || session.has_entry()) {
             writing.store(true, Ordering::SeqCst);
         }
         let tree: OnceLock<Arc<Dominators>> = OnceLock::new();
@@ -97,7 +95,7 @@ impl Loader {
             // object (1 s for 64 M objects), the index cache entry (1.6 s for a 3 GB
             // dump; one that cannot be written only means the next open indexes again)
             // and the tree beside it.
-            let side = &snap;
+            let side = &session;
             let tree = &tree;
             let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
             s.spawn(move || {
@@ -123,7 +121,7 @@ impl Loader {
                     }
                     let _ = cell.set(lines);
                 }
-                if let Some(entry) = pending {
+                if pending {
                     // For tests of quitting while the entry is written: a slow disk, made
                     // deterministic (at most 10 s).
                     if let Some(ms) = std::env::var("HEAPTUI_TEST_CACHE_DELAY_MS")
@@ -132,7 +130,7 @@ impl Loader {
                     {
                         std::thread::sleep(std::time::Duration::from_millis(ms.min(10_000)));
                     }
-                    let _ = entry.store(side, &Progress::new());
+                    let _ = side.write_entry(&Progress::new());
                 }
                 if let Some(d) = tree.get() {
                     let _ = side.keep_tree(d, &Progress::new());
@@ -140,13 +138,7 @@ impl Loader {
             });
             let d = Arc::new(match kept {
                 Ok(d) => d,
-                Err(rejected) => {
-                    let mut d = crate::heap::dominators::compute(&snap.graph, &dp);
-                    if let Some(why) = rejected {
-                        d.origin = Origin::Rebuilt(why);
-                    }
-                    d
-                }
+                Err(rejected) => session.compute_tree(rejected, &dp),
             });
             let _ = tree.set(d.clone());
             let _ = dom_tx.send(DomsReady::One(d.clone()));
@@ -156,20 +148,112 @@ impl Loader {
             drop(done_tx);
             // Then, beside the entry, each object's depth from the roots: a class's
             // merged paths from it in a tenth of the time of a search.
-            keep_depths(&snap.graph, &quit);
+            crate::session::keep_depths(&snap.graph, &quit);
         });
     }
 }
 
-/// Builds `g`'s depths from the roots ([`crate::heap::depth`]) unless memory is short
-/// (the merged paths then search, as they do until the depths are there) or the user
-/// quits first.
-pub fn keep_depths(g: &crate::heap::Graph, quit: &AtomicBool) {
-    let need = crate::heap::depth::bytes_needed(g);
-    if let Ok(Some(b)) = crate::format::budget::budget() {
-        if b.bytes < 2 * need {
-            return;
-        }
+/// The loading threads' starts: one snapshot, the two of a diff, the three of the
+/// three-snapshot view.
+impl App {
+    /// Starts loading `path` on a background thread.
+    pub fn load(path: PathBuf) -> Self {
+        let progress = Progress::new();
+        let dom_progress = Progress::new();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let (dom_tx, dom_rx) = std::sync::mpsc::channel();
+        let (early_tx, early_rx) = std::sync::mpsc::channel();
+        let summary: Arc<std::sync::OnceLock<Vec<(String, String)>>> = Default::default();
+        let writing: Arc<std::sync::atomic::AtomicBool> = Default::default();
+        let hurry: Arc<std::sync::atomic::AtomicBool> = Default::default();
+        let loader = Loader {
+            file: path.clone(),
+            progress: progress.clone(),
+            dom_progress: dom_progress.clone(),
+            early_tx,
+            tx,
+            dom_tx,
+            summary: summary.clone(),
+            writing: writing.clone(),
+            hurry: hurry.clone(),
+        };
+        std::thread::spawn(move || loader.run());
+        let mut app = App::loading(path, progress, Some(rx), dom_rx, dom_progress);
+        app.early_rx = Some(early_rx);
+        app.summary_cell = summary;
+        app.cache_writing = writing;
+        app.cache_hurry = hurry;
+        app
     }
-    crate::heap::depth::keep(g, || quit.load(Ordering::Relaxed));
+
+    /// Starts loading the two snapshots of `heaptui BASE TARGET`, then both dominator
+    /// trees, on a background thread.
+    pub fn load_diff(base: PathBuf, target: PathBuf) -> Self {
+        let progress = Progress::new();
+        let dom_progress = Progress::new();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let (dom_tx, dom_rx) = std::sync::mpsc::channel();
+        let p = progress.clone();
+        let dp = dom_progress.clone();
+        let (fa, fb) = (base.clone(), target.clone());
+        // One after the other: each reader and the dominator pass already use every
+        // core (opening both at once measured slower, `bench/diff.sh`).
+        std::thread::spawn(move || {
+            let opened =
+                crate::session::open(&fa, &p).and_then(|a| Ok((a, crate::session::open(&fb, &p)?)));
+            let (a, b) = match opened {
+                Ok(x) => x,
+                Err(e) => {
+                    let _ = tx.send(Err(e));
+                    return;
+                }
+            };
+            let (ids, warning) = crate::diff::identity_checked(&a, &b);
+            let ids = ids.map(Arc::new);
+            if tx
+                .send(Ok(Loaded::Two(
+                    a.snapshot().clone(),
+                    b.snapshot().clone(),
+                    ids.clone(),
+                    warning,
+                )))
+                .is_ok()
+            {
+                // The trees kept beside the snapshots' index cache entries, where they are.
+                let (base, target) = (a.dominator_tree(&dp), b.dominator_tree(&dp));
+                let _ = dom_tx.send(DomsReady::two((&a, base), (&b, target), ids.as_deref()));
+                let never = std::sync::atomic::AtomicBool::new(false);
+                crate::session::keep_depths(&a.graph, &never);
+                crate::session::keep_depths(&b.graph, &never);
+            }
+        });
+        let name = |p: &PathBuf| {
+            p.file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        };
+        let mut app = App::loading(target.clone(), progress, Some(rx), dom_rx, dom_progress);
+        app.title = Some(format!("{} → {}", name(&base), name(&target)));
+        app
+    }
+
+    /// `heaptui BASELINE TARGET FINAL`: FINAL opened as one snapshot is, BASELINE and
+    /// TARGET read beside it for their ids; once FINAL's dominator tree is ready, the
+    /// leak clusters are the first screen.
+    pub fn load_leaks(baseline: PathBuf, target: PathBuf, final_: PathBuf) -> Self {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let quiet = Progress::new();
+            let ids = crate::session::open(&baseline, &quiet).and_then(|a| {
+                let b = crate::session::open(&target, &quiet)?;
+                Ok(crate::leaks::LeakIds::of(&a, &b))
+            });
+            let _ = tx.send(ids);
+        });
+        let mut app = Self::load(final_);
+        app.leaks_rx = Some(rx);
+        // The leaks, not the suspects, take the screen.
+        app.busy = true;
+        app
+    }
 }

@@ -87,7 +87,11 @@ impl MergedPathsPane {
         &self,
         ctx: &Ctx<'a>,
         retained: bool,
-    ) -> Option<(&'a crate::ui::job::Jobs, &'a Arc<crate::Snapshot>, u64)> {
+    ) -> Option<(
+        &'a crate::ui::job::Jobs,
+        &'a Arc<crate::format::Snapshot>,
+        u64,
+    )> {
         let shared = ctx.shared?;
         if self.only.is_some() {
             return None;

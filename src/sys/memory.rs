@@ -1,9 +1,9 @@
 //! The memory check up front, before an index is built: a file whose index would not fit
-//! in the memory this process may use is built on disk instead ([`crate::alloc::disk`]:
+//! in the memory this process may use is built on disk instead ([`crate::sys::spill`]:
 //! the large arrays in unlinked spill files under the cache directory, which the kernel
 //! writes back instead of killing the process), and refused (exit 2) with the figures
 //! only when even that would not fit: less memory than [`on_disk_floor`], or too little
-//! disk. Never killed by the kernel or out of memory half-way ([`crate::alloc`] ends the
+//! disk. Never killed by the kernel or out of memory half-way ([`crate::sys::alloc`] ends the
 //! process cleanly then, but the work is lost). The memory left is the least of what the
 //! kernel, the memory cgroup and the resource limits allow ([`super::budget`]), or
 //! `HEAPTUI_MEMORY_LIMIT` (a whole number of bytes); `HEAPTUI_IGNORE_MEMORY=1` tries in
@@ -29,7 +29,6 @@
 
 use std::path::Path;
 
-use super::Format;
 use crate::error::{Error, Result};
 
 /// What indexing a file needs at most, and how that was found (for the message).
@@ -50,46 +49,19 @@ impl Need {
     }
 }
 
-/// What indexing `bytes` (of `format`) needs, found before any of it is read beyond
-/// a header (each format's `need.rs`); `None` for MoarVM format 3 (its reader checks the
-/// counts once it has listed the snapshots).
-pub fn need(format: Format, bytes: &[u8]) -> Option<Need> {
-    format.memory_need(bytes)
-}
-
 /// The memory this process may still use ([`super::budget`]).
-fn available() -> Result<Option<super::budget::Budget>> {
+pub fn available() -> Result<Option<super::budget::Budget>> {
     super::budget::budget()
 }
 
-/// Refuses, before any index is built, a file (`bytes`, of `format`) whose index would
-/// not fit in the memory left ([`need`]). MoarVM format 3 is left to its reader, which
-/// knows its counts once it has listed the snapshots ([`check_need`]).
-pub fn check(path: &Path, format: Format, bytes: &[u8]) -> Result<()> {
-    let budget = available()?;
-    // A quicker, higher bound first: where it fits, the decision is the same (in memory,
-    // guarded), without a pass over the file.
-    let forced = std::env::var_os("HEAPTUI_ON_DISK").is_some_and(|v| v == "1");
-    if !forced {
-        if let (Some(b), Some(quick)) = (budget, format.quick_memory_need(bytes)) {
-            if quick.bytes <= b.bytes {
-                return check_need(path, format, bytes.len() as u64, quick);
-            }
-        }
-    }
-    match need(format, bytes) {
-        Some(n) => check_need(path, format, bytes.len() as u64, n),
-        None => Ok(()),
-    }
-}
-
-/// Refuses a file of `file_bytes` bytes whose index needs `need`, when that is more than
+/// Refuses a file of `file_bytes` bytes (a `kind` dump: its format's title, for the
+/// message) whose index needs `need`, when that is more than
 /// the memory left and building it on disk would not fit either; builds it on disk
-/// ([`crate::alloc::disk`]) when only that fits, or when `HEAPTUI_ON_DISK=1` asks for it.
-pub fn check_need(path: &Path, format: Format, file_bytes: u64, need: Need) -> Result<()> {
+/// ([`crate::sys::spill`]) when only that fits, or when `HEAPTUI_ON_DISK=1` asks for it.
+pub fn check_need(path: &Path, kind: &str, file_bytes: u64, need: Need) -> Result<()> {
     let budget = available()?;
     let forced = std::env::var_os("HEAPTUI_ON_DISK").is_some_and(|v| v == "1");
-    if crate::alloc::disk::on() {
+    if crate::sys::spill::on() {
         return Ok(());
     }
     let mb = |b: u64| b.div_ceil(1 << 20);
@@ -119,7 +91,7 @@ pub fn check_need(path: &Path, format: Format, file_bytes: u64, need: Need) -> R
         "{}: indexing this {} file of {} MB needs about {} MB of memory ({}), and only {} MB \
          is available (from {})",
         path.display(),
-        format.title(),
+        kind,
         mb(file_bytes),
         mb(need.bytes),
         need.basis,
@@ -148,12 +120,12 @@ pub fn check_need(path: &Path, format: Format, file_bytes: u64, need: Need) -> R
 /// in memory does not count ([`guard`]).
 const SMALL_BLOCKS: u64 = 64 << 20;
 
-/// Arms the allocator's guard for a build in memory ([`crate::alloc::disk::arm`]): the
+/// Arms the allocator's guard for a build in memory ([`crate::sys::spill::arm`]): the
 /// large blocks stay within the budget less [`SMALL_BLOCKS`], and what would go past it
 /// goes to spill files in the cache directory's `spill/`. Without a cache directory the
 /// build goes on unguarded, as before.
 fn guard(path: &Path, budget: &super::budget::Budget) {
-    let Some(dir) = crate::source::cache_dir().map(|d| d.join("spill")) else {
+    let Some(dir) = crate::sys::files::cache_dir().map(|d| d.join("spill")) else {
         return;
     };
     let limit = budget.bytes.saturating_sub(SMALL_BLOCKS);
@@ -166,19 +138,19 @@ fn guard(path: &Path, budget: &super::budget::Budget) {
         budget.from,
         dir.display()
     );
-    let _ = crate::alloc::disk::arm(&dir, limit as usize, why);
+    let _ = crate::sys::spill::arm(&dir, limit as usize, why);
 }
 
 /// Starts building on disk, in the cache directory's `spill/`, for an index that needs
 /// `need` bytes of memory (as much disk, at most); `why` is kept for the user. The
 /// reason when that cannot be done.
 fn on_disk(need: u64, why: String) -> std::result::Result<(), String> {
-    let Some(dir) = crate::source::cache_dir().map(|d| d.join("spill")) else {
+    let Some(dir) = crate::sys::files::cache_dir().map(|d| d.join("spill")) else {
         return Err("there is no cache directory to put its files in".into());
     };
-    crate::source::private_dir(&dir)
+    crate::sys::files::private_dir(&dir)
         .map_err(|e| format!("the cache directory {} cannot be made: {e}", dir.display()))?;
-    crate::source::check_room(&dir, 0, need).map_err(|room| {
+    crate::sys::files::check_room(&dir, 0, need).map_err(|room| {
         format!(
             "it would need about {} MB of disk, and {room} (set HEAPTUI_CACHE_DIR to a \
              directory on a larger disk)",
@@ -189,7 +161,7 @@ fn on_disk(need: u64, why: String) -> std::result::Result<(), String> {
         "{why}, in unlinked files under {} (slower; the answers are the same)",
         dir.display()
     );
-    crate::alloc::disk::start(&dir, why)
+    crate::sys::spill::start(&dir, why)
         .map_err(|e| format!("{} cannot hold its files: {e}", dir.display()))
 }
 

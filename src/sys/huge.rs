@@ -5,7 +5,7 @@
 //! gives huge pages only to memory advised so, and only at the first touch, so the
 //! advice comes between allocating and filling. Elsewhere, or when the kernel says no,
 //! this does nothing and the arrays are ordinary. (In the binary, whose allocator asks for
-//! huge pages on its fresh blocks of 8 to 128 MiB ([`crate::alloc`]), the advice here
+//! huge pages on its fresh blocks of 8 to 128 MiB ([`crate::sys::alloc`]), the advice here
 //! matters for larger arrays, for blocks made of pooled pages, and for the library used
 //! with another allocator.)
 

@@ -2,7 +2,7 @@
 //! a dump whose index and dominator pass would not fit in the memory this process may use
 //! (issue 27: a memory cgroup far below the machine's).
 //!
-//! Once [`start`]ed, every fresh page of a large block ([`super::MIN`] bytes or more: the
+//! Once [`start`]ed, every fresh page of a large block ([`super::alloc::MIN`] bytes or more: the
 //! index's columns, the CSRs, the dominator pass's arrays) is a page of an unlinked file
 //! in the cache directory's `spill/`, mapped shared. The kernel counts such pages against
 //! the cgroup as page cache, which it may write back to the file and drop when the cgroup
@@ -13,7 +13,7 @@
 //! `out_of_memory` in `alloc.rs`), never a `SIGBUS` on a page written later. Freed blocks go
 //! back at once (no pool: in this mode memory, not page faults, is what is short).
 //!
-//! Anonymous memory is left to small blocks (under [`super::MIN`]), whose total is a few
+//! Anonymous memory is left to small blocks (under [`super::alloc::MIN`]), whose total is a few
 //! percent of the index.
 //!
 //! A build in memory is guarded ([`arm`]): the estimate of what an index needs is an
@@ -145,7 +145,7 @@ pub fn start(dir: &Path, why: String) -> std::io::Result<()> {
     open_dir(dir)?;
     *WHY.lock().unwrap_or_else(|e| e.into_inner()) = why;
     ON.store(true, Ordering::Release);
-    super::release();
+    super::alloc::release();
     Ok(())
 }
 
@@ -167,7 +167,7 @@ pub fn arm(dir: &Path, limit: usize, why: String) -> std::io::Result<()> {
 #[cfg(target_os = "linux")]
 fn open_dir(dir: &Path) -> std::io::Result<()> {
     use std::os::unix::ffi::OsStrExt;
-    crate::source::private_dir(dir)?;
+    crate::sys::files::private_dir(dir)?;
     let c = std::ffi::CString::new(dir.as_os_str().as_bytes())
         .map_err(|_| std::io::Error::other("a NUL byte in the cache directory's path"))?;
     // SAFETY: `c` is a NUL-terminated path; the descriptor is kept for the process's life.

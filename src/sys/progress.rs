@@ -23,7 +23,7 @@ fn rss_now() -> String {
     format!(
         " (RssAnon {} MB of which {} MB freed and kept for reuse, peak RSS {} MB)",
         kb("RssAnon:") / 1024,
-        crate::alloc::pooled_resident() >> 20,
+        crate::sys::alloc::pooled_resident() >> 20,
         kb("VmHWM:") / 1024
     )
 }

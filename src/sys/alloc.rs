@@ -11,7 +11,7 @@
 //!
 //! How. A block of [`MIN`] bytes or more gets its own mapping, aligned to and rounded
 //! up to [`UNIT`] (2 MiB, so that transparent huge pages survive the moves), and, up to
-//! [`HUGE_MAX`], asks for huge pages ([`crate::heap::huge`]): the readers fill their
+//! [`HUGE_MAX`], asks for huge pages ([`crate::sys::huge`]): the readers fill their
 //! columns front to back, and one fault per 2 MiB instead of per 4 KiB took 0.04 s
 //! (13 %) off reading the nodes and edges of a 6 M-node V8 snapshot, for 5 MB more at the
 //! peak. When freed, its pages go to a pool of spans instead of back to the kernel, up
@@ -40,7 +40,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::Mutex;
 
-pub mod disk;
+use super::spill;
 
 /// Blocks at least this large are handled here.
 pub const MIN: usize = 8 << 20;
@@ -50,7 +50,7 @@ pub const UNIT: usize = 2 << 20;
 /// reading the nodes and edges of a 65 M-node V8 snapshot (columns of 215 to 860 MB) took
 /// 3.35–3.98 s with, 2.58–3.02 s without, where the 6 M-node one's (21 to 84 MB) went
 /// from 0.31 to 0.27 s. The arrays that the graph passes index at random ask for them
-/// whatever their size ([`crate::heap::huge`]).
+/// whatever their size ([`crate::sys::huge`]).
 pub const HUGE_MAX: usize = 128 << 20;
 /// Spans the pool holds at most (beyond, freed spans go back to the kernel).
 const SLOTS: usize = 1024;
@@ -96,11 +96,11 @@ impl Recycler {
     }
 
     fn disk_on(&self) -> bool {
-        self.spills && disk::on()
+        self.spills && spill::on()
     }
 
     fn guarded(&self) -> bool {
-        self.spills && disk::guarded()
+        self.spills && spill::guarded()
     }
 
     /// Bytes of freed pages the pool holds.
@@ -137,7 +137,7 @@ impl Recycler {
     }
 
     fn give(&self, addr: usize, len: usize) {
-        let whole_anonymous = !self.guarded() || disk::freed(addr, len);
+        let whole_anonymous = !self.guarded() || spill::freed(addr, len);
         if self.disk_on() || !whole_anonymous || !RECYCLE.load(std::sync::atomic::Ordering::Relaxed)
         {
             // Given back at once (see `disk`; `HEAPTUI_NO_RECYCLE`).
@@ -217,14 +217,14 @@ impl Recycler {
         // when the guard is armed (see `disk`).
         let to_disk = self.disk_on()
             || (self.guarded()
-                && !disk::assembled(
+                && !spill::assembled(
                     base,
                     keep.map(|k| k.0),
                     off - reused_from,
                     len - off,
                     pooled,
                 ));
-        if off < len && to_disk && !disk::map_fresh(base + off, len - off) {
+        if off < len && to_disk && !spill::map_fresh(base + off, len - off) {
             unmap(base, len);
             return std::ptr::null_mut();
         }
@@ -272,7 +272,7 @@ fn reserve(len: usize) -> Option<usize> {
     let base = raw.div_ceil(UNIT) * UNIT;
     unmap(raw, base - raw);
     unmap(base + len, raw + over - (base + len));
-    if len <= HUGE_MAX && !disk::on() && crate::heap::huge::wanted() {
+    if len <= HUGE_MAX && !spill::on() && super::huge::wanted() {
         // SAFETY: the range is the mapping just made; MADV_HUGEPAGE changes how its pages
         // are backed, never their contents.
         unsafe { libc::madvise(base as *mut libc::c_void, len, libc::MADV_HUGEPAGE) };
@@ -524,7 +524,7 @@ fn out_of_memory(size: usize) -> ! {
         Some(f) => *f,
         None => plain_exit,
     };
-    if disk::on() {
+    if spill::on() {
         exit(&[
             b"heaptui: ",
             name,

@@ -1,0 +1,25 @@
+//! The floor: what the process needs from the machine, whatever it reads. It imports
+//! nothing of the crate but [`crate::error`] (a leaf), so that every room above may use
+//! it and no circle can pass through it (`tests/layers.rs` checks both).
+//!
+//! - [`alloc`]: the binary's allocator hooks (large blocks' pages reused between the
+//!   index build's phases, huge pages, the failure that ends the process cleanly);
+//! - [`spill`]: large blocks built in unlinked spill files when memory is short;
+//! - [`huge`]: vectors whose pages the kernel may back with huge pages;
+//! - [`budget`]: the memory this process may use (kernel, cgroups, rlimits);
+//! - [`memory`]: a build's memory need against that budget: in memory, guarded, on
+//!   disk, or refused up front;
+//! - [`files`]: the user's cache directory, private files and folders, disk room;
+//! - [`tmpfiles`]: the temporary files a signal must not leave behind;
+//! - [`codec`]: the encoding of what the cache keeps beside its columns;
+//! - [`progress`]: the phase and fraction of a long job, read by any front-end.
+
+pub mod alloc;
+pub mod budget;
+pub mod codec;
+pub mod files;
+pub mod huge;
+pub mod memory;
+pub mod progress;
+pub mod spill;
+pub mod tmpfiles;
