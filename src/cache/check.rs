@@ -15,16 +15,7 @@ fn greatest<T: Copy + Ord + Into<u32> + Default>(v: &[T]) -> u32 {
     fn fold<T: Copy + Ord + Into<u32> + Default>(v: &[T]) -> u32 {
         v.iter().fold(T::default(), |m, &x| m.max(x)).into()
     }
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        #[target_feature(enable = "avx2")]
-        fn wide<T: Copy + Ord + Into<u32> + Default>(v: &[T]) -> u32 {
-            fold(v)
-        }
-        // SAFETY: the processor has AVX2 (checked just above).
-        return unsafe { wide(v) };
-    }
-    fold(v)
+    crate::sys::simd::with_avx2(|| fold(v))
 }
 
 /// What the checks gather over a piece of a column: whether a value failed, the
@@ -253,16 +244,7 @@ fn total<T: Copy + Into<u32>>(v: &[T]) -> u64 {
     fn fold<T: Copy + Into<u32>>(v: &[T]) -> u64 {
         v.iter().fold(0u64, |t, &x| t + x.into() as u64)
     }
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        #[target_feature(enable = "avx2")]
-        fn wide<T: Copy + Into<u32>>(v: &[T]) -> u64 {
-            fold(v)
-        }
-        // SAFETY: the processor has AVX2 (checked just above).
-        return unsafe { wide(v) };
-    }
-    fold(v)
+    crate::sys::simd::with_avx2(|| fold(v))
 }
 
 #[cfg(test)]

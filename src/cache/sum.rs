@@ -186,16 +186,7 @@ impl Running {
     /// [`Running::feed_here`] compiled for AVX2 where the processor has it (the lanes'
     /// multiplies and adds vectorise four wide), else as it is.
     pub(super) fn feed(&mut self, b: &[u8]) {
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
-            #[target_feature(enable = "avx2")]
-            fn wide(r: &mut Running, b: &[u8]) {
-                r.feed_here(b)
-            }
-            // SAFETY: the processor has AVX2 (checked just above).
-            return unsafe { wide(self, b) };
-        }
-        self.feed_here(b)
+        crate::sys::simd::with_avx2(|| self.feed_here(b))
     }
 
     /// The block's sum.

@@ -211,21 +211,7 @@ impl<B: Part, R: Part> Packed<B, R> {
         limit: u64,
         ascending: bool,
     ) -> (usize, bool) {
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
-            #[target_feature(enable = "avx2")]
-            fn wide<B: Part, R: Part>(
-                p: &Packed<B, R>,
-                range: std::ops::Range<usize>,
-                limit: u64,
-                ascending: bool,
-            ) -> (usize, bool) {
-                p.fold_here(range, limit, ascending)
-            }
-            // SAFETY: the processor has AVX2 (checked just above).
-            return unsafe { wide(self, range, limit, ascending) };
-        }
-        self.fold_here(range, limit, ascending)
+        crate::sys::simd::with_avx2(|| self.fold_here(range, limit, ascending))
     }
 
     #[inline(always)]

@@ -12,7 +12,8 @@
 //! - [`files`]: the user's cache directory, private files and folders, disk room;
 //! - [`tmpfiles`]: the temporary files a signal must not leave behind;
 //! - [`codec`]: the encoding of what the cache keeps beside its columns;
-//! - [`progress`]: the phase and fraction of a long job, read by any front-end.
+//! - [`progress`]: the phase and fraction of a long job, read by any front-end;
+//! - [`simd`]: loops compiled for AVX2 where the processor has it.
 
 pub mod alloc;
 pub mod budget;
@@ -21,5 +22,6 @@ pub mod files;
 pub mod huge;
 pub mod memory;
 pub mod progress;
+pub mod simd;
 pub mod spill;
 pub mod tmpfiles;

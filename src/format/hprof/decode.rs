@@ -3,15 +3,16 @@
 //!
 //! Owns nothing but the lookup tables that names need (UTF8 records and LOAD CLASS names,
 //! kept from pass 1; a few bytes per distinct name, not per object). Class layouts are
-//! re-read from the class's CLASS DUMP record each time: the class object is found by
-//! binary search over the address-ordered ids, so the index keeps no per-class field
-//! tables.
+//! re-read from the class's CLASS DUMP record each time (the class object found by binary
+//! search over the address-ordered ids): the index keeps no per-class field tables.
 //!
 //! Every read goes through a bounds-checked [`Cursor`] over the object's own record (the
 //! record's length comes from its header, checked by pass 1), so a record whose fields
 //! run past it yields a problem in words, never a read of the next record or a panic.
 
 use std::borrow::Cow;
+
+mod labels;
 
 use super::spec::*;
 use super::{parse_class_dump, sub_record_len, ClassDump};
@@ -709,7 +710,7 @@ impl Decoder for HprofDecoder {
     }
 
     fn edge_labels(&self, b: &[u8], g: &Graph, from: ObjId, to: &[ObjId]) -> Vec<Option<String>> {
-        super::labels::of_array(self, b, g, from, to)
+        labels::of_array(self, b, g, from, to)
             .unwrap_or_else(|| to.iter().map(|&t| self.edge_label(b, g, from, t)).collect())
     }
 

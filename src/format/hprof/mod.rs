@@ -31,7 +31,6 @@
 mod bodies;
 mod classes;
 pub mod decode;
-mod labels;
 mod layout;
 pub mod need;
 mod pass1;

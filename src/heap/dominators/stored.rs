@@ -321,22 +321,10 @@ fn lists(first: usize, s: &[u32], kids: &[u32]) -> (bool, u32, u32) {
 /// 85 against 110 for the lists', on one core). Elsewhere, and on other processors,
 /// the same functions as they are.
 mod wide {
-    #[cfg(target_arch = "x86_64")]
-    fn avx2() -> bool {
-        std::arch::is_x86_feature_detected!("avx2")
-    }
+    use crate::sys::simd::with_avx2;
 
     pub(super) fn lists(first: usize, s: &[u32], kids: &[u32]) -> (bool, u32, u32) {
-        #[cfg(target_arch = "x86_64")]
-        if avx2() {
-            #[target_feature(enable = "avx2")]
-            fn lists(first: usize, s: &[u32], kids: &[u32]) -> (bool, u32, u32) {
-                super::lists(first, s, kids)
-            }
-            // SAFETY: the processor has AVX2 (checked just above).
-            return unsafe { lists(first, s, kids) };
-        }
-        super::lists(first, s, kids)
+        with_avx2(|| super::lists(first, s, kids))
     }
 
     pub(super) fn objects<S: Copy + Into<u32>>(
@@ -346,22 +334,7 @@ mod wide {
         retained: &[u32],
         shallow: &[S],
     ) -> (bool, u64, u32) {
-        #[cfg(target_arch = "x86_64")]
-        if avx2() {
-            #[target_feature(enable = "avx2")]
-            fn objects<S: Copy + Into<u32>>(
-                first: usize,
-                n: usize,
-                idom: &[u32],
-                retained: &[u32],
-                shallow: &[S],
-            ) -> (bool, u64, u32) {
-                super::objects(first, n, idom, retained, shallow)
-            }
-            // SAFETY: the processor has AVX2 (checked just above).
-            return unsafe { objects(first, n, idom, retained, shallow) };
-        }
-        super::objects(first, n, idom, retained, shallow)
+        with_avx2(|| super::objects(first, n, idom, retained, shallow))
     }
 }
 

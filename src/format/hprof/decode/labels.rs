@@ -1,6 +1,7 @@
-//! The indexes of many of an object array's elements at once ([`of_array`]).
+//! The indexes of many of an object array's elements at once ([`of_array`]): a part of
+//! the decoder (its parent module), kept apart for its one pass over an array.
 
-use super::decode::{HprofDecoder, Record};
+use super::{HprofDecoder, Record};
 use crate::format::read::be_id;
 use crate::heap::{Graph, ObjId};
 
