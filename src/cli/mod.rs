@@ -9,6 +9,7 @@ mod analyses;
 mod commands;
 mod compare;
 pub mod findings;
+pub mod install;
 mod usage;
 
 pub use crate::present::{rss, summary_lines_for, value_text};
@@ -199,6 +200,14 @@ pub enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// Print the shell completion script for SHELL on stdout
+    Completions {
+        /// The shell the script is for
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff) on stdout
+    Man,
 }
 
 /// The object a command is about: `path` and `inspect` take it the same way.
@@ -439,6 +448,8 @@ pub fn run(cli: Cli, tui: Tui) -> Result<()> {
             keep_tree(&snap, &d);
             Ok(())
         }
+        Some(Cmd::Completions { shell }) => install::completions(shell),
+        Some(Cmd::Man) => install::man(),
         None => {
             // A first word that is no file but close to a command was meant as one.
             if let Some(first) = cli.files.first().filter(|f| !f.exists()) {
