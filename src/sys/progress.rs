@@ -1,7 +1,9 @@
 //! Progress of long work (decompressing, indexing), shared between the worker and
-//! whoever draws it: the TUI's loading screen or the CLI's stderr bar.
+//! whoever draws it: the TUI's loading screen or the CLI's stderr bar. It carries the
+//! other direction too: whoever started the work may [`Progress::cancel`] it, and the
+//! work stops at its next step ([`crate::session`] checks between its steps).
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 #[derive(Clone, Default)]
@@ -32,6 +34,7 @@ fn rss_now() -> String {
 struct Inner {
     done: AtomicU64,
     total: AtomicU64,
+    cancelled: AtomicBool,
     phase: Mutex<String>,
     /// When `HEAPTUI_TIMING` is set: the current phase and when it started, printed to
     /// stderr as each phase ends (for profiling; not an interface).
@@ -77,6 +80,16 @@ impl Progress {
             self.0.done.load(Ordering::Relaxed),
             self.0.total.load(Ordering::Relaxed),
         )
+    }
+
+    /// Asks the work to stop at its next step.
+    pub fn cancel(&self) {
+        self.0.cancelled.store(true, Ordering::SeqCst);
+    }
+
+    /// Whether [`Progress::cancel`] was called.
+    pub fn cancelled(&self) -> bool {
+        self.0.cancelled.load(Ordering::SeqCst)
     }
 
     pub fn fraction(&self) -> f64 {
