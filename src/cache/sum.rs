@@ -11,6 +11,8 @@
 //! which picks its vector width when it is compiled, uses SSE2 (a reopen spent 38 % of
 //! its time in it).
 
+#![cfg_attr(feature = "twox-sum", allow(dead_code))]
+
 use rayon::prelude::*;
 use xxhash_rust::xxh3::Xxh3;
 
@@ -143,12 +145,14 @@ fn scramble(acc: &mut [u64; 8]) {
 
 /// A block's sum taken piece by piece ([`Running::feed`]), so that a reader can look at
 /// each piece right after it is summed, while it is in the core's cache.
+#[cfg(not(feature = "twox-sum"))]
 #[derive(Clone, Copy)]
 pub(super) struct Running {
     acc: [u64; 8],
     len: u64,
 }
 
+#[cfg(not(feature = "twox-sum"))]
 impl Running {
     pub(super) fn new() -> Self {
         Running { acc: KEY, len: 0 }
@@ -204,6 +208,28 @@ impl Running {
     }
 }
 
+/// A block's sum by twox-hash's XXH3 (which picks AVX2 at run time), in a build with
+/// `--features twox-sum`: what `bench/tricks.sh` measures our own sum against. Entries
+/// written by one build are never read by the other (the key names the build).
+#[cfg(feature = "twox-sum")]
+#[derive(Clone)]
+pub(super) struct Running(twox_hash::XxHash3_64);
+
+#[cfg(feature = "twox-sum")]
+impl Running {
+    pub(super) fn new() -> Self {
+        Running(twox_hash::XxHash3_64::with_seed(0))
+    }
+
+    pub(super) fn feed(&mut self, b: &[u8]) {
+        std::hash::Hasher::write(&mut self.0, b)
+    }
+
+    pub(super) fn finish(self) -> u64 {
+        std::hash::Hasher::finish(&self.0)
+    }
+}
+
 /// A block's sum in one piece.
 fn block(b: &[u8]) -> u64 {
     let mut r = Running::new();
@@ -211,7 +237,7 @@ fn block(b: &[u8]) -> u64 {
     r.finish()
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(feature = "twox-sum")))]
 mod tests {
     use super::*;
 

@@ -37,7 +37,14 @@
 //! standard library's hook for this, `set_alloc_error_hook`, is not stable.) A fallible
 //! allocation (`try_reserve`) that fails ends the process the same way.
 
-use std::alloc::{GlobalAlloc, Layout, System};
+use std::alloc::{GlobalAlloc, Layout};
+
+/// The allocator of the blocks under [`MIN`]: the system's, or mimalloc in a build with
+/// `--features mimalloc` (what `bench/tricks.sh` measures it against).
+#[cfg(feature = "mimalloc")]
+use mimalloc::MiMalloc as Small;
+#[cfg(not(feature = "mimalloc"))]
+use std::alloc::System as Small;
 use std::sync::Mutex;
 
 use super::spill;
@@ -387,21 +394,21 @@ fn unmap(addr: usize, len: usize) {
 unsafe impl GlobalAlloc for Recycler {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         if !ours(&layout) {
-            return System.alloc(layout);
+            return Small.alloc(layout);
         }
         self.assemble(round(layout.size()), None, false)
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         if !ours(&layout) {
-            return System.alloc_zeroed(layout);
+            return Small.alloc_zeroed(layout);
         }
         self.assemble(round(layout.size()), None, true)
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         if !ours(&layout) {
-            return System.dealloc(ptr, layout);
+            return Small.dealloc(ptr, layout);
         }
         self.give(ptr as usize, round(layout.size()));
     }
@@ -409,7 +416,7 @@ unsafe impl GlobalAlloc for Recycler {
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         let new = Layout::from_size_align_unchecked(new_size, layout.align());
         match (ours(&layout), ours(&new)) {
-            (false, false) => System.realloc(ptr, layout, new_size),
+            (false, false) => Small.realloc(ptr, layout, new_size),
             (true, true) => {
                 let (old_len, new_len) = (round(layout.size()), round(new_size));
                 if new_len <= old_len {
