@@ -5,6 +5,12 @@
 //! `memory.limit_in_bytes`/`memory.usage_in_bytes`), and the address-space and data
 //! limits (`RLIMIT_AS` less `VmSize`, `RLIMIT_DATA` less `VmData`).
 //!
+//! A cgroup's usage counts the page cache of the files its processes read, which the
+//! kernel reclaims before it kills anyone: the inactive file pages (`memory.stat`'s
+//! `inactive_file` in v2, `total_inactive_file` in v1) are left out of "used", as the
+//! kernel's own working-set figure does. Copying a dump into a container reads it into
+//! the cgroup's page cache; counted as used, it refused dumps that fit (issue 40).
+//!
 //! Inside a container (`kubectl exec`, a systemd slice, a CI runner) MemAvailable is
 //! the machine's, far above what the cgroup lets the process have; a check against it
 //! started work the kernel then killed without a word (issue 27).
@@ -78,6 +84,15 @@ fn cgroup_number(path: &Path) -> Option<u64> {
     (n < UNLIMITED).then_some(n)
 }
 
+/// The value of `key` in a cgroup's `memory.stat` (lines of `key value`).
+fn stat_number(path: &Path, key: &str) -> Option<u64> {
+    let t = std::fs::read_to_string(path).ok()?;
+    t.lines().find_map(|l| {
+        let (k, v) = l.split_once(' ')?;
+        (k == key).then(|| v.trim().parse().ok()).flatten()
+    })
+}
+
 /// What the memory cgroups of this process still allow: the least room (limit less
 /// usage) over its cgroup and every cgroup above it, from `/proc/self/cgroup`'s text
 /// and the cgroup file system mounted at `root`.
@@ -90,13 +105,20 @@ pub fn cgroup(proc_self_cgroup: &str, root: &Path) -> Option<Budget> {
             continue;
         };
         // v2: "0::/path"; v1: "N:memory:/path" (maybe with other controllers).
-        let (base, limit_file, usage_file, v) = if controllers.is_empty() {
-            (root.to_path_buf(), "memory.max", "memory.current", "v2")
+        let (base, limit_file, usage_file, inactive_key, v) = if controllers.is_empty() {
+            (
+                root.to_path_buf(),
+                "memory.max",
+                "memory.current",
+                "inactive_file",
+                "v2",
+            )
         } else if controllers.split(',').any(|c| c == "memory") {
             (
                 root.join("memory"),
                 "memory.limit_in_bytes",
                 "memory.usage_in_bytes",
+                "total_inactive_file",
                 "v1",
             )
         } else {
@@ -107,16 +129,24 @@ pub fn cgroup(proc_self_cgroup: &str, root: &Path) -> Option<Budget> {
         loop {
             let dir = base.join(&rel);
             if let Some(limit) = cgroup_number(&dir.join(limit_file)) {
-                let usage = cgroup_number(&dir.join(usage_file)).unwrap_or(0);
+                let charged = cgroup_number(&dir.join(usage_file)).unwrap_or(0);
+                let reclaimable = stat_number(&dir.join("memory.stat"), inactive_key)
+                    .unwrap_or(0)
+                    .min(charged);
+                let usage = charged - reclaimable;
                 let room = limit.saturating_sub(usage);
                 if best.as_ref().is_none_or(|b| room < b.bytes) {
                     best = Some(Budget {
                         bytes: room,
                         from: format!(
-                            "the memory cgroup /{} ({v}: limit {} MB, {} MB used)",
+                            "the memory cgroup /{} ({v}: limit {} MB, {} MB used{})",
                             rel.display(),
                             limit >> 20,
-                            usage >> 20
+                            usage >> 20,
+                            match reclaimable >> 20 {
+                                0 => String::new(),
+                                mb => format!(" besides {mb} MB of reclaimable page cache"),
+                            }
                         ),
                     });
                 }
@@ -223,6 +253,51 @@ mod tests {
         assert!(b.from.contains("v1"), "{b:?}");
         // No memory controller, no limit anywhere: nothing said.
         assert_eq!(cgroup("3:cpu:/x\n", &root), None);
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    /// A cgroup whose usage is mostly the page cache of a file read (a dump copied into
+    /// the container): the inactive file pages are not counted as used, in v2 and v1, at
+    /// every level; the active ones are.
+    #[test]
+    fn reclaimable_page_cache_is_not_counted_as_used() {
+        let root = fresh("cg-cache");
+        // 600 MiB allowed, 580 MiB charged, of which 550 MiB inactive file pages.
+        write(
+            &root,
+            &[
+                ("pod/memory.max", "629145600\n"),
+                ("pod/memory.current", "608174080\n"),
+                (
+                    "pod/memory.stat",
+                    "anon 20971520\nfile 587202560\nactive_file 10485760\ninactive_file 576716800\n",
+                ),
+            ],
+        );
+        let b = cgroup("0::/pod\n", &root).unwrap();
+        assert_eq!(b.bytes, 629145600 - (608174080 - 576716800));
+        assert!(b.from.contains("550 MB of reclaimable page cache"), "{b:?}");
+        // v1, the limit one level up, the stat's hierarchical total.
+        write(
+            &root,
+            &[
+                ("memory/kube/memory.limit_in_bytes", "629145600\n"),
+                ("memory/kube/memory.usage_in_bytes", "608174080\n"),
+                (
+                    "memory/kube/memory.stat",
+                    "inactive_file 1048576\ntotal_inactive_file 576716800\n",
+                ),
+                ("memory/kube/app/memory.usage_in_bytes", "1000\n"),
+            ],
+        );
+        let b = cgroup("9:memory:/kube/app\n", &root).unwrap();
+        assert_eq!(b.bytes, 629145600 - (608174080 - 576716800));
+        // A stat that claims more than is charged leaves nothing used, never less.
+        write(
+            &root,
+            &[("pod/memory.stat", "inactive_file 999999999999\n")],
+        );
+        assert_eq!(cgroup("0::/pod\n", &root).unwrap().bytes, 629145600);
         std::fs::remove_dir_all(&root).unwrap();
     }
 
