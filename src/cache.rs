@@ -104,18 +104,14 @@ pub fn disable() {
 }
 
 /// Whether entries are read and written: not after [`disable`] nor with
-/// `HEAPTUI_NO_CACHE` set (to anything but `0`).
+/// `HEAPTUI_NO_CACHE=1`.
 pub fn enabled() -> bool {
-    !DISABLED.load(Ordering::Relaxed)
-        && std::env::var_os("HEAPTUI_NO_CACHE").is_none_or(|v| v == "0")
+    !DISABLED.load(Ordering::Relaxed) && !crate::sys::env::flag("HEAPTUI_NO_CACHE")
 }
 
 /// The smallest dump whose index is written.
 fn min_bytes() -> u64 {
-    std::env::var("HEAPTUI_CACHE_MIN_BYTES")
-        .ok()
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or(64 << 20)
+    crate::sys::env::bytes("HEAPTUI_CACHE_MIN_BYTES").unwrap_or(64 << 20)
 }
 
 /// The directory of the index entries.

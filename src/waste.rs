@@ -111,7 +111,7 @@ fn duplicates(snap: &Snapshot, top: usize) -> (Vec<DupString>, Vec<DupArray>) {
             .collect();
         parts.concat()
     };
-    let timing = std::env::var_os("HEAPTUI_TIMING").is_some();
+    let timing = crate::sys::env::flag("HEAPTUI_TIMING");
     let t0 = std::time::Instant::now();
     let mut seen = pass(true);
     let strings_seen = seen.len();
@@ -200,7 +200,7 @@ fn capacity_and_size(snap: &Snapshot, o: ObjId) -> Option<(u64, u64, ObjId)> {
 fn sparse(snap: &Snapshot, top: usize) -> Vec<Sparse> {
     let t0 = std::time::Instant::now();
     let out = sparse_in(snap, top);
-    if std::env::var_os("HEAPTUI_TIMING").is_some() {
+    if crate::sys::env::flag("HEAPTUI_TIMING") {
         eprintln!(
             "timing: waste: sparse collections {:.3} s",
             t0.elapsed().as_secs_f64()

@@ -276,6 +276,19 @@ pub fn main(tui: Tui) -> i32 {
             return code;
         }
     };
+    // Every HEAPTUI_* variable is checked before anything runs: a malformed value is a
+    // usage error, an unknown name a warning (`crate::sys::env`).
+    match crate::sys::env::check() {
+        Ok(warnings) => {
+            for w in warnings {
+                eprintln!("heaptui: warning: {}", crate::text::sanitize(&w));
+            }
+        }
+        Err(e) => {
+            eprintln!("heaptui: {}", crate::text::sanitize(&e.to_string()));
+            return e.exit_code();
+        }
+    }
     if cli.cmd.is_some() {
         // The TUI has its own watcher, which puts the terminal back too.
         crate::sys::tmpfiles::watch_signals();

@@ -257,7 +257,7 @@ pub fn check_memory(path: &Path, format: Format, bytes: &[u8]) -> Result<()> {
     let budget = available()?;
     // A quicker, higher bound first: where it fits, the decision is the same (in memory,
     // guarded), without a pass over the file.
-    let forced = std::env::var_os("HEAPTUI_ON_DISK").is_some_and(|v| v == "1");
+    let forced = crate::sys::env::flag("HEAPTUI_ON_DISK");
     let len = bytes.len() as u64;
     if !forced {
         if let (Some(b), Some(quick)) = (budget, format.quick_memory_need(bytes)) {

@@ -146,7 +146,7 @@ pub fn find(snap: &Snapshot, d: &Dominators, top: usize) -> Report {
         candidates.push(o);
     }
 
-    let timing = std::env::var_os("HEAPTUI_TIMING").is_some();
+    let timing = crate::sys::env::flag("HEAPTUI_TIMING");
     if timing {
         eprintln!(
             "timing: suspects: {} candidates in {:.3} s",

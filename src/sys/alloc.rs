@@ -447,7 +447,7 @@ static RECYCLE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::n
 /// Reads the allocator's settings from the environment (`HEAPTUI_NO_RECYCLE=1` gives
 /// freed large blocks back to the kernel at once); `main` calls it first.
 pub fn configure() {
-    if std::env::var_os("HEAPTUI_NO_RECYCLE").is_some_and(|v| v == "1") {
+    if super::env::flag("HEAPTUI_NO_RECYCLE") {
         RECYCLE.store(false, std::sync::atomic::Ordering::Relaxed);
     }
 }

@@ -23,10 +23,7 @@ pub fn cache_dir() -> Option<PathBuf> {
 /// to: as many as it writes, up to 1 GiB (a small file needs little room, a large one
 /// leaves a gigabyte); `$HEAPTUI_DISK_RESERVE` bytes when that is set.
 pub fn disk_reserve(needed: u64) -> u64 {
-    std::env::var("HEAPTUI_DISK_RESERVE")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(needed.min(1 << 30))
+    super::env::bytes("HEAPTUI_DISK_RESERVE").unwrap_or(needed.min(1 << 30))
 }
 
 /// Bytes an unprivileged user may still write on the file system that holds `dir`, or

@@ -43,7 +43,7 @@ pub fn wanted() -> bool {
         1 => true,
         2 => false,
         _ => {
-            let on = std::env::var_os("HEAPTUI_NO_HUGEPAGES").is_none();
+            let on = !super::env::flag("HEAPTUI_NO_HUGEPAGES");
             WANTED.store(if on { 1 } else { 2 }, Ordering::Relaxed);
             on
         }

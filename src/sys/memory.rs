@@ -60,12 +60,12 @@ pub fn available() -> Result<Option<super::budget::Budget>> {
 /// ([`crate::sys::spill`]) when only that fits, or when `HEAPTUI_ON_DISK=1` asks for it.
 pub fn check_need(path: &Path, kind: &str, file_bytes: u64, need: Need) -> Result<()> {
     let budget = available()?;
-    let forced = std::env::var_os("HEAPTUI_ON_DISK").is_some_and(|v| v == "1");
+    let forced = super::env::flag("HEAPTUI_ON_DISK");
     if crate::sys::spill::on() {
         return Ok(());
     }
     let mb = |b: u64| b.div_ceil(1 << 20);
-    let ignore = std::env::var_os("HEAPTUI_IGNORE_MEMORY").is_some();
+    let ignore = super::env::flag("HEAPTUI_IGNORE_MEMORY");
     let Some(budget) = budget.clone().filter(|b| need.bytes > b.bytes && !forced) else {
         if let Some(b) = budget.filter(|_| !forced && !ignore) {
             // In memory, as estimated; should the estimate be low, what goes past the

@@ -9,6 +9,7 @@
 //! - [`budget`]: the memory this process may use (kernel, cgroups, rlimits);
 //! - [`memory`]: a build's memory need against that budget: in memory, guarded, on
 //!   disk, or refused up front;
+//! - [`env`]: every `HEAPTUI_*` variable, checked before anything runs;
 //! - [`files`]: the user's cache directory, private files and folders, disk room;
 //! - [`tmpfiles`]: the temporary files a signal must not leave behind;
 //! - [`codec`]: the encoding of what the cache keeps beside its columns;
@@ -18,6 +19,7 @@
 pub mod alloc;
 pub mod budget;
 pub mod codec;
+pub mod env;
 pub mod files;
 pub mod huge;
 pub mod memory;

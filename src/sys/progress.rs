@@ -48,7 +48,7 @@ impl Progress {
 
     /// Starts a phase of `total` units (bytes, objects).
     pub fn phase(&self, name: &str, total: u64) {
-        if std::env::var_os("HEAPTUI_TIMING").is_some() {
+        if super::env::flag("HEAPTUI_TIMING") {
             if let Ok(mut t) = self.0.timing.lock() {
                 if let Some((prev, start)) = t.take() {
                     eprintln!(

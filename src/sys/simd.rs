@@ -16,8 +16,7 @@ pub fn avx2() -> bool {
     {
         static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
         *ON.get_or_init(|| {
-            std::arch::is_x86_feature_detected!("avx2")
-                && std::env::var_os("HEAPTUI_NO_AVX2").is_none_or(|v| v != "1")
+            std::arch::is_x86_feature_detected!("avx2") && !super::env::flag("HEAPTUI_NO_AVX2")
         })
     }
     #[cfg(not(target_arch = "x86_64"))]

@@ -185,7 +185,7 @@ pub fn waste(b: &[u8], progress: &Progress, top: usize) -> Result<Option<QuickWa
         return Ok(None);
     }
     let t0 = std::time::Instant::now();
-    let timing = std::env::var_os("HEAPTUI_TIMING").is_some();
+    let timing = crate::sys::env::flag("HEAPTUI_TIMING");
     let lap = |what: &str| {
         if timing {
             eprintln!(
