@@ -1,5 +1,5 @@
 //! Issue 27: an index that would not fit in the memory budget is built on disk (the
-//! allocator's large blocks in unlinked spill files, `src/alloc/disk.rs`) and gives the
+//! allocator's large blocks in unlinked spill files, `src/sys/spill.rs`) and gives the
 //! same answers; below the floor it is refused up front with the figures. The run in a
 //! real capped memory cgroup is in `tests/budget.rs`.
 
@@ -166,4 +166,59 @@ fn an_index_larger_than_estimated_goes_to_disk_past_the_budget() {
     // With room to spare, nothing goes to disk.
     assert_eq!(memory_mode(&f, &[])["mode"], "memory");
     std::fs::remove_file(&f).unwrap();
+}
+
+/// Issue 40: spill files on a memory-backed file system (tmpfs: `/dev/shm` here, `/tmp`
+/// on many systems, a memory-backed `emptyDir`) would take memory too. The build on disk
+/// is refused up front with the reason and the way out; with `HEAPTUI_SPILL_DIR` on a
+/// disk it goes on.
+#[test]
+fn a_spill_folder_on_tmpfs_is_refused_with_the_way_out() {
+    let shm = Path::new("/dev/shm");
+    let on_tmpfs = Command::new("stat")
+        .args(["-f", "-c", "%T", "/dev/shm"])
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "tmpfs");
+    if !on_tmpfs {
+        eprintln!("skipped: /dev/shm is not a tmpfs here");
+        return;
+    }
+    let cache = tempfile::tempdir_in(shm).unwrap();
+    let file = fixture("java/leak/heap-live.hprof.gz");
+    let file = file.to_str().unwrap();
+    let forced = [("HEAPTUI_ON_DISK", "1")];
+    let mut c = Command::new(env!("CARGO_BIN_EXE_heaptui"));
+    let out = c
+        .args(["summary", file, "--json", "--no-cache"])
+        .env("HEAPTUI_CACHE_DIR", cache.path())
+        .env_remove("HEAPTUI_SPILL_DIR")
+        .envs(forced)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("memory-backed") && err.contains("tmpfs") && err.contains("HEAPTUI_SPILL_DIR"),
+        "{err}"
+    );
+    // The same with the spill files on a disk: built there, answered.
+    let disk = tempfile::tempdir_in(scratch()).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_heaptui"))
+        .args(["summary", file, "--json", "--no-cache"])
+        .env("HEAPTUI_CACHE_DIR", cache.path())
+        .env("HEAPTUI_SPILL_DIR", disk.path())
+        .envs(forced)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        json_of(&out)["memory_mode"]["mode"],
+        "disk",
+        "{:?}",
+        json_of(&out)
+    );
 }

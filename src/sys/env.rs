@@ -37,6 +37,11 @@ pub const VARS: &[Var] = &[
         doc: "the cache directory (decompressed copies, index entries, kept trees, spill files) instead of the platform's user cache directory",
     },
     Var {
+        name: "HEAPTUI_SPILL_DIR",
+        kind: Kind::Path,
+        doc: "the folder of the spill files of an index built on disk, instead of the cache directory's spill/ (it must be on a disk, not tmpfs)",
+    },
+    Var {
         name: "HEAPTUI_NO_CACHE",
         kind: Kind::Flag,
         doc: "neither read nor write index cache entries (as --no-cache)",

@@ -19,6 +19,38 @@ pub fn cache_dir() -> Option<PathBuf> {
     directories::ProjectDirs::from("", "", "heaptui").map(|p| p.cache_dir().to_path_buf())
 }
 
+/// The folder of the spill files of an index built on disk: `$HEAPTUI_SPILL_DIR`, else
+/// the cache directory's `spill/`.
+pub fn spill_dir() -> Option<PathBuf> {
+    if let Some(d) = std::env::var_os("HEAPTUI_SPILL_DIR").filter(|d| !d.is_empty()) {
+        return Some(PathBuf::from(d));
+    }
+    cache_dir().map(|d| d.join("spill"))
+}
+
+/// The kind of memory-backed file system `dir` (or, while it does not exist yet, the
+/// nearest folder above it) is on, if it is on one: `tmpfs` (what `/tmp` is on many
+/// systems, and Kubernetes' memory-backed `emptyDir`) or `ramfs`. Spill files there take
+/// memory like the arrays they hold, and relieve none.
+pub fn memory_backed(dir: &Path) -> Option<&'static str> {
+    use std::os::unix::ffi::OsStrExt;
+    const TMPFS_MAGIC: i64 = 0x0102_1994;
+    const RAMFS_MAGIC: i64 = 0x8584_58f6;
+    let existing = dir.ancestors().find(|d| d.exists())?;
+    let c = std::ffi::CString::new(existing.as_os_str().as_bytes()).ok()?;
+    // SAFETY: a zeroed statfs is a valid out-parameter; `c` is a NUL-terminated path.
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statfs(c.as_ptr(), &mut st) } != 0 {
+        return None;
+    }
+    #[allow(clippy::unnecessary_cast)] // f_type's width differs between targets.
+    match st.f_type as i64 {
+        TMPFS_MAGIC => Some("tmpfs"),
+        RAMFS_MAGIC => Some("ramfs"),
+        _ => None,
+    }
+}
+
 /// Bytes heaptui leaves free on the disk it writes `needed` more bytes of cache files
 /// to: as many as it writes, up to 1 GiB (a small file needs little room, a large one
 /// leaves a gigabyte); `$HEAPTUI_DISK_RESERVE` bytes when that is set.
@@ -113,4 +145,25 @@ pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     std::fs::rename(&tmp, path).inspect_err(|_| {
         let _ = std::fs::remove_file(&tmp);
     })
+}
+
+#[cfg(test)]
+mod tests {
+    /// `/dev/shm` is a tmpfs on Linux (skipped where it is not); `/proc` is no memory-backed
+    /// file system; a folder that does not exist yet is judged by the nearest one above.
+    #[test]
+    fn memory_backed_file_systems_are_told_apart() {
+        assert_eq!(super::memory_backed(std::path::Path::new("/proc")), None);
+        let shm = std::path::Path::new("/dev/shm");
+        match super::memory_backed(shm) {
+            Some(kind) => {
+                assert_eq!(kind, "tmpfs");
+                assert_eq!(
+                    super::memory_backed(&shm.join("not/made/yet")),
+                    Some("tmpfs")
+                );
+            }
+            None => eprintln!("skipped: /dev/shm is not a tmpfs here"),
+        }
+    }
 }

@@ -122,12 +122,16 @@ const SMALL_BLOCKS: u64 = 64 << 20;
 
 /// Arms the allocator's guard for a build in memory ([`crate::sys::spill::arm`]): the
 /// large blocks stay within the budget less [`SMALL_BLOCKS`], and what would go past it
-/// goes to spill files in the cache directory's `spill/`. Without a cache directory the
-/// build goes on unguarded, as before.
+/// goes to spill files in the spill folder ([`crate::sys::files::spill_dir`]). Without
+/// one, or with one on a memory-backed file system (where spilling relieves nothing),
+/// the build goes on unguarded, as before.
 fn guard(path: &Path, budget: &super::budget::Budget) {
-    let Some(dir) = crate::sys::files::cache_dir().map(|d| d.join("spill")) else {
+    let Some(dir) = crate::sys::files::spill_dir() else {
         return;
     };
+    if crate::sys::files::memory_backed(&dir).is_some() {
+        return;
+    }
     let limit = budget.bytes.saturating_sub(SMALL_BLOCKS);
     let why = format!(
         "{}: the index took more memory than estimated, and more than the {} MB available \
@@ -141,13 +145,20 @@ fn guard(path: &Path, budget: &super::budget::Budget) {
     let _ = crate::sys::spill::arm(&dir, limit as usize, why);
 }
 
-/// Starts building on disk, in the cache directory's `spill/`, for an index that needs
+/// Starts building on disk, in the spill folder ([`crate::sys::files::spill_dir`]), for an index that needs
 /// `need` bytes of memory (as much disk, at most); `why` is kept for the user. The
 /// reason when that cannot be done.
 fn on_disk(need: u64, why: String) -> std::result::Result<(), String> {
-    let Some(dir) = crate::sys::files::cache_dir().map(|d| d.join("spill")) else {
+    let Some(dir) = crate::sys::files::spill_dir() else {
         return Err("there is no cache directory to put its files in".into());
     };
+    if let Some(kind) = crate::sys::files::memory_backed(&dir) {
+        return Err(format!(
+            "its spill folder {} is on a memory-backed file system ({kind}), where its \
+             files would take memory too (set HEAPTUI_SPILL_DIR to a folder on a disk)",
+            dir.display()
+        ));
+    }
     crate::sys::files::private_dir(&dir)
         .map_err(|e| format!("the cache directory {} cannot be made: {e}", dir.display()))?;
     crate::sys::files::check_room(&dir, 0, need).map_err(|room| {
