@@ -28,7 +28,7 @@ fn main() {
     // back when the TUI has it), not a silent SIGBUS.
     heaptui::ui::terminal::install_sigbus_handler();
     // An allocation that fails ends the process with the terminal put back, exit 2.
-    heaptui::sys::alloc::on_failure(heaptui::ui::terminal::emergency_exit);
+    heaptui::sys::oom::on_failure(heaptui::ui::terminal::emergency_exit);
     heaptui::sys::alloc::configure();
     // main → cli | ui: the CLI runs the commands and hands a command line without one
     // to the TUI's entry.

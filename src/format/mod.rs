@@ -4,7 +4,7 @@
 //! memory need, its quick passes, its roles), the [`Snapshot`] that a reader returns
 //! (`snapshot.rs`) and the [`Decoder`] trait through which views ask a format for what the index does not keep. One module
 //! per format; HPROF, V8, Go, MoarVM (v2 and v3) and Dart are built. A format that is
-//! recognised before its reader exists answers [`Error::Unsupported`] (exit code 2), so
+//! recognised before its reader exists answers [`crate::error::Error::Unsupported`] (exit code 2), so
 //! that a user with such a file learns what they have rather than "unknown format".
 
 pub mod cached;

@@ -158,7 +158,7 @@ pub fn open(path: &Path, progress: &Progress) -> Result<Session> {
 pub fn open_deferring_cache(path: &Path, progress: &Progress) -> Result<Session> {
     let (file, which) = split_snapshot_suffix(path);
     let path = file.as_path();
-    crate::sys::alloc::reading(path);
+    crate::sys::oom::reading(path);
     let source = crate::source::open_checked(path, progress, &|b| detect(b).map(|_| ()))?;
     let format = detect(source.bytes()).map_err(|e| Error::parse(path, e))?;
     stop_if_cancelled(path, progress)?;
@@ -319,7 +319,7 @@ fn quick_source(path: &Path, progress: &Progress) -> Result<Option<(Source, Form
         return Ok(None);
     }
     let path = file.as_path();
-    crate::sys::alloc::reading(path);
+    crate::sys::oom::reading(path);
     let source = crate::source::open_checked(path, progress, &|b| detect(b).map(|_| ()))?;
     let format = detect(source.bytes()).map_err(|e| Error::parse(path, e))?;
     if !format.has_quick_passes() {

@@ -29,10 +29,10 @@
 //!
 //! When memory runs out. An allocation the system refuses would make Rust's runtime print
 //! "memory allocation of N bytes failed" and abort (exit 134), leaving the TUI's terminal
-//! in raw mode on the alternate screen. [`Global`] instead ends the process itself, with
-//! the terminal put back, a message naming the file being read ([`reading`]) and the
-//! size asked for, and exit status 2 (the file cannot be read here), through the exit
-//! `main` sets ([`on_failure`]: the TUI's `emergency_exit`); the readers check counts against the bytes
+//! in raw mode on the alternate screen. [`Global`] instead ends the process itself
+//! ([`super::oom`]), with the terminal put back, a message naming the file being read and
+//! what ran out, and exit status 2 (the file cannot be read here), through the exit
+//! `main` sets (the TUI's `emergency_exit`); the readers check counts against the bytes
 //! and the memory estimate before reading, so this is the last line, not the way. (The
 //! standard library's hook for this, `set_alloc_error_hook`, is not stable.) A fallible
 //! allocation (`try_reserve`) that fails ends the process the same way.
@@ -481,99 +481,13 @@ unsafe impl GlobalAlloc for Global {
     }
 }
 
-/// `p`, unless it is null: then memory has run out ([`out_of_memory`]).
+/// `p`, unless it is null: then memory has run out ([`super::oom::out_of_memory`]).
 #[inline]
 fn granted(p: *mut u8, size: usize) -> *mut u8 {
     if p.is_null() {
-        out_of_memory(size);
+        super::oom::out_of_memory(size);
     }
     p
-}
-
-/// The file being read, for the message of an allocation failure: a copy of its path
-/// (at most 1 KiB, control characters as `?`) and its length.
-static READING: Mutex<([u8; 1024], usize)> = Mutex::new(([0; 1024], 0));
-
-/// Notes the file being read, for the message if memory runs out while it is.
-pub fn reading(path: &std::path::Path) {
-    let name = path.as_os_str().as_encoded_bytes();
-    let mut r = READING.lock().unwrap_or_else(|e| e.into_inner());
-    let n = name.len().min(r.0.len());
-    for (to, &c) in r.0.iter_mut().zip(&name[..n]) {
-        *to = if c < 0x20 || c == 0x7f { b'?' } else { c };
-    }
-    r.1 = n;
-}
-
-/// Ends the process (exit 2, the terminal put back) after an allocation of `size` bytes
-/// failed, saying so. Allocates nothing.
-#[cold]
-fn out_of_memory(size: usize) -> ! {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    let mut n = size;
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    // Never wait for the lock: the failure may have happened while it was held.
-    let r = READING.try_lock();
-    let name: &[u8] = match &r {
-        Ok(r) if r.1 > 0 => &r.0[..r.1],
-        _ => b"",
-    };
-    let sep: &[u8] = if name.is_empty() { b"" } else { b": " };
-    let exit = match FAILURE_EXIT.get() {
-        Some(f) => *f,
-        None => plain_exit,
-    };
-    if spill::on() {
-        exit(&[
-            b"heaptui: ",
-            name,
-            sep,
-            b"out of disk: a spill file of ",
-            &digits[at..],
-            b" bytes could not be made in the cache directory (free space on its disk, or \
-set HEAPTUI_CACHE_DIR to a directory on a larger one)",
-        ]);
-    }
-    exit(&[
-        b"heaptui: ",
-        name,
-        sep,
-        b"out of memory: an allocation of ",
-        &digits[at..],
-        b" bytes failed; this file needs more memory than this process may use \
-(free memory, raise the limit, or use a larger machine)",
-    ]);
-}
-
-/// How the process ends when an allocation fails: set by `main` to the TUI's
-/// `ui::terminal::emergency_exit`, which also puts the terminal back (the allocator
-/// knows no terminal).
-static FAILURE_EXIT: std::sync::OnceLock<fn(&[&[u8]]) -> !> = std::sync::OnceLock::new();
-
-/// Sets how the process ends when an allocation fails (see [`FAILURE_EXIT`]).
-pub fn on_failure(exit: fn(&[&[u8]]) -> !) {
-    let _ = FAILURE_EXIT.set(exit);
-}
-
-/// The message on stderr and exit status 2, with nothing else touched: async-signal-safe
-/// calls only, no allocation.
-fn plain_exit(message: &[&[u8]]) -> ! {
-    // SAFETY: `write` and `_exit` are async-signal-safe and allocate nothing.
-    unsafe {
-        for part in message {
-            libc::write(2, part.as_ptr().cast(), part.len());
-        }
-        libc::write(2, b"\n".as_ptr().cast(), 1);
-        libc::_exit(2);
-    }
 }
 
 /// Gives the process-wide pool's pages back to the kernel (a no-op where [`Global`] is

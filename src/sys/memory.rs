@@ -13,18 +13,18 @@
 //! computed from those counts, checked against the bytes (a count the file could not hold
 //! counts as what it could), at the peak bytes per object and per reference of indexing
 //! and building the dominator tree:
-//! - V8: the header's `node_count` and `edge_count` ([`v8_need`]); the reader refuses a
+//! - V8: the header's `node_count` and `edge_count` (`format/v8/need.rs`); the reader refuses a
 //!   file with more nodes or edges than they say. The strings, which the header does not
 //!   count, are bounded by half the file's double quotes;
-//! - Dart: the header's object and reference counts ([`dart_need`]); the reader reads
+//! - Dart: the header's object and reference counts (`format/dart/need.rs`); the reader reads
 //!   no more objects than the count, and refuses more references;
 //! - MoarVM format 3: the collectables and references of the snapshot opened, counted in
-//!   its compressed columns before they are decoded ([`moarvm_need`], checked by the
+//!   its compressed columns before they are decoded (`format/moarvm/need.rs`, checked by the
 //!   reader once it has listed the snapshots).
 //!
 //! Elsewhere (HPROF, Go, MoarVM format 2) nothing up front says how many objects there
 //! are, and the need is the peak measured per byte of file on large real files
-//! ([`per_file_byte`]): an average, not a bound. A build in memory is therefore guarded
+//! ([`Need::per_file_byte`]): an average, not a bound. A build in memory is therefore guarded
 //! ([`guard`]): should the index take more than the budget, the rest goes to disk.
 
 use std::path::Path;

@@ -4,6 +4,7 @@
 //!
 //! - [`alloc`]: the binary's allocator hooks (large blocks' pages reused between the
 //!   index build's phases, huge pages, the failure that ends the process cleanly);
+//! - [`oom`]: the end of the process when an allocation fails, saying what ran out;
 //! - [`spill`]: large blocks built in unlinked spill files when memory is short;
 //! - [`huge`]: vectors whose pages the kernel may back with huge pages;
 //! - [`budget`]: the memory this process may use (kernel, cgroups, rlimits);
@@ -23,6 +24,7 @@ pub mod env;
 pub mod files;
 pub mod huge;
 pub mod memory;
+pub mod oom;
 pub mod progress;
 pub mod simd;
 pub mod spill;

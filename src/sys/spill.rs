@@ -24,7 +24,7 @@
 //! above: the process stays within its cgroup whatever the estimate said.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, AtomicU8, Ordering};
 
 /// Whether large blocks go to disk.
 static ON: AtomicBool = AtomicBool::new(false);
@@ -32,6 +32,18 @@ static ON: AtomicBool = AtomicBool::new(false);
 static DIR: AtomicI32 = AtomicI32::new(-1);
 /// Bytes of files mapped so far (never decreased: a figure for the user, not a gauge).
 static MAPPED: AtomicU64 = AtomicU64::new(0);
+/// Why the last spill file could not be had: [`DISK`] (no file could be made, or its
+/// blocks not allocated) or [`MAP`] (it could not be mapped: the address space), or 0.
+static FAILED: AtomicU8 = AtomicU8::new(0);
+/// [`FAILED`]'s values.
+pub const DISK: u8 = 1;
+pub const MAP: u8 = 2;
+
+/// Why the last spill file could not be had ([`DISK`], [`MAP`]), or 0 when none failed:
+/// the allocator's failure message says "out of disk" only for the first.
+pub fn failed() -> u8 {
+    FAILED.load(Ordering::Relaxed)
+}
 /// Why the mode started, in words (for `summary`, the CLI's stderr and the TUI).
 static WHY: std::sync::Mutex<String> = std::sync::Mutex::new(String::new());
 
@@ -219,7 +231,8 @@ fn tmpfile(dir: i32) -> i32 {
 
 /// Maps `len` bytes (page-aligned) of a fresh unlinked file at `addr`, replacing what is
 /// mapped there (address space this allocator reserved). False when no file could be
-/// made or its blocks allocated (the disk is full). Allocates no memory.
+/// made or its blocks allocated (the disk is full), or it could not be mapped ([`failed`]
+/// says which). Allocates no memory.
 #[cfg(target_os = "linux")]
 pub(super) fn map_fresh(addr: usize, len: usize) -> bool {
     if len == 0 {
@@ -227,6 +240,7 @@ pub(super) fn map_fresh(addr: usize, len: usize) -> bool {
     }
     let fd = tmpfile(DIR.load(Ordering::Acquire));
     if fd < 0 {
+        FAILED.store(DISK, Ordering::Relaxed);
         return false;
     }
     // SAFETY: `fd` is the file just made; the mapping replaces only the reserved range
@@ -240,6 +254,9 @@ pub(super) fn map_fresh(addr: usize, len: usize) -> bool {
             }
             _ => false,
         };
+        if !sized {
+            FAILED.store(DISK, Ordering::Relaxed);
+        }
         sized && {
             let p = libc::mmap(
                 addr as *mut libc::c_void,
@@ -249,6 +266,9 @@ pub(super) fn map_fresh(addr: usize, len: usize) -> bool {
                 fd,
                 0,
             );
+            if p as usize != addr {
+                FAILED.store(MAP, Ordering::Relaxed);
+            }
             p as usize == addr
         }
     };

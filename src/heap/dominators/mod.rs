@@ -48,7 +48,7 @@
 //! is 4 (idom) + 4 (retained; sizes of 4 GiB or more in a sorted side list) + 4
 //! (retained count) + 1/8 (weakly reachable bit) bytes per object, and 8 more for the
 //! children lists once a view walks the tree from the top. The large arrays ask for
-//! transparent huge pages ([`super::huge`]): the passes load from them at random.
+//! transparent huge pages ([`crate::sys::huge`]): the passes load from them at random.
 
 use super::{Column, Graph, ObjId};
 use crate::sys::huge;
