@@ -515,9 +515,18 @@ fn prune(dir: &Path) {
         e.path().extension().is_some_and(|x| x == ext)
             && !e.file_name().to_string_lossy().starts_with('.')
     };
+    // Only the files heaptui names: a 16-digit hexadecimal stem (`entry_path`).
+    let ours = |e: &std::fs::DirEntry| {
+        let name = e.file_name();
+        let stem = std::path::Path::new(&name)
+            .file_stem()
+            .map(|s| s.to_owned());
+        stem.and_then(|s| s.into_string().ok())
+            .is_some_and(|s| s.len() == 16 && s.bytes().all(|b| b.is_ascii_hexdigit()))
+    };
     let mut entries: Vec<(u128, PathBuf)> = files
         .iter()
-        .filter(|e| named(e, "idx"))
+        .filter(|e| named(e, "idx") && ours(e))
         .filter_map(|e| Some((mtime_ns(&e.metadata().ok()?), e.path())))
         .collect();
     entries.sort_by_key(|e| std::cmp::Reverse(e.0));
@@ -526,7 +535,7 @@ fn prune(dir: &Path) {
         let _ = std::fs::remove_file(tree::path_beside(&p));
     }
     // A tree whose entry is gone (removed by hand, or by a build that kept no trees).
-    for e in files.iter().filter(|e| named(e, "tree")) {
+    for e in files.iter().filter(|e| named(e, "tree") && ours(e)) {
         if !e.path().with_extension("idx").exists() {
             let _ = std::fs::remove_file(e.path());
         }
@@ -562,7 +571,12 @@ pub fn load(key: &Key, file_bytes: u64) -> Loaded {
         return Loaded::Missing;
     };
     if let Some(dir) = path.parent() {
-        prune_temporaries(dir);
+        // Nothing is read from (or pruned in) a folder that is not this user's own.
+        match crate::sys::files::trusted_dir(dir) {
+            Ok(()) => prune_temporaries(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Loaded::Missing,
+            Err(e) => return Loaded::Rejected(e.to_string()),
+        }
     }
     let Ok(f) = File::open(&path) else {
         return Loaded::Missing;
@@ -605,7 +619,16 @@ fn check_head<R: Read>(r: &mut In<R>, key: &Key, magic: &[u8; 16]) -> Result<(),
 /// and key match (the rest is checked when it is read). Callers that would otherwise
 /// walk the dump read the entry instead.
 pub fn has_entry(key: &Key) -> bool {
-    let Some(f) = entry_path(key).and_then(|p| File::open(p).ok()) else {
+    let Some(path) = entry_path(key) else {
+        return false;
+    };
+    if path
+        .parent()
+        .is_none_or(|d| crate::sys::files::trusted_dir(d).is_err())
+    {
+        return false;
+    }
+    let Ok(f) = File::open(&path) else {
         return false;
     };
     let Ok(len) = f.metadata().map(|m| m.len()) else {

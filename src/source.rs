@@ -395,7 +395,7 @@ pub const KEEP_GUNZIP: usize = 4;
 
 /// Bounds the decompressed copies: keeps the [`KEEP_GUNZIP`] most recently used (by
 /// their key's modification time, which a reuse refreshes), `current` among them, and
-/// removes copies without a key and temporary files left by processes that are gone
+/// removes temporary files left by processes that are gone
 /// ([`crate::sys::tmpfiles::stale`]). A copy that another heaptui still maps
 /// stays readable there until it is unmapped; one it is about to open is made again
 /// ([`open`]).
@@ -436,9 +436,9 @@ fn prune_gunzip(dir: &Path, current: &Path) {
             if pid.is_some_and(|pid| crate::sys::tmpfiles::stale(&p, pid)) {
                 let _ = std::fs::remove_file(&p);
             }
-        } else if name.ends_with(".hprof") && !p.with_extension("key").exists() {
-            let _ = std::fs::remove_file(&p);
         }
+        // A copy without its key is not removed: heaptui writes the key before the copy
+        // and removes them together, so such a file may not be heaptui's own.
     }
 }
 

@@ -719,3 +719,84 @@ fn a_temporary_index_entry_of_a_process_that_is_gone_is_removed() {
     );
     assert!(live.exists(), "a live writer's temporary entry was removed");
 }
+
+/// Issue 40: a cache folder that is not the user's own is never trusted. Another user's
+/// folder (made here by `chown`, so as root only: skipped otherwise) is refused with the
+/// reason, and a gzip dump then exits 2 with nothing read from it or written to it; a
+/// `gunzip/` that is a link to another folder is refused and that folder's files stay;
+/// a folder of ours that others may write to is closed to 0700; a copy without its key
+/// (which heaptui cannot tell it wrote) is not pruned.
+#[test]
+fn cache_folders_not_the_user_s_own_are_never_trusted() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let work = tempfile::tempdir().unwrap();
+    let gz = common::fixture("go/heap.dump.gz");
+    let gz = gz.to_str().unwrap();
+    let run_in = |cache: &Path| {
+        Command::new(env!("CARGO_BIN_EXE_heaptui"))
+            .args(["histogram", gz, "--json"])
+            .env("HEAPTUI_CACHE_DIR", cache)
+            .env("HEAPTUI_CACHE_MIN_BYTES", "0")
+            .env_remove("HEAPTUI_NO_CACHE")
+            .output()
+            .unwrap()
+    };
+    // A link for gunzip/, to a folder of the user's with a file of theirs in it.
+    let victim = work.path().join("victim");
+    std::fs::create_dir(&victim).unwrap();
+    std::fs::write(victim.join("keep.hprof"), b"the user's own dump").unwrap();
+    let linked = work.path().join("linked");
+    std::fs::create_dir(&linked).unwrap();
+    std::os::unix::fs::symlink(&victim, linked.join("gunzip")).unwrap();
+    let out = run_in(&linked);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("symbolic link"), "{err}");
+    assert!(victim.join("keep.hprof").exists());
+    assert_eq!(std::fs::read_dir(&victim).unwrap().count(), 1);
+    // Ours but open to others: closed, then used; a copy without its key stays.
+    let open = work.path().join("open");
+    std::fs::create_dir_all(open.join("gunzip")).unwrap();
+    std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let stray = open.join("gunzip").join("0000000000000000.hprof");
+    std::fs::write(&stray, b"not heaptui's").unwrap();
+    let out = run_in(&open);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(std::fs::metadata(&open).unwrap().mode() & 0o777, 0o700);
+    assert!(stray.exists(), "a copy without its key was pruned");
+    // Another user's folder (root only).
+    let theirs = work.path().join("theirs");
+    std::fs::create_dir(&theirs).unwrap();
+    let chowned = Command::new("chown")
+        .args(["12345:12345", theirs.to_str().unwrap()])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !chowned {
+        eprintln!("skipped the other user's folder: chown needs root here");
+        return;
+    }
+    let out = run_in(&theirs);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("belongs to another user (uid 12345"), "{err}");
+    assert_eq!(std::fs::read_dir(&theirs).unwrap().count(), 0, "written in");
+    // A plain dump still opens there, with no index cache read or written.
+    let plain = common::gunzipped("java/leak/heap-live.hprof.gz");
+    let out = Command::new(env!("CARGO_BIN_EXE_heaptui"))
+        .args(["summary", plain.to_str().unwrap(), "--json"])
+        .env("HEAPTUI_CACHE_DIR", &theirs)
+        .env("HEAPTUI_CACHE_MIN_BYTES", "0")
+        .env_remove("HEAPTUI_NO_CACHE")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(std::fs::read_dir(&theirs).unwrap().count(), 0, "written in");
+}

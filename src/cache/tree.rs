@@ -103,6 +103,9 @@ pub fn load_tree(g: &Graph, entry: Option<&Entry>, progress: &Progress) -> TreeL
     let Some(path) = entry_path(&entry.key).map(|p| path_beside(&p)) else {
         return TreeLoaded::Missing;
     };
+    if let Some(Err(e)) = path.parent().map(crate::sys::files::trusted_dir) {
+        return TreeLoaded::Rejected(e.to_string());
+    }
     let Ok(f) = File::open(&path) else {
         return TreeLoaded::Missing;
     };

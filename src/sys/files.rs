@@ -101,13 +101,77 @@ pub fn check_room(dir: &Path, so_far: u64, needed: u64) -> std::result::Result<(
 }
 
 /// Makes `dir` and its missing parents readable by this user only (`0700`): the cache
-/// holds copies of heap dumps, which hold whatever the program had in memory.
+/// holds copies of heap dumps, which hold whatever the program had in memory. Then checks
+/// that the folders heaptui keeps there are its own ([`trusted_dir`]).
 pub fn private_dir(dir: &Path) -> std::io::Result<()> {
     use std::os::unix::fs::DirBuilderExt;
+    // The folders already there first: nothing is made inside one that is not ours.
+    for f in ours(dir).into_iter().filter(|f| f.exists()) {
+        own_folder(f)?;
+    }
     std::fs::DirBuilder::new()
         .recursive(true)
         .mode(0o700)
-        .create(dir)
+        .create(dir)?;
+    trusted_dir(dir)
+}
+
+/// Checks, before anything in it is read, written or pruned, that `dir` and every folder
+/// between the cache directory and it (`dir` alone outside the cache directory) is this
+/// user's own: a folder, not a symbolic link, owned by the effective user, writable by
+/// no one else. A folder of ours that others may write to is closed (`0700`); one that
+/// is a link, or another user's, is refused with the reason: a shared `/tmp/heaptui-cache`
+/// let another user swap a decompressed copy (answers of their choosing) or point
+/// `gunzip/` at the victim's own folder for the pruning to empty (issue 40).
+pub fn trusted_dir(dir: &Path) -> std::io::Result<()> {
+    for f in ours(dir) {
+        own_folder(f)?;
+    }
+    Ok(())
+}
+
+/// The folders [`trusted_dir`] checks for `dir`, from the top down.
+fn ours(dir: &Path) -> Vec<&Path> {
+    let mut folders: Vec<&Path> = vec![dir];
+    if let Some(root) = cache_dir().filter(|r| dir.starts_with(r)) {
+        folders.extend(dir.ancestors().skip(1).take_while(|a| a.starts_with(&root)));
+    }
+    folders.reverse();
+    folders
+}
+
+/// [`trusted_dir`]'s check of one folder.
+fn own_folder(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let refuse = |why: String| {
+        std::io::Error::new(
+            std::io::ErrorKind::PermissionDenied,
+            format!(
+                "{} {why}; heaptui keeps its cache only in folders of its user's own \
+                 (set HEAPTUI_CACHE_DIR to one)",
+                dir.display()
+            ),
+        )
+    };
+    let m = std::fs::symlink_metadata(dir)?;
+    if m.file_type().is_symlink() {
+        return Err(refuse("is a symbolic link".into()));
+    }
+    if !m.is_dir() {
+        return Err(refuse("is not a folder".into()));
+    }
+    // SAFETY: geteuid has no failure and no precondition.
+    let me = unsafe { libc::geteuid() };
+    if m.uid() != me {
+        return Err(refuse(format!(
+            "belongs to another user (uid {}, not {me})",
+            m.uid()
+        )));
+    }
+    if m.mode() & 0o022 != 0 {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+    }
+    Ok(())
 }
 
 /// Creates `path` for writing, only if nothing is there: never through a symbolic link
