@@ -14,6 +14,14 @@ fn main() {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
+    // Under a file-size limit (`ulimit -f`, which batch schedulers set) a write past it
+    // would kill the process with SIGXFSZ, leaving its temporary file and, in the TUI, the
+    // terminal raw: ignored, the write fails with EFBIG instead, and the cache entry is
+    // skipped with a warning, a gzip copy refused with exit 2 (issue 40).
+    // SAFETY: as above; SIG_IGN is a valid handler.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
     // Every allocation of 1 MiB or more gets its own mapping, returned to the kernel when
     // freed. glibc's default raises that threshold each time such a block is freed (up to
     // 32 MiB), after which the index's per-object arrays of tens of MB come from the heap

@@ -800,3 +800,56 @@ fn cache_folders_not_the_user_s_own_are_never_trusted() {
     );
     assert_eq!(std::fs::read_dir(&theirs).unwrap().count(), 0, "written in");
 }
+
+/// Issue 40: under a file-size limit (`ulimit -f`; `prlimit --fsize` here) a cache write
+/// past it fails with EFBIG instead of the process dying of SIGXFSZ (exit 153, its
+/// temporary file left): a gzip dump that cannot be copied exits 2 naming the file, an
+/// index entry that cannot be written is skipped with a warning, and no temporary file
+/// stays behind.
+#[test]
+fn a_file_size_limit_fails_the_write_not_the_process() {
+    if Command::new("prlimit").arg("--version").output().is_err() {
+        eprintln!("skipped: no prlimit here");
+        return;
+    }
+    let work = tempfile::tempdir().unwrap();
+    let limited = |cache: &Path, args: &[&str]| {
+        Command::new("prlimit")
+            .arg("--fsize=1000000")
+            .arg(env!("CARGO_BIN_EXE_heaptui"))
+            .args(args)
+            .env("HEAPTUI_CACHE_DIR", cache)
+            .env("HEAPTUI_CACHE_MIN_BYTES", "0")
+            .env_remove("HEAPTUI_NO_CACHE")
+            .output()
+            .unwrap()
+    };
+    let leftovers = |dir: &Path| -> Vec<PathBuf> {
+        std::fs::read_dir(dir)
+            .map(|rd| rd.filter_map(|e| e.ok()).map(|e| e.path()).collect())
+            .unwrap_or_default()
+    };
+    // A gzip dump of 56 MB decompressed.
+    let gz = common::fixture("java/leak/heap-live.hprof.gz");
+    let cache = work.path().join("gz");
+    let out = limited(&cache, &["histogram", gz.to_str().unwrap(), "--json"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("File too large"), "{err}");
+    assert_eq!(leftovers(&cache.join("gunzip")), Vec::<PathBuf>::new());
+    // The same dump plain: answered, its entry (4 MB) not written, and said why.
+    let plain = common::gunzipped("java/leak/heap-live.hprof.gz");
+    let cache = work.path().join("plain");
+    let out = limited(&cache, &["summary", plain.to_str().unwrap(), "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        warnings(&s).contains("index cache not written") && warnings(&s).contains("File too large"),
+        "{s}"
+    );
+    assert_eq!(leftovers(&cache.join("index")), Vec::<PathBuf>::new());
+}
