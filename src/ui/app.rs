@@ -25,6 +25,7 @@ use ratatui::widgets::{Block, Borders, Clear, Gauge, Paragraph, Wrap};
 use ratatui::{Frame, Terminal};
 
 use super::diff::{DiffView, Side};
+use super::events::Queue;
 use super::keys::{action_for, hint_line, hint_line_for, key_name, Action, KEYMAP};
 use super::panes::histogram::{thousands, HistogramPane};
 use super::panes::inspector::InspectorPane;
@@ -158,6 +159,8 @@ pub struct App {
     pub title: Option<String>,
     /// The work panes run on threads of their own ([`crate::ui::job`]).
     jobs: crate::ui::job::Jobs,
+    /// What the run loop waits on; the loading threads and the jobs wake it.
+    queue: Queue,
 }
 
 impl App {
@@ -202,13 +205,15 @@ impl App {
         changed
     }
 
-    /// An app waiting for `rx` (nothing to wait for in tests: `None`) and `dom_rx`.
+    /// An app waiting for `rx` (nothing to wait for in tests: `None`) and `dom_rx`, which
+    /// their senders wake through `queue`.
     fn loading(
         path: PathBuf,
         progress: Progress,
         rx: Option<Receiver<Result<Loaded>>>,
         dom_rx: Receiver<DomsReady>,
         dom_progress: Progress,
+        queue: Queue,
     ) -> Self {
         App {
             title: None,
@@ -238,8 +243,14 @@ impl App {
             theme: Theme::from_env(),
             clipboard: Default::default(),
             message: None,
-            jobs: Default::default(),
+            jobs: crate::ui::job::Jobs::new(queue.notifier()),
+            queue,
         }
+    }
+
+    /// The queue the run loop waits on (tests push their keys into it).
+    pub fn queue(&self) -> &Queue {
+        &self.queue
     }
 
     /// The panes' jobs: how many run (tests wait for none), how long they wait first.
@@ -311,7 +322,8 @@ impl App {
                 crate::heap::depth::keep(&b.graph, || false);
             }
         }
-        let mut app = Self::loading(path, Progress::new(), None, dom_rx, Progress::new());
+        let queue = Queue::new();
+        let mut app = Self::loading(path, Progress::new(), None, dom_rx, Progress::new(), queue);
         app.theme = Theme { color: false };
         // A test's selection has always rested: the merged paths beside the histogram
         // are there on the next turn, whatever the machine's speed.
@@ -331,7 +343,15 @@ impl App {
         let (_, dom_rx) = std::sync::mpsc::channel();
         let (early_tx, early_rx) = std::sync::mpsc::channel();
         let _ = early_tx.send(q);
-        let mut app = Self::loading(path, Progress::new(), Some(rx), dom_rx, Progress::new());
+        let queue = Queue::new();
+        let mut app = Self::loading(
+            path,
+            Progress::new(),
+            Some(rx),
+            dom_rx,
+            Progress::new(),
+            queue,
+        );
         app.theme = Theme { color: false };
         app.early_rx = Some(early_rx);
         app.tick();
@@ -550,7 +570,8 @@ impl App {
                     let mut name = file.into_os_string();
                     name.push(format!("#{n}"));
                     let (theme, clipboard) = (self.theme, self.clipboard.clone());
-                    *self = App::load(PathBuf::from(name));
+                    // The same queue: the terminal's events go on coming into it.
+                    *self = App::load_into(PathBuf::from(name), self.queue.clone());
                     self.busy = true;
                     // The run loop drains this clipboard: keep the same one.
                     (self.theme, self.clipboard) = (theme, clipboard);

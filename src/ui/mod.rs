@@ -4,6 +4,7 @@
 
 pub mod app;
 pub mod diff;
+pub mod events;
 pub mod job;
 pub mod keys;
 pub mod panes;
