@@ -124,11 +124,8 @@ impl Loader {
                     }
                 }
                 if !hurried {
-                    let mut lines = crate::present::summary_lines_for(side);
-                    if let Some(w) = tree.get().and_then(|d| d.origin.words()) {
-                        lines.push(("dominator tree".to_string(), w));
-                    }
-                    let _ = cell.set(lines);
+                    // (Where the tree came from is the UI's line: it has the tree.)
+                    let _ = cell.set(crate::present::summary_lines_for(side));
                     notify.arrived();
                 }
                 if pending {
