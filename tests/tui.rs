@@ -5,13 +5,13 @@
 
 mod common;
 
-use std::collections::VecDeque;
 use std::time::Duration;
 
 use common::tui::*;
 use common::*;
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
-use heaptui::ui::app::{run_loop, App};
+use heaptui::ui::app::App;
+use heaptui::ui::events::QueueEvent;
 use heaptui::ui::panes::Request;
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
@@ -306,22 +306,13 @@ fn the_mouse_wheel_moves_the_selection() {
             modifiers: KeyModifiers::NONE,
         })
     };
-    let mut q: VecDeque<Event> = [
-        wheel(MouseEventKind::ScrollDown),
-        wheel(MouseEventKind::ScrollDown),
-    ]
-    .into();
-    let mut left = 3;
-    run_loop(
-        &mut t,
-        &mut a,
-        |_: Duration| Ok(q.pop_front()),
-        || {
-            left -= 1;
-            left == 0
-        },
-    )
-    .unwrap();
+    // Pushed into the app's queue, as the binary's input thread does, and taken by the
+    // run loop.
+    for _ in 0..2 {
+        a.queue()
+            .push(QueueEvent::Input(wheel(MouseEventKind::ScrollDown)));
+    }
+    drive(&mut a, &mut t, "");
     let after = run(&mut a, &mut t, "");
     // The status line names the selected class: the third row now.
     let status = |s: &str| s.lines().nth(22).unwrap().to_string();
@@ -1679,8 +1670,8 @@ fn a_filter_before_the_rows_are_sorted_ends_as_one_after() {
     let whole = run(&mut a, &mut t, "");
     a.jobs().set_filter_step(1000, Duration::from_millis(30));
     start_job(&mut a, &mut t, "/Method java/\n");
-    std::thread::sleep(Duration::from_millis(100));
-    a.tick();
+    // Its first matches, while it runs.
+    arrival(&mut a);
     let s = run(&mut a, &mut t, "/\u{1b}");
     // The rows by their ids (a wide character's neighbour cell may keep a letter of the
     // frame before in a TestBackend).
@@ -1731,8 +1722,7 @@ fn a_running_instance_filter_shows_its_matches_so_far() {
     start_job(&mut a, &mut t, "/customer-3\n");
     let until = std::time::Instant::now() + Duration::from_secs(60);
     let s = loop {
-        std::thread::sleep(Duration::from_millis(2));
-        if a.tick() {
+        if arrival(&mut a) {
             t.draw(|f| a.draw(f)).unwrap();
             let s = screen(&t);
             if s.contains("match so far") {

@@ -420,6 +420,17 @@ impl Ready {
             && (top.wants_detail() || (self.class_detail && top.wants_class_detail()))
     }
 
+    /// What decides the detail pane beside the list: the width, the detail shown, and
+    /// the class waiting for the selection to rest ([`crate::ui::app::App::tick`] says
+    /// the screen changed when this did).
+    pub fn beside_state(&self) -> (bool, Option<Detail>, Option<ClassId>) {
+        (
+            self.wide,
+            self.detail.as_ref().map(|(k, _)| *k),
+            self.waiting,
+        )
+    }
+
     /// How long until the selection has rested, while a class's merged paths wait for
     /// it (the run loop wakes then).
     pub fn rest_left(&self) -> Option<Duration> {
