@@ -1126,3 +1126,42 @@ fn paging_and_grouping_twelve_thousand_children_of_a_node() {
     assert!(!s.contains(" more ("), "{s}");
     t.keys(&["q"]);
 }
+
+/// Issue 38: the TUI sleeps while nothing happens. Once the dump is loaded and its last
+/// result drawn, a whole second passes with not a byte written (the loop before drew a
+/// frame every tenth of a second, about 26 bytes each, and used 5 % of a core idle).
+#[test]
+fn an_idle_tui_writes_nothing_to_the_terminal() {
+    let Some(t) = Tmux::start("idle", &command()) else {
+        return;
+    };
+    t.wait_for_index();
+    let pid = t.child_pid();
+    assert!(!pid.is_empty(), "no heaptui process under the pane's shell");
+    // The bytes the process has written so far (the terminal's; a dump this small is
+    // given no cache entry).
+    let written = || {
+        let io = std::fs::read_to_string(format!("/proc/{pid}/io")).unwrap();
+        io.lines()
+            .find_map(|l| l.strip_prefix("wchar: "))
+            .and_then(|n| n.trim().parse::<u64>().ok())
+            .unwrap()
+    };
+    let start = Instant::now();
+    let (mut last, mut since) = (written(), Instant::now());
+    while since.elapsed() < Duration::from_secs(1) {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "still writing to the terminal after 30 s with no key:\n{}",
+            t.screen()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+        let now = written();
+        if now != last {
+            (last, since) = (now, Instant::now());
+        }
+    }
+    // And it still answers a key at once.
+    t.press(&["?"], "Keys (");
+    t.quit();
+}
