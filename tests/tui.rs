@@ -5,13 +5,13 @@
 
 mod common;
 
-use std::collections::VecDeque;
 use std::time::Duration;
 
 use common::tui::*;
 use common::*;
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use heaptui::ui::app::{run_loop, App};
+use heaptui::ui::events::QueueEvent;
 use heaptui::ui::panes::Request;
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
@@ -306,22 +306,13 @@ fn the_mouse_wheel_moves_the_selection() {
             modifiers: KeyModifiers::NONE,
         })
     };
-    let mut q: VecDeque<Event> = [
-        wheel(MouseEventKind::ScrollDown),
-        wheel(MouseEventKind::ScrollDown),
-    ]
-    .into();
-    let mut left = 3;
-    run_loop(
-        &mut t,
-        &mut a,
-        |_: Duration| Ok(q.pop_front()),
-        || {
-            left -= 1;
-            left == 0
-        },
-    )
-    .unwrap();
+    // Pushed into the app's queue, as the binary's input thread does, and taken by the
+    // run loop.
+    for _ in 0..2 {
+        a.queue()
+            .push(QueueEvent::Input(wheel(MouseEventKind::ScrollDown)));
+    }
+    drive(&mut a, &mut t, "");
     let after = run(&mut a, &mut t, "");
     // The status line names the selected class: the third row now.
     let status = |s: &str| s.lines().nth(22).unwrap().to_string();
@@ -1680,8 +1671,8 @@ fn a_filter_before_the_rows_are_sorted_ends_as_one_after() {
     let whole = run(&mut a, &mut t, "");
     a.jobs().set_filter_step(1000, Duration::from_millis(30));
     start_job(&mut a, &mut t, "/Method java/\n");
-    std::thread::sleep(Duration::from_millis(100));
-    a.tick();
+    // Its first matches, while it runs.
+    arrival(&mut a);
     let s = run(&mut a, &mut t, "/\u{1b}");
     // The rows by their ids (a wide character's neighbour cell may keep a letter of the
     // frame before in a TestBackend).
@@ -1732,8 +1723,7 @@ fn a_running_instance_filter_shows_its_matches_so_far() {
     start_job(&mut a, &mut t, "/customer-3\n");
     let until = std::time::Instant::now() + Duration::from_secs(60);
     let s = loop {
-        std::thread::sleep(Duration::from_millis(2));
-        if a.tick() {
+        if arrival(&mut a) {
             t.draw(|f| a.draw(f)).unwrap();
             let s = screen(&t);
             if s.contains("match so far") {
@@ -1883,4 +1873,132 @@ fn grouping_many_children_runs_off_the_ui_thread_and_esc_cancels_it() {
     assert!(s.contains("grouping cancelled"), "{s}");
     assert!(!s.contains(" × "), "{s}");
     assert!(s.contains("Referrers of"), "{s}");
+}
+
+// Issue 38: the loop sleeps on one queue of events and draws only when something
+// changed. Each test below runs the loop on the app's real queue and records why it
+// woke; the loop before it woke every 10 to 100 ms to poll its receivers and redrew on
+// a timer, so every one of them failed there (more wakes, more frames).
+
+/// Why the loop woke, in a word.
+fn woke_for(ev: &Option<QueueEvent>) -> &'static str {
+    match ev {
+        Some(QueueEvent::Input(_)) => "input",
+        Some(QueueEvent::Arrived) => "arrived",
+        Some(QueueEvent::Tick) => "tick",
+        Some(QueueEvent::Rest) => "rest",
+        Some(_) => "other",
+        None => "deadline",
+    }
+}
+
+/// The loop on `a`'s queue until `stop` says so after a wake (or a minute has passed):
+/// why it woke each time.
+fn run_woken(
+    a: &mut App,
+    t: &mut Terminal<TestBackend>,
+    mut stop: impl FnMut(&[&str]) -> bool,
+) -> Vec<&'static str> {
+    let until = std::time::Instant::now() + Duration::from_secs(60);
+    let mut woke = Vec::new();
+    run_loop(t, a, |queue, wait| {
+        if stop(&woke) {
+            return Ok(None);
+        }
+        let ev = queue.next_until(wait, Some(until));
+        woke.push(woke_for(&ev));
+        Ok(ev)
+    })
+    .unwrap();
+    woke
+}
+
+/// Nothing loading, no job, no key: the first frame, then no frame and no wake until
+/// the test's deadline (the loop before drew 6 frames more in the 600 ms, and asked its
+/// event source as often).
+#[test]
+fn an_idle_app_draws_no_frame_and_does_not_wake() {
+    let (mut a, mut t) = app_at(80, 24);
+    assert_eq!(
+        a.wait(),
+        heaptui::ui::events::Wait::default(),
+        "nothing to wait for"
+    );
+    let until = std::time::Instant::now() + Duration::from_millis(600);
+    let mut asked = 0;
+    run_loop(&mut t, &mut a, |queue, wait| {
+        asked += 1;
+        Ok(queue.next_until(wait, Some(until)))
+    })
+    .unwrap();
+    assert!(std::time::Instant::now() >= until);
+    assert_eq!(asked, 1, "the loop woke for nothing");
+    assert_eq!(
+        t.get_frame().count(),
+        1,
+        "frames drawn with nothing changed"
+    );
+}
+
+/// A job's result wakes the loop and is drawn without a key (the merged paths of a
+/// class, held back 300 ms): the loop wakes twice, for the key and for the result, and
+/// draws the result (the loop before looked for it every 10 ms).
+#[test]
+fn a_job_s_result_wakes_the_loop_and_is_drawn_without_a_key() {
+    let (mut a, mut t) = slow_jobs(300);
+    a.queue().push(QueueEvent::Input(Event::Key(key('P'))));
+    let woke = run_woken(&mut a, &mut t, |woke| woke.last() == Some(&"arrived"));
+    assert_eq!(woke, ["input", "arrived"]);
+    let s = screen(&t);
+    assert!(
+        s.contains("Merged paths from GC roots — 10,000 of 11,044 byte[]"),
+        "{s}"
+    );
+    assert!(!s.contains("working…"), "{s}");
+    // The first frame, the key's (announcing the work), the one after the work started,
+    // and the result's.
+    assert_eq!(t.get_frame().count(), 4);
+}
+
+/// The histogram's selection rests: the rest timer wakes the loop, which builds the
+/// class's merged paths beside it, and their result wakes it again; nothing else does.
+#[test]
+fn the_rest_of_the_selection_wakes_the_loop_for_the_merged_paths() {
+    let mut a = leak_app();
+    a.on_key(&KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
+    let mut t = terminal(160, 45);
+    // The first class's paths, built at once (a test's selection has always rested).
+    run(&mut a, &mut t, "");
+    a.tick();
+    run(&mut a, &mut t, "");
+    let before = ready(&mut a).class_builds;
+    assert_eq!(before, 1);
+    while a.queue().try_next().is_some() {}
+    a.set_detail_rest(Duration::from_millis(150));
+    a.queue().push(QueueEvent::Input(Event::Key(key('j'))));
+    let woke = run_woken(&mut a, &mut t, |woke| woke.last() == Some(&"arrived"));
+    assert_eq!(woke, ["input", "rest", "arrived"]);
+    assert_eq!(ready(&mut a).class_builds, before + 1);
+    let s = screen(&t);
+    let (title, _) = merged_title(&s);
+    assert!(!title.contains("working…"), "{s}");
+    assert!(!s.contains("once the selection rests"), "{s}");
+}
+
+/// While the index is built, the ticker has the progress drawn again every tenth of a
+/// second, with no other event.
+#[test]
+fn a_loading_app_draws_its_progress_on_the_ticker() {
+    let p = gunzipped("java/coops/heap-live-jvmgz.hprof.gz");
+    let bytes = std::fs::read(&p).unwrap();
+    let q =
+        heaptui::format::hprof::quick_histogram(&bytes, &heaptui::sys::progress::Progress::new())
+            .unwrap();
+    let (mut a, _tx) = App::with_quick_histogram(p, q);
+    assert!(a.wait().ticking);
+    let mut t = terminal(80, 24);
+    let woke = run_woken(&mut a, &mut t, |woke| woke.len() == 3);
+    assert_eq!(woke, ["tick", "tick", "tick"]);
+    assert_eq!(t.get_frame().count(), 4, "the first frame and one per tick");
+    assert!(screen(&t).contains("Building the index"), "{}", screen(&t));
 }

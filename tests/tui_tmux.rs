@@ -70,7 +70,7 @@ impl Tmux {
     }
 
     /// Waits until the screen passes `ok`, which `what` describes.
-    fn wait_until(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
+    fn wait_until(&self, what: &str, mut ok: impl FnMut(&str) -> bool) -> String {
         let start = Instant::now();
         loop {
             let s = self.screen();
@@ -85,10 +85,25 @@ impl Tmux {
         }
     }
 
+    /// As [`Tmux::wait_until`], on a whole frame: `ok` holds on two captures in a row
+    /// that are the same. A capture can catch a frame half written (tmux reads a large
+    /// one in pieces), where a line that the frame removes is still there or a word it
+    /// writes not yet: a condition that something is absent can hold there too early.
+    fn wait_until_whole(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
+        let mut last = String::new();
+        self.wait_until(what, |s| {
+            let whole = ok(s) && s == last;
+            if !whole {
+                last = s.to_string();
+            }
+            whole
+        })
+    }
+
     /// Waits for the histogram of the built index: an HPROF file shows the quick pass's
     /// first, whose status line says "indexing" and whose `Enter` does not open yet.
     fn wait_for_index(&self) -> String {
-        self.wait_until(
+        self.wait_until_whole(
             "the leak suspects, or the histogram of a dump without any",
             |s| {
                 s.contains("Leak suspects")
@@ -1118,11 +1133,50 @@ fn paging_and_grouping_twelve_thousand_children_of_a_node() {
         s.contains(" more (") && more(s) != first
     });
     assert_eq!(more(&s), first - 500, "{s}");
-    // `g` on the page row: the node's children by class, all of them.
-    let s = t.press(
-        &["g"],
-        &format!("{} × com.example.Session", with_commas(sessions as usize)),
-    );
+    // `g` on the page row: the node's children by class, all of them (on the whole
+    // frame: one half written still has the page rows below the groups).
+    t.keys(&["g"]);
+    let grouped = format!("{} × com.example.Session", with_commas(sessions as usize));
+    let s = t.wait_until_whole(&grouped, |s| s.contains(&grouped));
     assert!(!s.contains(" more ("), "{s}");
     t.keys(&["q"]);
+}
+
+/// Issue 38: the TUI sleeps while nothing happens. Once the dump is loaded and its last
+/// result drawn, a whole second passes with not a byte written (the loop before drew a
+/// frame every tenth of a second, about 26 bytes each, and used 5 % of a core idle).
+#[test]
+fn an_idle_tui_writes_nothing_to_the_terminal() {
+    let Some(t) = Tmux::start("idle", &command()) else {
+        return;
+    };
+    t.wait_for_index();
+    let pid = t.child_pid();
+    assert!(!pid.is_empty(), "no heaptui process under the pane's shell");
+    // The bytes the process has written so far (the terminal's; a dump this small is
+    // given no cache entry).
+    let written = || {
+        let io = std::fs::read_to_string(format!("/proc/{pid}/io")).unwrap();
+        io.lines()
+            .find_map(|l| l.strip_prefix("wchar: "))
+            .and_then(|n| n.trim().parse::<u64>().ok())
+            .unwrap()
+    };
+    let start = Instant::now();
+    let (mut last, mut since) = (written(), Instant::now());
+    while since.elapsed() < Duration::from_secs(1) {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "still writing to the terminal after 30 s with no key:\n{}",
+            t.screen()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+        let now = written();
+        if now != last {
+            (last, since) = (now, Instant::now());
+        }
+    }
+    // And it still answers a key at once.
+    t.press(&["?"], "Keys (");
+    t.quit();
 }

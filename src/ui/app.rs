@@ -1,11 +1,13 @@
 //! The application state and the event loop.
 //!
-//! The loop is generic over ratatui's `Backend` and takes its events from a closure, so
-//! tests drive the very same code with a `TestBackend` and scripted keys. Loading runs on
-//! a background thread ([`load`]), which then builds the dominator tree or reads the one
-//! kept in the index cache; the loop polls both results
-//! and the shared [`Progress`] and keeps drawing, so the screen never freezes while a
-//! large dump is indexed, and panes that need retained sizes fill them in when ready.
+//! The loop is generic over ratatui's `Backend` and takes its events from a closure over
+//! the app's [`Queue`] ([`crate::ui::events`]), so tests drive the very same code with a
+//! `TestBackend` and scripted keys. It sleeps until an event comes and draws only when
+//! something changed. Loading runs on a background thread ([`load`]), which then builds
+//! the dominator tree or reads the one kept in the index cache; each result it hands over
+//! wakes the loop, and while it loads a ticker has the shared [`Progress`] drawn again, so
+//! the screen never freezes while a large dump is indexed, and panes that need retained
+//! sizes fill them in when ready.
 //!
 //! Panes sit on a navigation stack (the class histogram at the bottom): a pane's `Enter`
 //! (or `p`, `r`, `o`, `d` on its selected object) pushes a new one, `Esc`/`Backspace`
@@ -25,6 +27,7 @@ use ratatui::widgets::{Block, Borders, Clear, Gauge, Paragraph, Wrap};
 use ratatui::{Frame, Terminal};
 
 use super::diff::{DiffView, Side};
+use super::events::{Queue, QueueEvent, Wait};
 use super::keys::{action_for, hint_line, hint_line_for, key_name, Action, KEYMAP};
 use super::panes::histogram::{thousands, HistogramPane};
 use super::panes::inspector::InspectorPane;
@@ -129,6 +132,8 @@ pub struct App {
     leaks_ids: Option<Result<Option<crate::leaks::LeakIds>>>,
     /// The summary lines of the snapshot being loaded, filled in by the loading thread.
     summary_cell: Arc<std::sync::OnceLock<Vec<(String, String)>>>,
+    /// Whether the last tick found the summary filled in (the overlay shows it then).
+    summary_filled: bool,
     /// Set while the loading thread has an index cache entry (or the dominator tree kept
     /// beside it) still to write: quitting waits for it ([`App::cache_entry_pending`]),
     /// so that the next open is quick.
@@ -158,6 +163,8 @@ pub struct App {
     pub title: Option<String>,
     /// The work panes run on threads of their own ([`crate::ui::job`]).
     jobs: crate::ui::job::Jobs,
+    /// What the run loop waits on; the loading threads and the jobs wake it.
+    queue: Queue,
 }
 
 impl App {
@@ -202,13 +209,15 @@ impl App {
         changed
     }
 
-    /// An app waiting for `rx` (nothing to wait for in tests: `None`) and `dom_rx`.
+    /// An app waiting for `rx` (nothing to wait for in tests: `None`) and `dom_rx`, which
+    /// their senders wake through `queue`.
     fn loading(
         path: PathBuf,
         progress: Progress,
         rx: Option<Receiver<Result<Loaded>>>,
         dom_rx: Receiver<DomsReady>,
         dom_progress: Progress,
+        queue: Queue,
     ) -> Self {
         App {
             title: None,
@@ -224,6 +233,7 @@ impl App {
             leaks_rx: None,
             leaks_ids: None,
             summary_cell: Default::default(),
+            summary_filled: false,
             cache_writing: Default::default(),
             cache_hurry: Default::default(),
             early_truncated: false,
@@ -238,8 +248,14 @@ impl App {
             theme: Theme::from_env(),
             clipboard: Default::default(),
             message: None,
-            jobs: Default::default(),
+            jobs: crate::ui::job::Jobs::new(queue.notifier()),
+            queue,
         }
+    }
+
+    /// The queue the run loop waits on (tests push their keys into it).
+    pub fn queue(&self) -> &Queue {
+        &self.queue
     }
 
     /// The panes' jobs: how many run (tests wait for none), how long they wait first.
@@ -253,24 +269,18 @@ impl App {
         self.cache_writing.load(std::sync::atomic::Ordering::SeqCst)
     }
 
-    /// How long the loop waits for an event before it looks at the loading thread again:
-    /// a tenth of a second, but a hundredth while the index or the dominator tree is read
-    /// from the cache (either arrives within a fraction of a second, of which a tenth of a
-    /// second would be a third).
-    fn poll_interval(&self) -> Duration {
-        let from_cache = |p: &Progress| p.get().0.contains("cache");
-        let soon = (self.rx.is_some() && from_cache(&self.progress))
-            || (self.dom_rx.is_some() && from_cache(&self.dom_progress));
-        // A job's result is looked for every hundredth of a second too.
-        let soon = soon || self.jobs.running() > 0;
-        let wait = Duration::from_millis(if soon { 10 } else { 100 });
-        // A class's merged paths wait for the selection to rest: wake when it has.
-        match &self.screen {
-            Screen::Ready(r) => match r.rest_left() {
-                Some(left) => wait.min(left + Duration::from_millis(5)),
-                None => wait,
+    /// What the loop waits for besides the events pushed into its queue: the progress
+    /// ticker while something loads (the index, the quick histogram, the dominator tree
+    /// and the suspects: their progress is drawn), and the rest of the histogram's
+    /// selection while a class's merged paths wait for it. Results need no timer: their
+    /// senders wake the loop.
+    pub fn wait(&self) -> Wait {
+        Wait {
+            ticking: self.rx.is_some() || self.early_rx.is_some() || self.dom_rx.is_some(),
+            rest: match &self.screen {
+                Screen::Ready(r) => r.rest_left(),
+                _ => None,
             },
-            _ => wait,
         }
     }
 
@@ -311,7 +321,8 @@ impl App {
                 crate::heap::depth::keep(&b.graph, || false);
             }
         }
-        let mut app = Self::loading(path, Progress::new(), None, dom_rx, Progress::new());
+        let queue = Queue::new();
+        let mut app = Self::loading(path, Progress::new(), None, dom_rx, Progress::new(), queue);
         app.theme = Theme { color: false };
         // A test's selection has always rested: the merged paths beside the histogram
         // are there on the next turn, whatever the machine's speed.
@@ -331,7 +342,15 @@ impl App {
         let (_, dom_rx) = std::sync::mpsc::channel();
         let (early_tx, early_rx) = std::sync::mpsc::channel();
         let _ = early_tx.send(q);
-        let mut app = Self::loading(path, Progress::new(), Some(rx), dom_rx, Progress::new());
+        let queue = Queue::new();
+        let mut app = Self::loading(
+            path,
+            Progress::new(),
+            Some(rx),
+            dom_rx,
+            Progress::new(),
+            queue,
+        );
         app.theme = Theme { color: false };
         app.early_rx = Some(early_rx);
         app.tick();
@@ -398,15 +417,21 @@ impl App {
         }
     }
 
-    /// Picks up the background thread's results, if it has any: whether it had any (the
-    /// screen then changes).
+    /// Picks up the background threads' results, if they have any, and has the detail
+    /// pane follow the selection and the width of the last frame: whether anything
+    /// changed (the screen then wants drawing).
     pub fn tick(&mut self) -> bool {
         let mut changed = self.leaks_arrive();
+        // The summary, filled in beside the tree: drawn if its overlay is open.
+        let filled = self.summary_cell.get().is_some();
+        changed |= filled != std::mem::replace(&mut self.summary_filled, filled) && self.summary;
         match &mut self.screen {
             Screen::Ready(r) => {
+                let before = r.beside_state();
                 r.wide = self.width.get() >= WIDE;
                 changed |= r.poll(&self.theme);
                 r.sync_detail(&self.theme);
+                changed |= r.beside_state() != before;
             }
             // The diff's sides: from DIFF_WIDE columns the focused side's selected
             // object is inspected in a third column.
@@ -414,19 +439,28 @@ impl App {
                 let wide = self.width.get() >= crate::ui::diff::DIFF_WIDE;
                 for side in [Side::Base, Side::Target] {
                     let r = v.side_mut(side);
+                    let before = r.beside_state();
                     r.wide = wide;
                     changed |= r.poll(&self.theme);
                     r.sync_detail(&self.theme);
+                    changed |= r.beside_state() != before;
                 }
             }
             _ => {}
         }
-        let arrived: Vec<DomsReady> = match &self.dom_rx {
+        let (arrived, gone): (Vec<DomsReady>, bool) = match &self.dom_rx {
             Some(rx) if matches!(self.screen, Screen::Ready(_) | Screen::Diff(_)) => {
-                rx.try_iter().collect()
+                let got: Vec<DomsReady> = rx.try_iter().collect();
+                // A loader that ended without them (or a test's): nothing more comes.
+                let gone =
+                    got.is_empty() && matches!(rx.try_recv(), Err(TryRecvError::Disconnected));
+                (got, gone)
             }
-            _ => Vec::new(),
+            _ => (Vec::new(), false),
         };
+        if gone {
+            self.dom_rx = None;
+        }
         changed |= !arrived.is_empty();
         for d in arrived {
             // The suspects come after the tree of one snapshot; a diff's trees come alone.
@@ -550,7 +584,8 @@ impl App {
                     let mut name = file.into_os_string();
                     name.push(format!("#{n}"));
                     let (theme, clipboard) = (self.theme, self.clipboard.clone());
-                    *self = App::load(PathBuf::from(name));
+                    // The same queue: the terminal's events go on coming into it.
+                    *self = App::load_into(PathBuf::from(name), self.queue.clone());
                     self.busy = true;
                     // The run loop drains this clipboard: keep the same one.
                     (self.theme, self.clipboard) = (theme, clipboard);
@@ -622,45 +657,63 @@ fn park_cursor<B: Backend>(terminal: &mut Terminal<B>) -> std::io::Result<()> {
     Backend::flush(terminal.backend_mut())
 }
 
-/// Runs the loop until the user quits, `stop` says so, or events run out.
+/// Draws a frame, the cursor parked after it; never once another thread is ending the
+/// process ([`crate::ui::terminal::emergency_exit`]): no frame may come after the
+/// terminal is put back, and this thread waits for the end.
+fn frame<B: Backend>(terminal: &mut Terminal<B>, app: &App) -> std::io::Result<()> {
+    while crate::ui::terminal::exiting() {
+        std::thread::park();
+    }
+    terminal.draw(|f| app.draw(f))?;
+    park_cursor(terminal)
+}
+
+/// Runs the loop until the user quits, a signal ends it, or `next_event` has no more.
+///
+/// A turn takes what the loading threads and the jobs have handed over ([`App::tick`]),
+/// draws a frame if anything changed, does the work a key asked for after the frame
+/// that announces it ([`App::work`]), then waits: `next_event` is handed the app's
+/// queue and what else to wait for ([`App::wait`]), and blocks on them ([`Queue::next`]
+/// in the binary; a script of keys in tests). Nothing wakes the loop but an event, and
+/// an event that changes nothing (a result not yet complete, a mouse move) draws
+/// nothing.
 pub fn run_loop<B: Backend>(
     terminal: &mut Terminal<B>,
     app: &mut App,
-    mut next_event: impl FnMut(Duration) -> std::io::Result<Option<Event>>,
-    mut stop: impl FnMut() -> bool,
+    mut next_event: impl FnMut(&Queue, &Wait) -> std::io::Result<Option<QueueEvent>>,
 ) -> std::io::Result<()> {
-    // A frame is drawn after an event, when the loading thread hands something over,
-    // and otherwise every REDRAW (the progress shown while loading): not every time the
-    // loop wakes to look at the loading thread (every 10 ms while an entry is read from
-    // the cache, beside the threads that check it).
-    const REDRAW: Duration = Duration::from_millis(100);
-    let mut drawn: Option<std::time::Instant> = None;
-    let mut event = true;
-    while !app.quit && !stop() {
-        // Another thread is ending the process ([`crate::ui::terminal::emergency_exit`]):
-        // no frame may come after the terminal is put back.
-        while crate::ui::terminal::exiting() {
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        let arrived = app.tick();
-        if event || arrived || drawn.is_none_or(|t| t.elapsed() >= REDRAW) {
-            terminal.draw(|f| app.draw(f))?;
-            park_cursor(terminal)?;
-            drawn = Some(std::time::Instant::now());
+    let queue = app.queue.clone();
+    // The first frame, whatever came before.
+    let mut changed = true;
+    while !app.quit {
+        changed |= app.tick();
+        if changed {
+            frame(terminal, app)?;
+            // What goes beside the list follows the width of the frame just drawn.
+            if app.tick() {
+                frame(terminal, app)?;
+            }
         }
         // Long work a key asked for runs after the frame that says it is under way.
         if app.work() {
-            terminal.draw(|f| app.draw(f))?;
-            park_cursor(terminal)?;
+            frame(terminal, app)?;
         }
-        let next = next_event(app.poll_interval())?;
-        event = next.is_some();
-        match next {
-            Some(Event::Key(k)) => app.on_key(&k),
+        let Some(event) = next_event(&queue, &app.wait())? else {
+            break;
+        };
+        changed = match event {
+            QueueEvent::Input(Event::Key(k)) => {
+                app.on_key(&k);
+                true
+            }
             // A new size, or the screen given back after a suspend: draw every cell.
-            Some(Event::Resize(..)) => terminal.clear()?,
-            // The wheel moves the selection, as the arrow keys do.
-            Some(Event::Mouse(m)) => {
+            QueueEvent::Input(Event::Resize(..)) => {
+                terminal.clear()?;
+                true
+            }
+            // The wheel moves the selection, as the arrow keys do; the mouse's other
+            // moves change nothing.
+            QueueEvent::Input(Event::Mouse(m)) => {
                 let code = match m.kind {
                     MouseEventKind::ScrollDown => Some(KeyCode::Down),
                     MouseEventKind::ScrollUp => Some(KeyCode::Up),
@@ -669,9 +722,19 @@ pub fn run_loop<B: Backend>(
                 if let Some(code) = code {
                     app.on_key(&KeyEvent::new(code, KeyModifiers::NONE));
                 }
+                code.is_some()
             }
-            _ => {}
-        }
+            QueueEvent::Input(_) => false,
+            QueueEvent::InputFailed(e) => return Err(e),
+            // The progress of what loads, drawn again.
+            QueueEvent::Tick => true,
+            // The turn's tick takes what came (or builds what the rested selection
+            // waited for) and says whether that changed anything.
+            QueueEvent::Arrived | QueueEvent::Rest => false,
+            // The terminal is handed back by whoever owns it (the binary's event source).
+            QueueEvent::Suspend => false,
+            QueueEvent::Signal => break,
+        };
     }
     Ok(())
 }

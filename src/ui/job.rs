@@ -6,17 +6,19 @@
 //!
 //! A [`Job`] owns its result's channel: dropping it (the pane closed, the work asked for
 //! again) cancels it; the thread sees the flag where it looks, and its result, if any,
-//! goes nowhere.
+//! goes nowhere. A result sent wakes the run loop ([`Jobs::notifier`]), which takes it
+//! on that turn: nothing looks for results on a timer.
 
 use std::any::Any;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, TryRecvError};
 use std::sync::Arc;
-use std::sync::{Mutex, Weak};
+use std::sync::{Condvar, Mutex, Weak};
 
 use crate::format::Snapshot;
 use std::time::Duration;
 
+use crate::ui::events::Notifier;
 use crate::ui::panes::Ctx;
 
 /// The jobs of one app: how many threads are running (tests wait for none), and a delay
@@ -29,6 +31,10 @@ pub struct Jobs {
     filter_step: Arc<(AtomicUsize, AtomicU64)>,
     delay_ms: Arc<AtomicU64>,
     memo: Memo,
+    /// Wakes the run loop when a result has been sent.
+    notify: Notifier,
+    /// Signalled each time a job thread ends ([`Jobs::wait_idle`]).
+    idle: Arc<(Mutex<()>, Condvar)>,
 }
 
 /// Results kept for the next pane that asks for the same work: the merged paths of a
@@ -58,6 +64,40 @@ impl std::fmt::Debug for Memo {
 }
 
 impl Jobs {
+    /// The jobs of an app whose queue `notify` pushes into.
+    pub fn new(notify: Notifier) -> Self {
+        Jobs {
+            notify,
+            ..Default::default()
+        }
+    }
+
+    /// What a job (or a filter publishing its matches so far) wakes the run loop with.
+    pub fn notifier(&self) -> &Notifier {
+        &self.notify
+    }
+
+    /// Waits until no job thread runs, at most `limit`: whether none does (tests, which
+    /// wait on this rather than on a sleep).
+    pub fn wait_idle(&self, limit: Duration) -> bool {
+        let until = std::time::Instant::now() + limit;
+        let (lock, ended) = &*self.idle;
+        let Ok(mut g) = lock.lock() else {
+            return false;
+        };
+        while self.running() > 0 {
+            let left = until.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                return false;
+            }
+            g = match ended.wait_timeout(g, left) {
+                Ok((g, _)) => g,
+                Err(_) => return false,
+            };
+        }
+        true
+    }
+
     /// How many job threads are running now.
     pub fn running(&self) -> usize {
         self.running.load(Ordering::SeqCst)
@@ -119,13 +159,19 @@ impl Jobs {
     }
 }
 
-/// Counts a job thread out however it ends (a panic included).
+/// Counts a job thread out however it ends (a panic included), once its result is sent
+/// or its sender dropped: wakes the run loop to take it, then counts it out.
 struct Running(Jobs);
 
 impl Drop for Running {
     fn drop(&mut self) {
+        self.0.notify.arrived();
+        // Under the lock that `Jobs::wait_idle` checks the count under: no wake is lost.
+        let (lock, ended) = &*self.0.idle;
+        let _g = lock.lock();
         self.0.ended.fetch_add(1, Ordering::SeqCst);
         self.0.running.fetch_sub(1, Ordering::SeqCst);
+        ended.notify_all();
     }
 }
 
@@ -155,6 +201,9 @@ impl<T: Send + 'static> Job<T> {
                 let delay = shared.jobs.delay_ms.load(Ordering::SeqCst);
                 std::thread::spawn(move || {
                     let _running = running;
+                    // Dropped before `_running`: the loop, woken by it, finds the result
+                    // (or the sender gone, after a panic).
+                    let tx = tx;
                     if delay > 0 {
                         std::thread::sleep(Duration::from_millis(delay));
                     }

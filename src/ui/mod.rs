@@ -4,6 +4,7 @@
 
 pub mod app;
 pub mod diff;
+pub mod events;
 pub mod job;
 pub mod keys;
 pub mod panes;
@@ -58,47 +59,48 @@ fn run_app(paths: &[&Path]) -> Result<()> {
         _ => return Err(Error::Usage("heaptui FILE or heaptui BASE TARGET".into())),
     };
     let io_err = |e: std::io::Error| Error::io(Path::new("<terminal>"), e);
-    let guard = terminal::TerminalGuard::enter().map_err(io_err)?;
+    // The queue the loop waits on, fed by the terminal's events (the input thread), the
+    // signals (the guard's watcher) and the loading threads and jobs (the app's own).
+    let queue = app.queue().clone();
+    let guard = terminal::TerminalGuard::enter(queue.notifier()).map_err(io_err)?;
+    events::spawn_input(queue.notifier()).map_err(io_err)?;
     let backend = ratatui::backend::CrosstermBackend::new(std::io::stdout());
     let mut term = ratatui::Terminal::new(backend).map_err(io_err)?;
     let clipboard = app.clipboard.clone();
-    let r = app::run_loop(
-        &mut term,
-        &mut app,
-        |t| {
-            // Copies from the last key go to the terminal as OSC 52.
-            let pending: Vec<String> = clipboard
-                .lock()
-                .map(|mut c| c.drain(..).collect())
-                .unwrap_or_default();
-            for text in pending {
-                use std::io::Write;
-                let mut out = std::io::stdout();
-                out.write_all(app::osc52(&text).as_bytes())?;
-                out.flush()?;
+    let r = app::run_loop(&mut term, &mut app, |queue, wait| {
+        // Copies from the last key go to the terminal as OSC 52.
+        let pending: Vec<String> = clipboard
+            .lock()
+            .map(|mut c| c.drain(..).collect())
+            .unwrap_or_default();
+        for text in pending {
+            use std::io::Write;
+            let mut out = std::io::stdout();
+            out.write_all(app::osc52(&text).as_bytes())?;
+            out.flush()?;
+        }
+        if guard.was_signalled() {
+            return Ok(None);
+        }
+        // The one place the loop sleeps.
+        let ev = queue.next(wait);
+        // Ctrl-Z, or `kill -TSTP`: the terminal given back, the process stopped.
+        let suspend = match &ev {
+            events::QueueEvent::Suspend => true,
+            events::QueueEvent::Input(crossterm::event::Event::Key(k)) => {
+                keys::action_for(k) == Some(keys::Action::Suspend)
             }
-            // `kill -TSTP`: stop as for Ctrl-Z, the terminal given back first.
-            if guard.stop_asked() {
-                guard.suspend()?;
-                let (w, h) = crossterm::terminal::size()?;
-                return Ok(Some(crossterm::event::Event::Resize(w, h)));
-            }
-            if !crossterm::event::poll(t)? {
-                return Ok(None);
-            }
-            let ev = crossterm::event::read()?;
-            if let crossterm::event::Event::Key(k) = &ev {
-                if keys::action_for(k) == Some(keys::Action::Suspend) {
-                    guard.suspend()?;
-                    // Everything is drawn again: the screen was the shell's meanwhile.
-                    let (w, h) = crossterm::terminal::size()?;
-                    return Ok(Some(crossterm::event::Event::Resize(w, h)));
-                }
-            }
-            Ok(Some(ev))
-        },
-        || guard.was_signalled(),
-    );
+            _ => false,
+        };
+        if suspend {
+            guard.suspend()?;
+            // Everything is drawn again: the screen was the shell's meanwhile.
+            let (w, h) = crossterm::terminal::size()?;
+            let resized = crossterm::event::Event::Resize(w, h);
+            return Ok(Some(events::QueueEvent::Input(resized)));
+        }
+        Ok(Some(ev))
+    });
     let signal = guard.signal();
     drop(guard);
     // Stopped by a signal: the exit status says which, as if it had killed the program
@@ -110,14 +112,14 @@ fn run_app(paths: &[&Path]) -> Result<()> {
     r.map_err(io_err)?;
     // Quitting while the index cache entry is written (beside the dominator pass, after
     // the index is shown) waits for it, up to a minute: the next open of a large dump
-    // then takes a second rather than the whole indexing again.
+    // then takes a second rather than the whole indexing again. The writer wakes the
+    // queue when it is done.
     if app.cache_entry_pending() {
         app.hurry_cache_entry();
         eprintln!("heaptui: finishing the index cache entry, so that the next open is quick…");
         let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
-        while app.cache_entry_pending() && std::time::Instant::now() < until {
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
+        let quiet = events::Wait::default();
+        while app.cache_entry_pending() && queue.next_until(&quiet, Some(until)).is_some() {}
     }
     // A file that could not be opened ends with its error and exit code, as in the CLI.
     match app.screen {

@@ -3,9 +3,10 @@
 //! Restoration happens in three places, because each covers a way out the others miss:
 //! the guard's `Drop` (normal return and unwinding), a panic hook chained before the
 //! default one (so the panic message lands on a usable screen), and SIGTERM/SIGHUP/SIGINT
-//! handlers that set a flag the event loop polls (signals bypass both). In raw mode Ctrl-C
-//! arrives as a key, not a signal, and is bound to quit; Ctrl-Z too, and
-//! [`TerminalGuard::suspend`] leaves, stops and comes back.
+//! handlers that set a flag and push an event into the loop's queue (signals bypass
+//! both). In raw mode Ctrl-C arrives as a key, not a signal, and is bound to quit; Ctrl-Z
+//! too, and [`TerminalGuard::suspend`] leaves, stops and comes back; a SIGTSTP from
+//! outside pushes an event that has the loop do the same.
 
 use std::io::{self, Write};
 use std::sync::atomic::{AtomicI32, Ordering};
@@ -40,9 +41,6 @@ pub fn restore() {
 pub struct TerminalGuard {
     /// The number of the SIGTERM, SIGHUP or SIGINT that arrived; 0 before one does.
     pub signalled: Arc<AtomicI32>,
-    /// A SIGTSTP from outside (`kill -TSTP`, a job-control shell, a supervisor) arrived
-    /// and the loop has not yet suspended for it.
-    stop_asked: Arc<std::sync::atomic::AtomicBool>,
 }
 
 static HOOK: Once = Once::new();
@@ -129,7 +127,9 @@ pub fn install_sigbus_handler() {
 }
 
 impl TerminalGuard {
-    pub fn enter() -> io::Result<Self> {
+    /// Takes the terminal; the signals that ask the program to stop or end are pushed
+    /// into the run loop's queue through `notify`.
+    pub fn enter(notify: crate::ui::events::Notifier) -> io::Result<Self> {
         HOOK.call_once(|| {
             let prev = std::panic::take_hook();
             std::panic::set_hook(Box::new(move |info| {
@@ -138,19 +138,28 @@ impl TerminalGuard {
             }));
         });
         let signalled = Arc::new(AtomicI32::new(0));
-        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-        let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGHUP, SIGINT])?;
+        use crate::ui::events::QueueEvent;
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM, SIGTSTP};
+        // SIGTSTP from outside (`kill -TSTP`, a job-control shell, a supervisor): the loop
+        // suspends as for Ctrl-Z (the terminal is given back before the process stops,
+        // and taken again after `fg`); with a handler registered, it stops nothing itself.
+        let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGHUP, SIGINT, SIGTSTP])?;
         let flag = signalled.clone();
-        // A watcher thread rather than only a flag: the event loop may be inside
-        // crossterm's read when the terminal goes away, and crossterm 0.28 spins on a
-        // tty that reads end-of-file (after a hangup) instead of returning. So the loop
-        // gets half a second to stop cleanly; then, or at once on SIGHUP (there is no
-        // terminal left to draw on), the watcher restores what it can and exits.
+        // A watcher thread that wakes the loop, and more: the terminal may go away while
+        // the loop is busy, and crossterm 0.28 spins on a tty that reads end-of-file
+        // (after a hangup) instead of returning. So the loop gets half a second to stop
+        // cleanly; then, or at once on SIGHUP (there is no terminal left to draw on), the
+        // watcher restores what it can and exits.
         std::thread::Builder::new()
             .name("signals".into())
             .spawn(move || {
-                if let Some(sig) = signals.forever().next() {
+                for sig in signals.forever() {
+                    if sig == SIGTSTP {
+                        notify.push(QueueEvent::Suspend);
+                        continue;
+                    }
                     flag.store(sig, Ordering::Relaxed);
+                    notify.push(QueueEvent::Signal);
                     if sig != SIGHUP {
                         std::thread::sleep(std::time::Duration::from_millis(500));
                     }
@@ -167,16 +176,9 @@ impl TerminalGuard {
                 *std::ptr::addr_of_mut!(SAVED_TERMIOS) = Some(t);
             }
         }
-        // SIGTSTP from outside: the loop suspends as for Ctrl-Z (the terminal is given
-        // back before the process stops, and taken again after `fg`).
-        let stop_asked = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        signal_hook::flag::register(signal_hook::consts::SIGTSTP, stop_asked.clone())?;
         terminal::enable_raw_mode()?;
         TUI_ACTIVE.store(true, Ordering::Relaxed);
-        let guard = TerminalGuard {
-            signalled,
-            stop_asked,
-        };
+        let guard = TerminalGuard { signalled };
         // The mouse wheel scrolls (terminals still select text with Shift held).
         execute!(
             io::stdout(),
@@ -190,10 +192,9 @@ impl TerminalGuard {
     /// Ctrl-Z, or a SIGTSTP from outside: gives the terminal back, stops the process as
     /// the shell's job control expects, and takes the terminal again when `fg` continues
     /// it. In raw mode Ctrl-Z is a key, not a signal, so the event loop calls this; an
-    /// outside SIGTSTP sets a flag the loop polls ([`Self::stop_asked`]).
+    /// outside SIGTSTP pushes [`crate::ui::events::QueueEvent::Suspend`], which does too.
     pub fn suspend(&self) -> io::Result<()> {
         restore();
-        self.stop_asked.store(false, Ordering::Relaxed);
         // SIGTSTP's default action (a stop), whatever handler is registered for it: the
         // one that notes an outside SIGTSTP must not be what runs.
         signal_hook::low_level::emulate_default_handler(signal_hook::consts::SIGTSTP)?;
@@ -204,11 +205,6 @@ impl TerminalGuard {
             cursor::Hide,
             crossterm::event::EnableMouseCapture
         )
-    }
-
-    /// Whether a SIGTSTP from outside asks the program to stop (see [`Self::suspend`]).
-    pub fn stop_asked(&self) -> bool {
-        self.stop_asked.load(Ordering::Relaxed)
     }
 
     pub fn was_signalled(&self) -> bool {

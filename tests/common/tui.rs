@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use heaptui::ui::app::{run_loop, App};
+use heaptui::ui::events::QueueEvent;
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 
@@ -74,55 +75,52 @@ pub fn events(keys: &str) -> VecDeque<Event> {
 
 /// Feeds `keys` to the run loop, one per turn, each once the panes' jobs (work on
 /// threads of their own: merged paths, grouping, a filter) have ended and the loop has
-/// taken their results, and stops a turn after they are used up and no job runs.
+/// taken their results, and stops once they are used up and nothing is left in the
+/// app's queue.
 ///
-/// A job counts as ended by [`heaptui::ui::job::Jobs::ended`], not only by none running:
-/// a small one can start and end between the loop's turns, and the next key must still
-/// wait for the tick that takes its result (a filter's matches before the `Enter` that
-/// opens the first of them), as must the stop.
+/// The events come through the app's queue, as in the binary: what a test pushed into
+/// it, and the arrivals the jobs push (a job pushes its arrival before it stops
+/// counting as running, so once none runs every result has been announced there). The
+/// next key waits for them: a filter's matches come before the `Enter` that opens the
+/// first of them. The loop's timers (the rest of the selection, the progress of a load)
+/// are not waited for: a test says when the selection has rested.
 pub fn drive(app: &mut App, t: &mut Terminal<TestBackend>, keys: &str) {
-    let q = std::cell::RefCell::new(events(keys));
+    let mut q = events(keys);
     let jobs = app.jobs().clone();
-    let idle_turns = std::cell::Cell::new(0);
-    let seen_ended = std::cell::Cell::new(jobs.ended());
-    // A job has ended since the loop last ticked: the next turn's tick takes its result.
-    let to_take = std::cell::Cell::new(false);
-    run_loop(
-        t,
-        app,
-        |_: Duration| {
-            if jobs.running() > 0 {
-                std::thread::sleep(Duration::from_millis(1));
-                return Ok(None);
-            }
-            let ended = jobs.ended();
-            if seen_ended.replace(ended) != ended {
-                to_take.set(true);
-                return Ok(None);
-            }
-            Ok(q.borrow_mut().pop_front())
-        },
-        || {
-            // The loop ticks right after this: a result to take is taken then (one the
-            // event source saw come, or one that came while it waited for a job).
-            let running = jobs.running() > 0;
-            let ended = jobs.ended();
-            let came = seen_ended.replace(ended) != ended;
-            let idle = q.borrow().is_empty() && !running && !came && !to_take.replace(false);
-            idle_turns.set(if idle { idle_turns.get() + 1 } else { 0 });
-            idle_turns.get() > 1
-        },
-    )
+    run_loop(t, app, |queue, _| {
+        assert!(
+            jobs.wait_idle(Duration::from_secs(60)),
+            "a job still runs after a minute"
+        );
+        if let Some(ev) = queue.try_next() {
+            return Ok(Some(ev));
+        }
+        Ok(q.pop_front().map(QueueEvent::Input))
+    })
     .unwrap();
 }
 
 /// Waits for the panes' jobs to end (at most a minute), and takes their results.
 pub fn settle(app: &mut App) {
-    let until = std::time::Instant::now() + Duration::from_secs(60);
-    while app.jobs().running() > 0 && std::time::Instant::now() < until {
-        std::thread::sleep(Duration::from_millis(1));
-    }
+    assert!(
+        app.jobs().wait_idle(Duration::from_secs(60)),
+        "a job still runs after a minute"
+    );
     app.tick();
+}
+
+/// Waits (at most a minute) until something is handed over through the app's queue (a
+/// job's result, a filter's matches so far), and takes it: whether the screen changed.
+pub fn arrival(app: &mut App) -> bool {
+    let until = std::time::Instant::now() + Duration::from_secs(60);
+    let wait = heaptui::ui::events::Wait::default();
+    loop {
+        match app.queue().next_until(&wait, Some(until)) {
+            Some(QueueEvent::Arrived) => return app.tick(),
+            Some(_) => {}
+            None => panic!("nothing arrived in a minute"),
+        }
+    }
 }
 
 /// Feeds `keys` to the loop, then one more turn's drawing, and returns the screen.

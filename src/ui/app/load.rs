@@ -9,16 +9,20 @@
 //! once), else computed; then the leak suspects. Beside the tree, on a thread of its
 //! own: the summary, the index cache entry and the tree kept beside it, while the user
 //! already browses.
+//!
+//! Each thread hands its results over on a channel of its own and wakes the run loop
+//! after each ([`Notifying`]), as it does when the summary is filled in and when the
+//! entry is written: the loop sleeps until then.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::Sender;
 use std::sync::{Arc, OnceLock};
 
 use super::{App, DomsReady, Loaded, SUSPECTS};
 use crate::error::Result;
 use crate::heap::dominators::Dominators;
 use crate::sys::progress::Progress;
+use crate::ui::events::{Notifier, Notifying, Queue};
 
 /// What the loading thread needs: the file, the progress it reports, the channels to
 /// the UI and the flags it shares with it.
@@ -26,9 +30,11 @@ pub(super) struct Loader {
     pub file: PathBuf,
     pub progress: Progress,
     pub dom_progress: Progress,
-    pub early_tx: Sender<crate::format::QuickHistogram>,
-    pub tx: Sender<Result<Loaded>>,
-    pub dom_tx: Sender<DomsReady>,
+    pub early_tx: Notifying<crate::format::QuickHistogram>,
+    pub tx: Notifying<Result<Loaded>>,
+    pub dom_tx: Notifying<DomsReady>,
+    /// Wakes the run loop when the summary is filled in and when the entry is written.
+    pub notify: Notifier,
     /// The summary lines, filled in beside the tree.
     pub summary: Arc<OnceLock<Vec<(String, String)>>>,
     /// Set while an index cache entry or a tree is still to be written: quitting waits.
@@ -38,12 +44,13 @@ pub(super) struct Loader {
 }
 
 /// Clears a flag however its scope ends (a panic included), so that quitting never
-/// waits for an entry nobody writes.
-struct Clear(Arc<AtomicBool>);
+/// waits for an entry nobody writes, and wakes the run loop (quitting waits on it).
+struct Clear(Arc<AtomicBool>, Notifier);
 
 impl Drop for Clear {
     fn drop(&mut self) {
         self.0.store(false, Ordering::SeqCst);
+        self.1.arrived();
     }
 }
 
@@ -59,24 +66,25 @@ impl Loader {
             summary: cell,
             writing,
             hurry,
+            notify,
         } = self;
         if let Ok(Some(q)) = crate::session::quick_histogram(&file, &p) {
-            let _ = early_tx.send(q);
+            early_tx.send(q);
         }
         drop(early_tx);
         let session = match crate::session::open_deferring_cache(&file, &p) {
             Ok(x) => x,
             Err(e) => {
-                let _ = tx.send(Err(e));
+                tx.send(Err(e));
                 return;
             }
         };
         let snap = session.snapshot().clone();
         let pending = session.entry_pending();
         writing.store(pending, Ordering::SeqCst);
-        let _clear = Clear(writing.clone());
+        let _clear = Clear(writing.clone(), notify.clone());
         let rows = crate::heap::histogram::by_class(&snap.graph);
-        if tx.send(Ok(Loaded::Counted(snap.clone(), rows))).is_err() {
+        if !tx.send(Ok(Loaded::Counted(snap.clone(), rows))) {
             return;
         }
         // The tree kept beside the index cache entry the index came from, if any: read
@@ -98,8 +106,9 @@ impl Loader {
             let side = &session;
             let tree = &tree;
             let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+            let notify = &notify;
             s.spawn(move || {
-                let _clear = Clear(writing);
+                let _clear = Clear(writing, notify.clone());
                 // The referrers first, as the dominator pass would build them beside its
                 // search: the summary and the entry need them.
                 side.graph.referrer_index_beside_the_search();
@@ -115,11 +124,9 @@ impl Loader {
                     }
                 }
                 if !hurried {
-                    let mut lines = crate::present::summary_lines_for(side);
-                    if let Some(w) = tree.get().and_then(|d| d.origin.words()) {
-                        lines.push(("dominator tree".to_string(), w));
-                    }
-                    let _ = cell.set(lines);
+                    // (Where the tree came from is the UI's line: it has the tree.)
+                    let _ = cell.set(crate::present::summary_lines_for(side));
+                    notify.arrived();
                 }
                 if pending {
                     // For tests of quitting while the entry is written: a slow disk, made
@@ -141,10 +148,10 @@ impl Loader {
                 Err(rejected) => session.compute_tree(rejected, &dp),
             });
             let _ = tree.set(d.clone());
-            let _ = dom_tx.send(DomsReady::One(d.clone()));
+            dom_tx.send(DomsReady::One(d.clone()));
             dp.phase("finding leak suspects", 0);
             let report = crate::suspects::find(&snap, &d, SUSPECTS);
-            let _ = dom_tx.send(DomsReady::Suspects(Arc::new(report)));
+            dom_tx.send(DomsReady::Suspects(Arc::new(report)));
             drop(done_tx);
             // Then, beside the entry, each object's depth from the roots: a class's
             // merged paths from it in a tenth of the time of a search.
@@ -158,6 +165,13 @@ impl Loader {
 impl App {
     /// Starts loading `path` on a background thread.
     pub fn load(path: PathBuf) -> Self {
+        Self::load_into(path, Queue::new())
+    }
+
+    /// [`App::load`], its threads waking the loop through `queue` (another snapshot of
+    /// the file opened in place of this one keeps the queue the terminal feeds).
+    pub(super) fn load_into(path: PathBuf, queue: Queue) -> Self {
+        let notify = queue.notifier();
         let progress = Progress::new();
         let dom_progress = Progress::new();
         let (tx, rx) = std::sync::mpsc::channel();
@@ -170,15 +184,16 @@ impl App {
             file: path.clone(),
             progress: progress.clone(),
             dom_progress: dom_progress.clone(),
-            early_tx,
-            tx,
-            dom_tx,
+            early_tx: Notifying::new(early_tx, notify.clone()),
+            tx: Notifying::new(tx, notify.clone()),
+            dom_tx: Notifying::new(dom_tx, notify.clone()),
+            notify,
             summary: summary.clone(),
             writing: writing.clone(),
             hurry: hurry.clone(),
         };
         std::thread::spawn(move || loader.run());
-        let mut app = App::loading(path, progress, Some(rx), dom_rx, dom_progress);
+        let mut app = App::loading(path, progress, Some(rx), dom_rx, dom_progress, queue);
         app.early_rx = Some(early_rx);
         app.summary_cell = summary;
         app.cache_writing = writing;
@@ -189,10 +204,13 @@ impl App {
     /// Starts loading the two snapshots of `heaptui BASE TARGET`, then both dominator
     /// trees, on a background thread.
     pub fn load_diff(base: PathBuf, target: PathBuf) -> Self {
+        let queue = Queue::new();
         let progress = Progress::new();
         let dom_progress = Progress::new();
         let (tx, rx) = std::sync::mpsc::channel();
         let (dom_tx, dom_rx) = std::sync::mpsc::channel();
+        let tx = Notifying::new(tx, queue.notifier());
+        let dom_tx = Notifying::new(dom_tx, queue.notifier());
         let p = progress.clone();
         let dp = dom_progress.clone();
         let (fa, fb) = (base.clone(), target.clone());
@@ -204,24 +222,21 @@ impl App {
             let (a, b) = match opened {
                 Ok(x) => x,
                 Err(e) => {
-                    let _ = tx.send(Err(e));
+                    tx.send(Err(e));
                     return;
                 }
             };
             let (ids, warning) = crate::diff::identity_checked(&a, &b);
             let ids = ids.map(Arc::new);
-            if tx
-                .send(Ok(Loaded::Two(
-                    a.snapshot().clone(),
-                    b.snapshot().clone(),
-                    ids.clone(),
-                    warning,
-                )))
-                .is_ok()
-            {
+            if tx.send(Ok(Loaded::Two(
+                a.snapshot().clone(),
+                b.snapshot().clone(),
+                ids.clone(),
+                warning,
+            ))) {
                 // The trees kept beside the snapshots' index cache entries, where they are.
                 let (base, target) = (a.dominator_tree(&dp), b.dominator_tree(&dp));
-                let _ = dom_tx.send(DomsReady::two((&a, base), (&b, target), ids.as_deref()));
+                dom_tx.send(DomsReady::two((&a, base), (&b, target), ids.as_deref()));
                 let never = std::sync::atomic::AtomicBool::new(false);
                 crate::session::keep_depths(&a.graph, &never);
                 crate::session::keep_depths(&b.graph, &never);
@@ -232,7 +247,14 @@ impl App {
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default()
         };
-        let mut app = App::loading(target.clone(), progress, Some(rx), dom_rx, dom_progress);
+        let mut app = App::loading(
+            target.clone(),
+            progress,
+            Some(rx),
+            dom_rx,
+            dom_progress,
+            queue,
+        );
         app.title = Some(format!("{} → {}", name(&base), name(&target)));
         app
     }
@@ -241,16 +263,17 @@ impl App {
     /// TARGET read beside it for their ids; once FINAL's dominator tree is ready, the
     /// leak clusters are the first screen.
     pub fn load_leaks(baseline: PathBuf, target: PathBuf, final_: PathBuf) -> Self {
+        let mut app = Self::load(final_);
         let (tx, rx) = std::sync::mpsc::channel();
+        let tx = Notifying::new(tx, app.queue.notifier());
         std::thread::spawn(move || {
             let quiet = Progress::new();
             let ids = crate::session::open(&baseline, &quiet).and_then(|a| {
                 let b = crate::session::open(&target, &quiet)?;
                 Ok(crate::leaks::LeakIds::of(&a, &b))
             });
-            let _ = tx.send(ids);
+            tx.send(ids);
         });
-        let mut app = Self::load(final_);
         app.leaks_rx = Some(rx);
         // The leaks, not the suspects, take the screen.
         app.busy = true;

@@ -28,6 +28,9 @@ pub struct Ready {
     /// loading thread fills them in after handing the index over, or the overlay does on
     /// first use.
     pub summary: Arc<std::sync::OnceLock<Vec<(String, String)>>>,
+    /// The summary lines computed here while the loading thread has not filled in its
+    /// own (which take their place when they come).
+    own_summary: std::sync::OnceLock<Vec<(String, String)>>,
     /// The dominator tree, once the background thread has built it.
     pub dom: Option<Arc<Dominators>>,
     /// The leak suspects, found with the dominator tree.
@@ -123,6 +126,7 @@ impl Ready {
             forward: Vec::new(),
             snap,
             summary: Default::default(),
+            own_summary: Default::default(),
             dom: None,
             suspects: None,
             leaks: None,
@@ -141,10 +145,22 @@ impl Ready {
         }
     }
 
-    /// The summary overlay's lines, computed here if the loading thread has not yet.
-    pub fn summary_lines(&self) -> &[(String, String)] {
-        self.summary
-            .get_or_init(|| crate::present::summary_lines_for(&self.snap))
+    /// The summary overlay's lines: the loading thread's, else computed here (kept apart:
+    /// the loading thread's may still come), and where the dominator tree came from, once
+    /// it is here (a summary opened a moment before the loading thread's lines came
+    /// lacked that line for good when the thread added it).
+    pub fn summary_lines(&self) -> Vec<(String, String)> {
+        let mut lines = match self.summary.get() {
+            Some(lines) => lines,
+            None => self
+                .own_summary
+                .get_or_init(|| crate::present::summary_lines_for(&self.snap)),
+        }
+        .clone();
+        if let Some(w) = self.dom.as_ref().and_then(|d| d.origin.words()) {
+            lines.push(("dominator tree".to_string(), w));
+        }
+        lines
     }
 
     pub fn ctx<'a>(&'a self, theme: &'a Theme) -> Ctx<'a> {
@@ -402,6 +418,17 @@ impl Ready {
         self.wide
             && (self.detail.is_some() || self.waiting.is_some())
             && (top.wants_detail() || (self.class_detail && top.wants_class_detail()))
+    }
+
+    /// What decides the detail pane beside the list: the width, the detail shown, and
+    /// the class waiting for the selection to rest ([`crate::ui::app::App::tick`] says
+    /// the screen changed when this did).
+    pub fn beside_state(&self) -> (bool, Option<Detail>, Option<ClassId>) {
+        (
+            self.wide,
+            self.detail.as_ref().map(|(k, _)| *k),
+            self.waiting,
+        )
     }
 
     /// How long until the selection has rested, while a class's merged paths wait for

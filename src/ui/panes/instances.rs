@@ -188,9 +188,14 @@ impl InstancesPane {
         let (step, pause) = ctx
             .shared
             .map_or((0, Default::default()), |s| s.jobs.filter_step());
+        let notify = ctx
+            .shared
+            .map(|s| s.jobs.notifier().clone())
+            .unwrap_or_default();
         let so_far = Arc::new(SoFar {
             step,
             pause,
+            notify,
             ..SoFar::default()
         });
         self.so_far = Some(so_far.clone());
@@ -405,9 +410,10 @@ impl Pane for InstancesPane {
 
     fn poll(&mut self, _ctx: &Ctx) -> bool {
         let Some(got) = self.filter_job.as_ref().and_then(|j| j.poll()) else {
-            // Still running: the matches it has found so far, if it has published more.
+            // Still running: the matches it has found so far, if it has published more,
+            // else whether the count it has read moved.
             let Some(latest) = self.so_far.as_ref().and_then(|f| f.take()) else {
-                return false;
+                return self.so_far.as_ref().is_some_and(|f| f.moved());
             };
             self.show(latest);
             return true;
