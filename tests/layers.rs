@@ -382,3 +382,87 @@ fn every_test_of_a_counting_binary_holds_the_gate() {
     assert!(counting >= 2, "no counting test binaries found");
     assert!(ungated.is_empty(), "tests without the gate: {ungated:#?}");
 }
+
+/// The module path of a source below `src/` (`ui/app/diff.rs` → `ui::app::diff`,
+/// `heap/dominators/mod.rs` → `heap::dominators`).
+fn module_path(rel: &Path) -> Vec<String> {
+    let mut parts: Vec<String> = rel
+        .with_extension("")
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if parts.last().is_some_and(|p| p == "mod") {
+        parts.pop();
+    }
+    parts
+}
+
+/// No two modules of one folder import each other, at any depth (a module and one
+/// inside it may: a child uses its parent's items): the circles issue 38 found were
+/// `format/hprof/decode.rs ↔ labels.rs`, `ui/app.rs ↔ ui/diff.rs`, `ui/job.rs ↔
+/// ui/panes/mod.rs`. `crate::` and `super::` paths are resolved to the deepest module
+/// they name.
+#[test]
+fn no_two_modules_of_a_folder_import_each_other() {
+    let codes = codes();
+    let modules: BTreeSet<Vec<String>> = codes.iter().map(|(rel, _)| module_path(rel)).collect();
+    let deepest = |path: Vec<String>| -> Option<Vec<String>> {
+        (1..=path.len())
+            .rev()
+            .map(|k| path[..k].to_vec())
+            .find(|p| modules.contains(p))
+    };
+    let mut uses: BTreeMap<Vec<String>, BTreeSet<Vec<String>>> = BTreeMap::new();
+    for (rel, code) in &codes {
+        let me = module_path(rel);
+        let mut named = Vec::new();
+        for p in crate_paths(code) {
+            named.extend(deepest(p.split("::").map(String::from).collect()));
+        }
+        for (i, _) in code.match_indices("super::") {
+            if code[..i].ends_with("super::") {
+                continue; // counted from the first of a run
+            }
+            let rest = &code[i..];
+            let ups = rest.matches("super::").count().min(
+                rest.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == ':'))
+                    .next()
+                    .unwrap_or("")
+                    .matches("super::")
+                    .count(),
+            );
+            let tail: String = rest["super::".len() * ups..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == ':')
+                .collect();
+            // `super` of `a::b::c` is `a::b`, whether `c` is `c.rs` or `c/mod.rs`.
+            let base_len = me.len().saturating_sub(ups);
+            let mut path: Vec<String> = me[..base_len].to_vec();
+            path.extend(tail.split("::").filter(|s| !s.is_empty()).map(String::from));
+            named.extend(deepest(path));
+        }
+        for n in named {
+            if n != me {
+                uses.entry(me.clone()).or_default().insert(n);
+            }
+        }
+    }
+    let related = |a: &Vec<String>, b: &Vec<String>| a.starts_with(b) || b.starts_with(a);
+    let mut both = Vec::new();
+    for (a, tos) in &uses {
+        for b in tos {
+            if a < b && !related(a, b) && uses.get(b).is_some_and(|t| t.contains(a)) {
+                both.push(format!("{} ↔ {}", a.join("::"), b.join("::")));
+            }
+        }
+    }
+    assert!(both.is_empty(), "modules importing each other: {both:?}");
+    // The scan sees what it is about.
+    assert!(
+        uses[&vec!["ui".to_string(), "app".to_string()]].contains(&vec![
+            "ui".to_string(),
+            "app".to_string(),
+            "diff".to_string()
+        ])
+    );
+}

@@ -173,7 +173,10 @@ fn on_disk(need: u64, why: String) -> std::result::Result<(), String> {
         dir.display()
     );
     crate::sys::spill::start(&dir, why)
-        .map_err(|e| format!("{} cannot hold its files: {e}", dir.display()))
+        .map_err(|e| format!("{} cannot hold its files: {e}", dir.display()))?;
+    // The pool's anonymous pages go back: from now on large blocks come from the files.
+    crate::sys::alloc::release();
+    Ok(())
 }
 
 /// Memory that building an index on disk still needs, for an index that needs `bytes` in

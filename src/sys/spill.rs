@@ -2,7 +2,7 @@
 //! a dump whose index and dominator pass would not fit in the memory this process may use
 //! (issue 27: a memory cgroup far below the machine's).
 //!
-//! Once [`start`]ed, every fresh page of a large block ([`super::alloc::MIN`] bytes or more: the
+//! Once [`start`]ed, every fresh page of a large block (`alloc::MIN` bytes or more: the
 //! index's columns, the CSRs, the dominator pass's arrays) is a page of an unlinked file
 //! in the cache directory's `spill/`, mapped shared. The kernel counts such pages against
 //! the cgroup as page cache, which it may write back to the file and drop when the cgroup
@@ -13,7 +13,7 @@
 //! `out_of_memory` in `alloc.rs`), never a `SIGBUS` on a page written later. Freed blocks go
 //! back at once (no pool: in this mode memory, not page faults, is what is short).
 //!
-//! Anonymous memory is left to small blocks (under [`super::alloc::MIN`]), whose total is a few
+//! Anonymous memory is left to small blocks (under `alloc::MIN`), whose total is a few
 //! percent of the index.
 //!
 //! A build in memory is guarded ([`arm`]): the estimate of what an index needs is an
@@ -149,15 +149,15 @@ pub fn mapped() -> u64 {
     MAPPED.load(Ordering::Relaxed)
 }
 
-/// Sends large blocks to unlinked files in `dir` (made `0700` when missing) from now on,
-/// and gives the pool's anonymous pages back; `why` says why, for the user. Fails, with
+/// Sends large blocks to unlinked files in `dir` (made `0700` when missing) from now on
+/// (the caller gives the pool's anonymous pages back: [`super::alloc::release`]); `why`
+/// says why, for the user. Fails, with
 /// nothing changed, when `dir` cannot hold such files (`O_TMPFILE` unsupported there, no
 /// permission).
 pub fn start(dir: &Path, why: String) -> std::io::Result<()> {
     open_dir(dir)?;
     *WHY.lock().unwrap_or_else(|e| e.into_inner()) = why;
     ON.store(true, Ordering::Release);
-    super::alloc::release();
     Ok(())
 }
 

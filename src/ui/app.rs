@@ -26,7 +26,6 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Gauge, Paragraph, Wrap};
 use ratatui::{Frame, Terminal};
 
-use super::diff::{DiffView, Side};
 use super::events::{Queue, QueueEvent, Wait};
 use super::keys::{action_for, hint_line, hint_line_for, key_name, Action, KEYMAP};
 use super::panes::histogram::{thousands, HistogramPane};
@@ -45,7 +44,9 @@ use crate::format::Snapshot;
 use crate::heap::dominators::Dominators;
 use crate::heap::{ClassId, ObjId};
 use crate::sys::progress::Progress;
+use diff::{DiffView, Side};
 
+pub mod diff;
 mod draw;
 mod load;
 mod ready;
@@ -161,8 +162,8 @@ pub struct App {
     pub message: Option<String>,
     /// What the status line calls the file(s), when not `path`'s name ("base → target").
     pub title: Option<String>,
-    /// The work panes run on threads of their own ([`crate::ui::job`]).
-    jobs: crate::ui::job::Jobs,
+    /// The work panes run on threads of their own ([`crate::ui::panes::job`]).
+    jobs: crate::ui::panes::job::Jobs,
     /// What the run loop waits on; the loading threads and the jobs wake it.
     queue: Queue,
 }
@@ -248,7 +249,7 @@ impl App {
             theme: Theme::from_env(),
             clipboard: Default::default(),
             message: None,
-            jobs: crate::ui::job::Jobs::new(queue.notifier()),
+            jobs: crate::ui::panes::job::Jobs::new(queue.notifier()),
             queue,
         }
     }
@@ -259,7 +260,7 @@ impl App {
     }
 
     /// The panes' jobs: how many run (tests wait for none), how long they wait first.
-    pub fn jobs(&self) -> &crate::ui::job::Jobs {
+    pub fn jobs(&self) -> &crate::ui::panes::job::Jobs {
         &self.jobs
     }
 
@@ -436,7 +437,7 @@ impl App {
             // The diff's sides: from DIFF_WIDE columns the focused side's selected
             // object is inspected in a third column.
             Screen::Diff(v) => {
-                let wide = self.width.get() >= crate::ui::diff::DIFF_WIDE;
+                let wide = self.width.get() >= crate::ui::app::diff::DIFF_WIDE;
                 for side in [Side::Base, Side::Target] {
                     let r = v.side_mut(side);
                     let before = r.beside_state();

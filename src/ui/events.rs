@@ -7,7 +7,7 @@
 //! Who pushes: the input thread ([`spawn_input`]: keys, mouse, resizes, read from the
 //! terminal), the signal watcher ([`crate::ui::terminal`]: a stop or an end asked from
 //! outside), and, through a [`Notifier`], every thread that hands the UI something on a
-//! channel of its own (the loading threads in `app::load`, each [`crate::ui::job::Job`],
+//! channel of its own (the loading threads in `app::load`, each [`crate::ui::panes::job::Job`],
 //! a running filter's matches so far): each sends its typed result on its own channel
 //! first, then says [`QueueEvent::Arrived`], and the loop's turn takes whatever came. The
 //! two timers are not threads: `crossbeam-channel`'s `tick` and `after` are deadlines the

@@ -3,9 +3,7 @@
 //! of dump-derived text passes through before it is drawn.
 
 pub mod app;
-pub mod diff;
 pub mod events;
-pub mod job;
 pub mod keys;
 pub mod panes;
 pub mod terminal;

@@ -72,15 +72,15 @@ pub struct Ready {
     pub forward: Vec<Box<dyn Pane>>,
     /// Another snapshot of the file was picked: the app opens it in place of this one.
     pub reopen: Option<usize>,
-    /// The app's jobs, which panes start on threads of their own ([`crate::ui::job`]).
-    pub jobs: crate::ui::job::Jobs,
+    /// The app's jobs, which panes start on threads of their own ([`crate::ui::panes::job`]).
+    pub jobs: crate::ui::panes::job::Jobs,
 }
 
 /// What panes see of a snapshot's view, from its fields (borrowed apart from the panes).
 fn ctx_of<'a>(
     snap: &'a Arc<Snapshot>,
     dom: &'a Option<Arc<Dominators>>,
-    jobs: &'a crate::ui::job::Jobs,
+    jobs: &'a crate::ui::panes::job::Jobs,
     theme: &'a Theme,
 ) -> Ctx<'a> {
     Ctx {

@@ -17,9 +17,9 @@ use super::list::ListState;
 use super::{human, Ctx, Outcome, Pane, Request};
 use crate::heap::matcher::Kind;
 use crate::heap::{ClassId, ObjId};
-use crate::ui::job::Job;
 use crate::ui::keys::{action_for, Action};
 use crate::ui::panes::histogram::{elide_left, thousands};
+use crate::ui::panes::job::Job;
 use crate::ui::text::{sanitize, width};
 use std::sync::atomic::Ordering;
 

@@ -23,8 +23,8 @@ use super::histogram::thousands;
 use super::list::ListState;
 use super::{human, titled, Ctx, Outcome, Pane};
 use crate::heap::{ClassId, ObjId};
-use crate::ui::job::Job;
 use crate::ui::keys::{action_for, Action};
+use crate::ui::panes::job::Job;
 use crate::ui::text::{fit_parts, sanitize, width, Part};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -88,7 +88,7 @@ impl MergedPathsPane {
         ctx: &Ctx<'a>,
         retained: bool,
     ) -> Option<(
-        &'a crate::ui::job::Jobs,
+        &'a crate::ui::panes::job::Jobs,
         &'a Arc<crate::format::Snapshot>,
         u64,
     )> {

@@ -7,6 +7,7 @@ pub use crate::text::human;
 pub mod histogram;
 pub mod inspector;
 pub mod instances;
+pub mod job;
 pub mod leaks;
 pub mod list;
 pub mod merged;
@@ -32,7 +33,7 @@ pub struct Ctx<'a> {
     pub dom: Option<&'a Dominators>,
     pub theme: &'a Theme,
     /// The same snapshot and tree, shared, for work a pane hands to a thread of its own
-    /// ([`crate::ui::job`]); without them, that work runs at once.
+    /// ([`crate::ui::panes::job`]); without them, that work runs at once.
     pub shared: Option<Shared<'a>>,
 }
 
@@ -41,7 +42,7 @@ pub struct Ctx<'a> {
 pub struct Shared<'a> {
     pub snap: &'a std::sync::Arc<Snapshot>,
     pub dom: Option<&'a std::sync::Arc<Dominators>>,
-    pub jobs: &'a crate::ui::job::Jobs,
+    pub jobs: &'a crate::ui::panes::job::Jobs,
 }
 
 /// A pane the user asked to open.
@@ -195,7 +196,7 @@ pub trait Pane {
         false
     }
     /// Does the work [`Pane::has_work`] announced, or starts it on a thread of its own
-    /// ([`crate::ui::job`]).
+    /// ([`crate::ui::panes::job`]).
     fn work(&mut self, _ctx: &Ctx) {}
     /// Takes the result of work running on a thread of its own, if it has come: whether
     /// the pane changed.

@@ -19,8 +19,8 @@ use super::list::ListState;
 use super::{human, titled, Ctx, Outcome, Pane};
 use crate::heap::dominators::VIRTUAL_ROOT;
 use crate::heap::{ClassId, ObjId};
-use crate::ui::job::Job;
 use crate::ui::keys::{key_name, tree_action_for, Action};
+use crate::ui::panes::job::Job;
 use crate::ui::text::{fit_parts, sanitize, width, Part};
 
 mod group;

@@ -19,17 +19,17 @@ use ratatui::text::Line;
 use ratatui::widgets::{Block, Borders, Cell as TCell, Paragraph, Row as TRow, Table, Wrap};
 use ratatui::Frame;
 
-use super::app::Ready;
-use super::keys::{action_for, Action};
-use super::panes::histogram::thousands;
-use super::panes::instances::InstancesPane;
-use super::panes::list::ListState;
-use super::panes::{human, Ctx, Outcome, Pane};
-use super::text::sanitize;
-use super::text::{elide_middle, fit_parts, Part};
-use super::theme::Theme;
+use super::Ready;
 use crate::diff::{ClassDelta, DiffSort, Identity, OwnerDelta};
 use crate::heap::dominators::Dominators;
+use crate::ui::keys::{action_for, Action};
+use crate::ui::panes::histogram::thousands;
+use crate::ui::panes::instances::InstancesPane;
+use crate::ui::panes::list::ListState;
+use crate::ui::panes::{human, Ctx, Outcome, Pane};
+use crate::ui::text::sanitize;
+use crate::ui::text::{elide_middle, fit_parts, Part};
+use crate::ui::theme::Theme;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Side {
