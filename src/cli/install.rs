@@ -156,34 +156,26 @@ pub fn man_page() -> String {
         r.text([roman(what)]);
     }
     r.control("SH", ["ENVIRONMENT"]);
-    for (var, what) in [
-        (
-            "HEAPTUI_CACHE_DIR",
-            "where the index cache, decompressed gzip copies and spill files go (default: \
-             the user's cache directory, $XDG_CACHE_HOME/heaptui)",
-        ),
-        ("HEAPTUI_NO_CACHE=1", "as --no-cache"),
-        (
-            "HEAPTUI_DISK_RESERVE=BYTES",
-            "the free space a cache entry or a gzip copy must leave on the cache's disk",
-        ),
-        (
-            "HEAPTUI_MEMORY_LIMIT=BYTES",
-            "the memory budget, instead of what cgroups, rlimits and the kernel allow",
-        ),
-        (
-            "HEAPTUI_ON_DISK=1",
-            "build the index on disk whatever the budget",
-        ),
-        (
-            "HEAPTUI_IGNORE_MEMORY=1",
-            "build the index in memory whatever the budget",
-        ),
-        ("NO_COLOR", "the TUI draws without colours"),
-    ] {
+    // Every variable heaptui reads, from the one table of them (`sys::env`), but those
+    // only tests set.
+    use crate::sys::env::{Kind, VARS};
+    let vars = VARS.iter().filter(|v| !v.name.starts_with("HEAPTUI_TEST_"));
+    let mut listed: Vec<(String, &str)> = vars
+        .map(|v| {
+            let name = match v.kind {
+                Kind::Flag => format!("{}=1", v.name),
+                Kind::Bytes => format!("{}=BYTES", v.name),
+                Kind::Number => format!("{}=N", v.name),
+                Kind::Path => v.name.to_string(),
+            };
+            (name, v.doc)
+        })
+        .collect();
+    listed.push(("NO_COLOR".into(), "the TUI draws without colours"));
+    for (var, what) in &listed {
         r.control("TP", []);
         r.text([bold(var)]);
-        r.text([roman(what)]);
+        r.text([roman(*what)]);
     }
     r.control("SH", ["SEE ALSO"]);
     r.text([roman(

@@ -152,7 +152,7 @@ pub fn check_vars(
         let value = v.to_string_lossy();
         if !valid(var.kind, &value) {
             return Err(Error::Usage(format!(
-                "{name}={value:?}: {name} takes {}",
+                "{name}={value:?} is not {}",
                 takes(var.kind)
             )));
         }
