@@ -31,6 +31,7 @@ pub mod heap;
 pub mod leaks;
 pub mod present;
 pub mod progress;
+pub mod results;
 pub mod source;
 pub mod suspects;
 pub mod text;
