@@ -90,14 +90,21 @@ pub fn dominators(snap: &Snapshot, d: &Dominators, as_json: bool, top: usize, de
     if as_json {
         // serde nests by recursion: a tree printed thousands of levels deep is written
         // on a stack made for it (a chain 25,000 deep overflowed the main thread's).
+        let deep = doc.objects.height() > 1000;
         let stack = doc.objects.stack_bytes();
         let doc = crate::results::Dominators::Tree(doc);
-        std::thread::scope(|s| {
-            let _ = std::thread::Builder::new()
-                .stack_size(stack)
-                .spawn_scoped(s, || print_json(&doc))
-                .map(|t| t.join());
-        });
+        let written = deep
+            && std::thread::scope(|s| {
+                std::thread::Builder::new()
+                    .stack_size(stack)
+                    .spawn_scoped(s, || print_json(&doc))
+                    .map(|t| t.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                    .is_ok()
+            });
+        if !written {
+            // Shallow, or no such stack to be had (an address-space limit): this one.
+            print_json(&doc);
+        }
         return;
     }
     let total = doc.total_retained_bytes;
