@@ -31,6 +31,7 @@ pub mod format;
 pub mod heap;
 pub mod leaks;
 pub mod present;
+pub mod results;
 pub mod session;
 pub mod source;
 pub mod suspects;

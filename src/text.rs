@@ -292,8 +292,20 @@ fn clean_chars(s: &str) -> String {
 /// depends on the terminal); those beyond U+FFFF as a surrogate pair. serde_json already
 /// escapes the C0 controls. The text decodes to the same string: `--json` output stays
 /// exact and is safe to print.
-pub fn json_line(v: &serde_json::Value) -> String {
-    use serde::Serialize;
+pub fn json_line<T: serde::Serialize + ?Sized>(v: &T) -> String {
+    let mut out = Vec::new();
+    if write_json(&mut out, v).is_err() {
+        return serde_json::to_string(v).unwrap_or_default();
+    }
+    String::from_utf8(out).unwrap_or_else(|_| serde_json::to_string(v).unwrap_or_default())
+}
+
+/// Writes `v` as JSON to `w` as [`json_line`] does (no newline), as it is serialised:
+/// a document of millions of values is never held whole.
+pub fn write_json<W: std::io::Write, T: serde::Serialize + ?Sized>(
+    w: W,
+    v: &T,
+) -> serde_json::Result<()> {
     struct Safe;
     impl serde_json::ser::Formatter for Safe {
         fn write_string_fragment<W: ?Sized + std::io::Write>(
@@ -318,12 +330,8 @@ pub fn json_line(v: &serde_json::Value) -> String {
             w.write_all(&fragment.as_bytes()[start..])
         }
     }
-    let mut out = Vec::new();
-    let mut ser = serde_json::Serializer::with_formatter(&mut out, Safe);
-    if v.serialize(&mut ser).is_err() {
-        return v.to_string();
-    }
-    String::from_utf8(out).unwrap_or_else(|_| v.to_string())
+    let mut ser = serde_json::Serializer::with_formatter(w, Safe);
+    v.serialize(&mut ser)
 }
 
 #[cfg(test)]

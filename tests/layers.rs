@@ -11,8 +11,9 @@
 //! | 3 | `cache` (stores and checks bytes) |
 //! | 4 | `format` |
 //! | 5 | `diff`, `leaks`, `suspects`, `waste` (the analyses) |
-//! | 6 | `session` (the one way from a path to an analysed snapshot), `present` |
-//! | 7 | `cli`, `ui` (the front-ends) |
+//! | 6 | `results` (every command's result as serde types), `session` (the one way from a path to an analysed snapshot) |
+//! | 7 | `present` (what the front-ends both say) |
+//! | 8 | `cli`, `ui` (the front-ends) |
 //!
 //! Beside the ranks: the front-ends open dumps only through the session (they name
 //! neither `cache` nor `source`) and name no format's own module.
@@ -33,10 +34,11 @@ const RANKS: &[(&str, u8)] = &[
     ("leaks", 5),
     ("suspects", 5),
     ("waste", 5),
+    ("results", 6),
     ("session", 6),
-    ("present", 6),
-    ("cli", 7),
-    ("ui", 7),
+    ("present", 7),
+    ("cli", 8),
+    ("ui", 8),
 ];
 
 /// The top-level module a source file belongs to (`src/ui/panes/tree.rs` → `ui`).

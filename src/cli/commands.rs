@@ -1,22 +1,34 @@
-//! `summary` and `histogram`: the data, the plain 80-column table and the JSON document.
-
-use serde_json::{json, Value};
+//! `summary` and `histogram`: the plain 80-column table and the JSON document, both
+//! rendered from [`crate::results`]; and [`print_json`], which prints every document.
 
 use super::{GroupBy, SortArg};
 use crate::error::{Error, Result};
 use crate::format::Snapshot;
 use crate::heap::dominators::Dominators;
 use crate::heap::histogram::{self, Row, SortKey};
-use crate::present::{summary_lines, summary_value, top_suspect_sentence};
-use crate::text::{json_line, sanitize};
+use crate::present::{summary_lines, top_suspect_sentence};
+use crate::results::{Histogram, Summary};
+use crate::text::sanitize;
+
+/// Prints a `--json` document on stdout as one line (`crate::text::write_json`: what a
+/// terminal acts on escaped), written as it is serialised. A closed pipe ends it quietly.
+pub fn print_json<T: serde::Serialize + ?Sized>(doc: &T) {
+    use std::io::Write;
+    let stdout = std::io::stdout();
+    let mut w = std::io::BufWriter::new(stdout.lock());
+    if crate::text::write_json(&mut w, doc).is_ok() {
+        let _ = writeln!(w);
+        let _ = w.flush();
+    }
+}
 
 /// `summary`: the document, led by the top leak suspect in one sentence (`top_suspect`,
 /// `null` when nothing holds 1 % of the heap), which needs the dominator tree.
 pub fn summary(snap: &Snapshot, dom: &Dominators, as_json: bool) -> Result<()> {
-    let mut v = summary_value(snap);
+    let mut v = Summary::of(snap);
     // Where the tree came from, as `index cache` says where the index did.
     if let Some(w) = dom.origin.words() {
-        v["details"]["dominator tree"] = serde_json::json!(w);
+        v.details.insert("dominator tree".to_string(), w);
     }
     let report = crate::suspects::find(snap, dom, 1);
     let top = top_suspect_sentence(&report);
@@ -24,8 +36,8 @@ pub fn summary(snap: &Snapshot, dom: &Dominators, as_json: bool) -> Result<()> {
         eprintln!("timing: summary computed");
     }
     if as_json {
-        v["top_suspect"] = serde_json::json!(top);
-        println!("{}", json_line(&v));
+        v.top_suspect = Some(top);
+        print_json(&v);
         return Ok(());
     }
     if let Some(t) = &top {
@@ -109,44 +121,15 @@ fn arrange(
 /// carry `unreachable_count` (an addition to the contract) and text rows a `†` with a
 /// footnote.
 pub fn print_histogram(
-    mut rows: Vec<Row>,
+    rows: Vec<Row>,
     as_json: bool,
     top: Option<usize>,
     group_by: GroupBy,
     unreachable: Option<&[u64]>,
 ) -> Result<()> {
-    let unreachable_of = |r: &Row| -> Option<u64> {
-        let u = unreachable?;
-        Some(u.get(r.class? as usize).copied().unwrap_or(0))
-    };
-    let total_count: u64 = rows.iter().map(|r| r.count).sum();
-    let total_shallow: u64 = rows.iter().map(|r| r.shallow).sum();
-    if let Some(n) = top {
-        rows.truncate(n);
-    }
+    let doc = Histogram::of(rows, top, group_by == GroupBy::Package, unreachable);
     if as_json {
-        // Package rows keep the contract's "class" key (scripts read it) and say that
-        // they are packages with an added "package" key.
-        let package = group_by == GroupBy::Package;
-        let classes: Vec<Value> = rows
-            .iter()
-            .map(|r| {
-                let mut v = json!({"class": r.name, "count": r.count, "shallow_bytes": r.shallow, "retained_bytes": r.retained});
-                if package {
-                    v["package"] = Value::String(r.name.clone());
-                }
-                if let Some(n) = unreachable_of(r) {
-                    v["unreachable_count"] = json!(n);
-                }
-                v
-            })
-            .collect();
-        println!(
-            "{}",
-            json_line(
-                &json!({"classes": classes, "total": {"count": total_count, "shallow_bytes": total_shallow}})
-            )
-        );
+        print_json(&doc);
         return Ok(());
     }
     let what = match group_by {
@@ -155,9 +138,9 @@ pub fn print_histogram(
     };
     println!("     COUNT       SHALLOW      RETAINED  {what}");
     let mut marked = 0u64;
-    for r in &rows {
+    for r in &doc.classes {
         // The mark after the name: the number columns stay numbers for scripts.
-        let mark = match unreachable_of(r) {
+        let mark = match r.unreachable_count {
             Some(n) if n > 0 => {
                 marked += n;
                 "  †"
@@ -165,17 +148,18 @@ pub fn print_histogram(
             _ => "",
         };
         let retained = r
-            .retained
+            .retained_bytes
             .map(|v| v.to_string())
             .unwrap_or_else(|| "-".into());
         println!(
             "{:>10} {:>13} {:>13}  {}{mark}",
             r.count,
-            r.shallow,
+            r.shallow_bytes,
             retained,
-            sanitize(&r.name)
+            sanitize(&r.class)
         );
     }
+    let (total_count, total_shallow) = (doc.total.count, doc.total.shallow_bytes);
     println!("{total_count:>10} {total_shallow:>13} {:>13}  total", "");
     if marked > 0 {
         println!(

@@ -2,14 +2,13 @@
 //! 80-column text and the JSON documents of `../shared/CLI.md`, with the additions each
 //! command's doc names.
 
-use serde_json::{json, Value as Json};
-
-use super::findings::path_json;
+use super::commands::print_json;
 use crate::diff::DiffSort;
 use crate::error::{Error, Result};
 use crate::format::Snapshot;
 use crate::heap::dominators::Dominators;
-use crate::text::{json_line, sanitize};
+use crate::results::diff::{Diff, Leaks, LeaksByObject, LeaksByOwner};
+use crate::text::sanitize;
 
 /// `diff`: per class, counts and bytes in BASE and TARGET and their deltas, largest
 /// growth first by the chosen delta; where the format's ids survive between snapshots
@@ -38,62 +37,24 @@ pub fn diff(
     if let Some(n) = top {
         list.truncate(n);
     }
-    let objects = match &ids {
-        Some(i) => json!({"matched_by": i.kind, "new": i.new, "gone": i.gone, "kept": i.kept}),
-        None => Json::Null,
-    };
-    let ids = ids.is_some();
+    let doc = Diff::of(
+        a,
+        b,
+        &list,
+        ids.as_ref(),
+        doms.is_some(),
+        owners.is_some().then_some(&owner_rows[..]),
+        warning.as_deref(),
+    );
     if as_json {
-        let classes: Vec<Json> = list
-            .iter()
-            .map(|r| {
-                let mut v = json!({
-                    "class": r.class,
-                    "base_count": r.base_count, "target_count": r.target_count,
-                    "delta_count": r.delta_count(),
-                    "base_shallow_bytes": r.base_shallow, "target_shallow_bytes": r.target_shallow,
-                    "delta_shallow_bytes": r.delta_shallow(),
-                });
-                if doms.is_some() {
-                    v["base_retained_bytes"] = json!(r.base_retained);
-                    v["target_retained_bytes"] = json!(r.target_retained);
-                    v["delta_retained_bytes"] = json!(r.delta_retained());
-                }
-                if ids {
-                    v["new_count"] = json!(r.new);
-                    v["gone_count"] = json!(r.gone);
-                    if doms.is_some() {
-                        v["new_retained_bytes"] = json!(r.new_retained);
-                    }
-                }
-                v
-            })
-            .collect();
-        let mut doc = json!({"base": a.source.path.display().to_string(), "target": b.source.path.display().to_string(),
-                   "classes": classes, "objects": objects,
-                   "warnings": warning.iter().collect::<Vec<_>>()});
-        if owners.is_some() {
-            doc["owners"] = Json::Array(
-                owner_rows
-                    .iter()
-                    .map(|r| {
-                        json!({"owner": r.owner,
-                               "base_retained_bytes": r.base.retained, "target_retained_bytes": r.target.retained,
-                               "delta_retained_bytes": r.delta_retained(),
-                               "base_objects": r.base.objects, "target_objects": r.target.objects,
-                               "delta_objects": r.delta_objects(),
-                               "base_entries": r.base_entries, "target_entries": r.target_entries,
-                               "delta_entries": r.delta_entries()})
-                    })
-                    .collect(),
-            );
-        }
-        println!("{}", json_line(&doc));
+        print_json(&doc);
         return;
     }
+    let ids = doc.objects.is_some();
+    let owner_rows = doc.owners.as_deref().unwrap_or_default();
     if !owner_rows.is_empty() {
         println!("owners whose retained size grew most (matched by their path from the GC roots):");
-        for r in &owner_rows {
+        for r in owner_rows {
             let entries = match (r.base_entries, r.target_entries) {
                 (Some(x), Some(y)) => format!(" ({:+} entries: {x} → {y})", y as i64 - x as i64),
                 _ => String::new(),
@@ -102,9 +63,7 @@ pub fn diff(
                 "{}",
                 sanitize(&format!(
                     "{:>+13} bytes {:>+10} objects  {}{entries}",
-                    r.delta_retained(),
-                    r.delta_objects(),
-                    r.owner
+                    r.delta_retained_bytes, r.delta_objects, r.owner
                 ))
             );
         }
@@ -119,35 +78,27 @@ pub fn diff(
         },
         if ids { "    NEW   GONE" } else { "" }
     );
-    for r in &list {
-        let extra = if ids {
-            format!(" {:>6} {:>6}", r.new, r.gone)
-        } else {
-            String::new()
+    for r in &doc.classes {
+        let extra = match (r.new_count, r.gone_count) {
+            (Some(new), Some(gone)) => format!(" {new:>6} {gone:>6}"),
+            _ => String::new(),
         };
-        let retained = if doms.is_some() {
-            format!(" {:>+13}", r.delta_retained())
-        } else {
-            String::new()
+        let retained = match r.delta_retained_bytes {
+            Some(d) => format!(" {d:>+13}"),
+            None => String::new(),
         };
         println!(
             "{}",
             sanitize(&format!(
                 "{:>+9} {:>+13}{retained} {:>9} → {:>9}{extra}  {}",
-                r.delta_count(),
-                r.delta_shallow(),
-                r.base_count,
-                r.target_count,
-                r.class
+                r.delta_count, r.delta_shallow_bytes, r.base_count, r.target_count, r.class
             ))
         );
     }
-    if ids {
-        println!(
-            "objects matched by {}: {}",
-            objects["matched_by"].as_str().unwrap_or(""),
-            objects
-        );
+    if let Some(o) = &doc.objects {
+        // The figures as the JSON document has them.
+        let figures = serde_json::to_string(o).unwrap_or_default();
+        println!("objects matched by {}: {figures}", o.matched_by);
     }
 }
 
@@ -172,29 +123,15 @@ pub fn leaks(
             "leaks by object needs ids that survive between snapshots (V8 node ids)".into(),
         ));
     };
-    let (kind, folded) = (&r.kind, r.folded);
-    let leaked_len = r.objects - r.folded;
+    let doc = LeaksByObject::of(c, &r, top);
     if as_json {
-        let list: Vec<Json> = r
-            .clusters
-            .iter()
-            .take(top)
-            .map(|k| {
-                let path = k.path.as_ref().map(|p| path_json(c, p)).unwrap_or_default();
-                json!({"class": k.class, "count": k.objects.len(), "retained_bytes": k.retained,
-                       "example": c.object_name(k.objects[0]), "path": path})
-            })
-            .collect();
-        println!(
-            "{}",
-            json_line(&json!({"leaks": list, "matched_by": kind,
-                              "objects": leaked_len + folded, "folded_internal": folded}))
-        );
+        print_json(&Leaks::ByObject(doc));
         return Ok(());
     }
+    let (kind, folded) = (&doc.matched_by, doc.folded_internal);
     println!(
         "{} objects allocated between the baseline and the target are still in the final snapshot (matched by {kind})",
-        leaked_len + folded
+        doc.objects
     );
     if folded > 0 {
         println!(
@@ -202,11 +139,11 @@ pub fn leaks(
         );
     }
     println!("     RETAINED    COUNT  CLASS / RETAINED BY");
-    for k in r.clusters.iter().take(top) {
+    for k in &doc.leaks {
         println!(
             "{:>13} {:>8}  {}",
-            k.retained,
-            k.objects.len(),
+            k.retained_bytes,
+            k.count,
             sanitize(&k.class)
         );
         if !k.shape.is_empty() {
@@ -229,49 +166,9 @@ pub fn owner_leaks(
     as_json: bool,
     top: usize,
 ) -> Result<()> {
-    let [a, b, c] = s;
-    let grown = crate::diff::owner_deltas(a, d[0], b, d[1], 200);
-    let fin = crate::diff::owner_map(c, d[2]);
-    let rows: Vec<(&crate::diff::OwnerDelta, crate::diff::OwnerFigures)> = grown
-        .iter()
-        .filter_map(|r| {
-            let f = fin.get(&r.owner)?.clone();
-            let growth = r.delta_retained() as u64;
-            (f.retained + growth / 10 >= r.target.retained).then_some((r, f))
-        })
-        .take(top)
-        .collect();
+    let doc = LeaksByOwner::of(s, d, top);
     if as_json {
-        let list: Vec<Json> = rows
-            .iter()
-            .map(|(r, f)| {
-                let example = f.nodes.first().copied();
-                let path: Vec<Json> = example
-                    .and_then(|o| {
-                        crate::heap::paths::to_roots(&c.graph, o, 1, false)
-                            .into_iter()
-                            .next()
-                    })
-                    .map(|p| path_json(c, &p))
-                    .unwrap_or_default();
-                json!({
-                    "class": f.class,
-                    "count": r.delta_objects(),
-                    "retained_bytes": r.delta_retained(),
-                    "example": example.map(|o| c.object_name(o)),
-                    "path": path,
-                    "owner": r.owner,
-                    "baseline_retained_bytes": r.base.retained,
-                    "target_retained_bytes": r.target.retained,
-                    "final_retained_bytes": f.retained,
-                    "delta_entries": r.delta_entries(),
-                })
-            })
-            .collect();
-        println!(
-            "{}",
-            json_line(&json!({"leaks": list, "matched_by": "owner path from the GC roots"}))
-        );
+        print_json(&Leaks::ByOwner(doc));
         return Ok(());
     }
     println!(
@@ -279,15 +176,15 @@ pub fn owner_leaks(
          (no object ids in these dumps: owners matched by their path from the GC roots)"
     );
     println!("   GREW BYTES  GREW OBJS  OWNER");
-    for (r, _) in &rows {
+    for r in &doc.leaks {
         let entries = r
-            .delta_entries()
+            .delta_entries
             .map(|e| format!(" ({e:+} entries)"))
             .unwrap_or_default();
         println!(
             "{:>+13} {:>+10}  {}",
-            r.delta_retained(),
-            r.delta_objects(),
+            r.retained_bytes,
+            r.count,
             sanitize(&format!("{}{entries}", r.owner))
         );
     }
