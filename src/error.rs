@@ -1,7 +1,7 @@
 //! Errors and their exit codes.
 //!
 //! Owns the one error type the library returns and the mapping to the exit codes of
-//! `../shared/CLI.md` (1 usage, 2 unreadable snapshot, 3 no such object or class). Parse
+//! `docs/cli.md` (1 usage, 2 unreadable snapshot, 3 no such object or class). Parse
 //! errors carry the byte offset, what was expected there and what was found, in the
 //! manner of gimli's `read::Error`; the file name is attached by the opener, not by the
 //! format readers, which only ever see bytes.
@@ -79,7 +79,7 @@ impl Error {
         }
     }
 
-    /// The process exit code that `../shared/CLI.md` assigns to this error.
+    /// The process exit code that `docs/cli.md` assigns to this error.
     pub fn exit_code(&self) -> i32 {
         match self {
             Error::Usage(_) => 1,

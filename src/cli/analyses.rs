@@ -1,5 +1,5 @@
 //! `dominators`, `path`, `inspect` and `threads`: the analyses of `heap/` over one
-//! snapshot, as the plain 80-column text and the JSON documents of `../shared/CLI.md`,
+//! snapshot, as the plain 80-column text and the JSON documents of `docs/cli.md`,
 //! both rendered from the result types of [`crate::results`].
 //!
 //! Additions to the contract's documents (the contract is only added to): every object

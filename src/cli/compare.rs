@@ -1,5 +1,5 @@
 //! `diff` and `leaks`: two or three snapshots compared (`crate::diff`), as the plain
-//! 80-column text and the JSON documents of `../shared/CLI.md`, with the additions each
+//! 80-column text and the JSON documents of `docs/cli.md`, with the additions each
 //! command's doc names.
 
 use super::commands::print_json;

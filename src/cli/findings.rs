@@ -1,5 +1,5 @@
 //! `suspects` and `waste`: the leak suspects and the wasted memory of one snapshot, as
-//! the plain 80-column text and the JSON documents of `../shared/CLI.md`.
+//! the plain 80-column text and the JSON documents of `docs/cli.md`.
 
 use super::commands::print_json;
 use crate::format::Snapshot;

@@ -1,4 +1,4 @@
-//! The batch command line of `../shared/CLI.md`: argument parsing, the commands, and their
+//! The batch command line of `docs/cli.md`: argument parsing, the commands, and their
 //! text and JSON output. The contract is only ever added to.
 //!
 //! Exit codes: 0 done, 1 usage, 2 unreadable snapshot, 3 no such object or class. clap's

@@ -1,5 +1,5 @@
 //! The results of the batch commands as data: one serde type per command's document
-//! (`../shared/CLI.md`), built from the analyses, and rendered by every front-end. The
+//! (`docs/cli.md`), built from the analyses, and rendered by every front-end. The
 //! CLI prints them as text tables and as `--json`; the TUI, the Markdown and HTML
 //! reports and the MCP server are to render the same values (ripgrep's printers write
 //! its wire types, `crates/printer/src/jsont.rs`, the same way).
@@ -76,7 +76,7 @@ impl JsonSchema for SchemaVersion {
 }
 
 /// The commands with a `--json` document, each with its JSON Schema (draft 2020-12, for
-/// what is serialised), in the order of `../shared/CLI.md`.
+/// what is serialised), in the order of `docs/cli.md`.
 pub fn schemas() -> Vec<(&'static str, serde_json::Value)> {
     fn of<T: JsonSchema>() -> serde_json::Value {
         let g = schemars::generate::SchemaSettings::draft2020_12()
