@@ -167,7 +167,9 @@ fn an_allocation_failure_exits_2_naming_the_file() {
             out.status
         );
         assert!(
-            err.contains(&format!("{f}: out of memory: an allocation of ")),
+            err.contains(&format!(
+                "{f}: out of memory (address-space limit): an allocation of "
+            )),
             "{err}"
         );
         assert!(!err.contains("memory allocation of"), "{err}");
