@@ -1420,6 +1420,24 @@ fn the_summary_overlay_counts_every_java_thread() {
     assert_eq!(after.split_whitespace().next(), Some("15"), "{after}");
 }
 
+/// The summary overlay scrolls down to its last line at any width: its lines wrap at
+/// spaces (a path after "read from" goes to the next row whole), and the rows it can
+/// scroll through are counted as they wrap, not as their characters fill rows (counted
+/// so, a long cache path in a deep checkout left the last lines out of reach).
+#[test]
+fn the_summary_overlay_scrolls_to_its_last_line_however_its_lines_wrap() {
+    let (_, snap) = open_fixture("java/coops/heap-live-jvmgz.hprof.gz");
+    let lines = heaptui::present::summary_lines_for(&snap);
+    let last = lines.last().unwrap().1.split_whitespace().last().unwrap();
+    for w in [34, 40, 47, 53, 60, 80] {
+        let (mut a, mut t) = app_at(w, 24);
+        let s = run(&mut a, &mut t, "i");
+        assert!(s.contains("Summary"), "{w} columns:\n{s}");
+        let s = run(&mut a, &mut t, &"j".repeat(200));
+        assert!(s.contains(last), "{w} columns, {last:?} out of reach:\n{s}");
+    }
+}
+
 /// Issue 26: README.md's key table names every key `src/ui/keys.rs` binds, and no other
 /// (it lacked `Ctrl-u` and `Ctrl-d`): the keys in backquotes in the table's first
 /// column, spelled as the README spells them (`↑`, `PgDn`, `Space`), against the keymap.
