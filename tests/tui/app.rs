@@ -1520,6 +1520,17 @@ fn cancel_job(a: &mut App, t: &mut Terminal<TestBackend>, keys: &str) -> String 
     settled(a, t)
 }
 
+/// How long the tests that press keys while a job runs hold each job back before it
+/// starts: the keys and frames between its start and the checks that it still runs take
+/// milliseconds, but a test thread on a loaded machine (two busy CPU loops beside the
+/// suite on two cores) can wait its turn for much longer than the 300–500 ms once used.
+const HELD_MS: u64 = 2000;
+
+/// The pause after each thousand values of a filter that the tests watch while it runs
+/// (9,719 values: about a second in all), long enough that a test thread waiting its
+/// turn on a loaded machine still finds it running (30 ms, 0.3 s in all, was short).
+const FILTER_PAUSE: Duration = Duration::from_millis(100);
+
 /// The app at 100×30 with each job held back `ms` before it starts (still running
 /// when the next key comes).
 fn slow_jobs(ms: u64) -> (App, Terminal<TestBackend>) {
@@ -1541,7 +1552,7 @@ fn settled(a: &mut App, t: &mut Terminal<TestBackend>) -> String {
 /// the pane when it comes.
 #[test]
 fn merged_paths_run_off_the_ui_thread_with_the_keys_live() {
-    let (mut a, mut t) = slow_jobs(500);
+    let (mut a, mut t) = slow_jobs(HELD_MS);
     let s = start_job(&mut a, &mut t, "P");
     assert!(s.contains("working… finding the paths of byte[]"), "{s}");
     t.draw(|f| a.draw(f)).unwrap();
@@ -1565,7 +1576,7 @@ fn merged_paths_run_off_the_ui_thread_with_the_keys_live() {
 /// result, when the thread ends, goes nowhere.
 #[test]
 fn esc_cancels_merged_paths_being_searched_for() {
-    let (mut a, mut t) = slow_jobs(300);
+    let (mut a, mut t) = slow_jobs(HELD_MS);
     let s = cancel_job(&mut a, &mut t, "P");
     assert!(s.contains("Class histogram"), "{s}");
     assert!(!s.contains("Merged paths"), "{s}");
@@ -1577,7 +1588,7 @@ fn esc_cancels_merged_paths_being_searched_for() {
 #[test]
 fn an_instance_filter_runs_off_the_ui_thread_and_esc_cancels_it() {
     let (mut a, mut t) = string_instances();
-    a.jobs().set_delay(Duration::from_millis(500));
+    a.jobs().set_delay(Duration::from_millis(HELD_MS));
     start_job(&mut a, &mut t, "/customer-30\n");
     let before = ready(&mut a).top().selected_object();
     a.on_key(&key('j'));
@@ -1686,7 +1697,7 @@ fn a_filter_before_the_rows_are_sorted_ends_as_one_after() {
         assert!(after.contains(&format!(" match \"{filter}\"")), "{after}");
         // The filter first, a thousand values at a time.
         let (mut a, mut t) = string_instances();
-        a.jobs().set_filter_step(1000, Duration::from_millis(30));
+        a.jobs().set_filter_step(1000, FILTER_PAUSE);
         let s = start_job(&mut a, &mut t, &format!("/{filter}\n"));
         assert!(s.contains("working…"), "{s}");
         assert_eq!(settled(&mut a, &mut t), after);
@@ -1694,7 +1705,7 @@ fn a_filter_before_the_rows_are_sorted_ends_as_one_after() {
     // Cleared while it runs: the list as it was.
     let (mut a, mut t) = string_instances();
     let whole = run(&mut a, &mut t, "");
-    a.jobs().set_filter_step(1000, Duration::from_millis(30));
+    a.jobs().set_filter_step(1000, FILTER_PAUSE);
     start_job(&mut a, &mut t, "/Method java/\n");
     std::thread::sleep(Duration::from_millis(100));
     a.tick();
@@ -1735,16 +1746,16 @@ fn a_running_instance_filter_shows_its_matches_so_far() {
     let whole = matched(&run(&mut a, &mut t, "/customer-3\n"));
     assert!(whole > 10, "{whole}");
     let best = ready(&mut a).top().selected_object();
-    // A thousand values at a time, 30 ms apart: left alone, it ends on the best match.
+    // A thousand values at a time, apart: left alone, it ends on the best match.
     let (mut a, mut t) = string_instances();
-    a.jobs().set_filter_step(1000, Duration::from_millis(30));
+    a.jobs().set_filter_step(1000, FILTER_PAUSE);
     start_job(&mut a, &mut t, "/customer-3\n");
     let s = settled(&mut a, &mut t);
     assert_eq!(matched(&s), whole, "{s}");
     assert_eq!(ready(&mut a).top().selected_object(), best, "{s}");
     // Again, and a move among the matches so far.
     let (mut a, mut t) = string_instances();
-    a.jobs().set_filter_step(1000, Duration::from_millis(30));
+    a.jobs().set_filter_step(1000, FILTER_PAUSE);
     start_job(&mut a, &mut t, "/customer-3\n");
     let until = std::time::Instant::now() + Duration::from_secs(60);
     let s = loop {
@@ -1881,7 +1892,7 @@ fn grouping_many_children_runs_off_the_ui_thread_and_esc_cancels_it() {
     let mut t = terminal(100, 30);
     let s = run(&mut a, &mut t, "");
     assert!(s.contains("<class> ← "), "{s}");
-    a.jobs().set_delay(Duration::from_millis(500));
+    a.jobs().set_delay(Duration::from_millis(HELD_MS));
     let s = start_job(&mut a, &mut t, "g");
     assert!(s.contains("working… grouping the children by class"), "{s}");
     // `j` while it runs: the selection moves from the class object to its first
