@@ -1,7 +1,7 @@
 //! Issue 27: an index that would not fit in the memory budget is built on disk (the
 //! allocator's large blocks in unlinked spill files, `src/alloc/disk.rs`) and gives the
 //! same answers; below the floor it is refused up front with the figures. The run in a
-//! real capped memory cgroup is in `tests/budget.rs`.
+//! real capped memory cgroup is in `tests/it/budget.rs`.
 
 use crate::common;
 

@@ -1,7 +1,7 @@
 //! The quick histogram (one pass, no index) against the index's histogram on every real
 //! HPROF file at hand: the JDK 17 fixtures (compressed and uncompressed oops, the growth
 //! pair), the corpus' older JVMs, the JVMTI agent and Android's ART, whole and cut at
-//! spread-out offsets. The index's histogram is the one `tests/hprof_jvm.rs` checks
+//! spread-out offsets. The index's histogram is the one `tests/it/hprof_jvm.rs` checks
 //! against `jcmd GC.class_histogram`; the quick pass must count and size every class as
 //! it does and report the same truncation point.
 
