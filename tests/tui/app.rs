@@ -1438,6 +1438,35 @@ fn the_summary_overlay_scrolls_to_its_last_line_however_its_lines_wrap() {
     }
 }
 
+/// The summary says where the dominator tree came from (read from the index cache's
+/// entry), also when it was first drawn before the tree came: its lines, once walked,
+/// are kept, and the tree's line was one of them only when the loading thread wrote
+/// them after the tree; `i` pressed as the tree came (a loaded machine, in tmux) left it
+/// out for good.
+#[test]
+fn the_summary_names_the_tree_s_origin_even_when_drawn_before_the_tree() {
+    let (mut a, mut t) = app_at(100, 40);
+    let s = run(&mut a, &mut t, "i");
+    assert!(s.contains("object layout"), "{s}");
+    assert!(
+        !s.contains("dominator tree"),
+        "a computed tree says nothing:\n{s}"
+    );
+    run(&mut a, &mut t, "\u{1b}");
+    // The tree then comes, read from an entry.
+    let r = ready(&mut a);
+    let mut d =
+        heaptui::heap::dominators::compute(&r.snap.graph, &heaptui::progress::Progress::new());
+    d.origin = heaptui::heap::dominators::Origin::Read("/cache/index/0123.tree".into());
+    r.dom = Some(std::sync::Arc::new(d));
+    let s = run(&mut a, &mut t, "i");
+    let line = s
+        .lines()
+        .find(|l| l.contains("dominator tree"))
+        .unwrap_or_else(|| panic!("no line of the tree:\n{s}"));
+    assert!(line.contains("read from /cache/index/0123.tree"), "{s}");
+}
+
 /// Issue 26: README.md's key table names every key `src/ui/keys.rs` binds, and no other
 /// (it lacked `Ctrl-u` and `Ctrl-d`): the keys in backquotes in the table's first
 /// column, spelled as the README spells them (`↑`, `PgDn`, `Space`), against the keymap.

@@ -260,6 +260,13 @@ impl App {
                 _ => None,
             };
             if let Some(r) = shown {
+                // Where the tree came from, from the tree the screen has (not kept with the
+                // walked lines, which may have been walked before it came).
+                let tree = r
+                    .dom
+                    .as_ref()
+                    .and_then(|d| d.origin.words())
+                    .map(|w| ("dominator tree".to_string(), w));
                 self.draw_overlay(
                     f,
                     area,
@@ -270,6 +277,7 @@ impl App {
                         .map(|t| ("top suspect".to_string(), t))
                         .iter()
                         .chain(r.summary_lines().iter())
+                        .chain(tree.iter())
                         .map(|(k, v)| Line::from(format!("{k:<22}{}", sanitize(v))))
                         .collect(),
                 );

@@ -117,11 +117,9 @@ impl Loader {
                     }
                 }
                 if !hurried {
-                    let mut lines = crate::present::summary_lines_for(side);
-                    if let Some(w) = tree.get().and_then(|d| d.origin.words()) {
-                        lines.push(("dominator tree".to_string(), w));
-                    }
-                    let _ = cell.set(lines);
+                    // The tree's own line is the overlay's, from the tree it has: lines
+                    // the UI walked first (`i` as the tree came) are kept, and lacked it.
+                    let _ = cell.set(crate::present::summary_lines_for(side));
                 }
                 if let Some(entry) = pending {
                     // For tests of quitting while the entry is written: a slow disk, made
