@@ -4,7 +4,7 @@
 # (one compressed fixture per format cut at every member boundary and 1 000 random
 # offsets). Each fixture's line says how many cuts opened truncated, were refused with an
 # offset and an expectation, or failed; every failing cut is listed (file, cut offset,
-# the panic and its location) and the script exits non-zero. See tests/truncation.rs.
+# the panic and its location) and the script exits non-zero. See tests/no_cache/truncation.rs.
 #
 #   bench/truncation-sweep.sh                   all fixtures, then the gzip path
 #   SWEEP_ONLY=dart bench/truncation-sweep.sh   fixtures whose path contains "dart"
@@ -14,7 +14,7 @@ set -uo pipefail
 export RUST_BACKTRACE=0
 cd "$(dirname "$0")/.."
 start=$SECONDS
-cargo test --release --test truncation -- --ignored --nocapture --test-threads 1 \
+cargo test --release --test no_cache -- --ignored --nocapture --test-threads 1 \
     sweep_full sweep_full_gzip 2>&1 | grep -v -e '^thread .* panicked at' -e '^note: '
 rc=${PIPESTATUS[0]}
 echo "truncation-sweep: $((SECONDS - start)) s, exit $rc"

@@ -5,7 +5,7 @@
 #   fuzz/hostile-sweep.sh [ONLY]
 #
 # Builds the release binary (target/release/heaptui) and runs `sweep_full` of
-# tests/hostile_sweep.rs: each shape (tests/common/sweep.rs: a 270 MB HPROF of empty
+# tests/it/hostile_sweep.rs: each shape (tests/common/sweep.rs: a 270 MB HPROF of empty
 # HEAP DUMP SEGMENTs, a MoarVM v3 file claiming 99.6 M collectables, V8 files of minimal
 # nodes up to 1.2 GB, Dart files of one-byte references up to 620 MB, chains of 25 k,
 # 2 M and 5 M links for `dominators --depth` and `path --json`, 750,000 classes each
@@ -42,4 +42,4 @@ command -v prlimit >/dev/null || echo "hostile-sweep: prlimit not found; the lim
 [ -x /usr/bin/time ] || echo "hostile-sweep: GNU time not found; the peak RSS is polled from /proc" >&2
 [ -n "${SWEEP_TARGET_DIR:-}" ] && export CARGO_TARGET_DIR=$SWEEP_TARGET_DIR
 echo "hostile-sweep: $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src Cargo.toml Cargo.lock || echo ' with uncommitted changes'), $(uname -srm), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
-cargo test --release --test hostile_sweep -- --ignored --exact sweep_full --nocapture --test-threads 1
+cargo test --release --test it -- --ignored --exact hostile_sweep::sweep_full --nocapture --test-threads 1

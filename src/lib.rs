@@ -2,7 +2,7 @@
 //!
 //! The library holds all the logic; `main.rs` only calls [`cli::main`], handing it the
 //! TUI's entry ([`ui::run_files`]) for a command line without a subcommand. The rooms,
-//! from the floor up (imports only point down; `tests/layers.rs` checks the ranks and
+//! from the floor up (imports only point down; `tests/it/layers.rs` checks the ranks and
 //! that no circle forms; `docs/architecture.md` has the picture):
 //! - [`error`] and [`text`], leaves: the typed errors, and how text from a dump is made
 //!   safe and fitted to a width;

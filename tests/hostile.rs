@@ -25,7 +25,7 @@
 //! Issue 28's deep chains and hierarchies are here too: [`a_deep_dominator_tree_prints_without_recursion_or_quadratic_time`],
 //! [`the_json_path_of_a_two_million_deep_object_is_written_in_bounded_memory`],
 //! [`a_deep_class_hierarchy_opens_quickly_without_false_loops`] and, found by the hostile
-//! sweep (`tests/hostile_sweep.rs`), [`a_deep_hierarchy_of_reference_fields_is_indexed_in_the_memory_of_its_classes`].
+//! sweep (`tests/it/hostile_sweep.rs`), [`a_deep_hierarchy_of_reference_fields_is_indexed_in_the_memory_of_its_classes`].
 //!
 //! **Allocation bounds.** A counting `#[global_allocator]` (below) tracks the bytes live
 //! and, while a measurement runs, the peak above the starting point and the largest
@@ -43,7 +43,7 @@
 //! default test builds a chain of 1 million objects (about 15 s in debug on the 2-core
 //! machine), which already proves there is no recursion along the chain (a 2 MiB stack is
 //! 2 bytes per link), and the 10-million one is `#[ignore]`d:
-//! `cargo test --release --test hostile -- --ignored ten_million` (as `tests/truncation.rs`
+//! `cargo test --release --test hostile -- --ignored ten_million` (as `tests/no_cache/truncation.rs`
 //! does with its full sweep).
 
 mod common;

@@ -146,7 +146,7 @@ fn an_allocation_failure_exits_2_naming_the_file() {
     // file's size, which starting takes and indexing 1 M objects does not fit in), the
     // process ended with "memory allocation of N bytes failed" and SIGABRT (134). It now
     // ends with exit 2 and a message naming the file (the TUI's terminal is put back:
-    // `tests/tui_tmux.rs`).
+    // `tests/tui/tmux.rs`).
     let _g = shared();
     let bytes = common::hostile::hprof_instances(1_000_000);
     let f = scratch().join("million.hprof");

@@ -2,7 +2,7 @@
 //! that make a reader's mistake a crash the fuzzer can see.
 //!
 //! Shared by the fuzz targets (`fuzz/fuzz_targets/*.rs`, through this crate's library)
-//! and by `tests/fuzz_regressions.rs` (through `#[path]`), so that a crashing input kept
+//! and by `tests/it/fuzz_regressions.rs` (through `#[path]`), so that a crashing input kept
 //! as a regression test replays exactly what the fuzzer did. It depends on nothing but
 //! `heaptui` and `std` for that reason.
 //!

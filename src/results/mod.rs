@@ -7,7 +7,7 @@
 //! What this module owns: the wire types, the functions that fill them from a
 //! [`Snapshot`](crate::format::Snapshot) and the analyses' own types, and the JSON
 //! Schemas generated from the types ([`schemas`], committed as `docs/schema/<command>.json`
-//! and checked by `tests/schema.rs`). What it does not: opening dumps, computing
+//! and checked by `tests/it/schema.rs`). What it does not: opening dumps, computing
 //! analyses, and any rendering other than serde's (the text tables are in `cli/`).
 //!
 //! Every document leads with `"schema_version"` ([`SchemaVersion`]); the fields after

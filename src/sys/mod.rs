@@ -1,6 +1,6 @@
 //! The floor: what the process needs from the machine, whatever it reads. It imports
 //! nothing of the crate but [`crate::error`] (a leaf), so that every room above may use
-//! it and no circle can pass through it (`tests/layers.rs` checks both).
+//! it and no circle can pass through it (`tests/it/layers.rs` checks both).
 //!
 //! - [`alloc`]: the binary's allocator hooks (large blocks' pages reused between the
 //!   index build's phases, huge pages, the failure that ends the process cleanly);

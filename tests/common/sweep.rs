@@ -1,6 +1,6 @@
 //! The hostile sweep (issue 28's acceptance): every shape of the attack written to a
 //! directory, each command of the binary run on it under an address-space limit, the
-//! exit status, the wall time and the peak RSS recorded. `tests/hostile_sweep.rs` runs
+//! exit status, the wall time and the peak RSS recorded. `tests/it/hostile_sweep.rs` runs
 //! it at a small size in `cargo test`, and at full size (`sweep_full`, ignored) on the
 //! release binary when `fuzz/hostile-sweep.sh` asks. Not in `common/mod.rs`: only that
 //! test includes it.

@@ -310,7 +310,7 @@ fn pass1(b: &[u8], start: usize, progress: &Progress) -> Result<Pass1, ParseErro
                 // are left (a cut right after a field), "only N bytes before the end"
                 // when some are, and a count check "only N bytes left". Missing the
                 // first made a cut right after a record's kind an unreadable record
-                // (and, before any object, a refusal): found by tests/truncation.rs.
+                // (and, before any object, a refusal): found by tests/no_cache/truncation.rs.
                 let cut = e.found.contains("before the end")
                     || e.found.contains("bytes left")
                     || e.found == "end of file";

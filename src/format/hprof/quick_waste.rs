@@ -13,7 +13,7 @@
 //! hold one, whose offsets the walk noted: not the bodies again.
 //!
 //! The answers are the index's, example objects included (the lowest address of each
-//! group, as the lowest dense id there), which `tests/suspects.rs` checks on the
+//! group, as the lowest dense id there), which `tests/it/suspects.rs` checks on the
 //! fixtures. Files this walk does not model as the index does (ART, strings with
 //! `offset`/`count` or of more than one class) return `None`, and the caller builds
 //! the index.

@@ -313,8 +313,13 @@ impl App {
     /// a longer one scrolls with the movement keys and says so in its title.
     fn draw_overlay(&self, f: &mut Frame, area: Rect, title: &str, lines: Vec<Line>) {
         let w = area.width.saturating_sub(4).min(90);
-        let inner = w.saturating_sub(2).max(1) as usize;
-        let rows: usize = lines.iter().map(|l| l.width().max(1).div_ceil(inner)).sum();
+        let inner = w.saturating_sub(2).max(1);
+        // The rows as the paragraph wraps them: at spaces, a word that does not fit going
+        // to the next row whole. Counted as characters filling rows, a long path (the
+        // summary's index cache entry in a deep checkout) took rows more than counted and
+        // the last lines could not be scrolled to.
+        let paragraph = Paragraph::new(lines).wrap(Wrap { trim: false });
+        let rows = paragraph.line_count(inner);
         let h = (rows as u16 + 2).min(area.height.saturating_sub(2));
         let shown = h.saturating_sub(2);
         self.overlay_page.set(shown);
@@ -329,14 +334,11 @@ impl App {
         let r = Rect::new(area.x + (area.width - w) / 2, area.y + 1, w, h);
         f.render_widget(Clear, r);
         f.render_widget(
-            Paragraph::new(lines)
-                .wrap(Wrap { trim: false })
-                .scroll((scroll, 0))
-                .block(
-                    Block::default()
-                        .borders(Borders::ALL)
-                        .title(format!("{title}{more} ")),
-                ),
+            paragraph.scroll((scroll, 0)).block(
+                Block::default()
+                    .borders(Borders::ALL)
+                    .title(format!("{title}{more} ")),
+            ),
             r,
         );
     }

@@ -1,0 +1,12 @@
+//! The index cache's tests: its entries (`index`) and the dominator trees kept beside
+//! them (`tree`). A binary of its own because `index` opens a fixture in this process
+//! with the cache on for every size (`HEAPTUI_CACHE_DIR` and `HEAPTUI_CACHE_MIN_BYTES=0`
+//! set in the process's environment, which every test of a binary shares and every
+//! program it runs inherits): elsewhere that would write and read entries under the
+//! other tests.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod index;
+mod tree;

@@ -1,0 +1,93 @@
+//! Merged paths read from the depths ([`heaptui::heap::depth`]) on dumps written by real
+//! runtimes: each instance's path is the first of its own shortest paths as the search
+//! from the object towards the roots finds it (`path` in the CLI, `p` in the TUI), the
+//! instances are as near the roots as the ones the search from the roots picks, and
+//! every instance is counted.
+
+use crate::common;
+
+use heaptui::heap::depth::{depths, nearest_paths};
+use heaptui::heap::paths::{first_paths, to_roots};
+
+fn check(rel: &str, max: usize) {
+    let (_, snap) = common::open_fixture(rel);
+    let g = &snap.graph;
+    let d = depths(g, || false).unwrap();
+    let totals = heaptui::heap::histogram::totals(g);
+    // Every class with at least 20 instances: those of HashMap$Node, String, byte[], the
+    // program's own classes.
+    let mut classes = 0;
+    for c in 0..g.classes.len() as u32 {
+        if totals.count[c as usize] < 20 {
+            continue;
+        }
+        classes += 1;
+        let Some((count, paths)) = nearest_paths(g, &d, c, None, max) else {
+            continue;
+        };
+        assert_eq!(count as u64, totals.count[c as usize], "{rel} class {c}");
+        for p in &paths {
+            let o = *p.last().unwrap();
+            assert_eq!(g.class_of.get(o as usize), c);
+            let first = to_roots(g, o, 1, false).remove(0);
+            assert_eq!(*p, first, "{rel}: {}", snap.object_name(o));
+        }
+        let mut lens: Vec<usize> = paths.iter().map(Vec::len).collect();
+        let mut searched: Vec<usize> =
+            first_paths(g, false, |o| g.class_of.get(o as usize) == c, max, || false)
+                .iter()
+                .map(Vec::len)
+                .collect();
+        lens.sort();
+        searched.sort();
+        assert_eq!(lens, searched, "{rel} class {c}");
+    }
+    assert!(classes > 10, "{rel}: {classes} classes");
+}
+
+#[test]
+fn the_jdk_dump_s_merged_paths_are_each_instance_s_first_path() {
+    check("java/coops/heap-live-jvmgz.hprof.gz", 500);
+}
+
+#[test]
+fn the_node_snapshot_s_merged_paths_are_each_instance_s_first_path() {
+    check("node/baseline.heapsnapshot.gz", 200);
+}
+
+/// The names of many references read together (a merged tree's children below a map's
+/// table) are those read one at a time, for every object of 16 references or more (about
+/// 64 of its references each).
+fn labels_together(rel: &str) {
+    let (_, snap) = common::open_fixture(rel);
+    let g = &snap.graph;
+    let mut checked = 0;
+    for o in 0..g.len() as u32 {
+        let e = g.edges(o);
+        if e.len() < 16 {
+            continue;
+        }
+        // About 64 of them, spread over all, the last ones first, some twice, and one
+        // it does not refer to.
+        let step = e.len() / 64 + 1;
+        let mut to: Vec<u32> = e.step_by(step).map(|i| g.out_targets[i]).collect();
+        to.reverse();
+        to.extend_from_slice(&to.clone()[..3]);
+        to.push(o);
+        let one_by_one: Vec<Option<String>> = to.iter().map(|&t| snap.edge_label(o, t)).collect();
+        assert_eq!(
+            snap.edge_labels(o, &to),
+            one_by_one,
+            "{rel}: {}",
+            snap.object_name(o)
+        );
+        checked += 1;
+    }
+    assert!(checked > 50, "{rel}: {checked}");
+}
+
+#[test]
+fn names_read_together_are_the_names_read_alone() {
+    labels_together("java/coops/heap-live-jvmgz.hprof.gz");
+    labels_together("node/baseline.heapsnapshot.gz");
+}
