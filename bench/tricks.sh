@@ -10,14 +10,14 @@
 #      no-avx2       HEAPTUI_NO_AVX2=1: the loops of src/sys/simd.rs as the baseline
 #                    compiles them
 #      none          all three off
-#      mimalloc      a build with `--features mimalloc`: the small blocks from mimalloc
-#                    instead of the system allocator
 # 2. Reopening (the cache's checksum and checks of every byte of the index entry):
 #    `summary --json` with the entry written by a first run, in a cache of its own:
-#      reopen-default  our block sum (src/cache/sum.rs), AVX2 where the processor has it
-#      reopen-no-avx2  the same sum as the baseline compiles it
-#      reopen-twox     a build with `--features twox-sum`: twox-hash's XXH3, which picks
-#                      AVX2 at run time
+#      reopen-default  as built
+#      reopen-no-avx2  the checks' loops as the baseline compiles them
+#
+# Two candidates were measured by earlier versions of this script and are gone with the
+# code that only served them (bench/README.md, "Tricks"): mimalloc for the small blocks
+# (a build with it), and a block sum of our own against twox-hash's XXH3.
 #
 # The configurations alternate, RUNS rounds (default 5); the median and the best wall
 # time and the peak RSS of each are printed as one JSON line per DUMP and configuration.
@@ -25,8 +25,7 @@
 # (bench/README.md has the table and the decisions).
 #
 # Usage: bench/tricks.sh DUMP...
-#   HEAPTUI: the default binary (default target/release/heaptui, built if missing); the
-#   feature builds go to target/tricks-<feature>/ and are built when missing.
+#   HEAPTUI: the binary (default target/release/heaptui, built if missing).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 RUNS=${RUNS:-5}
@@ -34,13 +33,6 @@ RUNS=${RUNS:-5}
 cd "$ROOT"
 BIN=${HEAPTUI:-$ROOT/target/release/heaptui}
 [ -x "$BIN" ] || cargo build --release --quiet
-variant() {  # variant FEATURE: the path of a release build with FEATURE
-    local dir=$ROOT/target/tricks-$1
-    [ -x "$dir/release/heaptui" ] || cargo build --release --quiet --features "$1" --target-dir "$dir"
-    echo "$dir/release/heaptui"
-}
-MIMALLOC=$(variant mimalloc)
-TWOX=$(variant twox-sum)
 SCRATCH=$(mktemp -d)
 trap 'rm -rf "$SCRATCH"' EXIT
 
@@ -51,10 +43,8 @@ configs=(
     "no-hugepages:$BIN:dominators:HEAPTUI_NO_HUGEPAGES=1"
     "no-avx2:$BIN:dominators:HEAPTUI_NO_AVX2=1"
     "none:$BIN:dominators:HEAPTUI_NO_RECYCLE=1 HEAPTUI_NO_HUGEPAGES=1 HEAPTUI_NO_AVX2=1"
-    "mimalloc:$MIMALLOC:dominators:"
     "reopen-default:$BIN:reopen:"
     "reopen-no-avx2:$BIN:reopen:HEAPTUI_NO_AVX2=1"
-    "reopen-twox:$TWOX:reopen:"
 )
 
 run() {  # run NAME BIN COMMAND VARS DUMP: prints "seconds kilobytes"

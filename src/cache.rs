@@ -91,7 +91,7 @@ const MAGIC: &[u8; 16] = b"heaptui index\0\0\0";
 /// the snapshot's part of the index's metadata is its own section of bytes (the
 /// owner's), 9 since the columns are summed by blocks ([`sum`]), 10 since the index's
 /// metadata keeps the objects and shallow bytes per class.
-const VERSION: u32 = 10;
+const VERSION: u32 = 11;
 const BYTE_ORDER: u32 = 0x0102_0304;
 /// Entries kept in the cache directory.
 pub const KEEP: usize = 8;
