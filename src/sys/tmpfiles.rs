@@ -1,5 +1,5 @@
 //! Temporary files being written (a gzip copy, an index cache entry, a key), so that a
-//! signal that ends the process removes them first: SIGTERM, SIGINT and SIGHUP used to
+//! signal that ends the process ([`ENDING`]) removes them first: SIGTERM, SIGINT and SIGHUP used to
 //! leave `gunzip/<stem>.tmp<pid>-0` (hundreds of MB) or `index/.<pid>.tmp` behind. The
 //! batch commands' watcher ([`watch_signals`]) and the TUI's (`ui::terminal`) call
 //! [`remove_all`] before the process ends. What a SIGKILL or a power cut leaves is
@@ -40,21 +40,47 @@ pub fn remove_all() {
     }
 }
 
-/// For the batch commands: a thread that, on SIGTERM, SIGINT or SIGHUP, removes the
-/// temporary files and then ends the process as the signal would have (the TUI has its
-/// own watcher, which puts the terminal back too).
+/// The signals whose default action ends the process and that heaptui handles: on each
+/// the temporary files are removed (and, in the TUI, the terminal put back) before the
+/// process ends by the same signal. SIGXFSZ is ignored (`main`: a write past `ulimit -f`
+/// fails instead); SIGPIPE is handled by the TUI only, since a batch command writing to
+/// a reader that has gone should end quietly as `cat` does, and writes no temporary file
+/// while it prints. The kernel's own SIGKILL, SIGSEGV, SIGBUS (handled apart) and SIGABRT
+/// cannot be, or are not, caught here.
+pub const ENDING: &[i32] = &[
+    libc::SIGTERM,
+    libc::SIGINT,
+    libc::SIGHUP,
+    libc::SIGQUIT,
+    libc::SIGUSR1,
+    libc::SIGUSR2,
+    libc::SIGALRM,
+    libc::SIGXCPU,
+    libc::SIGVTALRM,
+    libc::SIGPROF,
+];
+
+/// Removes the temporary files and ends the process by `sig`, as its default action
+/// would have (a core dump for SIGQUIT where core dumps are on), so a parent sees the
+/// signal; `exit(128 + sig)` if the signal somehow did not end it.
+pub fn end_by(sig: i32) -> ! {
+    remove_all();
+    let _ = signal_hook::low_level::emulate_default_handler(sig);
+    std::process::exit(128 + sig)
+}
+
+/// For the batch commands: a thread that, on any of [`ENDING`], removes the temporary
+/// files and then ends the process as the signal would have (the TUI has its own
+/// watcher, which puts the terminal back too).
 pub fn watch_signals() {
-    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP]) else {
+    let Ok(mut signals) = signal_hook::iterator::Signals::new(ENDING) else {
         return;
     };
     let _ = std::thread::Builder::new()
         .name("signals".into())
         .spawn(move || {
             if let Some(sig) = signals.forever().next() {
-                remove_all();
-                let _ = signal_hook::low_level::emulate_default_handler(sig);
-                std::process::exit(128 + sig);
+                end_by(sig);
             }
         });
 }

@@ -45,7 +45,8 @@ pub enum QueueEvent {
     /// A SIGTSTP from outside (`kill -TSTP`): the terminal is given back and the
     /// process stops, as for Ctrl-Z.
     Suspend,
-    /// SIGTERM, SIGINT or SIGHUP: the loop ends and the terminal is put back.
+    /// A signal that ends the process (`sys::tmpfiles::ENDING`, SIGPIPE): the loop ends
+    /// and the terminal is put back.
     Signal,
 }
 

@@ -101,11 +101,10 @@ fn run_app(paths: &[&Path]) -> Result<()> {
     });
     let signal = guard.signal();
     drop(guard);
-    // Stopped by a signal: the exit status says which, as if it had killed the program
-    // (a supervisor or a shell script can tell a stop from a quit).
+    // Stopped by a signal: the terminal is back (the guard is dropped); the process ends
+    // by that signal, so a supervisor or a shell script can tell a stop from a quit.
     if let Some(sig) = signal {
-        crate::sys::tmpfiles::remove_all();
-        std::process::exit(128 + sig);
+        crate::sys::tmpfiles::end_by(sig);
     }
     r.map_err(io_err)?;
     // Quitting while the index cache entry is written (beside the dominator pass, after

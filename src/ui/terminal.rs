@@ -2,8 +2,8 @@
 //!
 //! Restoration happens in three places, because each covers a way out the others miss:
 //! the guard's `Drop` (normal return and unwinding), a panic hook chained before the
-//! default one (so the panic message lands on a usable screen), and SIGTERM/SIGHUP/SIGINT
-//! handlers that set a flag and push an event into the loop's queue (signals bypass
+//! default one (so the panic message lands on a usable screen), and handlers for every
+//! signal that would end the process (`sys::tmpfiles::ENDING`, and SIGPIPE) that set a flag and push an event into the loop's queue (signals bypass
 //! both). In raw mode Ctrl-C arrives as a key, not a signal, and is bound to quit; Ctrl-Z
 //! too, and [`TerminalGuard::suspend`] leaves, stops and comes back; a SIGTSTP from
 //! outside pushes an event that has the loop do the same.
@@ -39,7 +39,7 @@ pub fn restore() {
 }
 
 pub struct TerminalGuard {
-    /// The number of the SIGTERM, SIGHUP or SIGINT that arrived; 0 before one does.
+    /// The number of the ending signal that arrived; 0 before one does.
     pub signalled: Arc<AtomicI32>,
 }
 
@@ -139,11 +139,16 @@ impl TerminalGuard {
         });
         let signalled = Arc::new(AtomicI32::new(0));
         use crate::ui::events::QueueEvent;
-        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM, SIGTSTP};
+        use signal_hook::consts::{SIGHUP, SIGPIPE, SIGTSTP};
         // SIGTSTP from outside (`kill -TSTP`, a job-control shell, a supervisor): the loop
         // suspends as for Ctrl-Z (the terminal is given back before the process stops,
         // and taken again after `fg`); with a handler registered, it stops nothing itself.
-        let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGHUP, SIGINT, SIGTSTP])?;
+        // Every signal that would end the process (`tmpfiles::ENDING`: SIGTERM, SIGINT,
+        // SIGHUP, and SIGQUIT, SIGUSR1, SIGALRM… that a supervisor or a timer may send),
+        // and SIGPIPE, ends it with the terminal put back (issue 40).
+        let mut watched = crate::sys::tmpfiles::ENDING.to_vec();
+        watched.extend([SIGPIPE, SIGTSTP]);
+        let mut signals = signal_hook::iterator::Signals::new(watched)?;
         let flag = signalled.clone();
         // A watcher thread that wakes the loop, and more: the terminal may go away while
         // the loop is busy, and crossterm 0.28 spins on a tty that reads end-of-file
@@ -163,9 +168,8 @@ impl TerminalGuard {
                     if sig != SIGHUP {
                         std::thread::sleep(std::time::Duration::from_millis(500));
                     }
-                    crate::sys::tmpfiles::remove_all();
                     restore();
-                    std::process::exit(128 + sig);
+                    crate::sys::tmpfiles::end_by(sig);
                 }
             })?;
         // SAFETY: tcgetattr fills the struct; the static is written before TUI_ACTIVE

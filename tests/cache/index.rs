@@ -663,10 +663,14 @@ fn a_signal_during_a_gunzip_leaves_no_temporary_file() {
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("big.hprof.gz");
     std::fs::write(&f, &gz).unwrap();
+    // Issue 40, defect 7: and every other signal whose default action ends a process.
     for (sig, name) in [
         (libc::SIGTERM, "TERM"),
         (libc::SIGINT, "INT"),
         (libc::SIGHUP, "HUP"),
+        (libc::SIGUSR1, "USR1"),
+        (libc::SIGALRM, "ALRM"),
+        (libc::SIGVTALRM, "VTALRM"),
     ] {
         let cache = dir.path().join(format!("cache-{name}"));
         let mut child = Command::new(env!("CARGO_BIN_EXE_heaptui"))
