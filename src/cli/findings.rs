@@ -89,11 +89,14 @@ pub fn waste(snap: &(impl ExampleNames + ?Sized), w: &Waste, as_json: bool) {
             text.push('…');
         }
         println!(
-            "  {:>11} wasted  {:>8} × {:>7}  {:?} e.g. {}",
+            "  {:>11} wasted  {:>8} × {:>7}  {} e.g. {}",
             human(s.wasted_bytes),
             s.count,
             human(s.bytes_each),
-            sanitize(&text),
+            // Quoted with the escapes of Rust's `{:?}` (controls and characters that draw
+            // nothing written as `\u{…}`) first, then made safe: quoting the safe text
+            // escaped its backslashes a second time (issue 40).
+            sanitize(&format!("{text:?}")),
             s.example
         );
     }

@@ -545,6 +545,32 @@ pub fn emoji_hprof() -> Vec<u8> {
     h.finish()
 }
 
+/// An HPROF file (8-byte ids) whose class `com.x.Box` has one instance `0x1000`, a JNI
+/// global, holding two distinct UTF-16 `java.lang.String`s `0x2000` and `0x2100` of the
+/// same `text` (their `value`s the `byte[]`s `0x3000` and `0x3100`): one duplicate-string
+/// finding for `waste`.
+pub fn twin_strings_hprof(text: &str) -> Vec<u8> {
+    let mut h = Hprof::new(8);
+    h.named_class(1, 0x100, 1, b"com/x/Box");
+    h.named_class(2, 0x200, 2, b"java/lang/String");
+    h.utf8(3, b"value");
+    h.utf8(4, b"coder");
+    h.utf8(5, b"a");
+    h.utf8(6, b"b");
+    h.class_dump(0x100, 0, &[(5, 2), (6, 2)]);
+    h.class_dump(0x200, 0, &[(3, 2), (4, 8)]);
+    h.instance_refs(0x1000, 0x100, &[0x2000, 0x2100]);
+    let utf16: Vec<u8> = text.encode_utf16().flat_map(|u| u.to_le_bytes()).collect();
+    for (s, v) in [(0x2000u64, 0x3000u64), (0x2100, 0x3100)] {
+        let mut f = v.to_be_bytes().to_vec();
+        f.push(1);
+        h.instance(s, 0x200, &f);
+        h.byte_array(v, &utf16);
+    }
+    h.jni_global(0x1000);
+    h.finish()
+}
+
 /// `n` classes each extending the one before (4-byte ids), one field of type `t` each
 /// (10 `int`, 2 a reference), and one instance `0x1000` of the deepest, held by a JNI
 /// global.

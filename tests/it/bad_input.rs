@@ -627,3 +627,27 @@ fn a_v8_integer_of_20_digits_is_refused_where_it_starts_as_found() {
         "{err}"
     );
 }
+
+#[test]
+fn waste_escapes_an_invisible_character_once() {
+    // Issue 40, defect 11: `waste`'s table showed a zero-width space escaped twice,
+    // `"zero\\u{200b}width"`: the text was made safe (`\u{200b}`) and then quoted with
+    // Rust's debug escapes, which escaped the backslash again.
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("twins.hprof");
+    std::fs::write(&f, common::hostile::twin_strings_hprof("zero\u{200b}width")).unwrap();
+    let out = heaptui(&["waste", f.to_str().unwrap(), "--no-cache"]);
+    let text = stdout_of(out);
+    assert!(
+        text.contains("\"zero\\u{200b}width\""),
+        "the string shown escaped once:\n{text}"
+    );
+    assert!(!text.contains("\\\\u{200b}"), "escaped twice:\n{text}");
+    // The JSON keeps the exact text.
+    let v = json_of(&heaptui(&["waste", f.to_str().unwrap(), "--json", "--no-cache"]));
+    let texts: Vec<&str> = items(&v, "duplicate_strings")
+        .iter()
+        .filter_map(|s| s["text"].as_str())
+        .collect();
+    assert_eq!(texts, ["zero\u{200b}width"], "{v}");
+}
