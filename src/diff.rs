@@ -124,6 +124,21 @@ pub fn identity(a: &Snapshot, b: &Snapshot) -> Option<Identity> {
     })
 }
 
+/// The warning for a comparison of three snapshots (`leaks`) that are not all of one
+/// format: no object ids match across runtimes, and owners are matched by their paths
+/// from the GC roots, which name different things in each; `None` when the formats agree.
+pub fn mixed_formats(s: &[&Snapshot]) -> Option<String> {
+    let first = s.first()?.format;
+    if s.iter().all(|x| x.format == first) {
+        return None;
+    }
+    let names: Vec<&str> = s.iter().map(|x| x.format.title()).collect();
+    Some(format!(
+        "{}: different formats; no object ids match across them, and owners are matched by their paths from the GC roots only",
+        names.join(", ")
+    ))
+}
+
 /// The ids to match objects by, and why the comparison is coarser than it could be:
 /// snapshots of different formats are compared by class name only, and ids that match
 /// nothing (two processes) are dropped. The warning is for the user.

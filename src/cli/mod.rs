@@ -407,6 +407,10 @@ pub fn run(cli: Cli, tui: Tui) -> Result<()> {
             let a = open_for_cli(&baseline)?;
             let b = open_for_cli(&target)?;
             let c = open_for_cli(&final_)?;
+            // As `diff` does: snapshots of different runtimes compare coarsely (issue 40).
+            if let Some(w) = crate::diff::mixed_formats(&[&a, &b, &c]) {
+                eprintln!("heaptui: warning: {}", crate::text::sanitize(&w));
+            }
             let ids = [&a, &b, &c].iter().all(|s| s.persistent_ids().is_some());
             if ids {
                 let d = dominators_for_cli(&c);

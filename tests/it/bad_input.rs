@@ -644,7 +644,12 @@ fn waste_escapes_an_invisible_character_once() {
     );
     assert!(!text.contains("\\\\u{200b}"), "escaped twice:\n{text}");
     // The JSON keeps the exact text.
-    let v = json_of(&heaptui(&["waste", f.to_str().unwrap(), "--json", "--no-cache"]));
+    let v = json_of(&heaptui(&[
+        "waste",
+        f.to_str().unwrap(),
+        "--json",
+        "--no-cache",
+    ]));
     let texts: Vec<&str> = items(&v, "duplicate_strings")
         .iter()
         .filter_map(|s| s["text"].as_str())

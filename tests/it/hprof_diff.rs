@@ -163,3 +163,23 @@ fn leaks_without_ids_are_the_owners_that_grew_and_stayed_grown() {
         "{v}"
     );
 }
+
+#[test]
+fn leaks_over_snapshots_of_different_formats_warn() {
+    // Issue 40, defect 11: `diff` warns when its two snapshots are of different formats;
+    // `leaks` over three said nothing and answered as if they could be matched.
+    let (base, target) = pair();
+    let node = fixture_arg("node/final.heapsnapshot.gz");
+    let out = heaptui(&["leaks", &base, &target, &node]);
+    assert_ok(&out);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("HPROF, HPROF, V8 heap") && err.contains("different formats"),
+        "{err}"
+    );
+    // One format: no such warning.
+    let out = heaptui(&["leaks", &base, &target, &target]);
+    assert_ok(&out);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("different formats"), "{err}");
+}
