@@ -123,12 +123,13 @@ impl Format {
     }
 
     /// The class histogram of `bytes` without building the index, where this format
-    /// has a quicker pass for it ([`QuickHistogram`]; HPROF); `None` elsewhere.
+    /// has a quicker pass for it ([`QuickHistogram`]; HPROF, which may leave a file to
+    /// the index: `Some(Ok(None))`); `None` elsewhere.
     pub fn quick_histogram(
         self,
         bytes: &[u8],
         progress: &Progress,
-    ) -> Option<Result<QuickHistogram, ParseError>> {
+    ) -> Option<Result<Option<QuickHistogram>, ParseError>> {
         match self {
             Format::Hprof => Some(hprof::quick_histogram(bytes, progress)),
             _ => None,

@@ -274,7 +274,8 @@ pub fn check_memory(path: &Path, format: Format, bytes: &[u8]) -> Result<()> {
 
 /// The class histogram of `path` without building the index, where its format offers a
 /// quicker pass ([`Format::quick_histogram`]) and no index cache entry would answer
-/// instead. `None` for every other case, where [`open`] is the way.
+/// instead. `None` for every other case (and a file the pass leaves to the index), where
+/// [`open`] is the way.
 pub fn quick_histogram(path: &Path, progress: &Progress) -> Result<Option<QuickHistogram>> {
     let Some((source, format, path)) = quick_source(path, progress)? else {
         return Ok(None);
@@ -282,7 +283,9 @@ pub fn quick_histogram(path: &Path, progress: &Progress) -> Result<Option<QuickH
     let Some(q) = format.quick_histogram(source.bytes(), progress) else {
         return Ok(None);
     };
-    let mut q = q.map_err(|e| Error::parse(&path, e))?;
+    let Some(mut q) = q.map_err(|e| Error::parse(&path, e))? else {
+        return Ok(None);
+    };
     let mut w = source.warnings.clone();
     w.append(&mut q.warnings);
     q.warnings = w;

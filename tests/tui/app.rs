@@ -351,6 +351,7 @@ fn the_quick_histogram_is_browsed_while_the_index_is_built_and_handed_over() {
     let bytes = std::fs::read(&p).unwrap();
     let q =
         heaptui::format::hprof::quick_histogram(&bytes, &heaptui::sys::progress::Progress::new())
+            .unwrap()
             .unwrap();
     let strings = q
         .rows
@@ -2051,6 +2052,7 @@ fn a_loading_app_draws_its_progress_on_the_ticker() {
     let bytes = std::fs::read(&p).unwrap();
     let q =
         heaptui::format::hprof::quick_histogram(&bytes, &heaptui::sys::progress::Progress::new())
+            .unwrap()
             .unwrap();
     let (mut a, _tx) = App::with_quick_histogram(p, q);
     assert!(a.wait().ticking);

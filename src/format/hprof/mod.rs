@@ -41,6 +41,7 @@ pub mod roles;
 pub mod spec;
 mod strings;
 mod threads;
+mod unique;
 
 pub use decode::HprofDecoder;
 pub use quick::histogram as quick_histogram;

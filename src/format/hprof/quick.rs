@@ -6,10 +6,11 @@
 //!
 //! It groups and sizes objects exactly as the index does: the same class records
 //! ([`Classes`]), the same layout inferred from the same sample ([`layout_sample`]) and
-//! the same size rules. It differs in one case only: a record that repeats an earlier
-//! record's object id is counted here, while the index keeps the first (no known writer
-//! repeats an id; the index warns when one does).
+//! the same size rules. A record that repeats an earlier record's object id would be
+//! counted here, while the index keeps the first and warns: so the walk proves that no
+//! id repeats ([`super::unique`]), and where it cannot, leaves the file to the index.
 
+use super::unique::Loaded;
 use super::*;
 use crate::format::QuickHistogram;
 use crate::heap::histogram::Row;
@@ -25,6 +26,8 @@ struct Tally {
     primitive_arrays: [(u64, u64); 12],
     /// Class dumps: (class id, offset), in file order.
     class_dumps: Vec<(u64, usize)>,
+    /// The object ids met, as increasing runs: whether any repeats.
+    ids: super::unique::IdRuns,
 }
 
 impl Tally {
@@ -44,16 +47,24 @@ impl Tally {
             self.primitive_arrays[t].1 += s;
         }
         self.class_dumps.extend(other.class_dumps);
+        self.ids.add(other.ids);
     }
 }
 
 /// Walks one body, counting as [`Pass2`] sizes: instances by class id, arrays by
 /// their class or element type, class objects by their dump.
-fn tally(b: &[u8], body: Body, id: usize, layout: &Layout) -> (Tally, BodyEnd) {
+fn tally(b: &[u8], body: Body, id: usize, layout: &Layout, loaded: &Loaded) -> (Tally, BodyEnd) {
     let mut t = Tally::default();
     // Instances of one class often come in runs: counted locally, added at the end.
     let mut run: Option<(u64, u64, u64)> = None;
     let end = walk_body(b, body, id, &|_| {}, |tag, rec, off| {
+        match tag {
+            INSTANCE_DUMP | OBJECT_ARRAY_DUMP | PRIMITIVE_ARRAY_DUMP | PRIMITIVE_ARRAY_NODATA => {
+                t.ids.object(be_id(&rec[1..], id), loaded)
+            }
+            CLASS_DUMP => t.ids.class(be_id(&rec[1..], id)),
+            _ => {}
+        }
         match tag {
             INSTANCE_DUMP => {
                 let cid = be_id(&rec[1 + id + 4..], id);
@@ -152,8 +163,10 @@ pub(super) fn prepare(b: &[u8], progress: &Progress, phase: &str) -> Result<Prep
     })
 }
 
-/// The class histogram of the HPROF file `b`, without building the index.
-pub fn histogram(b: &[u8], progress: &Progress) -> Result<QuickHistogram, ParseError> {
+/// The class histogram of the HPROF file `b`, without building the index; `None` where
+/// the walk cannot prove that no object id repeats (the index then answers, keeping the
+/// first record of each and warning).
+pub fn histogram(b: &[u8], progress: &Progress) -> Result<Option<QuickHistogram>, ParseError> {
     let Prepared {
         h,
         mut p,
@@ -162,17 +175,21 @@ pub fn histogram(b: &[u8], progress: &Progress) -> Result<QuickHistogram, ParseE
     } = prepare(b, progress, "counting objects")?;
     let id = h.id_size;
 
+    let loaded = Loaded::new(p.class_names.keys().copied());
     let mut all = Tally::default();
     for_bodies(
         &bodies,
         progress,
-        |body| tally(b, body, id, &layout),
+        |body| tally(b, body, id, &layout, &loaded),
         |body, (t, end)| {
             all.add(t);
             p.body_end(body, end);
         },
     );
     p.finish(b.len());
+    if !std::mem::take(&mut all.ids).unique(&loaded) {
+        return Ok(None);
+    }
 
     let class_name = |cid: u64| class_name_of(b, &p.class_names, &p.utf8, cid);
     let field_name = |nid: u64| utf8_text(b, &p.utf8, nid);
@@ -237,9 +254,9 @@ pub fn histogram(b: &[u8], progress: &Progress) -> Result<QuickHistogram, ParseE
         );
     }
     progress.set(b.len() as u64);
-    Ok(QuickHistogram {
+    Ok(Some(QuickHistogram {
         rows,
         truncated: p.truncated,
         warnings,
-    })
+    }))
 }

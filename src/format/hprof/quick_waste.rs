@@ -15,8 +15,8 @@
 //! The answers are the index's, example objects included (the lowest address of each
 //! group, as the lowest dense id there), which `tests/it/suspects.rs` checks on the
 //! fixtures. Files this walk does not model as the index does (ART, strings with
-//! `offset`/`count` or of more than one class) return `None`, and the caller builds
-//! the index.
+//! `offset`/`count` or of more than one class, and files where an object id may repeat:
+//! [`super::unique`]) return `None`, and the caller builds the index.
 
 use super::quick::{prepare, Prepared};
 use super::*;
@@ -64,6 +64,8 @@ struct Found {
     /// read again only when a value is a collection.
     holding: Vec<Offsets>,
     strings_at: Vec<Offsets>,
+    /// The object ids met, as increasing runs: whether any repeats.
+    ids: super::unique::IdRuns,
 }
 
 impl Found {
@@ -76,6 +78,7 @@ impl Found {
         self.obj_arrays.append(&mut o.obj_arrays);
         self.holding.append(&mut o.holding);
         self.strings_at.append(&mut o.strings_at);
+        self.ids.add(o.ids);
     }
 }
 
@@ -263,6 +266,7 @@ pub fn waste(b: &[u8], progress: &Progress, top: usize) -> Result<Option<QuickWa
         .collect();
     drop(leading);
 
+    let loaded = super::unique::Loaded::new(p.class_names.keys().copied());
     let mut all = Found::default();
     for_bodies(
         &bodies,
@@ -273,6 +277,14 @@ pub fn waste(b: &[u8], progress: &Progress, top: usize) -> Result<Option<QuickWa
             let mut last: Option<(u64, Kind)> = None;
             let end = walk_body(b, body, id, &|_| {}, |tag, rec, off| {
                 let addr = be_id(&rec[1..], id);
+                match tag {
+                    INSTANCE_DUMP
+                    | OBJECT_ARRAY_DUMP
+                    | PRIMITIVE_ARRAY_DUMP
+                    | PRIMITIVE_ARRAY_NODATA => f.ids.object(addr, &loaded),
+                    CLASS_DUMP => f.ids.class(addr),
+                    _ => {}
+                }
                 match tag {
                     INSTANCE_DUMP => {
                         let cid = be_id(&rec[1 + id + 4..], id);
@@ -350,6 +362,11 @@ pub fn waste(b: &[u8], progress: &Progress, top: usize) -> Result<Option<QuickWa
         },
     );
     p.finish(b.len());
+    // A repeated object id: the index keeps the first record and warns; so must the
+    // answer (issue 40).
+    if !std::mem::take(&mut all.ids).unique(&loaded) {
+        return Ok(None);
+    }
     lap(&format!(
         "walked: {} strings, {} primitive arrays, {} object arrays, {} collections",
         all.strings.len(),
