@@ -157,13 +157,11 @@ fn huge_counts_inside_sub_records_allocate_nothing() {
     b.extend_from_slice(&[0; 4]);
     b.extend_from_slice(&(body.len() as u32).to_be_bytes());
     b.extend_from_slice(&body);
-    let s = open_bytes(&b).unwrap();
-    assert_eq!(s.graph.len(), 0);
-    assert!(
-        s.warnings.iter().any(|w| w.contains("unreadable")),
-        "{:?}",
-        s.warnings
-    );
+    // The record is whole and the file goes on: damage, refused with where it is
+    // (issue 40: it used to open with a warning and no objects).
+    let e = open_bytes(&b).err().expect("refused");
+    // At the array's length, which claims more elements than the record holds.
+    assert_eq!(e.offset, 65, "{e}");
 }
 
 #[test]
@@ -655,4 +653,79 @@ fn waste_escapes_an_invisible_character_once() {
         .filter_map(|s| s["text"].as_str())
         .collect();
     assert_eq!(texts, ["zero\u{200b}width"], "{v}");
+}
+
+#[test]
+fn damage_inside_a_file_exits_2_with_its_offset_in_every_format() {
+    // Issue 40, defect 8: an HPROF dump with the middle half of a heap segment zeroed (an
+    // unknown sub-record tag 0x00) gave exit 0, most objects unreachable and `truncated`
+    // null; a V8 file whose first edge's `to_node` has 20 digits gave exit 0 and no edges.
+    // Damage where the file goes on is refused (exit 2) with the offset, as damage in V8's
+    // nodes, Go and Dart already was; a file that ends early still opens as far as it is
+    // whole (tests/no_cache/truncation.rs).
+    let dir = tempfile::tempdir().unwrap();
+    // HPROF: the largest heap dump segment of small records (under 2 MiB: the fixture's
+    // largest is one 3 MB `byte[]`, whose zeroed elements are no damage), its middle half
+    // zeroed.
+    let mut b = std::fs::read(gunzipped("java/coops/heap-live-jvmgz.hprof.gz")).unwrap();
+    let head = b.iter().position(|&c| c == 0).unwrap() + 1 + 12;
+    let (mut at, mut best) = (head, (0, 0));
+    while at + 9 <= b.len() {
+        let len = u32::from_be_bytes(b[at + 5..at + 9].try_into().unwrap()) as usize;
+        if b[at] == 0x1c && len > best.1 && len < 2 << 20 {
+            best = (at + 9, len);
+        }
+        at += 9 + len;
+    }
+    let (start, len) = best;
+    let zeroed = start + len / 4;
+    b[zeroed..start + 3 * len / 4].fill(0);
+    let f = dir.path().join("zeroed.hprof");
+    std::fs::write(&f, &b).unwrap();
+    // Ends at the first record the zeros break; the offset lies in the zeroed range.
+    let out = heaptui(&["summary", f.to_str().unwrap(), "--json", "--no-cache"]);
+    let err = stderr_of(&out, 2);
+    let off: usize = err
+        .split("byte offset ")
+        .nth(1)
+        .and_then(|t| t.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no offset: {err}"));
+    assert!(
+        (zeroed - 64..start + 3 * len / 4).contains(&off),
+        "{off} not in the damage at {zeroed}: {err}"
+    );
+    assert!(out.stdout.is_empty(), "no document over a damaged file");
+    // The quick passes say the same.
+    for cmd in [&["histogram", "--no-retained"][..], &["waste"][..]] {
+        let mut args = cmd.to_vec();
+        args.extend([f.to_str().unwrap(), "--no-cache"]);
+        let out = heaptui(&args);
+        let e = stderr_of(&out, 2);
+        assert!(e.contains(&format!("byte offset {off}")), "{cmd:?}: {e}");
+    }
+    // V8: the first edge's `to_node` 20 digits long.
+    let v = std::fs::read(gunzipped("node/final.heapsnapshot.gz")).unwrap();
+    let edges = v.windows(9).position(|w| w == b"\"edges\":[").unwrap() + 9;
+    let third = edges
+        + v[edges..]
+            .iter()
+            .enumerate()
+            .filter(|x| *x.1 == b',')
+            .nth(1)
+            .unwrap()
+            .0
+        + 1;
+    let end = third + v[third..].iter().position(|c| !c.is_ascii_digit()).unwrap();
+    let mut bad = v[..third].to_vec();
+    bad.extend_from_slice(b"12345678901234567890");
+    bad.extend_from_slice(&v[end..]);
+    let f = dir.path().join("edge.heapsnapshot");
+    std::fs::write(&f, &bad).unwrap();
+    let out = heaptui(&["summary", f.to_str().unwrap(), "--json", "--no-cache"]);
+    let err = stderr_of(&out, 2);
+    assert!(
+        err.contains(&format!("byte offset {third}")) && err.contains("12345678901234567890"),
+        "{err}"
+    );
 }

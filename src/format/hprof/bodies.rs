@@ -10,13 +10,12 @@
 //! bounded by count as well as by bytes, and the warnings a walk can give are capped.
 
 use super::*;
+use crate::error::ParseError;
 
 /// The bytes a run of records spans, at most (a larger record is a run of its own).
 const RUN_BYTES: usize = 1 << 20;
 /// Walk results held at once, at most, while a batch is merged.
 const BATCH_RUNS: usize = 256;
-/// Warnings about unreadable records kept per run; the rest are counted.
-const RUN_WARNINGS: usize = 4;
 
 /// A run of consecutive top-level records, from the header of a HEAP DUMP (SEGMENT)
 /// record to the end of the last such record in the run (at most [`RUN_BYTES`], or one
@@ -59,11 +58,9 @@ impl Runs {
 pub(super) struct BodyEnd {
     /// The file ends inside the sub-record at this offset.
     pub cut: Option<u64>,
-    /// Sub-records that could not be read (the rest of their record is skipped), in
-    /// words: the first [`RUN_WARNINGS`].
-    pub unreadable: Vec<String>,
-    /// How many more were unreadable.
-    pub more_unreadable: u64,
+    /// The first sub-record that could not be read where the file goes on: damage
+    /// (an unknown tag, a length past its record), which ends the walk of the run.
+    pub damage: Option<ParseError>,
 }
 
 /// Walks the sub-records of the heap dump bodies in `run`, in file order, calling
@@ -110,16 +107,17 @@ pub(super) fn walk_body(
                     let unknown = e.found.starts_with("unknown tag");
                     if body.cut && !unknown {
                         end.cut = Some(c.offset());
-                    } else if end.unreadable.len() < RUN_WARNINGS {
-                        end.unreadable.push(format!(
-                            "heap dump record at byte offset {} is unreadable from byte offset {}: expected {}, found {}; the rest of that record is skipped",
-                            base - 9,
-                            e.offset,
-                            e.expected,
-                            e.found
-                        ));
                     } else {
-                        end.more_unreadable += 1;
+                        end.damage = Some(ParseError::new(
+                            e.offset,
+                            format!(
+                                "{} (in the heap dump record at byte offset {})",
+                                e.expected,
+                                base - 9
+                            ),
+                            e.found,
+                        ));
+                        break 'records;
                     }
                     continue 'records;
                 }
@@ -161,38 +159,24 @@ pub(super) fn for_bodies<P: Send>(
     }
 }
 
-/// Warnings about unreadable heap dump records kept for the whole file, at most; the
-/// rest are counted in one more.
-const FILE_WARNINGS: usize = 100;
-
 impl Pass1 {
-    /// Takes in how a run's walk ended: a cut marks the truncation point, an unreadable
-    /// record is a warning (the first [`FILE_WARNINGS`]; the rest are counted).
+    /// Takes in how a run's walk ended: a cut marks the truncation point; damage (a
+    /// record unreadable where the file goes on) is kept, the first in file order, and
+    /// refuses the file ([`Pass1::damage`]).
     pub(super) fn body_end(&mut self, run: Body, end: BodyEnd) {
         if let Some(off) = end.cut {
             self.truncated = Some(off);
         }
-        for w in end.unreadable {
-            if self.unreadable < FILE_WARNINGS as u64 {
-                self.warnings.push(w);
-            }
-            self.unreadable += 1;
+        if self.damage.is_none() {
+            self.damage = end.damage;
         }
-        self.unreadable += end.more_unreadable;
         if run.cut && self.truncated.is_none() {
             self.truncated = Some(run.end as u64);
         }
     }
 
-    /// After every body: a dump with no heap, or with segments never closed, was cut;
-    /// unreadable records beyond the first warnings are counted in one.
+    /// After every body: a dump with no heap, or with segments never closed, was cut.
     pub(super) fn finish(&mut self, len: usize) {
-        if self.unreadable > FILE_WARNINGS as u64 {
-            self.warnings.push(format!(
-                "{} more heap dump records are unreadable (the rest of each is skipped)",
-                self.unreadable - FILE_WARNINGS as u64
-            ));
-        }
         if self.truncated.is_none() && !self.saw_heap {
             // A dump whose records stop before any heap dump was cut short (the heap
             // comes last in every writer's output).

@@ -295,6 +295,9 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
     progress.phase("reading records", b.len() as u64);
     let release = |r: std::ops::Range<usize>| source.release(r);
     let mut p = pass1(b, &h, progress, &release);
+    if let Some(e) = p.damage.take() {
+        return Err(e);
+    }
     let art = h.version.ends_with("1.0.3");
     let (layout, layout_text) = infer_layout(b, &h, &layout_sample(&p.heap.objs), art);
 

@@ -34,8 +34,10 @@ pub(super) struct Pass1 {
     pub(super) saw_end: bool,
     pub(super) stack_frames: usize,
     pub(super) stack_traces: usize,
-    /// Heap dump records found unreadable.
-    pub(super) unreadable: u64,
+    /// The first heap dump sub-record unreadable where the file goes on: the file is
+    /// damaged, not cut, and is refused with this (exit 2), as every format refuses
+    /// damage (a file that ends early opens as far as it is whole instead).
+    pub(super) damage: Option<crate::error::ParseError>,
 }
 
 /// What pass 1 learns from heap dump bodies: object ids and record offsets, class

@@ -187,6 +187,9 @@ pub fn histogram(b: &[u8], progress: &Progress) -> Result<Option<QuickHistogram>
         },
     );
     p.finish(b.len());
+    if let Some(e) = p.damage.take() {
+        return Err(e);
+    }
     if !std::mem::take(&mut all.ids).unique(&loaded) {
         return Ok(None);
     }

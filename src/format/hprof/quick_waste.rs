@@ -362,6 +362,9 @@ pub fn waste(b: &[u8], progress: &Progress, top: usize) -> Result<Option<QuickWa
         },
     );
     p.finish(b.len());
+    if let Some(e) = p.damage.take() {
+        return Err(e);
+    }
     // A repeated object id: the index keeps the first record and warns; so must the
     // answer (issue 40).
     if !std::mem::take(&mut all.ids).unique(&loaded) {

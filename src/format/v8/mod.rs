@@ -399,11 +399,11 @@ pub fn open(source: Source, progress: &Progress) -> Result<Snapshot, ParseError>
             ));
         }
     }
-    if let Some(e) = &edges.error {
-        warnings.push(format!(
-            "the edges are unreadable from byte offset {}: expected {}, found {}; later edges are left out",
-            e.offset, e.expected, e.found
-        ));
+    // Damage in the edges (a record that is not integers where the file goes on) refuses
+    // the file as damage in the nodes does: every format answers damage with exit 2 and
+    // its offset, and a file that ends early opens as far as it is whole (issue 40).
+    if let Some(e) = edges.error {
+        return Err(e);
     }
     if let Some(c) = edges.cut {
         truncated = Some(truncated.map_or(c as u64, |t| t.min(c as u64)));
