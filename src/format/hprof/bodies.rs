@@ -104,8 +104,10 @@ pub(super) fn walk_body(
             let len = match sub_record_len(&c, bytes, id) {
                 Ok(l) => l,
                 Err(e) => {
-                    let unknown = e.found.starts_with("unknown tag");
-                    if body.cut && !unknown {
+                    // In a record whose length runs past the end of the file, whatever
+                    // cannot be read is where the file was cut (or its length damaged:
+                    // the same answer, read as far as it is whole).
+                    if body.cut {
                         end.cut = Some(c.offset());
                     } else {
                         end.damage = Some(ParseError::new(
