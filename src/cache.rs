@@ -581,7 +581,7 @@ pub fn load(key: &Key, file_bytes: u64) -> Loaded {
     let Ok(f) = File::open(&path) else {
         return Loaded::Missing;
     };
-    match read_entry(key, f, file_bytes) {
+    match read_entry(key, f, &path, file_bytes) {
         Ok((graph, owner, index)) => Loaded::Hit(Box::new(Hit {
             graph,
             owner,
@@ -647,7 +647,10 @@ pub fn has_entry(key: &Key) -> bool {
 
 /// A read-only map of a cache file (an index entry or its tree) of at least its 8-byte
 /// trailer, and its length.
-pub(crate) fn map_file(f: &File) -> Result<(std::sync::Arc<memmap2::Mmap>, u64), &'static str> {
+pub(crate) fn map_file(
+    f: &File,
+    path: &Path,
+) -> Result<(std::sync::Arc<memmap2::Mmap>, u64), &'static str> {
     let len = f.metadata().map_err(|_| "unreadable")?.len();
     if len < 8 {
         return Err("too short");
@@ -659,11 +662,14 @@ pub(crate) fn map_file(f: &File) -> Result<(std::sync::Arc<memmap2::Mmap>, u64),
     if map.len() as u64 != len {
         return Err("changed while read");
     }
+    // Cut short under the map all the same (another process, a full disk's repair): the
+    // SIGBUS names this entry, not the dump.
+    crate::sys::maps::register(&map, path, crate::sys::maps::Kind::CacheEntry);
     Ok((map, len))
 }
 
-fn read_entry(key: &Key, f: File, file_bytes: u64) -> Result<Parts, &'static str> {
-    let (map, len) = map_file(&f)?;
+fn read_entry(key: &Key, f: File, path: &Path, file_bytes: u64) -> Result<Parts, &'static str> {
+    let (map, len) = map_file(&f, path)?;
     let mut r = In {
         r: &map[..],
         h: Xxh3::new(),

@@ -104,6 +104,8 @@ fn map_file(path: &Path) -> Result<Option<Mmap>> {
     // installs a handler that restores the terminal and says so
     // (`ui::terminal::install_sigbus_handler`), and we never map a file we write.
     let m = unsafe { Mmap::map(&f) }.map_err(|e| Error::io(path, e))?;
+    // So that a SIGBUS on it names this file.
+    crate::sys::maps::register(&m, path, crate::sys::maps::Kind::Dump);
     Ok(Some(m))
 }
 

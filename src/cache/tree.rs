@@ -109,7 +109,7 @@ pub fn load_tree(g: &Graph, entry: Option<&Entry>, progress: &Progress) -> TreeL
     let Ok(f) = File::open(&path) else {
         return TreeLoaded::Missing;
     };
-    match read(entry, f, g, progress) {
+    match read(entry, f, &path, g, progress) {
         Ok(mut d) => {
             d.origin = Origin::Read(path.display().to_string());
             TreeLoaded::Hit(Box::new(d))
@@ -121,10 +121,11 @@ pub fn load_tree(g: &Graph, entry: Option<&Entry>, progress: &Progress) -> TreeL
 fn read(
     entry: &Entry,
     f: File,
+    path: &std::path::Path,
     g: &Graph,
     progress: &Progress,
 ) -> Result<Dominators, &'static str> {
-    let (map, len) = super::map_file(&f)?;
+    let (map, len) = super::map_file(&f, path)?;
     let mut r = In {
         r: &map[..],
         h: Xxh3::new(),

@@ -13,6 +13,7 @@
 //! - [`env`]: every `HEAPTUI_*` variable, checked before anything runs;
 //! - [`files`]: the user's cache directory, private files and folders, disk room;
 //! - [`tmpfiles`]: the temporary files a signal must not leave behind;
+//! - [`maps`]: the files mapped, so that a SIGBUS names the one cut short;
 //! - [`codec`]: the encoding of what the cache keeps beside its columns;
 //! - [`progress`]: the phase and fraction of a long job, read by any front-end;
 //! - [`simd`]: loops compiled for AVX2 where the processor has it.
@@ -23,6 +24,7 @@ pub mod codec;
 pub mod env;
 pub mod files;
 pub mod huge;
+pub mod maps;
 pub mod memory;
 pub mod oom;
 pub mod progress;

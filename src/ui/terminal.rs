@@ -60,15 +60,46 @@ pub fn exiting() -> bool {
     EXITING.load(Ordering::SeqCst)
 }
 
-/// What a read of the mapped dump does when the file has shrunk (or changed) under the
+/// Set by the first thread that takes a SIGBUS: two threads reading a file cut short
+/// fault at once, and the message is said once.
+static SIGBUS_TAKEN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// What a read of a mapped file does when the file has shrunk (or changed) under the
 /// map: the kernel raises SIGBUS, which by default kills the process without a word and
 /// leaves the terminal in raw mode. This handler puts the terminal back (when the TUI
-/// has it), says what happened, and exits with status 2 ([`emergency_exit`]).
-extern "C" fn on_sigbus(_: libc::c_int) {
-    emergency_exit(&[
-        b"heaptui: the dump file changed or shrank on disk while it was being read \
-(SIGBUS): its bytes are gone; open it again once it is complete",
-    ]);
+/// has it), names the file whose map faulted (`sys::maps`: the dump, its decompressed
+/// copy, or an index cache entry), and exits with status 2 ([`emergency_exit`]). A
+/// second thread that faults meanwhile waits for the first to end the process.
+extern "C" fn on_sigbus(_: libc::c_int, info: *mut libc::siginfo_t, _: *mut libc::c_void) {
+    if SIGBUS_TAKEN.swap(true, Ordering::SeqCst) {
+        loop {
+            // SAFETY: async-signal-safe; the first thread's `_exit` ends this one.
+            unsafe { libc::pause() };
+        }
+    }
+    // SAFETY: the kernel passes a valid siginfo to an SA_SIGINFO handler.
+    let addr = if info.is_null() {
+        0
+    } else {
+        unsafe { (*info).si_addr() as usize }
+    };
+    match crate::sys::maps::find(addr) {
+        Some((path, crate::sys::maps::Kind::CacheEntry)) => emergency_exit(&[
+            b"heaptui: ",
+            path,
+            b": this index cache entry was cut short or changed on disk while it was being \
+read (SIGBUS); the dump is not at fault: the next open checks the entry and builds the \
+index again",
+        ]),
+        Some((path, crate::sys::maps::Kind::Dump)) => emergency_exit(&[
+            b"heaptui: ",
+            path,
+            b": the file changed or shrank on disk while it was being read (SIGBUS): its \
+bytes are gone; open it again once it is complete",
+        ]),
+        None => emergency_exit(&[b"heaptui: a mapped file changed or shrank on disk while \
+it was being read (SIGBUS): its bytes are gone; open it again once it is complete"]),
+    }
 }
 
 /// Ends the process at once with status 2, from a place where nothing else may be done
@@ -121,6 +152,7 @@ pub fn install_sigbus_handler() {
     unsafe {
         let mut sa: libc::sigaction = std::mem::zeroed();
         sa.sa_sigaction = on_sigbus as *const () as usize;
+        sa.sa_flags = libc::SA_SIGINFO;
         libc::sigemptyset(&mut sa.sa_mask);
         libc::sigaction(libc::SIGBUS, &sa, std::ptr::null_mut());
     }

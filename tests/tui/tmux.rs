@@ -717,6 +717,64 @@ fn the_tui_keeps_the_dominator_tree_and_a_reopen_shows_it_from_the_entry() {
 }
 
 #[test]
+fn an_index_cache_entry_cut_short_under_the_tui_is_named_once() {
+    // Issue 40, defect 10: an entry truncated while the TUI read from it ended with exit 2
+    // and the terminal back, but the message blamed the dump ("the dump file changed or
+    // shrank"), named no file, and came twice when two threads faulted. It names the
+    // entry, once.
+    let Some((cache, file)) = quit_after_the_tree("cut-entry", "tui-cut-entry") else {
+        return;
+    };
+    let cmd = heaptui_line(
+        &format!(
+            "env HEAPTUI_CACHE_MIN_BYTES=0 HEAPTUI_CACHE_DIR={} ",
+            cache.display()
+        ),
+        &file.display().to_string(),
+        true,
+    );
+    let Some(t) = Tmux::start("cut-entry-again", &cmd) else {
+        return;
+    };
+    t.wait_for_tree();
+    // The columns the reopen maps: cut every file of the index folder to nothing.
+    let mut cut = Vec::new();
+    for e in std::fs::read_dir(cache.join("index")).unwrap().flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if e.file_type().unwrap().is_file() && !name.starts_with('.') {
+            std::fs::File::options()
+                .write(true)
+                .open(e.path())
+                .unwrap()
+                .set_len(0)
+                .unwrap();
+            cut.push(name);
+        }
+    }
+    assert!(!cut.is_empty(), "no entry was written");
+    // The largest class's instances, an instance's inspector, its paths: each reads the
+    // index's columns.
+    t.keys(&["Escape", "Enter"]);
+    t.keys(&["Enter"]);
+    t.keys(&["p"]);
+    let s = t.exited_with_the_terminal_back("2", "");
+    // The pane wraps the message at 80 columns: read it joined.
+    let joined: String = s.lines().collect();
+    assert_eq!(
+        joined
+            .matches("this index cache entry was cut short")
+            .count(),
+        1,
+        "said once, of the entry:\n{s}"
+    );
+    assert!(!joined.contains("the dump file changed"), "{s}");
+    assert!(
+        cut.iter().any(|n| joined.contains(n.as_str())),
+        "names the entry ({cut:?}):\n{s}"
+    );
+}
+
+#[test]
 fn quitting_while_the_cache_entry_is_written_waits_for_it() {
     // The entry's writing is held up for 8 s (a slow disk, made deterministic; long
     // enough that `q` still comes during it on a loaded machine), and `q`
