@@ -54,6 +54,51 @@ pub fn available() -> Result<Option<super::budget::Budget>> {
     super::budget::budget()
 }
 
+/// The need [`check_need`] last passed, and the budget it was held to: what
+/// [`check_more`] adds to.
+static CHECKED: std::sync::Mutex<Option<(u64, super::budget::Budget)>> =
+    std::sync::Mutex::new(None);
+
+/// Memory a reader learns it needs beyond the estimate once it has read part of a file
+/// (HPROF's classes, in small blocks the guard does not count and that cannot go to
+/// disk): `extra` bytes for `what`. `Err` with the figures when that and the need already
+/// checked pass the budget (unless `HEAPTUI_IGNORE_MEMORY=1`), so that the file is
+/// refused with a message rather than the process killed by the kernel half-way.
+pub fn check_more(extra: u64, what: &str) -> std::result::Result<(), String> {
+    if super::env::flag("HEAPTUI_IGNORE_MEMORY") {
+        return Ok(());
+    }
+    let checked = CHECKED.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    // A walk without the index (the quick histogram) checks no need first: the budget
+    // alone, then.
+    let (need, budget) = match checked {
+        Some(c) => c,
+        None => match available() {
+            Ok(Some(b)) => (0, b),
+            _ => return Ok(()),
+        },
+    };
+    // On disk, the large blocks are the files'; what stays in memory is the floor.
+    let base = if crate::sys::spill::on() {
+        on_disk_floor(need)
+    } else {
+        need
+    };
+    let mb = |b: u64| b.div_ceil(1 << 20);
+    if base.saturating_add(extra) <= budget.bytes {
+        return Ok(());
+    }
+    Err(format!(
+        "{what} need about {} MB of memory besides the {} MB the index was estimated at, \
+         and only {} MB is available (from {}); free memory, raise the limit, or set \
+         HEAPTUI_IGNORE_MEMORY=1 to try anyway",
+        mb(extra),
+        mb(base),
+        mb(budget.bytes),
+        budget.from
+    ))
+}
+
 /// Refuses a file of `file_bytes` bytes (a `kind` dump: its format's title, for the
 /// message) whose index needs `need`, when that is more than
 /// the memory left and building it on disk would not fit either; builds it on disk
@@ -66,6 +111,9 @@ pub fn check_need(path: &Path, kind: &str, file_bytes: u64, need: Need) -> Resul
     }
     let mb = |b: u64| b.div_ceil(1 << 20);
     let ignore = super::env::flag("HEAPTUI_IGNORE_MEMORY");
+    if let Some(b) = &budget {
+        *CHECKED.lock().unwrap_or_else(|e| e.into_inner()) = Some((need.bytes, b.clone()));
+    }
     let Some(budget) = budget.clone().filter(|b| need.bytes > b.bytes && !forced) else {
         if let Some(b) = budget.filter(|_| !forced && !ignore) {
             // In memory, as estimated; should the estimate be low, what goes past the

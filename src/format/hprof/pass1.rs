@@ -46,6 +46,8 @@ pub(super) struct Pass1 {
 pub(super) struct Part {
     pub(super) objs: Vec<(u64, u64)>,
     pub(super) class_dumps: Vec<(u64, usize)>,
+    /// The class dumps' bytes in all: what their classes take in memory grows with them.
+    pub(super) class_dump_bytes: u64,
     pub(super) roots: Vec<RawRoot>,
     pub(super) heap_names: Vec<u64>,
     /// ROOT THREAD OBJECT: (thread object id, thread serial, stack trace serial).
@@ -63,6 +65,7 @@ impl Part {
     pub(super) fn append(&mut self, mut later: Part) {
         self.objs.append(&mut later.objs);
         self.class_dumps.append(&mut later.class_dumps);
+        self.class_dump_bytes += later.class_dump_bytes;
         self.roots.append(&mut later.roots);
         for name in later.heap_names {
             self.add_heap_name(name);
@@ -80,6 +83,7 @@ impl Part {
                 let cid = be_id(&rec[1..], id);
                 self.objs.push((cid, off));
                 self.class_dumps.push((cid, off as usize));
+                self.class_dump_bytes += rec.len() as u64;
             }
             HEAP_DUMP_INFO => self.add_heap_name(be_id(&rec[5..], id)),
             t => {

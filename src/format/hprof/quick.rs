@@ -24,8 +24,9 @@ struct Tally {
     object_arrays: IdMap<(u64, u64)>,
     /// Primitive arrays by element type (0 for a type that is none): (count, bytes).
     primitive_arrays: [(u64, u64); 12],
-    /// Class dumps: (class id, offset), in file order.
+    /// Class dumps: (class id, offset), in file order, and their bytes.
     class_dumps: Vec<(u64, usize)>,
+    class_dump_bytes: u64,
     /// The object ids met, as increasing runs: whether any repeats.
     ids: super::unique::IdRuns,
 }
@@ -47,6 +48,7 @@ impl Tally {
             self.primitive_arrays[t].1 += s;
         }
         self.class_dumps.extend(other.class_dumps);
+        self.class_dump_bytes += other.class_dump_bytes;
         self.ids.add(other.ids);
     }
 }
@@ -103,7 +105,10 @@ fn tally(b: &[u8], body: Body, id: usize, layout: &Layout, loaded: &Loaded) -> (
                 t.primitive_arrays[slot].0 += 1;
                 t.primitive_arrays[slot].1 += layout.array(n, es);
             }
-            CLASS_DUMP => t.class_dumps.push((be_id(&rec[1..], id), off as usize)),
+            CLASS_DUMP => {
+                t.class_dumps.push((be_id(&rec[1..], id), off as usize));
+                t.class_dump_bytes += rec.len() as u64;
+            }
             _ => {}
         }
         true
@@ -193,6 +198,7 @@ pub fn histogram(b: &[u8], progress: &Progress) -> Result<Option<QuickHistogram>
     if !std::mem::take(&mut all.ids).unique(&loaded) {
         return Ok(None);
     }
+    check_class_memory(&all.class_dumps, all.class_dump_bytes)?;
 
     let class_name = |cid: u64| class_name_of(b, &p.class_names, &p.utf8, cid);
     let field_name = |nid: u64| utf8_text(b, &p.utf8, nid);

@@ -48,6 +48,7 @@ struct Prim {
 #[derive(Default)]
 struct Found {
     class_dumps: Vec<(u64, usize)>,
+    class_dump_bytes: u64,
     /// Strings read where the walk knew their layout: (value array, string, UTF-16).
     values: Vec<(u64, u64, bool)>,
     /// Strings it did not: (address, record offset).
@@ -71,6 +72,7 @@ struct Found {
 impl Found {
     fn append(&mut self, mut o: Found) {
         self.class_dumps.append(&mut o.class_dumps);
+        self.class_dump_bytes += o.class_dump_bytes;
         self.strings.append(&mut o.strings);
         self.values.append(&mut o.values);
         self.collections.append(&mut o.collections);
@@ -336,7 +338,10 @@ pub fn waste(b: &[u8], progress: &Progress, top: usize) -> Result<Option<QuickWa
                             hash: content_key(h, n, class + 1, Encoding::Binary as u64),
                         });
                     }
-                    CLASS_DUMP => f.class_dumps.push((addr, off as usize)),
+                    CLASS_DUMP => {
+                        f.class_dumps.push((addr, off as usize));
+                        f.class_dump_bytes += rec.len() as u64;
+                    }
                     _ => {}
                 }
                 true
@@ -370,6 +375,7 @@ pub fn waste(b: &[u8], progress: &Progress, top: usize) -> Result<Option<QuickWa
     if !std::mem::take(&mut all.ids).unique(&loaded) {
         return Ok(None);
     }
+    check_class_memory(&all.class_dumps, all.class_dump_bytes)?;
     lap(&format!(
         "walked: {} strings, {} primitive arrays, {} object arrays, {} collections",
         all.strings.len(),
