@@ -548,7 +548,7 @@ fn hprof_class_dumps_stay_within_their_bound() {
             Box::new(|| drop(format::hprof::quick_waste(&bytes, &Progress::new(), 10))),
         ),
     ] {
-        let ((), Allocated { peak, .. }) = measure(|| run());
+        let ((), Allocated { peak, .. }) = measure(run);
         eprintln!("{what}: {:.1} MB", peak as f64 / MB);
         assert!(peak <= bound, "{what}: peak {peak} > {bound}");
     }
