@@ -561,6 +561,81 @@ def issue_28_seeds(out, go_small):
         write(os.path.join(out, "go"), "seed-bad-kind", go_bad_kind(go_small))
 
 
+# ---------------------------------------------------------------- issue 40's shapes
+
+def hprof_many_classes(n):
+    """Defect 4: N classes of four int fields and nothing else (their classes' memory
+    is held to the budget)."""
+    recs = [h_utf8(1 + f, b"field%d" % f) for f in range(4)]
+    heap = bytearray()
+    for k in range(n):
+        cls = 0x100000 + 16 * k
+        recs += [h_utf8(0x1000 + k, b"com/x/C%d" % k), h_load(k + 1, cls, 0x1000 + k)]
+        heap += h_class(cls, 0, [(1 + f, 10) for f in range(4)])
+    return hprof4(recs, bytes(heap))
+
+
+def hprof_doubled(b):
+    """Defect 6: every heap dump segment of B written twice (each object id repeats)."""
+    return hprof_segments_as(b, lambda segs: [s for s in segs for _ in (0, 1)])
+
+
+def hprof_segments_as(b, f):
+    """B with its heap dump segments replaced, where the first one was, by F(segments)."""
+    idz = struct.unpack(">I", b[b.index(0) + 1:b.index(0) + 5])[0]
+    head = b.index(0) + 1 + 12
+    recs, pos = [], head
+    while pos + 9 <= len(b):
+        n = struct.unpack(">I", b[pos + 5:pos + 9])[0]
+        recs.append(b[pos:pos + 9 + n])
+        pos += 9 + n
+    segs = [r for r in recs if r[0] in (0x0C, 0x1C)]
+    out, done = bytearray(b[:head]), False
+    for r in recs:
+        if r[0] in (0x0C, 0x1C):
+            if not done:
+                out += b"".join(f(segs))
+                done = True
+        else:
+            out += r
+    del idz
+    return bytes(out)
+
+
+def hprof_zeroed_middle(b):
+    """Defect 8: the middle half of B's heap zeroed (an unknown sub-record tag 0)."""
+    head = b.index(0) + 1 + 12
+    pos = head
+    while pos + 9 <= len(b):
+        n = struct.unpack(">I", b[pos + 5:pos + 9])[0]
+        if b[pos] in (0x0C, 0x1C) and n > 64:
+            s = pos + 9
+            return b[:s + n // 4] + bytes(n // 2) + b[s + n // 4 + n // 2:]
+        pos += 9 + n
+    return b
+
+
+def v8_long_to_node():
+    """Defect 8: a chain whose first edge's to_node has 20 digits."""
+    t = v8_chain(50)
+    i = t.index(b'"edges":[') + len(b'"edges":[')
+    j = t.index(b",", t.index(b",", i) + 1) + 1
+    k = j
+    while t[k:k + 1].isdigit():
+        k += 1
+    return t[:j] + b"12345678901234567890" + t[k:]
+
+
+def issue_40_seeds(out):
+    """One seed per shape of issue 40 that a reader sees."""
+    h = os.path.join(out, "hprof")
+    chain = hprof_chain(2000)
+    write(h, "seed-many-classes-3000", hprof_many_classes(3000))
+    write(h, "seed-segments-doubled", hprof_doubled(chain))
+    write(h, "seed-zeroed-middle", hprof_zeroed_middle(chain))
+    write(os.path.join(out, "v8"), "seed-long-to-node", v8_long_to_node())
+
+
 # ---------------------------------------------------------------- main
 
 def write(d, name, data):
@@ -808,6 +883,7 @@ def main():
     write(os.path.join(out, "dart"), "seed-size-2-64", dart_referencing(3, 1, 0, 2**64 - 1))
 
     issue_28_seeds(out, small.get("go"))
+    issue_40_seeds(out)
 
     gz = os.path.join(out, "gzip")
     # Issue 28, defect 11: content that is no dump (a megabyte of zeros, text) is refused
