@@ -141,6 +141,27 @@ pub fn check_regular(path: &Path) -> Result<()> {
     ))
 }
 
+/// The first `n` bytes of the dump at `path` (fewer if it is shorter), decompressed when
+/// it is a gzip file: enough to tell its format without opening it.
+pub fn first_bytes(path: &Path, n: usize) -> Result<Vec<u8>> {
+    check_regular(path)?;
+    let f = File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut head = Vec::with_capacity(n);
+    f.take(n as u64)
+        .read_to_end(&mut head)
+        .map_err(|e| Error::io(path, e))?;
+    if !head.starts_with(&[0x1f, 0x8b]) {
+        return Ok(head);
+    }
+    let f = File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut out = Vec::with_capacity(n);
+    // A stream that is not gzip after all reads as what it gave until then.
+    let _ = flate2::read::MultiGzDecoder::new(f)
+        .take(n as u64)
+        .read_to_end(&mut out);
+    Ok(out)
+}
+
 /// What a decompressed stream's first bytes must pass before the rest is written out
 /// (the formats' magic: `crate::format::detect`), so that a gzip of something else is
 /// refused at once rather than decompressed whole into the cache first.

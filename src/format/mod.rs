@@ -151,6 +151,14 @@ impl Format {
         }
     }
 
+    /// Whether an object can keep its id from one snapshot to the next, which the
+    /// three-snapshot view matches objects by: V8's node ids do, and a Dart snapshot's
+    /// identity hashes where the VM wrote them; HPROF and Go name objects by address, which
+    /// moves, and MoarVM by its index in the snapshot.
+    pub fn ids_can_survive(self) -> bool {
+        matches!(self, Format::V8 | Format::Dart)
+    }
+
     /// The sign before an object's number where the format names objects by one (`@` for
     /// a V8 node id, `#` for a MoarVM collectable or Dart object index); `None` for the
     /// formats that name objects by their address (HPROF, Go: `0x…`).

@@ -272,6 +272,13 @@ pub fn check_memory(path: &Path, format: Format, bytes: &[u8]) -> Result<()> {
     }
 }
 
+/// The format of the dump at `path` (`FILE#N` names its file), from its first bytes.
+pub fn format_of(path: &Path) -> Result<Format> {
+    let (file, _) = split_snapshot_suffix(path);
+    let head = crate::source::first_bytes(&file, 64)?;
+    crate::format::detect(&head).map_err(|e| Error::parse(&file, e))
+}
+
 /// The class histogram of `path` without building the index, where its format offers a
 /// quicker pass ([`Format::quick_histogram`]) and no index cache entry would answer
 /// instead. `None` for every other case (and a file the pass leaves to the index), where

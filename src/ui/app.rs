@@ -473,7 +473,12 @@ impl App {
                 (Screen::Ready(r), DomsReady::Suspects(report)) => {
                     r.touched |= self.busy;
                     if let Some(m) = r.set_suspects(report) {
-                        self.message = Some(m);
+                        // After a word the user has not read yet (the three-snapshot
+                        // view's), not in its place.
+                        self.message = Some(match self.message.take() {
+                            Some(before) if before != m => format!("{before} · {m}"),
+                            _ => m,
+                        });
                     }
                 }
                 (

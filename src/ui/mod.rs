@@ -38,6 +38,30 @@ pub fn run_diff(base: &Path, target: &Path) -> Result<()> {
     run_app(&[base, target])
 }
 
+/// The app for `heaptui FILE...`: one snapshot, the diff of two, or the three-snapshot
+/// view; for three snapshots of a format whose objects cannot keep their ids between
+/// dumps (HPROF, Go, MoarVM), which that view needs, the owners that grew from BASELINE
+/// to FINAL (the diff view), saying so.
+pub fn app_for(paths: &[&Path]) -> Result<app::App> {
+    Ok(match paths {
+        [one] => app::App::load(one.to_path_buf()),
+        [base, target] => app::App::load_diff(base.to_path_buf(), target.to_path_buf()),
+        [a, _, c] if !crate::session::format_of(a)?.ids_can_survive() => {
+            let format = crate::session::format_of(a)?;
+            let mut app = app::App::load_diff(a.to_path_buf(), c.to_path_buf());
+            app.message = Some(format!(
+                "{} snapshots keep no object ids between dumps, which the three-snapshot view \
+                 matches by: showing the owners that grew from BASELINE to FINAL instead \
+                 (`heaptui leaks` lists those that grew by TARGET and stayed grown)",
+                format.title()
+            ));
+            app
+        }
+        [a, b, c] => app::App::load_leaks(a.to_path_buf(), b.to_path_buf(), c.to_path_buf()),
+        _ => return Err(Error::Usage("heaptui FILE or heaptui BASE TARGET".into())),
+    })
+}
+
 fn run_app(paths: &[&Path]) -> Result<()> {
     if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
         return Err(Error::Usage(if paths.len() == 3 {
@@ -50,12 +74,7 @@ fn run_app(paths: &[&Path]) -> Result<()> {
     for &path in paths {
         crate::session::check_openable(path)?;
     }
-    let mut app = match paths {
-        [one] => app::App::load(one.to_path_buf()),
-        [base, target] => app::App::load_diff(base.to_path_buf(), target.to_path_buf()),
-        [a, b, c] => app::App::load_leaks(a.to_path_buf(), b.to_path_buf(), c.to_path_buf()),
-        _ => return Err(Error::Usage("heaptui FILE or heaptui BASE TARGET".into())),
-    };
+    let mut app = app_for(paths)?;
     let io_err = |e: std::io::Error| Error::io(Path::new("<terminal>"), e);
     // The queue the loop waits on, fed by the terminal's events (the input thread), the
     // signals (the guard's watcher) and the loading threads and jobs (the app's own).

@@ -202,3 +202,35 @@ fn the_diff_table_cuts_names_in_the_middle_and_shows_the_selected_row_whole() {
         "{owner}\n{s}"
     );
 }
+
+#[test]
+fn three_snapshots_without_ids_open_the_owners_that_grew_and_say_so() {
+    // Issue 40, defect 11: `heaptui A B C` on three HPROF files (addresses move between
+    // dumps: no ids for the three-snapshot view) silently showed C alone. It says why and
+    // opens the owners that grew from BASELINE to FINAL (the diff view).
+    let (base, target) = (
+        gunzipped("java/growth/base.hprof.gz"),
+        gunzipped("java/growth/target.hprof.gz"),
+    );
+    let paths = [base.as_path(), target.as_path(), target.as_path()];
+    let mut app = heaptui::ui::app_for(&paths).unwrap();
+    let mut t = terminal(120, 40);
+    let start = std::time::Instant::now();
+    let s = loop {
+        let s = run(&mut app, &mut t, "");
+        if s.contains("Owners that grew most") {
+            break s;
+        }
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(120),
+            "no diff view:\n{s}"
+        );
+        arrival(&mut app);
+    };
+    let joined: String = s.lines().map(str::trim).collect::<Vec<_>>().join(" ");
+    assert!(
+        joined.contains("HPROF snapshots keep no object ids between dumps"),
+        "{s}"
+    );
+    assert!(s.contains("(+3000 entries)"), "{s}");
+}
