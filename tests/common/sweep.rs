@@ -347,7 +347,79 @@ pub fn shapes(scale: Scale) -> Vec<Shape> {
         }),
         runs: common_runs(&["#1"], true),
     });
+    // Issue 40's shapes.
+    let classes = scale.n(750_000, 2_000);
+    v.push(Shape {
+        name: "i40: HPROF of many class dumps",
+        defect: "40/4",
+        file: "many-classes.hprof",
+        make: Box::new(move |p| std::fs::write(p, many_classes(classes))),
+        runs: common_runs(&["--class", "com.x.C1"], true),
+    });
+    let inst = scale.n(2_000_000, 5_000);
+    v.push(Shape {
+        name: "i40: HPROF with its heap segment written twice",
+        defect: "40/6",
+        file: "doubled.hprof",
+        make: Box::new(move |p| {
+            let mut b = Vec::new();
+            hprof_instances_to(&mut b, inst)?;
+            std::fs::write(p, doubled_segments(&b))
+        }),
+        runs: common_runs(&["--class", "java.lang.Object"], true),
+    });
+    v.push(Shape {
+        name: "i40: HPROF with the middle half of its heap zeroed",
+        defect: "40/8",
+        file: "zeroed.hprof",
+        make: Box::new(move |p| {
+            let mut b = Vec::new();
+            hprof_instances_to(&mut b, inst)?;
+            std::fs::write(p, zeroed_middle(b))
+        }),
+        runs: common_runs(&["--class", "java.lang.Object"], true),
+    });
+    v.push(Shape {
+        name: "i40: two equal strings with a zero-width space",
+        defect: "40/11",
+        file: "twins.hprof",
+        make: Box::new(|p| std::fs::write(p, twin_strings_hprof("zero\u{200b}width"))),
+        runs: common_runs(&["0x2000"], false),
+    });
     v
+}
+
+/// The HPROF file `b` with its heap dump segments written twice in a row.
+fn doubled_segments(b: &[u8]) -> Vec<u8> {
+    let head = b.iter().position(|&c| c == 0).unwrap() + 1 + 12;
+    let mut out = b[..head].to_vec();
+    let mut at = head;
+    while at + 9 <= b.len() {
+        let len = u32::from_be_bytes(b[at + 5..at + 9].try_into().unwrap()) as usize;
+        let end = (at + 9 + len).min(b.len());
+        out.extend_from_slice(&b[at..end]);
+        if matches!(b[at], 0x0c | 0x1c) {
+            out.extend_from_slice(&b[at..end]);
+        }
+        at = end;
+    }
+    out
+}
+
+/// The HPROF file `b` with the middle half of its largest heap dump segment zeroed.
+fn zeroed_middle(mut b: Vec<u8>) -> Vec<u8> {
+    let head = b.iter().position(|&c| c == 0).unwrap() + 1 + 12;
+    let (mut at, mut best) = (head, (0, 0));
+    while at + 9 <= b.len() {
+        let len = u32::from_be_bytes(b[at + 5..at + 9].try_into().unwrap()) as usize;
+        if matches!(b[at], 0x0c | 0x1c) && len > best.1 {
+            best = (at + 9, len);
+        }
+        at += 9 + len;
+    }
+    let (start, len) = best;
+    b[start + len / 4..start + 3 * len / 4].fill(0);
+    b
 }
 
 fn with<const N: usize>(mut a: Vec<Run>, more: [Run; N]) -> Vec<Run> {
@@ -664,6 +736,10 @@ pub struct Settings {
     pub limit_as: u64,
     /// The longest a run may take; it is killed at twice that.
     pub max_secs: f64,
+    /// A memory cgroup (v1: its folder) the runs go into, if any.
+    pub cgroup: Option<PathBuf>,
+    /// The file-size limit (`ulimit -f`, bytes), if any.
+    pub fsize: Option<u64>,
 }
 
 /// Runs `bin args` under `prlimit --as=LIMIT` (setrlimit before exec where prlimit is
@@ -709,6 +785,42 @@ pub fn run_limited(
     c.args(&argv[1..]).process_group(0);
     if !prlimit {
         crate::common::limit_address_space(&mut c, s.limit_as);
+    }
+    if let Some(bytes) = s.fsize {
+        // SAFETY: setrlimit is async-signal-safe; nothing else runs between fork and exec.
+        unsafe {
+            c.pre_exec(move || {
+                let r = libc::rlimit {
+                    rlim_cur: bytes,
+                    rlim_max: bytes,
+                };
+                if libc::setrlimit(libc::RLIMIT_FSIZE, &r) != 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+    }
+    if let Some(cg) = &s.cgroup {
+        // The child joins the cgroup before it execs the program.
+        let procs =
+            std::ffi::CString::new(cg.join("cgroup.procs").as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: open/write/close are async-signal-safe; the path was made before fork.
+        unsafe {
+            c.pre_exec(move || {
+                let fd = libc::open(procs.as_ptr(), libc::O_WRONLY);
+                if fd < 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                let pid = format!("{}", libc::getpid());
+                let n = libc::write(fd, pid.as_ptr().cast(), pid.len());
+                libc::close(fd);
+                if n < 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
     }
     c.env("HEAPTUI_CACHE_DIR", cache)
         .env("HEAPTUI_NO_CACHE", "1")

@@ -23,6 +23,29 @@ fn settings(dir: std::path::PathBuf) -> Settings {
         dir,
         limit_as: 4 << 30,
         max_secs: 60.0,
+        cgroup: None,
+        fsize: None,
+    }
+}
+
+/// A v1 memory cgroup capped at `mib` MiB for the sweep's runs, removed on drop.
+struct Cgroup(std::path::PathBuf);
+
+impl Cgroup {
+    fn new(mib: u64) -> Cgroup {
+        let dir = std::path::PathBuf::from(format!(
+            "/sys/fs/cgroup/memory/heaptui-sweep-{}-{mib}",
+            std::process::id()
+        ));
+        std::fs::create_dir(&dir).expect("a memory cgroup (needs root and cgroup v1)");
+        std::fs::write(dir.join("memory.limit_in_bytes"), (mib << 20).to_string()).unwrap();
+        Cgroup(dir)
+    }
+}
+
+impl Drop for Cgroup {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir(&self.0);
     }
 }
 
@@ -77,10 +100,30 @@ fn sweep_full() {
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| common::scratch().join("sweep"));
     let only = std::env::var("SWEEP_ONLY").unwrap_or_default();
-    println!("{HEADER}");
-    let out = sweep(&settings(dir), Scale::Full, &only, |o| {
-        println!("{}", row(o))
+    // SWEEP_HOST: the host's limits besides the address space's (issue 40):
+    // `cgroup:MIB` runs each command in a v1 memory cgroup of MIB MiB, `fsize:BYTES`
+    // under a file-size limit (`ulimit -f`).
+    let host = std::env::var("SWEEP_HOST").unwrap_or_default();
+    let mut s = settings(dir);
+    let _cg = host.strip_prefix("cgroup:").map(|m| {
+        let cg = Cgroup::new(m.parse().expect("SWEEP_HOST=cgroup:MIB"));
+        s.cgroup = Some(cg.0.clone());
+        cg
     });
+    if let Some(b) = host.strip_prefix("fsize:") {
+        s.fsize = Some(b.parse().expect("SWEEP_HOST=fsize:BYTES"));
+    }
+    println!(
+        "host: address space {} GiB{}",
+        s.limit_as >> 30,
+        if host.is_empty() {
+            String::new()
+        } else {
+            format!(", {host}")
+        }
+    );
+    println!("{HEADER}");
+    let out = sweep(&s, Scale::Full, &only, |o| println!("{}", row(o)));
     check(&out);
 }
 
@@ -96,6 +139,8 @@ fn the_runner_tells_an_exit_a_signal_and_a_timeout_apart() {
         // Killed after twice this: the quick scripts below end long before on a loaded
         // machine, and `sleep 30` is killed well before it ends.
         max_secs: 5.0,
+        cgroup: None,
+        fsize: None,
     };
     let sh = |script: &str| run_limited(&s, &["-c".into(), script.into()], &[], &dir.join("cache"));
     let (end, _, _, _, msg) = sh("echo said it >&2; exit 2");
