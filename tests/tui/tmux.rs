@@ -1201,3 +1201,23 @@ fn an_idle_tui_writes_nothing_to_the_terminal() {
     t.press(&["?"], "Keys (");
     t.quit();
 }
+
+/// Issue 39, bug 2: `q` in the `?` help and in the `i` summary closed heaptui; it closes
+/// the overlay, and quits only outside one.
+#[test]
+fn q_closes_the_help_and_the_summary_in_a_real_terminal() {
+    let Some(t) = Tmux::start("overlayq", &command()) else {
+        return;
+    };
+    t.wait_for_index();
+    for (key, title) in [("?", "Keys ("), ("i", "Summary (")] {
+        t.press(&[key], title);
+        t.keys(&["q"]);
+        let s = t.wait_until_whole("the overlay closed", |s| {
+            !s.contains(title) && s.contains("Class histogram")
+        });
+        assert!(!s.contains("EXITED-"), "{s}");
+    }
+    t.quit();
+    assert_eq!(t.modes(), "0 1", "main screen back, cursor shown");
+}
