@@ -545,7 +545,11 @@ impl App {
         if self.help || self.summary {
             let page = self.overlay_page.get().max(1);
             match action_for(key) {
-                Some(Action::Quit) => self.quit = true,
+                // `q` closes the overlay, as `Esc` and the other keys do (its title says
+                // so); `Ctrl-c` quits from anywhere.
+                Some(Action::Quit) if key.modifiers.contains(KeyModifiers::CONTROL) => {
+                    self.quit = true
+                }
                 // An overlay longer than the screen scrolls.
                 Some(Action::Down) => self.overlay_scroll = self.overlay_scroll.saturating_add(1),
                 Some(Action::Up) => self.overlay_scroll = self.overlay_scroll.saturating_sub(1),

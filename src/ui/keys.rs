@@ -254,7 +254,7 @@ pub const KEYMAP: &[Binding] = &[
     Binding {
         keys: &["q", "Ctrl-c"],
         action: Action::Quit,
-        help: "quit",
+        help: "quit (q in an overlay or a picker closes it; Ctrl-c quits from anywhere)",
         hint: Some("q quit"),
     },
 ];

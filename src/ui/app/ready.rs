@@ -247,6 +247,7 @@ impl Ready {
             }
             let sel = top.selected_object();
             let class = top.selected_class();
+            let picker = top.is_picker();
             let only = if action_for(key) == Some(Action::MergedPaths) {
                 top.merge_only(&ctx)
             } else {
@@ -321,7 +322,25 @@ impl Ready {
                     }
                     Some(Request::Suspects(waste))
                 }
+                Some(Action::Snapshots) if self.snap.snapshots.len() < 2 => {
+                    *message = Some(
+                        "`#` does nothing here: one snapshot in this file (a MoarVM file holds several)"
+                            .into(),
+                    );
+                    break 'key true;
+                }
                 Some(Action::Snapshots) => Some(Request::Snapshots),
+                // A picker (the snapshots of a file) closes on `q` as on `Esc`, as the
+                // overlays do: `q` quits only outside them.
+                Some(Action::Quit)
+                    if picker
+                        && self.stack.len() > 1
+                        && !key.modifiers.contains(KeyModifiers::CONTROL) =>
+                {
+                    let p = self.stack.pop().expect("more than one pane");
+                    self.forward.push(p);
+                    break 'key true;
+                }
                 Some(Action::Copy) => {
                     *message = Some(match sel {
                         Some(o) => {

@@ -183,6 +183,11 @@ pub trait Pane {
     fn wants_class_detail(&self) -> bool {
         false
     }
+    /// Whether this is a picker (the snapshots of a file), which `q` closes as `Esc`
+    /// does, as it closes the overlays: `q` quits only outside them.
+    fn is_picker(&self) -> bool {
+        false
+    }
     /// Whether this is the leak suspects pane (`!` goes back to it).
     fn is_suspects(&self) -> bool {
         false

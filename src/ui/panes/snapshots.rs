@@ -89,6 +89,10 @@ impl Pane for SnapshotsPane {
         );
     }
 
+    fn is_picker(&self) -> bool {
+        true
+    }
+
     fn hints(&self) -> &'static [Action] {
         &[
             Action::Down,
