@@ -52,7 +52,10 @@ fn click(x: u16, y: u16) -> Event {
 fn at(s: &str, what: &str) -> (u16, u16) {
     s.lines()
         .enumerate()
-        .find_map(|(y, l)| l.find(what).map(|i| (l[..i].chars().count() as u16, y as u16)))
+        .find_map(|(y, l)| {
+            l.find(what)
+                .map(|i| (l[..i].chars().count() as u16, y as u16))
+        })
         .unwrap_or_else(|| panic!("{what:?} is not on the screen:\n{s}"))
 }
 
@@ -87,7 +90,11 @@ fn q_closes_the_overlays_and_menus_and_quits_only_outside_them() {
     let (mut a, mut t) = app_at(80, 24);
     for overlay in ["?", "i"] {
         let s = run(&mut a, &mut t, overlay);
-        let title = if overlay == "?" { "Keys (" } else { "Summary (" };
+        let title = if overlay == "?" {
+            "Keys ("
+        } else {
+            "Summary ("
+        };
         assert!(s.contains(title), "{s}");
         let s = run(&mut a, &mut t, "q");
         assert!(!a.quit, "`q` in the overlay {overlay} quit heaptui");
@@ -147,10 +154,16 @@ fn q_closes_the_snapshot_picker_and_the_diff_s_help() {
 fn every_slash_starts_a_new_filter() {
     let (mut a, mut t) = app_at(100, 30);
     let s = run(&mut a, &mut t, "/fixture.Session\n\n");
-    assert!(s.contains("Instances of dev.heaptui.fixture.Session"), "{s}");
+    assert!(
+        s.contains("Instances of dev.heaptui.fixture.Session"),
+        "{s}"
+    );
     let s = run(&mut a, &mut t, "H/");
     assert!(s.contains("filter: ▏"), "the prompt starts empty:\n{s}");
-    assert!(s.contains("↑ \"fixture.Session\""), "the old one, shown:\n{s}");
+    assert!(
+        s.contains("↑ \"fixture.Session\""),
+        "the old one, shown:\n{s}"
+    );
     let s = run(&mut a, &mut t, "Order");
     assert!(s.contains("filter: Order▏"), "{s}");
     assert!(s.contains("dev.heaptui.fixture.Order"), "{s}");
@@ -191,7 +204,10 @@ fn a_click_selects_the_row_under_it_and_a_double_click_opens_it() {
     let (x, y) = at(&s, "java.lang.String ");
     let s = run_events(&mut a, &mut t, vec![click(x + 2, y)]);
     assert!(under(&s).starts_with("▸ java.lang.String ·"), "{s}");
-    assert!(s.contains("Class histogram"), "one click opens nothing:\n{s}");
+    assert!(
+        s.contains("Class histogram"),
+        "one click opens nothing:\n{s}"
+    );
     // A click below the last row selects nothing else.
     let s = run_events(&mut a, &mut t, vec![click(3, 0)]);
     assert!(under(&s).starts_with("▸ java.lang.String ·"), "{s}");
@@ -201,7 +217,10 @@ fn a_click_selects_the_row_under_it_and_a_double_click_opens_it() {
     assert!(s.contains("Instances of java.lang.Object[]"), "{s}");
     // The instances: the third row, then a double click into its inspector.
     let rows: Vec<&str> = s.lines().filter(|l| l.contains(" 0x")).collect();
-    let third = rows[2].split_whitespace().find(|w| w.starts_with("0x")).unwrap();
+    let third = rows[2]
+        .split_whitespace()
+        .find(|w| w.starts_with("0x"))
+        .unwrap();
     let (x, y) = at(&s, third);
     let s = run_events(&mut a, &mut t, vec![click(x, y)]);
     assert!(under(&s).contains(third), "{third}:\n{s}");
@@ -212,7 +231,10 @@ fn a_click_selects_the_row_under_it_and_a_double_click_opens_it() {
     let s = run(&mut a, &mut t, "H\u{1b}d");
     assert!(s.contains("Dominator tree"), "{s}");
     let first = under(&s);
-    let header = s.lines().position(|l| l.contains("Dominator tree")).unwrap();
+    let header = s
+        .lines()
+        .position(|l| l.contains("Dominator tree"))
+        .unwrap();
     let s = run_events(&mut a, &mut t, vec![click(10, header as u16 + 3)]);
     assert_ne!(under(&s), first, "{s}");
     // The wheel still moves it.
@@ -232,7 +254,10 @@ fn a_click_selects_the_row_under_it_and_a_double_click_opens_it() {
 fn a_click_in_the_detail_pane_focuses_it() {
     let (mut a, mut t) = app_at(160, 45);
     let s = run(&mut a, &mut t, "/fixture.Session\n\n");
-    assert!(s.contains("Instances of dev.heaptui.fixture.Session"), "{s}");
+    assert!(
+        s.contains("Instances of dev.heaptui.fixture.Session"),
+        "{s}"
+    );
     a.tick();
     let s = run(&mut a, &mut t, "");
     let (x, y) = at(&s, "Inspector — dev.heaptui.fixture.Session");
@@ -241,7 +266,10 @@ fn a_click_in_the_detail_pane_focuses_it() {
     assert_eq!(mark(&s), Some(0), "{s}");
     // A click on a line of the inspector, below its title.
     let s = run_events(&mut a, &mut t, vec![click(x + 4, y + 6)]);
-    assert!(mark(&s).is_some_and(|m| m > 0), "the detail pane focused:\n{s}");
+    assert!(
+        mark(&s).is_some_and(|m| m > 0),
+        "the detail pane focused:\n{s}"
+    );
     // One on the list's first row gives the keys back to it.
     let s = run_events(&mut a, &mut t, vec![click(4, 2)]);
     assert_eq!(mark(&s), Some(0), "{s}");
@@ -282,7 +310,10 @@ fn an_empty_side_of_a_java_diff_says_so() {
     let mut tries = 0;
     while !(under(&s).contains(" · count 0 → ") && loaded_only.contains(&class(&s))) {
         tries += 1;
-        assert!(tries < 3000, "no class loaded without instances in the base:\n{s}");
+        assert!(
+            tries < 3000,
+            "no class loaded without instances in the base:\n{s}"
+        );
         s = run(&mut a, &mut t, "j");
     }
     let class = class(&s);

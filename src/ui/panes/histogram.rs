@@ -27,6 +27,9 @@ pub struct HistogramPane {
     offset: usize,
     sort: SortKey,
     filter: String,
+    /// The filter a `/` replaced: shown in the prompt, which starts empty, and brought
+    /// back by `↑`.
+    recall: String,
     /// The filter prompt is open and takes the keys.
     editing: bool,
     /// `S` was pressed: the next key names the column to sort by.
@@ -59,6 +62,7 @@ impl HistogramPane {
             offset: 0,
             sort: SortKey::Shallow,
             filter: String::new(),
+            recall: String::new(),
             editing: false,
             sort_menu: false,
             height: Cell::new(20),
@@ -98,6 +102,7 @@ impl HistogramPane {
     pub fn carry_from(&mut self, other: &HistogramPane) {
         self.sort = other.sort;
         self.filter = other.filter.clone();
+        self.recall = other.recall.clone();
         self.editing = other.editing;
         self.rebuild();
         if let Some(name) = other.selected_row().map(|r| r.name.clone()) {
@@ -162,6 +167,23 @@ impl HistogramPane {
         self.offset = self.offset.min(self.view.len().saturating_sub(1));
     }
 
+    /// `/`: a new filter, whatever the list was filtered by (after `H`, the histogram's
+    /// old filter is not typed on); the old one is kept for `↑`, and the selected class
+    /// stays selected in the whole list.
+    fn start_filter(&mut self) {
+        self.editing = true;
+        if self.filter.is_empty() {
+            return;
+        }
+        let keep = self.selected_row().map(|r| r.name.clone());
+        self.recall = std::mem::take(&mut self.filter);
+        self.rebuild();
+        if let Some(p) = keep.and_then(|n| self.view.iter().position(|&i| self.rows[i].name == n)) {
+            self.selected = p;
+            self.scroll();
+        }
+    }
+
     fn next_sort(&mut self) {
         let retained = self.rows.iter().any(|r| r.retained.is_some());
         self.sort = match self.sort {
@@ -203,6 +225,12 @@ impl HistogramPane {
                     self.filter.pop();
                     self.rebuild();
                 }
+                // The filter this one replaced, back to be edited.
+                KeyCode::Up if self.filter.is_empty() && !self.recall.is_empty() => {
+                    self.filter = self.recall.clone();
+                    self.selected = 0;
+                    self.rebuild();
+                }
                 KeyCode::Char(c)
                     if !key
                         .modifiers
@@ -227,7 +255,7 @@ impl HistogramPane {
             Some(Action::Bottom) => self.selected = last,
             Some(Action::Sort) => self.next_sort(),
             Some(Action::SortMenu) => self.sort_menu = true,
-            Some(Action::Filter) => self.editing = true,
+            Some(Action::Filter) => self.start_filter(),
             Some(Action::Back) if !self.filter.is_empty() => {
                 self.filter.clear();
                 self.rebuild();
@@ -396,6 +424,16 @@ impl HistogramPane {
     }
 }
 
+/// The prompt's mention of the filter a `/` replaced, while the new one is empty: `↑`
+/// brings it back.
+pub fn recall_hint(filter: &str, recall: &str) -> String {
+    if filter.is_empty() && !recall.is_empty() {
+        format!("  ↑ \"{}\"", sanitize(recall))
+    } else {
+        String::new()
+    }
+}
+
 impl super::Pane for HistogramPane {
     fn selected_class(&self) -> Option<crate::heap::ClassId> {
         self.selected_row().and_then(|r| r.class)
@@ -453,8 +491,13 @@ impl super::Pane for HistogramPane {
                 if retained { "r retained  " } else { "" }
             ));
         }
-        self.editing
-            .then(|| format!("filter: {}▏  Enter keep  Esc clear", sanitize(&self.filter)))
+        self.editing.then(|| {
+            format!(
+                "filter: {}▏  Enter keep  Esc clear{}",
+                sanitize(&self.filter),
+                recall_hint(&self.filter, &self.recall)
+            )
+        })
     }
 
     fn hints(&self) -> &'static [Action] {
