@@ -10,6 +10,11 @@
 //! single-snapshot view with its own navigation stack (inspector, paths, dominators,
 //! ...); `Tab` moves between the sides and `Esc` from a side's first pane returns to
 //! the table.
+//!
+//! The owners are a list too (MAT's compare basket rows, memlab's retainer traces): `Tab`
+//! moves the keys between the class table and them, and on an owner `Enter` opens its
+//! object on both sides (the inspector), `p` its paths from the GC roots and `d` its
+//! subtree of the dominator tree, each side on its own snapshot's object at that path.
 
 use std::sync::{Arc, Mutex};
 
@@ -22,11 +27,12 @@ use ratatui::Frame;
 use super::Ready;
 use crate::diff::{ClassDelta, DiffSort, Identity, OwnerDelta};
 use crate::heap::dominators::Dominators;
+use crate::heap::ObjId;
 use crate::ui::keys::{action_for, Action};
 use crate::ui::panes::histogram::thousands;
 use crate::ui::panes::instances::InstancesPane;
 use crate::ui::panes::list::ListState;
-use crate::ui::panes::{human, Ctx, Outcome, Pane};
+use crate::ui::panes::{human, Ctx, Outcome, Pane, Request};
 use crate::ui::text::sanitize;
 use crate::ui::text::{elide_middle, fit_parts, Part};
 use crate::ui::theme::Theme;
@@ -57,6 +63,9 @@ pub struct DiffView {
     rows: Vec<ClassDelta>,
     all: bool,
     owners: Vec<OwnerDelta>,
+    /// The owners' selection, and whether `Tab` gave them the keys.
+    owners_list: ListState,
+    pub focus_owners: bool,
     sort: DiffSort,
     list: ListState,
     /// Side by side on a class, and which side has the keys; `None` shows the table.
@@ -85,6 +94,8 @@ impl DiffView {
             rows: Vec::new(),
             all: false,
             owners: Vec::new(),
+            owners_list: ListState::new(),
+            focus_owners: false,
             sort: DiffSort::DeltaShallow,
             list: ListState::new(),
             sides: None,
@@ -144,6 +155,8 @@ impl DiffView {
         theme: &Theme,
     ) {
         self.owners = owners;
+        self.owners_list = ListState::new();
+        self.focus_owners &= !self.owners.is_empty();
         self.every = classes;
         self.base.set_dominators(a, theme);
         self.target.set_dominators(b, theme);
@@ -197,14 +210,20 @@ impl DiffView {
                 .classes
                 .iter()
                 .position(|c| c.name == row.class);
+            let count = match side {
+                Side::Base => row.base_count,
+                Side::Target => row.target_count,
+            };
             let pane: Box<dyn Pane> = match class {
-                Some(c) => {
+                // An HPROF file lists every loaded class, instances or not: a class
+                // without any says so as one a V8 snapshot does not list.
+                Some(c) if count > 0 => {
                     let ctx = r.ctx(theme);
                     // Only the changed objects when there are some; all otherwise.
                     let marks = mask.filter(|_| changed > 0).map(|m| (m, word));
                     Box::new(InstancesPane::with_changed(c as u32, &ctx, marks))
                 }
-                None => Box::new(MessagePane(format!(
+                _ => Box::new(MessagePane(format!(
                     "No instance of {} in this snapshot.",
                     row.class
                 ))),
@@ -213,6 +232,106 @@ impl DiffView {
             r.forward.clear();
         }
         self.sides = Some(Side::Target);
+    }
+
+    fn selected_owner(&self) -> Option<&OwnerDelta> {
+        self.owners.get(self.owners_list.selected)
+    }
+
+    /// Opens the two sides on the selected owner: on each, the object at the owner's
+    /// path (the largest where the path names several), in the pane `open` asks for
+    /// (the inspector, the paths, the dominator tree below it). A side where nothing is
+    /// at that path says so. Returns what the status line says, if anything.
+    fn open_owner(&mut self, open: fn(ObjId) -> Request, theme: &Theme) -> Option<String> {
+        let owner = self.selected_owner()?.clone();
+        let mut several = Vec::new();
+        let mut picks = [None, None];
+        for (k, side) in [Side::Base, Side::Target].into_iter().enumerate() {
+            let figures = match side {
+                Side::Base => &owner.base,
+                Side::Target => &owner.target,
+            };
+            let r = self.side(side);
+            picks[k] = figures.nodes.iter().copied().max_by_key(|&o| {
+                (
+                    r.dom.as_ref().and_then(|d| d.retained(o)).unwrap_or(0),
+                    std::cmp::Reverse(o),
+                )
+            });
+            if figures.nodes.len() > 1 {
+                several.push(format!(
+                    "{} {}",
+                    thousands(figures.nodes.len() as u64),
+                    match side {
+                        Side::Base => "in the base",
+                        Side::Target => "in the target",
+                    }
+                ));
+            }
+        }
+        // A side whose owners do not list it (too small there to be one: the array a
+        // leak fills, still empty in the base): the object at the same path, if any.
+        let (a, b) = (&self.base.snap, &self.target.snap);
+        match picks {
+            [None, Some(t)] => picks[0] = crate::diff::same_path(b, t, a),
+            [Some(o), None] => picks[1] = crate::diff::same_path(a, o, b),
+            _ => {}
+        }
+        for (k, side) in [Side::Base, Side::Target].into_iter().enumerate() {
+            let r = self.side_mut(side);
+            r.stack.clear();
+            r.forward.clear();
+            match picks[k] {
+                Some(o) => r.open(open(o), theme),
+                None => r.stack.push(Box::new(MessagePane(format!(
+                    "Nothing at this path in this snapshot: {}",
+                    owner.owner
+                )))),
+            }
+            if r.stack.is_empty() {
+                r.stack.push(Box::new(MessagePane(String::new())));
+            }
+        }
+        self.sides = Some(Side::Target);
+        (!several.is_empty()).then(|| {
+            format!(
+                "this owner's path names several objects ({}): the largest is shown",
+                several.join(", ")
+            )
+        })
+    }
+
+    /// The owner's line under the list: its whole path and every figure, exact.
+    fn owner_line(&self) -> Option<String> {
+        let o = self.selected_owner()?;
+        let bytes = |v: i64| match v.signum() {
+            1 => format!("+{} B", thousands(v as u64)),
+            -1 => format!("-{} B", thousands(v.unsigned_abs())),
+            _ => "0 B".into(),
+        };
+        let entries = o
+            .delta_entries()
+            .map(|d| format!(" ({d:+} entries)"))
+            .unwrap_or_default();
+        Some(format!(
+            "{}{entries} · retained {} → {} ({}) · objects {} → {} ({})",
+            o.owner,
+            thousands(o.base.retained),
+            thousands(o.target.retained),
+            bytes(o.delta_retained()),
+            thousands(o.base.objects),
+            thousands(o.target.objects),
+            signed_count(o.delta_objects()),
+        ))
+    }
+
+    /// The line under the list: the focused list's selected row whole.
+    fn line_under(&self) -> Option<String> {
+        if self.focus_owners {
+            self.owner_line()
+        } else {
+            self.table_line()
+        }
     }
 
     /// Handles a key; false when it is the app's (quit, help, summary).
@@ -253,10 +372,50 @@ impl DiffView {
         let Some(a) = action else {
             return false;
         };
+        // Tab: the keys to the owners that grew, and back to the classes.
+        if a == Action::Side {
+            if self.owners.is_empty() {
+                *message = Some(if self.dominators_ready() {
+                    "`Tab` does nothing here: no owner grew".into()
+                } else {
+                    "`Tab` does nothing yet: the owners that grew come with the dominator trees"
+                        .into()
+                });
+            } else {
+                self.focus_owners = !self.focus_owners;
+            }
+            return true;
+        }
+        if self.focus_owners {
+            if self.owners_list.apply(a, self.owners.len()) {
+                return true;
+            }
+            let open: Option<fn(ObjId) -> Request> = match a {
+                Action::Open => Some(Request::Inspect),
+                Action::Paths => Some(Request::Paths),
+                Action::DominatorTree => Some(|o| Request::Dominators(Some(o))),
+                Action::Back => {
+                    self.focus_owners = false;
+                    return true;
+                }
+                _ => None,
+            };
+            if let Some(open) = open {
+                *message = self.open_owner(open, theme);
+                return true;
+            }
+        }
         if self.list.apply(a, self.rows.len()) {
             return true;
         }
         match a {
+            Action::Paths | Action::DominatorTree if !self.owners.is_empty() => {
+                *message = Some(format!(
+                    "`{}` works on an owner: Tab moves to the owners that grew",
+                    crate::ui::keys::key_name(key)
+                ));
+                true
+            }
             Action::Sort => {
                 self.sort = self.sort.next();
                 if self.sort == DiffSort::DeltaRetained && !self.dominators_ready() {
@@ -299,7 +458,7 @@ impl DiffView {
         // The selected row whole under the table, as under the other lists (the class
         // column cuts long names), where there is room.
         let line = self
-            .table_line()
+            .line_under()
             .filter(|_| area.height > 8)
             .map(|l| sanitize(&l).into_owned());
         let line_h = line.as_ref().map_or(0, |l| {
@@ -404,7 +563,7 @@ impl DiffView {
                     cells.push(TCell::from(Line::from(thousands(r.new)).right_aligned()));
                     cells.push(TCell::from(Line::from(thousands(r.gone)).right_aligned()));
                 }
-                TRow::new(cells).style(theme.row(i == self.list.selected))
+                TRow::new(cells).style(theme.row(i == self.list.selected && !self.focus_owners))
             })
             .collect();
         let mut widths = vec![
@@ -426,31 +585,43 @@ impl DiffView {
             table_area,
         );
         if owners_h > 0 {
-            let lines: Vec<Line> = self
-                .owners
-                .iter()
-                .map(|o| {
+            let block = Block::default()
+                .borders(Borders::TOP)
+                .title(" Owners that grew most (matched by their path from the GC roots) ");
+            let rows_area = block.inner(owners_area);
+            f.render_widget(block, owners_area);
+            let range = self.owners_list.visible_in(rows_area, self.owners.len());
+            let lines: Vec<Line> = range
+                .map(|i| {
+                    let o = &self.owners[i];
                     let entries = match (o.base_entries, o.target_entries) {
                         (Some(x), Some(y)) => format!(" ({:+} entries)", y as i64 - x as i64),
                         _ => String::new(),
                     };
                     let w =
                         (owners_area.width as usize).saturating_sub(29 + entries.chars().count());
-                    Line::from(format!(
-                        "{:>11} {:>9} obj  {}{entries}",
-                        signed(o.delta_retained()),
-                        signed_count(o.delta_objects()),
-                        fit_parts(owner_parts(&sanitize(&o.owner)), w.max(10))
-                    ))
+                    Line::styled(
+                        format!(
+                            "{:>11} {:>9} obj  {}{entries}",
+                            signed(o.delta_retained()),
+                            signed_count(o.delta_objects()),
+                            fit_parts(owner_parts(&sanitize(&o.owner)), w.max(10))
+                        ),
+                        theme.row(self.focus_owners && i == self.owners_list.selected),
+                    )
                 })
                 .collect();
+            f.render_widget(Paragraph::new(lines), rows_area);
+            // The list with the keys is marked at its title's left end, as the panes
+            // beside each other are.
+            let at = if self.focus_owners {
+                owners_area
+            } else {
+                table_area
+            };
             f.render_widget(
-                Paragraph::new(lines).block(
-                    Block::default()
-                        .borders(Borders::TOP)
-                        .title(" Owners that grew most (matched by their path from the GC roots) "),
-                ),
-                owners_area,
+                Paragraph::new("▶").style(theme.selected()),
+                Rect::new(at.x, at.y, 1, 1),
             );
         }
     }
@@ -530,6 +701,7 @@ impl DiffView {
                 let r = self.side(s);
                 r.top().selected_text(&r.ctx(theme))
             }
+            None if self.focus_owners => self.selected_owner().map(|o| o.owner.clone()),
             None => self.selected_row().map(|r| r.class.clone()),
         }
     }
@@ -567,6 +739,25 @@ impl DiffView {
     pub fn hints(&self) -> &'static [Action] {
         match self.sides {
             Some(s) => self.side(s).top().hints(),
+            None if self.focus_owners => &[
+                Action::Down,
+                Action::Open,
+                Action::Back,
+                Action::Paths,
+                Action::DominatorTree,
+                Action::Side,
+                Action::Help,
+                Action::Quit,
+            ],
+            None if !self.owners.is_empty() => &[
+                Action::Down,
+                Action::Open,
+                Action::Sort,
+                Action::Changed,
+                Action::Side,
+                Action::Help,
+                Action::Quit,
+            ],
             None => &[
                 Action::Down,
                 Action::Open,
