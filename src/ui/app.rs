@@ -19,7 +19,9 @@ use std::sync::mpsc::{Receiver, TryRecvError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEventKind};
+use crossterm::event::{
+    Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEventKind,
+};
 use ratatui::backend::Backend;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -52,6 +54,10 @@ mod load;
 mod ready;
 use ready::SUSPECTS;
 pub use ready::{Detail, Ready, REST, WIDE};
+
+/// How soon a second click on the same cell makes a double click (Windows' default; GTK
+/// waits 400 ms).
+pub const DOUBLE_CLICK: Duration = Duration::from_millis(500);
 
 pub enum Screen {
     Loading,
@@ -153,6 +159,10 @@ pub struct App {
     overlay_page: std::cell::Cell<u16>,
     overlay_max: std::cell::Cell<u16>,
     pub summary: bool,
+    /// The last click that selected a row, and when: a second one on the same cell within
+    /// [`DOUBLE_CLICK`] opens the row.
+    last_click: Option<(Instant, u16, u16)>,
+    double_click: Duration,
     pub quit: bool,
     pub theme: Theme,
     /// Text copied with `y`, waiting to be sent to the terminal as OSC 52 (the run loop's
@@ -245,6 +255,8 @@ impl App {
             overlay_page: Default::default(),
             overlay_max: Default::default(),
             summary: false,
+            last_click: None,
+            double_click: DOUBLE_CLICK,
             quit: false,
             theme: Theme::from_env(),
             clipboard: Default::default(),
@@ -536,6 +548,42 @@ impl App {
         changed
     }
 
+    /// How soon a second click on the same cell makes a double click ([`DOUBLE_CLICK`];
+    /// tests make it long, for a loaded machine).
+    pub fn set_double_click(&mut self, within: Duration) {
+        self.double_click = within;
+    }
+
+    /// A left click at the screen cell (`x`, `y`): the row under it, in the list or tree
+    /// it falls in, is selected (and that pane gets the keys); a second click on the same
+    /// cell within [`DOUBLE_CLICK`] opens it, as `Enter`. A click closes an overlay.
+    pub fn on_click(&mut self, x: u16, y: u16) {
+        self.busy = true;
+        self.message = None;
+        if self.help || self.summary {
+            self.help = false;
+            self.summary = false;
+            self.overlay_scroll = 0;
+            return;
+        }
+        let now = Instant::now();
+        let double = self.last_click.take().is_some_and(|(at, lx, ly)| {
+            (lx, ly) == (x, y) && now.saturating_duration_since(at) <= self.double_click
+        });
+        let theme = self.theme;
+        let hit = match &mut self.screen {
+            Screen::Ready(r) => r.click(x, y, &theme, true),
+            Screen::Diff(d) => d.click(x, y, &theme),
+            Screen::Loading => self.early.as_mut().is_some_and(|h| h.click(x, y)),
+            Screen::Failed(_) => false,
+        };
+        if hit && double {
+            self.on_key(&KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
+        } else if hit {
+            self.last_click = Some((now, x, y));
+        }
+    }
+
     pub fn on_key(&mut self, key: &KeyEvent) {
         if key.kind == KeyEventKind::Release {
             return;
@@ -716,18 +764,23 @@ pub fn run_loop<B: Backend>(
                 terminal.clear()?;
                 true
             }
-            // The wheel moves the selection, as the arrow keys do; the mouse's other
-            // moves change nothing.
+            // The wheel moves the selection, as the arrow keys do; a left click selects
+            // the row under it, a double click opens it; the mouse's other moves change
+            // nothing.
             QueueEvent::Input(Event::Mouse(m)) => {
                 let code = match m.kind {
                     MouseEventKind::ScrollDown => Some(KeyCode::Down),
                     MouseEventKind::ScrollUp => Some(KeyCode::Up),
+                    MouseEventKind::Down(MouseButton::Left) => {
+                        app.on_click(m.column, m.row);
+                        None
+                    }
                     _ => None,
                 };
                 if let Some(code) = code {
                     app.on_key(&KeyEvent::new(code, KeyModifiers::NONE));
                 }
-                code.is_some()
+                code.is_some() || m.kind == MouseEventKind::Down(MouseButton::Left)
             }
             QueueEvent::Input(_) => false,
             QueueEvent::InputFailed(e) => return Err(e),

@@ -234,6 +234,35 @@ impl DiffView {
         self.sides = Some(Side::Target);
     }
 
+    /// A click at the screen cell (`x`, `y`): selects the row under it in the class table
+    /// or the owners (which then get the keys), or on a side (which then gets them).
+    /// Whether a row was there.
+    pub fn click(&mut self, x: u16, y: u16, theme: &Theme) -> bool {
+        match self.sides {
+            Some(focus) => {
+                for side in [Side::Base, Side::Target] {
+                    // Only the focused side's detail is on screen (the third column).
+                    if self.side_mut(side).click(x, y, theme, side == focus) {
+                        self.sides = Some(side);
+                        return true;
+                    }
+                }
+                false
+            }
+            None => {
+                if self.list.click(x, y, self.rows.len()) {
+                    self.focus_owners = false;
+                    true
+                } else if self.owners_list.click(x, y, self.owners.len()) {
+                    self.focus_owners = true;
+                    true
+                } else {
+                    false
+                }
+            }
+        }
+    }
+
     fn selected_owner(&self) -> Option<&OwnerDelta> {
         self.owners.get(self.owners_list.selected)
     }
@@ -511,8 +540,13 @@ impl DiffView {
             }
         );
         let block = Block::default().borders(Borders::TOP).title(title);
-        let rows_h = table_area.height.saturating_sub(2) as usize;
-        let range = self.list.visible(rows_h, self.rows.len());
+        // The rows under the title and the header.
+        let rows_area = Rect {
+            y: table_area.y + 2.min(table_area.height),
+            height: table_area.height.saturating_sub(2),
+            ..table_area
+        };
+        let range = self.list.visible_in(rows_area, self.rows.len());
         let arrow = |s: DiffSort| if self.sort == s { "▼" } else { "" };
         let mut header = vec![
             TCell::from("Class"),

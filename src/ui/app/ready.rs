@@ -368,6 +368,32 @@ impl Ready {
         used
     }
 
+    /// A click at the screen cell (`x`, `y`): selects the row under it in the pane on top
+    /// or (with `detail`) in the detail pane beside it, which then gets the keys.
+    /// Whether a row was there.
+    pub fn click(&mut self, x: u16, y: u16, theme: &Theme, detail: bool) -> bool {
+        self.touched = true;
+        self.last_key = Instant::now();
+        let beside = detail && self.beside();
+        let ctx = ctx_of(&self.snap, &self.dom, &self.jobs, theme);
+        if let Some((_, d)) = self.detail.as_mut().filter(|_| beside) {
+            if d.click(x, y, &ctx) {
+                self.focus_detail = true;
+                return true;
+            }
+        }
+        let top = self
+            .stack
+            .last_mut()
+            .expect("the bottom pane is always there");
+        if !top.click(x, y, &ctx) {
+            return false;
+        }
+        self.focus_detail = false;
+        self.sync_detail(theme);
+        true
+    }
+
     /// The detail pane follows the selection: an object's inspector rebuilt as soon as
     /// the selected object changes; a class's merged paths once the selection has
     /// rested ([`Ready::rest`] without a key), the previous class's shown (stale) until

@@ -34,8 +34,10 @@ pub struct HistogramPane {
     editing: bool,
     /// `S` was pressed: the next key names the column to sort by.
     sort_menu: bool,
-    /// Rows that fit, as last drawn (the one thing drawing records).
+    /// Rows that fit, as last drawn (the one thing drawing records, with `rows_area`).
     height: Cell<usize>,
+    /// Where the rows were last drawn, for a mouse click.
+    rows_area: Cell<Rect>,
     /// Instances per class id that no GC root reaches (retained by nothing, so a
     /// class's retained size can be below its shallow size): marked `†`.
     unreachable: Vec<u64>,
@@ -66,6 +68,7 @@ impl HistogramPane {
             editing: false,
             sort_menu: false,
             height: Cell::new(20),
+            rows_area: Cell::default(),
             unreachable: Vec::new(),
         };
         p.rebuild();
@@ -181,6 +184,22 @@ impl HistogramPane {
         if let Some(p) = keep.and_then(|n| self.view.iter().position(|&i| self.rows[i].name == n)) {
             self.selected = p;
             self.scroll();
+        }
+    }
+
+    /// A click at the screen cell (`x`, `y`): selects the class drawn there. Whether it
+    /// did.
+    pub fn click(&mut self, x: u16, y: u16) -> bool {
+        if self.is_editing() {
+            return false;
+        }
+        match super::list::row_at(self.rows_area.get(), self.offset, x, y) {
+            Some(i) if i < self.view.len() => {
+                self.selected = i;
+                self.scroll();
+                true
+            }
+            _ => false,
         }
     }
 
@@ -339,6 +358,11 @@ impl HistogramPane {
         };
         let inner_h = area.height.saturating_sub(2) as usize; // top border + header
         self.height.set(inner_h.max(1));
+        self.rows_area.set(Rect {
+            y: area.y + 2.min(area.height),
+            height: inner_h as u16,
+            ..area
+        });
         let arrow = |k: SortKey| if self.sort == k { "▼" } else { "" };
         let header = TRow::new(vec![
             TCell::from(format!("Class{}", arrow(SortKey::Name))),
@@ -435,6 +459,10 @@ pub fn recall_hint(filter: &str, recall: &str) -> String {
 }
 
 impl super::Pane for HistogramPane {
+    fn click(&mut self, x: u16, y: u16, _ctx: &super::Ctx) -> bool {
+        HistogramPane::click(self, x, y)
+    }
+
     fn selected_class(&self) -> Option<crate::heap::ClassId> {
         self.selected_row().and_then(|r| r.class)
     }

@@ -334,6 +334,16 @@ impl InstancesPane {
 }
 
 impl Pane for InstancesPane {
+    fn click(&mut self, x: u16, y: u16, ctx: &Ctx) -> bool {
+        if self.editing || !self.list.click(x, y, self.rows_len()) {
+            return false;
+        }
+        if self.shown.is_none() {
+            self.ensure_rows(ctx, false);
+        }
+        true
+    }
+
     fn title(&self, ctx: &Ctx) -> String {
         self.heading(ctx, true)
     }
@@ -484,8 +494,13 @@ impl Pane for InstancesPane {
         let block = Block::default()
             .borders(Borders::TOP)
             .title(format!(" {title} "));
-        let rows_h = area.height.saturating_sub(2) as usize;
-        let range = self.list.visible(rows_h, self.rows_len());
+        // The rows under the title and the header.
+        let rows_area = Rect {
+            y: area.y + 2.min(area.height),
+            height: area.height.saturating_sub(2),
+            ..area
+        };
+        let range = self.list.visible_in(rows_area, self.rows_len());
         let rows: Vec<TRow> = range
             .clone()
             .map(|i| {
