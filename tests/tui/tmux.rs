@@ -537,6 +537,11 @@ fn a_moarvm_file_s_snapshots_are_listed_and_another_one_opens() {
     t.keys(&["Escape"]);
     let s = t.press(&["#"], "Snapshots in this file");
     assert!(s.contains("▶ #0"), "{s}");
+    // `q` closes the list (issue 39), then quits.
+    t.keys(&["q"]);
+    t.wait_until_whole("the list closed", |s| {
+        !s.contains("Snapshots in this file") && s.contains("Class histogram")
+    });
     t.quit();
 }
 
@@ -687,6 +692,9 @@ fn the_tui_keeps_the_dominator_tree_and_a_reopen_shows_it_from_the_entry() {
     let s = t.wait_until("the summary's end", |s| s.contains("dominator tree"));
     let line = line_with(&s, "dominator tree");
     assert!(line.contains("read from"), "{s}");
+    // `q` closes the summary, then quits.
+    t.keys(&["q"]);
+    t.wait_until_whole("the summary closed", |s| !s.contains("Summary ("));
     t.quit();
 }
 
@@ -1199,6 +1207,9 @@ fn an_idle_tui_writes_nothing_to_the_terminal() {
     }
     // And it still answers a key at once.
     t.press(&["?"], "Keys (");
+    // `q` closes the help, then quits.
+    t.keys(&["q"]);
+    t.wait_until_whole("the help closed", |s| !s.contains("Keys ("));
     t.quit();
 }
 
