@@ -1232,3 +1232,35 @@ fn q_closes_the_help_and_the_summary_in_a_real_terminal() {
     t.quit();
     assert_eq!(t.modes(), "0 1", "main screen back, cursor shown");
 }
+
+/// Issue 39, bug 9: a click selects the row under it, a double click opens it, in the
+/// real terminal (the SGR mouse reports a terminal sends, 1-based: `ESC [ < 0 ; x ; y M`
+/// for the press, `m` for the release).
+#[test]
+fn a_click_selects_a_row_and_a_double_click_opens_it_in_a_real_terminal() {
+    let Some(t) = Tmux::start("click", &command()) else {
+        return;
+    };
+    let s = t.wait_for_index();
+    let row = |s: &str, start: &str| {
+        s.lines()
+            .position(|l| l.starts_with(start))
+            .unwrap_or_else(|| panic!("no row {start:?}:\n{s}"))
+            + 1
+    };
+    let click = |y: usize| {
+        t.keys(&["-l", &format!("\x1b[<0;5;{y}M")]);
+        t.keys(&["-l", &format!("\x1b[<0;5;{y}m")]);
+    };
+    click(row(&s, "java.lang.String "));
+    let s = t.wait_for("▸ java.lang.String ·");
+    assert!(
+        s.contains("Class histogram"),
+        "one click opens nothing:\n{s}"
+    );
+    let y = row(&s, "java.lang.Object[] ");
+    click(y);
+    click(y);
+    t.wait_for("Instances of java.lang.Object[]");
+    t.quit();
+}
