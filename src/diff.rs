@@ -619,7 +619,7 @@ pub fn owner_deltas(
 /// The object of `to` at the path that leads to `o` in `from`: `o`'s shortest path from
 /// the GC roots in `from` (strong references), walked in `to` from a root of the same
 /// kind, class and label, step by step along a reference of the same name to an object
-/// of the same class. What an owner is on the side whose owners did not list it (too
+/// of the same class (and label, where several are alike). What an owner is on the side whose owners did not list it (too
 /// small there to be one): the array a leak fills, still empty in the base. `None` when
 /// a step finds nothing to follow.
 pub fn same_path(from: &Snapshot, o: ObjId, to: &Snapshot) -> Option<ObjId> {
@@ -653,11 +653,25 @@ pub fn same_path(from: &Snapshot, o: ObjId, to: &Snapshot) -> Option<ObjId> {
             .map(|e| g.out_targets[e])
             .collect();
         let labels = to.edge_labels(at, &targets);
-        at = targets
+        let fits: Vec<ObjId> = targets
             .iter()
             .zip(labels)
-            .find(|(&t, l)| *l == label && to.class_name(t) == class)
-            .map(|(&t, _)| t)?;
+            .filter(|(&t, l)| *l == label && to.class_name(t) == class)
+            .map(|(&t, _)| t)
+            .collect();
+        // Of several alike (the classes a loader defines, all `java.lang.Class` by
+        // `<defined class>`), the one with the same label (`class …Cache`).
+        at = match fits.as_slice() {
+            [] => return None,
+            [one] => *one,
+            _ => {
+                let want = from.label(next);
+                fits.iter()
+                    .copied()
+                    .find(|&t| to.label(t) == want)
+                    .unwrap_or(fits[0])
+            }
+        };
         prev = next;
     }
     Some(at)
