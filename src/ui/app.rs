@@ -19,9 +19,7 @@ use std::sync::mpsc::{Receiver, TryRecvError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crossterm::event::{
-    Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEventKind,
-};
+use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use ratatui::backend::Backend;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -51,13 +49,11 @@ use diff::{DiffView, Side};
 pub mod diff;
 mod draw;
 mod load;
+mod mouse;
 mod ready;
+pub use mouse::DOUBLE_CLICK;
 use ready::SUSPECTS;
 pub use ready::{Detail, Ready, REST, WIDE};
-
-/// How soon a second click on the same cell makes a double click (Windows' default; GTK
-/// waits 400 ms).
-pub const DOUBLE_CLICK: Duration = Duration::from_millis(500);
 
 pub enum Screen {
     Loading,
@@ -548,42 +544,6 @@ impl App {
         changed
     }
 
-    /// How soon a second click on the same cell makes a double click ([`DOUBLE_CLICK`];
-    /// tests make it long, for a loaded machine).
-    pub fn set_double_click(&mut self, within: Duration) {
-        self.double_click = within;
-    }
-
-    /// A left click at the screen cell (`x`, `y`): the row under it, in the list or tree
-    /// it falls in, is selected (and that pane gets the keys); a second click on the same
-    /// cell within [`DOUBLE_CLICK`] opens it, as `Enter`. A click closes an overlay.
-    pub fn on_click(&mut self, x: u16, y: u16) {
-        self.busy = true;
-        self.message = None;
-        if self.help || self.summary {
-            self.help = false;
-            self.summary = false;
-            self.overlay_scroll = 0;
-            return;
-        }
-        let now = Instant::now();
-        let double = self.last_click.take().is_some_and(|(at, lx, ly)| {
-            (lx, ly) == (x, y) && now.saturating_duration_since(at) <= self.double_click
-        });
-        let theme = self.theme;
-        let hit = match &mut self.screen {
-            Screen::Ready(r) => r.click(x, y, &theme, true),
-            Screen::Diff(d) => d.click(x, y, &theme),
-            Screen::Loading => self.early.as_mut().is_some_and(|h| h.click(x, y)),
-            Screen::Failed(_) => false,
-        };
-        if hit && double {
-            self.on_key(&KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
-        } else if hit {
-            self.last_click = Some((now, x, y));
-        }
-    }
-
     pub fn on_key(&mut self, key: &KeyEvent) {
         if key.kind == KeyEventKind::Release {
             return;
@@ -764,24 +724,7 @@ pub fn run_loop<B: Backend>(
                 terminal.clear()?;
                 true
             }
-            // The wheel moves the selection, as the arrow keys do; a left click selects
-            // the row under it, a double click opens it; the mouse's other moves change
-            // nothing.
-            QueueEvent::Input(Event::Mouse(m)) => {
-                let code = match m.kind {
-                    MouseEventKind::ScrollDown => Some(KeyCode::Down),
-                    MouseEventKind::ScrollUp => Some(KeyCode::Up),
-                    MouseEventKind::Down(MouseButton::Left) => {
-                        app.on_click(m.column, m.row);
-                        None
-                    }
-                    _ => None,
-                };
-                if let Some(code) = code {
-                    app.on_key(&KeyEvent::new(code, KeyModifiers::NONE));
-                }
-                code.is_some() || m.kind == MouseEventKind::Down(MouseButton::Left)
-            }
+            QueueEvent::Input(Event::Mouse(m)) => app.on_mouse(&m),
             QueueEvent::Input(_) => false,
             QueueEvent::InputFailed(e) => return Err(e),
             // The progress of what loads, drawn again.

@@ -25,16 +25,17 @@ use ratatui::widgets::{Block, Borders, Cell as TCell, Paragraph, Row as TRow, Ta
 use ratatui::Frame;
 
 use super::Ready;
+
+mod owners;
 use crate::diff::{ClassDelta, DiffSort, Identity, OwnerDelta};
 use crate::heap::dominators::Dominators;
-use crate::heap::ObjId;
 use crate::ui::keys::{action_for, Action};
 use crate::ui::panes::histogram::thousands;
 use crate::ui::panes::instances::InstancesPane;
 use crate::ui::panes::list::ListState;
-use crate::ui::panes::{human, Ctx, Outcome, Pane, Request};
+use crate::ui::panes::{human, Ctx, Outcome, Pane};
+use crate::ui::text::elide_middle;
 use crate::ui::text::sanitize;
-use crate::ui::text::{elide_middle, fit_parts, Part};
 use crate::ui::theme::Theme;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -234,135 +235,6 @@ impl DiffView {
         self.sides = Some(Side::Target);
     }
 
-    /// A click at the screen cell (`x`, `y`): selects the row under it in the class table
-    /// or the owners (which then get the keys), or on a side (which then gets them).
-    /// Whether a row was there.
-    pub fn click(&mut self, x: u16, y: u16, theme: &Theme) -> bool {
-        match self.sides {
-            Some(focus) => {
-                for side in [Side::Base, Side::Target] {
-                    // Only the focused side's detail is on screen (the third column).
-                    if self.side_mut(side).click(x, y, theme, side == focus) {
-                        self.sides = Some(side);
-                        return true;
-                    }
-                }
-                false
-            }
-            None => {
-                if self.list.click(x, y, self.rows.len()) {
-                    self.focus_owners = false;
-                    true
-                } else if self.owners_list.click(x, y, self.owners.len()) {
-                    self.focus_owners = true;
-                    true
-                } else {
-                    false
-                }
-            }
-        }
-    }
-
-    fn selected_owner(&self) -> Option<&OwnerDelta> {
-        self.owners.get(self.owners_list.selected)
-    }
-
-    /// Opens the two sides on the selected owner: on each, the object at the owner's
-    /// path (the largest where the path names several), in the pane `open` asks for
-    /// (the inspector, the paths, the dominator tree below it). A side where nothing is
-    /// at that path says so. Returns what the status line says, if anything.
-    fn open_owner(&mut self, open: fn(ObjId) -> Request, theme: &Theme) -> Option<String> {
-        let owner = self.selected_owner()?.clone();
-        let mut several = Vec::new();
-        let mut picks = [None, None];
-        for (k, side) in [Side::Base, Side::Target].into_iter().enumerate() {
-            let figures = match side {
-                Side::Base => &owner.base,
-                Side::Target => &owner.target,
-            };
-            let r = self.side(side);
-            picks[k] = figures.nodes.iter().copied().max_by_key(|&o| {
-                (
-                    r.dom.as_ref().and_then(|d| d.retained(o)).unwrap_or(0),
-                    std::cmp::Reverse(o),
-                )
-            });
-            if figures.nodes.len() > 1 {
-                several.push(format!(
-                    "{} {}",
-                    thousands(figures.nodes.len() as u64),
-                    match side {
-                        Side::Base => "in the base",
-                        Side::Target => "in the target",
-                    }
-                ));
-            }
-        }
-        // A side whose owners do not list it (too small there to be one: the array a
-        // leak fills, still empty in the base): the object at the same path, if any.
-        let (a, b) = (&self.base.snap, &self.target.snap);
-        match picks {
-            [None, Some(t)] => picks[0] = crate::diff::same_path(b, t, a),
-            [Some(o), None] => picks[1] = crate::diff::same_path(a, o, b),
-            _ => {}
-        }
-        for (k, side) in [Side::Base, Side::Target].into_iter().enumerate() {
-            let r = self.side_mut(side);
-            r.stack.clear();
-            r.forward.clear();
-            match picks[k] {
-                Some(o) => r.open(open(o), theme),
-                None => r.stack.push(Box::new(MessagePane(format!(
-                    "Nothing at this path in this snapshot: {}",
-                    owner.owner
-                )))),
-            }
-            if r.stack.is_empty() {
-                r.stack.push(Box::new(MessagePane(String::new())));
-            }
-        }
-        self.sides = Some(Side::Target);
-        (!several.is_empty()).then(|| {
-            format!(
-                "this owner's path names several objects ({}): the largest is shown",
-                several.join(", ")
-            )
-        })
-    }
-
-    /// The owner's line under the list: its whole path and every figure, exact.
-    fn owner_line(&self) -> Option<String> {
-        let o = self.selected_owner()?;
-        let bytes = |v: i64| match v.signum() {
-            1 => format!("+{} B", thousands(v as u64)),
-            -1 => format!("-{} B", thousands(v.unsigned_abs())),
-            _ => "0 B".into(),
-        };
-        let entries = o
-            .delta_entries()
-            .map(|d| format!(" ({d:+} entries)"))
-            .unwrap_or_default();
-        Some(format!(
-            "{}{entries} · retained {} → {} ({}) · objects {} → {} ({})",
-            o.owner,
-            thousands(o.base.retained),
-            thousands(o.target.retained),
-            bytes(o.delta_retained()),
-            thousands(o.base.objects),
-            thousands(o.target.objects),
-            signed_count(o.delta_objects()),
-        ))
-    }
-
-    /// The line under the list: the focused list's selected row whole.
-    fn line_under(&self) -> Option<String> {
-        if self.focus_owners {
-            self.owner_line()
-        } else {
-            self.table_line()
-        }
-    }
-
     /// Handles a key; false when it is the app's (quit, help, summary).
     pub fn on_key(
         &mut self,
@@ -401,38 +273,8 @@ impl DiffView {
         let Some(a) = action else {
             return false;
         };
-        // Tab: the keys to the owners that grew, and back to the classes.
-        if a == Action::Side {
-            if self.owners.is_empty() {
-                *message = Some(if self.dominators_ready() {
-                    "`Tab` does nothing here: no owner grew".into()
-                } else {
-                    "`Tab` does nothing yet: the owners that grew come with the dominator trees"
-                        .into()
-                });
-            } else {
-                self.focus_owners = !self.focus_owners;
-            }
-            return true;
-        }
-        if self.focus_owners {
-            if self.owners_list.apply(a, self.owners.len()) {
-                return true;
-            }
-            let open: Option<fn(ObjId) -> Request> = match a {
-                Action::Open => Some(Request::Inspect),
-                Action::Paths => Some(Request::Paths),
-                Action::DominatorTree => Some(|o| Request::Dominators(Some(o))),
-                Action::Back => {
-                    self.focus_owners = false;
-                    return true;
-                }
-                _ => None,
-            };
-            if let Some(open) = open {
-                *message = self.open_owner(open, theme);
-                return true;
-            }
+        if let Some(used) = self.owners_key(a, theme, message) {
+            return used;
         }
         if self.list.apply(a, self.rows.len()) {
             return true;
@@ -619,44 +461,7 @@ impl DiffView {
             table_area,
         );
         if owners_h > 0 {
-            let block = Block::default()
-                .borders(Borders::TOP)
-                .title(" Owners that grew most (matched by their path from the GC roots) ");
-            let rows_area = block.inner(owners_area);
-            f.render_widget(block, owners_area);
-            let range = self.owners_list.visible_in(rows_area, self.owners.len());
-            let lines: Vec<Line> = range
-                .map(|i| {
-                    let o = &self.owners[i];
-                    let entries = match (o.base_entries, o.target_entries) {
-                        (Some(x), Some(y)) => format!(" ({:+} entries)", y as i64 - x as i64),
-                        _ => String::new(),
-                    };
-                    let w =
-                        (owners_area.width as usize).saturating_sub(29 + entries.chars().count());
-                    Line::styled(
-                        format!(
-                            "{:>11} {:>9} obj  {}{entries}",
-                            signed(o.delta_retained()),
-                            signed_count(o.delta_objects()),
-                            fit_parts(owner_parts(&sanitize(&o.owner)), w.max(10))
-                        ),
-                        theme.row(self.focus_owners && i == self.owners_list.selected),
-                    )
-                })
-                .collect();
-            f.render_widget(Paragraph::new(lines), rows_area);
-            // The list with the keys is marked at its title's left end, as the panes
-            // beside each other are.
-            let at = if self.focus_owners {
-                owners_area
-            } else {
-                table_area
-            };
-            f.render_widget(
-                Paragraph::new("▶").style(theme.selected()),
-                Rect::new(at.x, at.y, 1, 1),
-            );
+            self.draw_owners(f, owners_area, table_area, theme);
         }
     }
 
@@ -813,22 +618,6 @@ impl DiffView {
             None
         }
     }
-}
-
-/// An owner's name in parts for [`fit_parts`]: a leading root kind (`[held by several
-/// roots]`, `[GC root: …]`) kept whole, the path after it cut in its middle (its root
-/// end and the owner's class both tell).
-fn owner_parts(owner: &str) -> Vec<Part> {
-    let mut parts = Vec::with_capacity(2);
-    let mut rest = owner;
-    if owner.starts_with('[') {
-        if let Some(end) = owner.find("] ") {
-            parts.push(Part::keep(&owner[..end + 2]));
-            rest = &owner[end + 2..];
-        }
-    }
-    parts.push(Part::shrink(rest, 8));
-    parts
 }
 
 /// A count's change: `+3,000`, `-150`, `0`.
