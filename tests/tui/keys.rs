@@ -283,8 +283,18 @@ fn a_click_in_the_detail_pane_focuses_it() {
     // The focused pane is marked ▶ at its title's left end: the list first.
     let mark = |s: &str| s.lines().next().unwrap().chars().position(|c| c == '▶');
     assert_eq!(mark(&s), Some(0), "{s}");
-    // A click on a line of the inspector, below its title.
-    let s = run_events(&mut a, &mut t, vec![click(x + 4, y + 6)]);
+    // A click on the inspector's line of the session's field `user` (a row of its list).
+    let (ux, uy) = s
+        .lines()
+        .enumerate()
+        .find_map(|(uy, l)| {
+            let right: String = l.chars().skip(x as usize).collect();
+            let i = right.find(" user ")?;
+            Some((x + right[..i].chars().count() as u16 + 1, uy as u16))
+        })
+        .unwrap_or_else(|| panic!("no field user in the inspector:\n{s}"));
+    assert!(uy > y, "{s}");
+    let s = run_events(&mut a, &mut t, vec![click(ux, uy)]);
     assert!(
         mark(&s).is_some_and(|m| m > 0),
         "the detail pane focused:\n{s}"
