@@ -141,7 +141,8 @@ shot summary
 key Escape; key '?'
 wait_for "Keys"
 shot help
-t send-keys q
+# q closes the help, then quits.
+t send-keys q q
 
 # The diff view on the Java pair of fixtures/java/growth: the table, then both sides.
 # (q ended the first session, and with it the server.)

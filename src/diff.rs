@@ -630,3 +630,64 @@ pub fn owner_deltas(
     }
     out
 }
+
+/// The object of `to` at the path that leads to `o` in `from`: `o`'s shortest path from
+/// the GC roots in `from` (strong references), walked in `to` from a root of the same
+/// kind, class and label, step by step along a reference of the same name to an object
+/// of the same class (and label, where several are alike). What an owner is on the side whose owners did not list it (too
+/// small there to be one): the array a leak fills, still empty in the base. `None` when
+/// a step finds nothing to follow.
+pub fn same_path(from: &Snapshot, o: ObjId, to: &Snapshot) -> Option<ObjId> {
+    let path = crate::heap::paths::to_roots(&from.graph, o, 1, false)
+        .into_iter()
+        .next()?;
+    let (&root, steps) = path.split_first()?;
+    let kinds = |s: &Snapshot, r: ObjId| -> Vec<&'static str> {
+        let mut k: Vec<&str> = s.graph.roots_of(r).iter().map(|r| r.kind.name()).collect();
+        k.dedup();
+        k
+    };
+    let (root_kinds, root_class, root_label) =
+        (kinds(from, root), from.class_name(root), from.label(root));
+    let mut seen = HashSet::new();
+    let start = to.graph.roots.iter().map(|r| r.obj).find(|&r| {
+        seen.insert(r)
+            && to.class_name(r) == root_class
+            && kinds(to, r) == root_kinds
+            && to.label(r) == root_label
+    })?;
+    let mut at = start;
+    let mut prev = root;
+    for &next in steps {
+        let label = from.edge_label(prev, next);
+        let class = from.class_name(next);
+        let g = &to.graph;
+        let targets: Vec<ObjId> = g
+            .edges(at)
+            .filter(|&e| !g.is_weak(e))
+            .map(|e| g.out_targets[e])
+            .collect();
+        let labels = to.edge_labels(at, &targets);
+        let fits: Vec<ObjId> = targets
+            .iter()
+            .zip(labels)
+            .filter(|(&t, l)| *l == label && to.class_name(t) == class)
+            .map(|(&t, _)| t)
+            .collect();
+        // Of several alike (the classes a loader defines, all `java.lang.Class` by
+        // `<defined class>`), the one with the same label (`class …Cache`).
+        at = match fits.as_slice() {
+            [] => return None,
+            [one] => *one,
+            _ => {
+                let want = from.label(next);
+                fits.iter()
+                    .copied()
+                    .find(|&t| to.label(t) == want)
+                    .unwrap_or(fits[0])
+            }
+        };
+        prev = next;
+    }
+    Some(at)
+}

@@ -19,7 +19,7 @@ use std::sync::mpsc::{Receiver, TryRecvError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEventKind};
+use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use ratatui::backend::Backend;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -49,7 +49,9 @@ use diff::{DiffView, Side};
 pub mod diff;
 mod draw;
 mod load;
+mod mouse;
 mod ready;
+pub use mouse::DOUBLE_CLICK;
 use ready::SUSPECTS;
 pub use ready::{Detail, Ready, REST, WIDE};
 
@@ -153,6 +155,10 @@ pub struct App {
     overlay_page: std::cell::Cell<u16>,
     overlay_max: std::cell::Cell<u16>,
     pub summary: bool,
+    /// The last click that selected a row, and when: a second one on the same cell within
+    /// [`DOUBLE_CLICK`] opens the row.
+    last_click: Option<(Instant, u16, u16)>,
+    double_click: Duration,
     pub quit: bool,
     pub theme: Theme,
     /// Text copied with `y`, waiting to be sent to the terminal as OSC 52 (the run loop's
@@ -245,6 +251,8 @@ impl App {
             overlay_page: Default::default(),
             overlay_max: Default::default(),
             summary: false,
+            last_click: None,
+            double_click: DOUBLE_CLICK,
             quit: false,
             theme: Theme::from_env(),
             clipboard: Default::default(),
@@ -550,7 +558,11 @@ impl App {
         if self.help || self.summary {
             let page = self.overlay_page.get().max(1);
             match action_for(key) {
-                Some(Action::Quit) => self.quit = true,
+                // `q` closes the overlay, as `Esc` and the other keys do (its title says
+                // so); `Ctrl-c` quits from anywhere.
+                Some(Action::Quit) if key.modifiers.contains(KeyModifiers::CONTROL) => {
+                    self.quit = true
+                }
                 // An overlay longer than the screen scrolls.
                 Some(Action::Down) => self.overlay_scroll = self.overlay_scroll.saturating_add(1),
                 Some(Action::Up) => self.overlay_scroll = self.overlay_scroll.saturating_sub(1),
@@ -717,19 +729,7 @@ pub fn run_loop<B: Backend>(
                 terminal.clear()?;
                 true
             }
-            // The wheel moves the selection, as the arrow keys do; the mouse's other
-            // moves change nothing.
-            QueueEvent::Input(Event::Mouse(m)) => {
-                let code = match m.kind {
-                    MouseEventKind::ScrollDown => Some(KeyCode::Down),
-                    MouseEventKind::ScrollUp => Some(KeyCode::Up),
-                    _ => None,
-                };
-                if let Some(code) = code {
-                    app.on_key(&KeyEvent::new(code, KeyModifiers::NONE));
-                }
-                code.is_some()
-            }
+            QueueEvent::Input(Event::Mouse(m)) => app.on_mouse(&m),
             QueueEvent::Input(_) => false,
             QueueEvent::InputFailed(e) => return Err(e),
             // The progress of what loads, drawn again.

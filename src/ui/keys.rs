@@ -104,7 +104,7 @@ pub const KEYMAP: &[Binding] = &[
         keys: &["/"],
         action: Action::Filter,
         help:
-            "filter: exact (=), prefix (^), substring (+), then fuzzy (~); Enter keeps, Esc clears",
+            "filter: exact (=), prefix (^), substring (+), then fuzzy (~); Enter keeps, Esc clears, ↑ the last",
         hint: Some("/ filter"),
     },
     Binding {
@@ -116,7 +116,7 @@ pub const KEYMAP: &[Binding] = &[
     Binding {
         keys: &["Enter"],
         action: Action::Open,
-        help: "open the selected row: a class's instances, an object's inspector",
+        help: "open the selected row (or double-click it): a class's instances, an object's inspector",
         hint: Some("Enter open"),
     },
     Binding {
@@ -236,7 +236,7 @@ pub const KEYMAP: &[Binding] = &[
     Binding {
         keys: &["Tab"],
         action: Action::Side,
-        help: "the list and the detail beside it (wide screens: the inspector, or beside the histogram the class's merged paths); diff: base and target",
+        help: "the list or the detail beside it (wide screens: the inspector, a class's merged paths); diff: the classes or the owners, base or target",
         hint: Some("Tab side"),
     },
     Binding {
@@ -254,7 +254,7 @@ pub const KEYMAP: &[Binding] = &[
     Binding {
         keys: &["q", "Ctrl-c"],
         action: Action::Quit,
-        help: "quit",
+        help: "quit (in an overlay or a picker, q closes it)",
         hint: Some("q quit"),
     },
 ];

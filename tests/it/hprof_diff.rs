@@ -182,4 +182,33 @@ fn leaks_over_snapshots_of_different_formats_warn() {
     assert_ok(&out);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!err.contains("different formats"), "{err}");
+
+/// The object at an owner's path on the other side (what the TUI's diff opens on a side
+/// whose owners do not list it): from the target's grown map, the base's map at the same
+/// path, and back, each with the program's own entry counts (expected.json).
+#[test]
+fn the_same_path_on_the_other_side_finds_the_grown_map() {
+    let e = expected();
+    let g = &e["grown"];
+    let (_, a) = open_fixture("java/growth/base.hprof.gz");
+    let (_, b) = open_fixture("java/growth/target.hprof.gz");
+    let (da, db) = (dominators_of(&a), dominators_of(&b));
+    let owners = heaptui::diff::owner_deltas(&a, &da, &b, &db, 5);
+    let top = &owners[0];
+    let in_target = top.target.nodes[0];
+    assert_eq!(
+        heaptui::diff::entries(&b, in_target),
+        g["entries_target"].as_u64()
+    );
+    let in_base = heaptui::diff::same_path(&b, in_target, &a).expect("the map in the base");
+    assert_eq!(
+        a.class_name(in_base),
+        g["collection_class"].as_str().unwrap()
+    );
+    assert_eq!(
+        heaptui::diff::entries(&a, in_base),
+        g["entries_base"].as_u64()
+    );
+    assert!(top.base.nodes.contains(&in_base), "{:?}", top.base.nodes);
+    assert_eq!(heaptui::diff::same_path(&a, in_base, &b), Some(in_target));
 }

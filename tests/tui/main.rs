@@ -1,5 +1,5 @@
 //! The TUI's tests: the run loop driven in-process over ratatui's `TestBackend` (`app`,
-//! `diff`, `v8`, `widths`), its screens against insta snapshots (`snapshots`, files in
+//! `diff`, `keys`, `v8`, `widths`), its screens against insta snapshots (`snapshots`, files in
 //! `tests/tui/snapshots/`), and the real binary in a real terminal under tmux (`tmux`).
 //! One binary for them (the crate linked once); like `tests/it/`, no test here sets the
 //! process's environment.
@@ -9,6 +9,7 @@ mod common;
 
 mod app;
 mod diff;
+mod keys;
 mod snapshots;
 mod tmux;
 mod v8;

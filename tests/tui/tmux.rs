@@ -563,6 +563,11 @@ fn a_moarvm_file_s_snapshots_are_listed_and_another_one_opens() {
     t.keys(&["Escape"]);
     let s = t.press(&["#"], "Snapshots in this file");
     assert!(s.contains("▶ #0"), "{s}");
+    // `q` closes the list (issue 39), then quits.
+    t.keys(&["q"]);
+    t.wait_until_whole("the list closed", |s| {
+        !s.contains("Snapshots in this file") && s.contains("Class histogram")
+    });
     t.quit();
 }
 
@@ -713,6 +718,9 @@ fn the_tui_keeps_the_dominator_tree_and_a_reopen_shows_it_from_the_entry() {
     let s = t.wait_until("the summary's end", |s| s.contains("dominator tree"));
     let line = line_with(&s, "dominator tree");
     assert!(line.contains("read from"), "{s}");
+    // `q` closes the summary, then quits.
+    t.keys(&["q"]);
+    t.wait_until_whole("the summary closed", |s| !s.contains("Summary ("));
     t.quit();
 }
 
@@ -1283,5 +1291,60 @@ fn an_idle_tui_writes_nothing_to_the_terminal() {
     }
     // And it still answers a key at once.
     t.press(&["?"], "Keys (");
+    // `q` closes the help, then quits.
+    t.keys(&["q"]);
+    t.wait_until_whole("the help closed", |s| !s.contains("Keys ("));
+    t.quit();
+}
+
+/// Issue 39, bug 2: `q` in the `?` help and in the `i` summary closed heaptui; it closes
+/// the overlay, and quits only outside one.
+#[test]
+fn q_closes_the_help_and_the_summary_in_a_real_terminal() {
+    let Some(t) = Tmux::start("overlayq", &command()) else {
+        return;
+    };
+    t.wait_for_index();
+    for (key, title) in [("?", "Keys ("), ("i", "Summary (")] {
+        t.press(&[key], title);
+        t.keys(&["q"]);
+        let s = t.wait_until_whole("the overlay closed", |s| {
+            !s.contains(title) && s.contains("Class histogram")
+        });
+        assert!(!s.contains("EXITED-"), "{s}");
+    }
+    t.quit();
+    assert_eq!(t.modes(), "0 1", "main screen back, cursor shown");
+}
+
+/// Issue 39, bug 9: a click selects the row under it, a double click opens it, in the
+/// real terminal (the SGR mouse reports a terminal sends, 1-based: `ESC [ < 0 ; x ; y M`
+/// for the press, `m` for the release).
+#[test]
+fn a_click_selects_a_row_and_a_double_click_opens_it_in_a_real_terminal() {
+    let Some(t) = Tmux::start("click", &command()) else {
+        return;
+    };
+    let s = t.wait_for_index();
+    let row = |s: &str, start: &str| {
+        s.lines()
+            .position(|l| l.starts_with(start))
+            .unwrap_or_else(|| panic!("no row {start:?}:\n{s}"))
+            + 1
+    };
+    let click = |y: usize| {
+        t.keys(&["-l", &format!("\x1b[<0;5;{y}M")]);
+        t.keys(&["-l", &format!("\x1b[<0;5;{y}m")]);
+    };
+    click(row(&s, "java.lang.String "));
+    let s = t.wait_for("▸ java.lang.String ·");
+    assert!(
+        s.contains("Class histogram"),
+        "one click opens nothing:\n{s}"
+    );
+    let y = row(&s, "java.lang.Object[] ");
+    click(y);
+    click(y);
+    t.wait_for("Instances of java.lang.Object[]");
     t.quit();
 }

@@ -10,6 +10,11 @@
 //! single-snapshot view with its own navigation stack (inspector, paths, dominators,
 //! ...); `Tab` moves between the sides and `Esc` from a side's first pane returns to
 //! the table.
+//!
+//! The owners are a list too (MAT's compare basket rows, memlab's retainer traces): `Tab`
+//! moves the keys between the class table and them, and on an owner `Enter` opens its
+//! object on both sides (the inspector), `p` its paths from the GC roots and `d` its
+//! subtree of the dominator tree, each side on its own snapshot's object at that path.
 
 use std::sync::{Arc, Mutex};
 
@@ -20,6 +25,8 @@ use ratatui::widgets::{Block, Borders, Cell as TCell, Paragraph, Row as TRow, Ta
 use ratatui::Frame;
 
 use super::Ready;
+
+mod owners;
 use crate::diff::{ClassDelta, DiffSort, Identity, OwnerDelta};
 use crate::heap::dominators::Dominators;
 use crate::ui::keys::{action_for, Action};
@@ -27,8 +34,8 @@ use crate::ui::panes::histogram::thousands;
 use crate::ui::panes::instances::InstancesPane;
 use crate::ui::panes::list::ListState;
 use crate::ui::panes::{human, Ctx, Outcome, Pane};
+use crate::ui::text::elide_middle;
 use crate::ui::text::sanitize;
-use crate::ui::text::{elide_middle, fit_parts, Part};
 use crate::ui::theme::Theme;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,6 +64,9 @@ pub struct DiffView {
     rows: Vec<ClassDelta>,
     all: bool,
     owners: Vec<OwnerDelta>,
+    /// The owners' selection, and whether `Tab` gave them the keys.
+    owners_list: ListState,
+    pub focus_owners: bool,
     sort: DiffSort,
     list: ListState,
     /// Side by side on a class, and which side has the keys; `None` shows the table.
@@ -85,6 +95,8 @@ impl DiffView {
             rows: Vec::new(),
             all: false,
             owners: Vec::new(),
+            owners_list: ListState::new(),
+            focus_owners: false,
             sort: DiffSort::DeltaShallow,
             list: ListState::new(),
             sides: None,
@@ -144,6 +156,8 @@ impl DiffView {
         theme: &Theme,
     ) {
         self.owners = owners;
+        self.owners_list = ListState::new();
+        self.focus_owners &= !self.owners.is_empty();
         self.every = classes;
         self.base.set_dominators(a, theme);
         self.target.set_dominators(b, theme);
@@ -197,14 +211,20 @@ impl DiffView {
                 .classes
                 .iter()
                 .position(|c| c.name == row.class);
+            let count = match side {
+                Side::Base => row.base_count,
+                Side::Target => row.target_count,
+            };
             let pane: Box<dyn Pane> = match class {
-                Some(c) => {
+                // An HPROF file lists every loaded class, instances or not: a class
+                // without any says so as one a V8 snapshot does not list.
+                Some(c) if count > 0 => {
                     let ctx = r.ctx(theme);
                     // Only the changed objects when there are some; all otherwise.
                     let marks = mask.filter(|_| changed > 0).map(|m| (m, word));
                     Box::new(InstancesPane::with_changed(c as u32, &ctx, marks))
                 }
-                None => Box::new(MessagePane(format!(
+                _ => Box::new(MessagePane(format!(
                     "No instance of {} in this snapshot.",
                     row.class
                 ))),
@@ -253,10 +273,20 @@ impl DiffView {
         let Some(a) = action else {
             return false;
         };
+        if let Some(used) = self.owners_key(a, theme, message) {
+            return used;
+        }
         if self.list.apply(a, self.rows.len()) {
             return true;
         }
         match a {
+            Action::Paths | Action::DominatorTree if !self.owners.is_empty() => {
+                *message = Some(format!(
+                    "`{}` works on an owner: Tab moves to the owners that grew",
+                    crate::ui::keys::key_name(key)
+                ));
+                true
+            }
             Action::Sort => {
                 self.sort = self.sort.next();
                 if self.sort == DiffSort::DeltaRetained && !self.dominators_ready() {
@@ -299,7 +329,7 @@ impl DiffView {
         // The selected row whole under the table, as under the other lists (the class
         // column cuts long names), where there is room.
         let line = self
-            .table_line()
+            .line_under()
             .filter(|_| area.height > 8)
             .map(|l| sanitize(&l).into_owned());
         let line_h = line.as_ref().map_or(0, |l| {
@@ -352,8 +382,13 @@ impl DiffView {
             }
         );
         let block = Block::default().borders(Borders::TOP).title(title);
-        let rows_h = table_area.height.saturating_sub(2) as usize;
-        let range = self.list.visible(rows_h, self.rows.len());
+        // The rows under the title and the header.
+        let rows_area = Rect {
+            y: table_area.y + 2.min(table_area.height),
+            height: table_area.height.saturating_sub(2),
+            ..table_area
+        };
+        let range = self.list.visible_in(rows_area, self.rows.len());
         let arrow = |s: DiffSort| if self.sort == s { "▼" } else { "" };
         let mut header = vec![
             TCell::from("Class"),
@@ -404,7 +439,7 @@ impl DiffView {
                     cells.push(TCell::from(Line::from(thousands(r.new)).right_aligned()));
                     cells.push(TCell::from(Line::from(thousands(r.gone)).right_aligned()));
                 }
-                TRow::new(cells).style(theme.row(i == self.list.selected))
+                TRow::new(cells).style(theme.row(i == self.list.selected && !self.focus_owners))
             })
             .collect();
         let mut widths = vec![
@@ -426,32 +461,7 @@ impl DiffView {
             table_area,
         );
         if owners_h > 0 {
-            let lines: Vec<Line> = self
-                .owners
-                .iter()
-                .map(|o| {
-                    let entries = match (o.base_entries, o.target_entries) {
-                        (Some(x), Some(y)) => format!(" ({:+} entries)", y as i64 - x as i64),
-                        _ => String::new(),
-                    };
-                    let w =
-                        (owners_area.width as usize).saturating_sub(29 + entries.chars().count());
-                    Line::from(format!(
-                        "{:>11} {:>9} obj  {}{entries}",
-                        signed(o.delta_retained()),
-                        signed_count(o.delta_objects()),
-                        fit_parts(owner_parts(&sanitize(&o.owner)), w.max(10))
-                    ))
-                })
-                .collect();
-            f.render_widget(
-                Paragraph::new(lines).block(
-                    Block::default()
-                        .borders(Borders::TOP)
-                        .title(" Owners that grew most (matched by their path from the GC roots) "),
-                ),
-                owners_area,
-            );
+            self.draw_owners(f, owners_area, table_area, theme);
         }
     }
 
@@ -530,6 +540,7 @@ impl DiffView {
                 let r = self.side(s);
                 r.top().selected_text(&r.ctx(theme))
             }
+            None if self.focus_owners => self.selected_owner().map(|o| o.owner.clone()),
             None => self.selected_row().map(|r| r.class.clone()),
         }
     }
@@ -567,6 +578,25 @@ impl DiffView {
     pub fn hints(&self) -> &'static [Action] {
         match self.sides {
             Some(s) => self.side(s).top().hints(),
+            None if self.focus_owners => &[
+                Action::Down,
+                Action::Open,
+                Action::Back,
+                Action::Paths,
+                Action::DominatorTree,
+                Action::Side,
+                Action::Help,
+                Action::Quit,
+            ],
+            None if !self.owners.is_empty() => &[
+                Action::Down,
+                Action::Open,
+                Action::Sort,
+                Action::Changed,
+                Action::Side,
+                Action::Help,
+                Action::Quit,
+            ],
             None => &[
                 Action::Down,
                 Action::Open,
@@ -588,22 +618,6 @@ impl DiffView {
             None
         }
     }
-}
-
-/// An owner's name in parts for [`fit_parts`]: a leading root kind (`[held by several
-/// roots]`, `[GC root: …]`) kept whole, the path after it cut in its middle (its root
-/// end and the owner's class both tell).
-fn owner_parts(owner: &str) -> Vec<Part> {
-    let mut parts = Vec::with_capacity(2);
-    let mut rest = owner;
-    if owner.starts_with('[') {
-        if let Some(end) = owner.find("] ") {
-            parts.push(Part::keep(&owner[..end + 2]));
-            rest = &owner[end + 2..];
-        }
-    }
-    parts.push(Part::shrink(rest, 8));
-    parts
 }
 
 /// A count's change: `+3,000`, `-150`, `0`.

@@ -247,6 +247,7 @@ impl Ready {
             }
             let sel = top.selected_object();
             let class = top.selected_class();
+            let picker = top.is_picker();
             let only = if action_for(key) == Some(Action::MergedPaths) {
                 top.merge_only(&ctx)
             } else {
@@ -321,7 +322,25 @@ impl Ready {
                     }
                     Some(Request::Suspects(waste))
                 }
+                Some(Action::Snapshots) if self.snap.snapshots.len() < 2 => {
+                    *message = Some(
+                        "`#` does nothing here: one snapshot in this file (a MoarVM file holds several)"
+                            .into(),
+                    );
+                    break 'key true;
+                }
                 Some(Action::Snapshots) => Some(Request::Snapshots),
+                // A picker (the snapshots of a file) closes on `q` as on `Esc`, as the
+                // overlays do: `q` quits only outside them.
+                Some(Action::Quit)
+                    if picker
+                        && self.stack.len() > 1
+                        && !key.modifiers.contains(KeyModifiers::CONTROL) =>
+                {
+                    let p = self.stack.pop().expect("more than one pane");
+                    self.forward.push(p);
+                    break 'key true;
+                }
                 Some(Action::Copy) => {
                     *message = Some(match sel {
                         Some(o) => {
@@ -347,6 +366,32 @@ impl Ready {
         };
         self.sync_detail(theme);
         used
+    }
+
+    /// A click at the screen cell (`x`, `y`): selects the row under it in the pane on top
+    /// or (with `detail`) in the detail pane beside it, which then gets the keys.
+    /// Whether a row was there.
+    pub fn click(&mut self, x: u16, y: u16, theme: &Theme, detail: bool) -> bool {
+        self.touched = true;
+        self.last_key = Instant::now();
+        let beside = detail && self.beside();
+        let ctx = ctx_of(&self.snap, &self.dom, &self.jobs, theme);
+        if let Some((_, d)) = self.detail.as_mut().filter(|_| beside) {
+            if d.click(x, y, &ctx) {
+                self.focus_detail = true;
+                return true;
+            }
+        }
+        let top = self
+            .stack
+            .last_mut()
+            .expect("the bottom pane is always there");
+        if !top.click(x, y, &ctx) {
+            return false;
+        }
+        self.focus_detail = false;
+        self.sync_detail(theme);
+        true
     }
 
     /// The detail pane follows the selection: an object's inspector rebuilt as soon as

@@ -27,12 +27,17 @@ pub struct HistogramPane {
     offset: usize,
     sort: SortKey,
     filter: String,
+    /// The filter a `/` replaced: shown in the prompt, which starts empty, and brought
+    /// back by `↑`.
+    recall: String,
     /// The filter prompt is open and takes the keys.
     editing: bool,
     /// `S` was pressed: the next key names the column to sort by.
     sort_menu: bool,
-    /// Rows that fit, as last drawn (the one thing drawing records).
+    /// Rows that fit, as last drawn (the one thing drawing records, with `rows_area`).
     height: Cell<usize>,
+    /// Where the rows were last drawn, for a mouse click.
+    rows_area: Cell<Rect>,
     /// Instances per class id that no GC root reaches (retained by nothing, so a
     /// class's retained size can be below its shallow size): marked `†`.
     unreachable: Vec<u64>,
@@ -59,9 +64,11 @@ impl HistogramPane {
             offset: 0,
             sort: SortKey::Shallow,
             filter: String::new(),
+            recall: String::new(),
             editing: false,
             sort_menu: false,
             height: Cell::new(20),
+            rows_area: Cell::default(),
             unreachable: Vec::new(),
         };
         p.rebuild();
@@ -98,6 +105,7 @@ impl HistogramPane {
     pub fn carry_from(&mut self, other: &HistogramPane) {
         self.sort = other.sort;
         self.filter = other.filter.clone();
+        self.recall = other.recall.clone();
         self.editing = other.editing;
         self.rebuild();
         if let Some(name) = other.selected_row().map(|r| r.name.clone()) {
@@ -162,6 +170,39 @@ impl HistogramPane {
         self.offset = self.offset.min(self.view.len().saturating_sub(1));
     }
 
+    /// `/`: a new filter, whatever the list was filtered by (after `H`, the histogram's
+    /// old filter is not typed on); the old one is kept for `↑`, and the selected class
+    /// stays selected in the whole list.
+    fn start_filter(&mut self) {
+        self.editing = true;
+        if self.filter.is_empty() {
+            return;
+        }
+        let keep = self.selected_row().map(|r| r.name.clone());
+        self.recall = std::mem::take(&mut self.filter);
+        self.rebuild();
+        if let Some(p) = keep.and_then(|n| self.view.iter().position(|&i| self.rows[i].name == n)) {
+            self.selected = p;
+            self.scroll();
+        }
+    }
+
+    /// A click at the screen cell (`x`, `y`): selects the class drawn there. Whether it
+    /// did.
+    pub fn click(&mut self, x: u16, y: u16) -> bool {
+        if self.is_editing() {
+            return false;
+        }
+        match super::list::row_at(self.rows_area.get(), self.offset, x, y) {
+            Some(i) if i < self.view.len() => {
+                self.selected = i;
+                self.scroll();
+                true
+            }
+            _ => false,
+        }
+    }
+
     fn next_sort(&mut self) {
         let retained = self.rows.iter().any(|r| r.retained.is_some());
         self.sort = match self.sort {
@@ -203,6 +244,12 @@ impl HistogramPane {
                     self.filter.pop();
                     self.rebuild();
                 }
+                // The filter this one replaced, back to be edited.
+                KeyCode::Up if self.filter.is_empty() && !self.recall.is_empty() => {
+                    self.filter = self.recall.clone();
+                    self.selected = 0;
+                    self.rebuild();
+                }
                 KeyCode::Char(c)
                     if !key
                         .modifiers
@@ -227,7 +274,7 @@ impl HistogramPane {
             Some(Action::Bottom) => self.selected = last,
             Some(Action::Sort) => self.next_sort(),
             Some(Action::SortMenu) => self.sort_menu = true,
-            Some(Action::Filter) => self.editing = true,
+            Some(Action::Filter) => self.start_filter(),
             Some(Action::Back) if !self.filter.is_empty() => {
                 self.filter.clear();
                 self.rebuild();
@@ -311,6 +358,11 @@ impl HistogramPane {
         };
         let inner_h = area.height.saturating_sub(2) as usize; // top border + header
         self.height.set(inner_h.max(1));
+        self.rows_area.set(Rect {
+            y: area.y + 2.min(area.height),
+            height: inner_h as u16,
+            ..area
+        });
         let arrow = |k: SortKey| if self.sort == k { "▼" } else { "" };
         let header = TRow::new(vec![
             TCell::from(format!("Class{}", arrow(SortKey::Name))),
@@ -396,7 +448,21 @@ impl HistogramPane {
     }
 }
 
+/// The prompt's mention of the filter a `/` replaced, while the new one is empty: `↑`
+/// brings it back.
+pub fn recall_hint(filter: &str, recall: &str) -> String {
+    if filter.is_empty() && !recall.is_empty() {
+        format!("  ↑ \"{}\"", sanitize(recall))
+    } else {
+        String::new()
+    }
+}
+
 impl super::Pane for HistogramPane {
+    fn click(&mut self, x: u16, y: u16, _ctx: &super::Ctx) -> bool {
+        HistogramPane::click(self, x, y)
+    }
+
     fn selected_class(&self) -> Option<crate::heap::ClassId> {
         self.selected_row().and_then(|r| r.class)
     }
@@ -453,8 +519,13 @@ impl super::Pane for HistogramPane {
                 if retained { "r retained  " } else { "" }
             ));
         }
-        self.editing
-            .then(|| format!("filter: {}▏  Enter keep  Esc clear", sanitize(&self.filter)))
+        self.editing.then(|| {
+            format!(
+                "filter: {}▏  Enter keep  Esc clear{}",
+                sanitize(&self.filter),
+                recall_hint(&self.filter, &self.recall)
+            )
+        })
     }
 
     fn hints(&self) -> &'static [Action] {

@@ -85,6 +85,10 @@ impl InspectorPane {
 }
 
 impl Pane for InspectorPane {
+    fn click(&mut self, x: u16, y: u16, _ctx: &Ctx) -> bool {
+        self.list.click(x, y, self.rows.len())
+    }
+
     fn title(&self, ctx: &Ctx) -> String {
         format!(
             "Inspector — {} {}",
@@ -119,7 +123,7 @@ impl Pane for InspectorPane {
             ),
             top,
         );
-        let range = self.list.visible(bottom.height as usize, self.rows.len());
+        let range = self.list.visible_in(bottom, self.rows.len());
         let lines: Vec<Line> = range
             .clone()
             .map(|i| {

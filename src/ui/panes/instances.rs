@@ -39,6 +39,9 @@ pub struct InstancesPane {
     by_retained: bool,
     sort_by: SortBy,
     filter: String,
+    /// The filter a `/` replaced (every `/` starts a new one): shown in the prompt and
+    /// brought back by `↑`.
+    recall: String,
     editing: bool,
     /// With a filter: the positions in `objs` that match, in order (the best kind of
     /// match first), and how each matched.
@@ -93,6 +96,7 @@ impl InstancesPane {
             by_retained: false,
             sort_by: SortBy::Retained,
             filter: String::new(),
+            recall: String::new(),
             editing: false,
             shown: None,
             match_objs: None,
@@ -330,6 +334,16 @@ impl InstancesPane {
 }
 
 impl Pane for InstancesPane {
+    fn click(&mut self, x: u16, y: u16, ctx: &Ctx) -> bool {
+        if self.editing || !self.list.click(x, y, self.rows_len()) {
+            return false;
+        }
+        if self.shown.is_none() {
+            self.ensure_rows(ctx, false);
+        }
+        true
+    }
+
     fn title(&self, ctx: &Ctx) -> String {
         self.heading(ctx, true)
     }
@@ -348,6 +362,9 @@ impl Pane for InstancesPane {
                 }
                 KeyCode::Backspace => {
                     self.filter.pop();
+                }
+                KeyCode::Up if self.filter.is_empty() && !self.recall.is_empty() => {
+                    self.filter = self.recall.clone();
                 }
                 KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
                     self.filter.push(c)
@@ -378,7 +395,16 @@ impl Pane for InstancesPane {
                 Outcome::Consumed
             }
             (Action::Filter, _) => {
+                // A new filter: the whole list until it is applied, the old one kept
+                // for `↑`, the selected object still selected.
                 self.editing = true;
+                if !self.filter.is_empty() {
+                    let keep = self.selected_object();
+                    let old = std::mem::take(&mut self.filter);
+                    self.clear_filter();
+                    self.recall = old;
+                    self.reselect(keep);
+                }
                 Outcome::Consumed
             }
             (Action::Changed, _) if self.changed.is_some() => {
@@ -468,8 +494,13 @@ impl Pane for InstancesPane {
         let block = Block::default()
             .borders(Borders::TOP)
             .title(format!(" {title} "));
-        let rows_h = area.height.saturating_sub(2) as usize;
-        let range = self.list.visible(rows_h, self.rows_len());
+        // The rows under the title and the header.
+        let rows_area = Rect {
+            y: area.y + 2.min(area.height),
+            height: area.height.saturating_sub(2),
+            ..area
+        };
+        let range = self.list.visible_in(rows_area, self.rows_len());
         let rows: Vec<TRow> = range
             .clone()
             .map(|i| {
@@ -549,8 +580,9 @@ impl Pane for InstancesPane {
     fn editing_hint(&self) -> Option<String> {
         self.editing.then(|| {
             format!(
-                "filter: {}▏  Enter apply  Esc clear",
-                sanitize(&self.filter)
+                "filter: {}▏  Enter apply  Esc clear{}",
+                sanitize(&self.filter),
+                super::histogram::recall_hint(&self.filter, &self.recall)
             )
         })
     }

@@ -72,6 +72,11 @@ impl LeaksPane {
 }
 
 impl Pane for LeaksPane {
+    fn click(&mut self, x: u16, y: u16, _ctx: &Ctx) -> bool {
+        let n = self.report().map_or(0, |r| r.clusters.len());
+        self.list.click(x, y, n)
+    }
+
     fn title(&self, _ctx: &Ctx) -> String {
         match self.report() {
             None => "Leaks: clustering the objects new in TARGET still in FINAL…".into(),
@@ -159,7 +164,7 @@ impl Pane for LeaksPane {
             return;
         }
         let w = inner.width as usize;
-        let range = self.list.visible(inner.height as usize, r.clusters.len());
+        let range = self.list.visible_in(inner, r.clusters.len());
         let lines: Vec<Line> = range
             .map(|i| {
                 let c = &r.clusters[i];

@@ -3,14 +3,19 @@
 
 use std::cell::Cell;
 
+use ratatui::layout::Rect;
+
 use crate::ui::keys::Action;
 
 #[derive(Debug, Default)]
 pub struct ListState {
     pub selected: usize,
     pub offset: usize,
-    /// Rows that fit, as last drawn (the one thing drawing records).
+    /// Rows that fit, as last drawn (the one thing drawing records, with `area`).
     pub height: Cell<usize>,
+    /// Where the rows were last drawn, for a mouse click ([`ListState::click`]); empty
+    /// until a pane draws with [`ListState::visible_in`].
+    pub area: Cell<Rect>,
 }
 
 impl ListState {
@@ -57,4 +62,32 @@ impl ListState {
         let start = self.offset.min(len);
         start..(start + height).min(len)
     }
+
+    /// The rows to draw in `rows`, one a line from its top: records where they are (for
+    /// a click) and returns the range.
+    pub fn visible_in(&self, rows: Rect, len: usize) -> std::ops::Range<usize> {
+        self.area.set(rows);
+        self.visible(rows.height as usize, len)
+    }
+
+    /// A click at the screen cell (`x`, `y`): the row drawn there, if it is one of the
+    /// `len` rows, is selected. Whether it was.
+    pub fn click(&mut self, x: u16, y: u16, len: usize) -> bool {
+        let Some(i) = row_at(self.area.get(), self.offset, x, y) else {
+            return false;
+        };
+        if i >= len {
+            return false;
+        }
+        self.selected = i;
+        self.scroll(len);
+        true
+    }
+}
+
+/// The row under the cell (`x`, `y`) of a list drawn in `rows` from row `offset` on, one
+/// a line.
+pub fn row_at(rows: Rect, offset: usize, x: u16, y: u16) -> Option<usize> {
+    let inside = x >= rows.x && x < rows.right() && y >= rows.y && y < rows.bottom();
+    inside.then(|| offset + (y - rows.y) as usize)
 }

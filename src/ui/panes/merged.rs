@@ -246,6 +246,10 @@ fn build(class: ClassId, only: Option<&[bool]>, ctx: &Ctx, cancel: &AtomicBool) 
 }
 
 impl Pane for MergedPathsPane {
+    fn click(&mut self, x: u16, y: u16, _ctx: &Ctx) -> bool {
+        self.list.click(x, y, self.built.rows.len())
+    }
+
     fn title(&self, ctx: &Ctx) -> String {
         let name = &ctx.snap.graph.classes[self.class as usize].name;
         let which = self
@@ -334,7 +338,7 @@ impl Pane for MergedPathsPane {
         let snap = ctx.snap;
         let inner = titled(f, area, &self.title(ctx));
         let (rows, nodes) = (&self.built.rows, &self.built.nodes);
-        let range = self.list.visible(inner.height as usize, rows.len());
+        let range = self.list.visible_in(inner, rows.len());
         let w = inner.width as usize;
         let lines: Vec<Line> = range
             .map(|i| {

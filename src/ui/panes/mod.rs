@@ -161,6 +161,11 @@ pub trait Pane {
     fn selected_line(&self, ctx: &Ctx) -> Option<String> {
         self.selected_object().map(|o| object_line(ctx, o))
     }
+    /// A click at the screen cell (`x`, `y`): the row drawn there is selected, if the
+    /// pane drew one there. Whether it was (a double click then opens it, as `Enter`).
+    fn click(&mut self, _x: u16, _y: u16, _ctx: &Ctx) -> bool {
+        false
+    }
     /// Whether the pane takes every key (a filter prompt is open).
     fn is_editing(&self) -> bool {
         false
@@ -181,6 +186,11 @@ pub trait Pane {
     /// Whether this is a list of classes whose selected class's merged paths from the
     /// GC roots are drawn beside it on a wide screen (the class histogram).
     fn wants_class_detail(&self) -> bool {
+        false
+    }
+    /// Whether this is a picker (the snapshots of a file), which `q` closes as `Esc`
+    /// does, as it closes the overlays: `q` quits only outside them.
+    fn is_picker(&self) -> bool {
         false
     }
     /// Whether this is the leak suspects pane (`!` goes back to it).

@@ -32,6 +32,10 @@ impl SnapshotsPane {
 }
 
 impl Pane for SnapshotsPane {
+    fn click(&mut self, x: u16, y: u16, ctx: &Ctx) -> bool {
+        self.list.click(x, y, ctx.snap.snapshots.len())
+    }
+
     fn title(&self, ctx: &Ctx) -> String {
         format!(
             "Snapshots in this file — {} (Enter opens one)",
@@ -57,9 +61,14 @@ impl Pane for SnapshotsPane {
     }
 
     fn draw(&self, f: &mut Frame, area: Rect, ctx: &Ctx) {
-        let rows_h = area.height.saturating_sub(1) as usize;
         let snaps = &ctx.snap.snapshots;
-        let range = self.list.visible(rows_h, snaps.len());
+        // The rows under the title.
+        let rows_area = Rect {
+            y: area.y + 1.min(area.height),
+            height: area.height.saturating_sub(1),
+            ..area
+        };
+        let range = self.list.visible_in(rows_area, snaps.len());
         let lines: Vec<Line> = range
             .map(|i| {
                 let s = &snaps[i];
@@ -87,6 +96,10 @@ impl Pane for SnapshotsPane {
             ),
             area,
         );
+    }
+
+    fn is_picker(&self) -> bool {
+        true
     }
 
     fn hints(&self) -> &'static [Action] {

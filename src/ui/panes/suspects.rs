@@ -193,6 +193,19 @@ impl SuspectsPane {
 }
 
 impl Pane for SuspectsPane {
+    fn click(&mut self, x: u16, y: u16, _ctx: &Ctx) -> bool {
+        match self.mode {
+            Mode::Suspects => {
+                let n = self.len();
+                self.list.click(x, y, n)
+            }
+            Mode::Waste => {
+                let n = self.waste.as_ref().map_or(0, |w| w.len());
+                self.waste_list.click(x, y, n)
+            }
+        }
+    }
+
     fn title(&self, ctx: &Ctx) -> String {
         match self.mode {
             Mode::Suspects => format!(
@@ -275,7 +288,7 @@ impl Pane for SuspectsPane {
         let cut = |s: &str| -> String { take_width(&sanitize(s), w).to_string() };
         let lines: Vec<Line> = match self.mode {
             Mode::Suspects => {
-                let range = self.list.visible(top.height as usize, self.len());
+                let range = self.list.visible_in(top, self.len());
                 range
                     .map(|i| {
                         let s = &self.report.suspects[i];
@@ -291,7 +304,7 @@ impl Pane for SuspectsPane {
             Mode::Waste => match &self.waste {
                 None => vec![Line::from("looking for waste…")],
                 Some(rows) => {
-                    let range = self.waste_list.visible(top.height as usize, rows.len());
+                    let range = self.waste_list.visible_in(top, rows.len());
                     range
                         .map(|i| {
                             let r = &rows[i];

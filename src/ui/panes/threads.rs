@@ -75,6 +75,10 @@ impl ThreadsPane {
 }
 
 impl Pane for ThreadsPane {
+    fn click(&mut self, x: u16, y: u16, _ctx: &Ctx) -> bool {
+        self.list.click(x, y, self.rows.len())
+    }
+
     fn title(&self, ctx: &Ctx) -> String {
         format!("Threads — {}", ctx.snap.thread_list.len())
     }
@@ -131,7 +135,7 @@ impl Pane for ThreadsPane {
     fn draw(&self, f: &mut Frame, area: Rect, ctx: &Ctx) {
         let snap = ctx.snap;
         let inner = titled(f, area, &self.title(ctx));
-        let range = self.list.visible(inner.height as usize, self.rows.len());
+        let range = self.list.visible_in(inner, self.rows.len());
         let lines: Vec<Line> = range
             .map(|i| {
                 let text = match &self.rows[i] {

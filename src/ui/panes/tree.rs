@@ -571,6 +571,10 @@ pub const TREE_HINTS: [Action; 8] = [
 ];
 
 impl Pane for TreePane {
+    fn click(&mut self, x: u16, y: u16, _ctx: &Ctx) -> bool {
+        self.list.click(x, y, self.rows.len())
+    }
+
     fn title(&self, ctx: &Ctx) -> String {
         let name = |o: ObjId| format!("{} {}", ctx.snap.class_name(o), ctx.snap.object_name(o));
         if self.pending_group.is_some() || self.group_job.is_some() {
@@ -679,7 +683,7 @@ impl Pane for TreePane {
         }
         let w = inner.width as usize;
         let sizes_w = 26usize.min(w / 2);
-        let range = self.list.visible(inner.height as usize, self.rows.len());
+        let range = self.list.visible_in(inner, self.rows.len());
         let lines: Vec<Line> = range
             .map(|i| {
                 let r = &self.rows[i];
