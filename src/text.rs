@@ -419,24 +419,34 @@ impl Part {
 }
 
 /// The parts joined into at most `cells` wide ([`width`]): the shrinkable ones are cut
-/// in their middle, the last listed first, each down to its minimum, before anything
-/// kept whole is touched; only a row that cannot fit even so is cut at its end.
+/// in their middle, the last listed first, each down to its minimum; where that is not
+/// enough, down to `…` and then to nothing, the first listed first (the indent and the
+/// reference's name go before the class), before anything kept whole (an id, a root
+/// kind, a count) is touched. Only a row narrower than its kept parts is cut at its end.
 pub fn fit_parts(mut parts: Vec<Part>, cells: usize) -> String {
     let mut over = parts
         .iter()
         .map(|x| width(&x.text))
         .sum::<usize>()
         .saturating_sub(cells);
-    for p in parts.iter_mut().rev() {
-        if over == 0 {
-            break;
-        }
-        let Some(min) = p.min else { continue };
-        let n = width(&p.text);
-        let to = n.saturating_sub(over).max(min);
-        if to < n {
-            p.text = elide_middle(&p.text, to);
-            over = over.saturating_sub(n - width(&p.text));
+    // Each shrinkable part down to its minimum, then to one cell (`…`), then to none.
+    for floor in [None, Some(1), Some(0)] {
+        let order: Vec<usize> = match floor {
+            None => (0..parts.len()).rev().collect(),
+            Some(_) => (0..parts.len()).collect(),
+        };
+        for i in order {
+            let p = &mut parts[i];
+            if over == 0 {
+                break;
+            }
+            let Some(min) = p.min else { continue };
+            let n = width(&p.text);
+            let to = n.saturating_sub(over).max(floor.unwrap_or(min).min(min));
+            if to < n {
+                p.text = elide_middle(&p.text, to);
+                over = over.saturating_sub(n - width(&p.text));
+            }
         }
     }
     let joined: String = parts.iter().map(|p| p.text.as_str()).collect();
@@ -649,5 +659,34 @@ mod fit_tests {
         assert!(narrow.contains("java.util"), "{narrow}");
         assert!(narrow.contains("Node"), "{narrow}");
         assert_eq!(elide_middle("abcdefghij", 5), "ab…ij");
+    }
+
+    #[test]
+    fn past_their_minimum_the_names_give_way_before_an_id_is_cut() {
+        // Issue 39, bug 4: `[JNI global] jdk.…der 0` in a merged-paths row at 120
+        // columns: the kept parts and the names' minimums did not fit, and the row was
+        // cut at its end, through the id.
+        let row = |w| {
+            fit_parts(
+                vec![
+                    Part::shrink("    ", 2),
+                    Part::keep("[JNI global] "),
+                    Part::shrink("path → ", 4),
+                    Part::shrink("jdk.internal.loader.ClassLoaders$AppClassLoader", 8),
+                    Part::keep(" 0xe0f00000"),
+                ],
+                w,
+            )
+        };
+        for w in 24..=40 {
+            let r = row(w);
+            assert!(r.ends_with("[JNI global] ") || r.contains("[JNI global] "), "{w}: {r}");
+            assert!(r.ends_with(" 0xe0f00000"), "{w}: {r:?}");
+            assert!(width(&r) <= w, "{w}: {r:?}");
+        }
+        // The class is the last to go: the indent and the reference give way first.
+        assert!(row(32).contains("jdk"), "{}", row(32));
+        // Only a row narrower than its kept parts is cut at its end.
+        assert_eq!(row(10), "[JNI globa");
     }
 }
