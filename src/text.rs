@@ -680,7 +680,10 @@ mod fit_tests {
         };
         for w in 24..=40 {
             let r = row(w);
-            assert!(r.ends_with("[JNI global] ") || r.contains("[JNI global] "), "{w}: {r}");
+            assert!(
+                r.ends_with("[JNI global] ") || r.contains("[JNI global] "),
+                "{w}: {r}"
+            );
             assert!(r.ends_with(" 0xe0f00000"), "{w}: {r:?}");
             assert!(width(&r) <= w, "{w}: {r:?}");
         }

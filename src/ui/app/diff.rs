@@ -282,10 +282,37 @@ impl DiffView {
         }
     }
 
-    pub fn draw(&self, f: &mut Frame, area: Rect, theme: &Theme, dom_fraction: f64) {
+    pub fn draw(
+        &self,
+        f: &mut Frame,
+        area: Rect,
+        theme: &Theme,
+        dom_fraction: f64,
+        split: super::split::Split,
+    ) {
         match self.sides {
-            Some(focus) => self.draw_sides(f, area, theme, focus),
+            Some(focus) => self.draw_sides(f, area, theme, focus, split),
             None => self.draw_table(f, area, theme, dom_fraction),
+        }
+    }
+
+    /// The focused side's inspector, drawn in a third column from [`DIFF_WIDE`] columns.
+    fn third(&self, width: u16) -> Option<&dyn Pane> {
+        let focus = self.sides?;
+        self.side(focus)
+            .detail
+            .as_ref()
+            .filter(|_| width >= DIFF_WIDE)
+            .map(|(_, d)| d.as_ref())
+    }
+
+    /// The left part's own share of a screen `width` wide, in percent: the two sides
+    /// of the sides' two thirds beside the third column, or of the whole width.
+    pub fn left_share(&self, width: u16) -> u16 {
+        if self.third(width).is_some() {
+            67
+        } else {
+            50
         }
     }
 
@@ -455,22 +482,27 @@ impl DiffView {
         }
     }
 
-    fn draw_sides(&self, f: &mut Frame, area: Rect, theme: &Theme, focus: Side) {
+    fn draw_sides(
+        &self,
+        f: &mut Frame,
+        area: Rect,
+        theme: &Theme,
+        focus: Side,
+        split: super::split::Split,
+    ) {
+        use super::split::columns;
         // From DIFF_WIDE columns: base, target, and the focused side's selected object
-        // inspected beside them.
-        let detail = self
-            .side(focus)
-            .detail
-            .as_ref()
-            .filter(|_| area.width >= DIFF_WIDE);
-        let (left, right) = match detail {
-            Some((_, d)) => {
-                let [left, right, third] = Layout::horizontal([
-                    Constraint::Percentage(34),
-                    Constraint::Percentage(33),
-                    Constraint::Percentage(33),
-                ])
-                .areas(area);
+        // inspected beside them; a blank column between each two. Zoomed (`z`): the
+        // focused side alone.
+        let share = split.left(self.left_share(area.width));
+        let (left, right) = match self.third(area.width) {
+            _ if split.zoom => match focus {
+                Side::Base => (area, Rect::default()),
+                Side::Target => (Rect::default(), area),
+            },
+            Some(d) => {
+                let [sides, third] = columns(area, share);
+                let [left, right] = columns(sides, 50);
                 let r = self.side(focus);
                 let [head, body] =
                     Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(third);
@@ -486,13 +518,14 @@ impl DiffView {
                 (left, right)
             }
             None => {
-                let [left, right] =
-                    Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
-                        .areas(area);
+                let [left, right] = columns(area, share);
                 (left, right)
             }
         };
         for (side, area) in [(Side::Base, left), (Side::Target, right)] {
+            if area.width == 0 {
+                continue;
+            }
             let r = self.side(side);
             let [head, body] =
                 Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(area);

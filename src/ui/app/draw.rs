@@ -94,44 +94,30 @@ impl App {
             }
             Screen::Ready(r) => {
                 let ctx = r.ctx(&self.theme);
-                // The selected row whole, under the list, where there is room.
-                let line = r
-                    .top()
-                    .selected_line(&ctx)
-                    .map(|l| sanitize(&l).into_owned());
-                let main = match line {
-                    Some(l) if main.height > 8 => {
-                        let w = main.width.max(1) as usize;
-                        let rows = (crate::ui::text::width(&l) + 2).div_ceil(w).clamp(1, 2) as u16;
-                        let [top, below] =
-                            Layout::vertical([Constraint::Min(1), Constraint::Length(rows)])
-                                .areas(main);
-                        f.render_widget(
-                            Paragraph::new(format!("▸ {l}"))
-                                .style(self.theme.dim())
-                                .wrap(Wrap { trim: false }),
-                            below,
-                        );
-                        top
-                    }
-                    _ => main,
+                let beside = r.beside();
+                // The pane with the keys: the detail beside the list after `Tab`.
+                let detail = r.detail.as_ref().map(|(_, d)| d.as_ref());
+                let focused: &dyn crate::ui::panes::Pane = match detail {
+                    Some(d) if beside && r.focus_detail => d,
+                    _ => r.top(),
                 };
-                if r.beside() {
-                    let [left, right] = Layout::horizontal([
-                        Constraint::Percentage(55),
-                        Constraint::Percentage(45),
-                    ])
-                    .areas(main);
-                    // The histogram's right-aligned figures keep a column from the paths.
-                    let list = if r.top().wants_class_detail() {
-                        Rect {
-                            width: left.width.saturating_sub(1),
-                            ..left
-                        }
-                    } else {
-                        left
-                    };
+                // The focused pane's selected row whole, under the panes.
+                let main = self.line_under(f, main, focused.selected_line(&ctx));
+                // Side by side (a blank column between them), or the focused one alone
+                // when zoomed.
+                let (list, right) = match (beside, self.split.zoom) {
+                    (false, _) => (Some(main), None),
+                    (true, true) if r.focus_detail => (None, Some(main)),
+                    (true, true) => (Some(main), None),
+                    (true, false) => {
+                        let [l, rt] = split::columns(main, self.split.left(ready::LIST_SHARE));
+                        (Some(l), Some(rt))
+                    }
+                };
+                if let Some(list) = list {
                     r.top().draw(f, list, &ctx);
+                }
+                if let Some(right) = right {
                     // A class whose merged paths wait for the selection to rest: said
                     // above the previous class's, which are stale until then.
                     let beside = match r.waiting {
@@ -160,24 +146,23 @@ impl App {
                         }
                         _ => right,
                     };
-                    match &r.detail {
-                        Some((_, d)) => d.draw(f, beside, &ctx),
+                    match detail {
+                        Some(d) => d.draw(f, beside, &ctx),
                         None => {
                             crate::ui::panes::titled(f, beside, "Merged paths from GC roots");
                         }
                     }
-                    // The focused side is marked at its title's left end.
-                    let at = if r.focus_detail { right } else { left };
+                }
+                // Both shown: the focused side is marked at its title's left end.
+                if let (Some(l), Some(rt)) = (list, right) {
+                    let at = if r.focus_detail { rt } else { l };
                     f.render_widget(
                         Paragraph::new("▶").style(self.theme.selected()),
                         Rect::new(at.x, at.y, 1, 1),
                     );
-                } else {
-                    r.top().draw(f, main, &ctx);
                 }
                 let g = &r.snap.graph;
-                let sel = r
-                    .top()
+                let sel = focused
                     .selected_text(&ctx)
                     .map(|t| format!(" · {}", sanitize(&t)))
                     .unwrap_or_default();
@@ -206,7 +191,22 @@ impl App {
                 f.render_widget(Paragraph::new(line).style(self.theme.status()), status);
             }
             Screen::Diff(v) => {
-                v.draw(f, main, &self.theme, self.dom_progress.fraction());
+                // On the sides, the focused side's selected row whole under them (the
+                // table draws its own).
+                let main = match v.sides {
+                    Some(s) => {
+                        let r = v.side(s);
+                        self.line_under(f, main, r.top().selected_line(&r.ctx(&self.theme)))
+                    }
+                    None => main,
+                };
+                v.draw(
+                    f,
+                    main,
+                    &self.theme,
+                    self.dom_progress.fraction(),
+                    self.split,
+                );
                 let sel = v
                     .selected_text(&self.theme)
                     .map(|t| format!(" · {}", sanitize(&t)))
@@ -275,6 +275,32 @@ impl App {
                 );
             }
         }
+    }
+
+    /// The selected row `line` whole under the panes, where there is room: wrapped at
+    /// spaces over as many rows as it needs, up to a quarter of the screen (its last
+    /// row then ends with `…`). Returns the area left above it.
+    fn line_under(&self, f: &mut Frame, main: Rect, line: Option<String>) -> Rect {
+        let Some(line) = line.filter(|_| main.height > 8) else {
+            return main;
+        };
+        let w = main.width.max(1) as usize;
+        let mut rows = wrap_cells(&format!("▸ {}", sanitize(&line)), w);
+        let most = (main.height / 4).max(2) as usize;
+        if rows.len() > most {
+            rows.truncate(most);
+            let last = &mut rows[most - 1];
+            *last = format!(
+                "{}…",
+                crate::ui::text::take_width(last, w.saturating_sub(1))
+            );
+        }
+        let n = rows.len() as u16;
+        let [top, below] =
+            Layout::vertical([Constraint::Min(1), Constraint::Length(n)]).areas(main);
+        let lines: Vec<Line> = rows.into_iter().map(Line::from).collect();
+        f.render_widget(Paragraph::new(lines).style(self.theme.dim()), below);
+        top
     }
 
     fn draw_help(&self, f: &mut Frame, area: Rect) {
@@ -367,6 +393,37 @@ fn wrap_words(text: &str, width: usize) -> Vec<String> {
     }
     if !line.is_empty() || out.is_empty() {
         out.push(line);
+    }
+    out
+}
+
+/// `text` (sanitised) in rows of at most `cells` wide ([`crate::ui::text::width`]),
+/// broken at spaces; a word wider than a row is broken where the row ends.
+fn wrap_cells(text: &str, cells: usize) -> Vec<String> {
+    use crate::ui::text::{take_width, width};
+    let cells = cells.max(1);
+    let mut out: Vec<String> = Vec::new();
+    let mut row = String::new();
+    for word in text.split(' ') {
+        let (rw, ww) = (width(&row), width(word));
+        if rw > 0 && rw + 1 + ww > cells {
+            out.push(std::mem::take(&mut row));
+        }
+        if !row.is_empty() {
+            row.push(' ');
+        }
+        row.push_str(word);
+        while width(&row) > cells {
+            let head = take_width(&row, cells).to_string();
+            if head.is_empty() {
+                break;
+            }
+            row = row[head.len()..].to_string();
+            out.push(head);
+        }
+    }
+    if !row.is_empty() || out.is_empty() {
+        out.push(row);
     }
     out
 }

@@ -9,6 +9,10 @@ pub(super) const SUSPECTS: usize = 10;
 /// From this many columns the selected row's detail is drawn beside the list.
 pub const WIDE: u16 = 120;
 
+/// The list's share of the width beside its detail, in percent, before the user moves
+/// the split ([`crate::ui::app::split`]).
+pub const LIST_SHARE: u16 = 55;
+
 /// How long the histogram's selection rests (no key) before the merged paths of its
 /// class are built beside it: up to ~200 ms on a class of millions, never once per key
 /// of a fast scroll.
