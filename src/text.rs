@@ -453,6 +453,55 @@ pub fn fit_parts(mut parts: Vec<Part>, cells: usize) -> String {
     take_width(&joined, cells).to_string()
 }
 
+/// `text` (sanitised) in rows of at most `cells` wide ([`width`]), broken at spaces; a
+/// word wider than a row is broken where the row ends.
+pub fn wrap_cells(text: &str, cells: usize) -> Vec<String> {
+    let cells = cells.max(1);
+    // A leading indent (a list under a heading) is kept, on every row of the text.
+    let body = text.trim_start_matches(' ');
+    let indent = " ".repeat((text.len() - body.len()).min(cells / 2));
+    let mut out: Vec<String> = Vec::new();
+    let mut row = indent.clone();
+    let mut fresh = true;
+    for word in body.split(' ') {
+        let (rw, ww) = (width(&row), width(word));
+        if !fresh && rw + 1 + ww > cells {
+            out.push(std::mem::replace(&mut row, indent.clone()));
+            fresh = true;
+        }
+        if !fresh {
+            row.push(' ');
+        }
+        row.push_str(word);
+        fresh = false;
+        while width(&row) > cells {
+            let head = take_width(&row, cells).to_string();
+            if head.len() <= indent.len() {
+                break;
+            }
+            row = format!("{indent}{}", &row[head.len()..]);
+            out.push(head);
+        }
+    }
+    if !fresh || out.is_empty() {
+        out.push(row);
+    }
+    out
+}
+
+/// [`wrap_cells`] in at most `rows` rows: where the text needs more, its last row shown
+/// ends with `…`, so that nothing is lost without a mark.
+pub fn wrap_rows(text: &str, cells: usize, rows: usize) -> Vec<String> {
+    let mut out = wrap_cells(text, cells);
+    if out.len() > rows.max(1) {
+        out.truncate(rows.max(1));
+        if let Some(last) = out.last_mut() {
+            *last = format!("{}…", take_width(last, cells.max(1) - 1));
+        }
+    }
+    out
+}
+
 /// Bytes in a human unit (B, KiB, MiB, GiB), as lists show them.
 pub fn human(bytes: u64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
@@ -659,6 +708,17 @@ mod fit_tests {
         assert!(narrow.contains("java.util"), "{narrow}");
         assert!(narrow.contains("Node"), "{narrow}");
         assert_eq!(elide_middle("abcdefghij", 5), "ab…ij");
+    }
+
+    #[test]
+    fn wrapped_rows_keep_their_words_and_indent_and_mark_what_is_left_out() {
+        assert_eq!(wrap_cells("ab cd ef", 5), ["ab cd", "ef"]);
+        assert_eq!(wrap_cells("  1000 × Index", 8), ["  1000 ×", "  Index"]);
+        assert_eq!(wrap_cells("abcdefgh", 3), ["abc", "def", "gh"]);
+        assert_eq!(wrap_cells("", 3), [""]);
+        assert_eq!(wrap_rows("ab cd ef gh", 5, 1), ["ab c…"]);
+        assert_eq!(wrap_rows("ab cd ef gh ij", 5, 2), ["ab cd", "ef g…"]);
+        assert_eq!(wrap_rows("ab cd", 5, 2), ["ab cd"]);
     }
 
     #[test]

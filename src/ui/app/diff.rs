@@ -56,6 +56,10 @@ pub struct DiffView {
     /// `n` toggles), sorted by `sort`.
     rows: Vec<ClassDelta>,
     all: bool,
+    /// The widest figure of each number column of `rows` (base and target counts, the
+    /// three deltas, new, gone): the columns are sized to them, so that no figure loses
+    /// a digit or its sign (issue 39, bug 9).
+    figures_w: [usize; 7],
     owners: Vec<OwnerDelta>,
     sort: DiffSort,
     list: ListState,
@@ -84,6 +88,7 @@ impl DiffView {
             every: Vec::new(),
             rows: Vec::new(),
             all: false,
+            figures_w: [0; 7],
             owners: Vec::new(),
             sort: DiffSort::DeltaShallow,
             list: ListState::new(),
@@ -125,6 +130,14 @@ impl DiffView {
             .cloned()
             .collect();
         crate::diff::sort_deltas(&mut self.rows, self.sort);
+        let retained = self.dominators_ready();
+        self.figures_w = [0; 7];
+        for r in &self.rows {
+            let cells = figures(r, retained);
+            for (w, c) in self.figures_w.iter_mut().zip(&cells) {
+                *w = (*w).max(c.chars().count());
+            }
+        }
         if let Some(c) = selected {
             if let Some(i) = self.rows.iter().position(|r| r.class == c) {
                 self.list.selected = i;
@@ -382,70 +395,49 @@ impl DiffView {
         let rows_h = table_area.height.saturating_sub(2) as usize;
         let range = self.list.visible(rows_h, self.rows.len());
         let arrow = |s: DiffSort| if self.sort == s { "▼" } else { "" };
-        let mut header = vec![
-            TCell::from("Class"),
-            TCell::from(Line::from("Base #").right_aligned()),
-            TCell::from(Line::from("Target #").right_aligned()),
-            TCell::from(Line::from(format!("Δ #{}", arrow(DiffSort::DeltaCount))).right_aligned()),
-            TCell::from(
-                Line::from(format!("Δ Shallow{}", arrow(DiffSort::DeltaShallow))).right_aligned(),
-            ),
-            TCell::from(
-                Line::from(format!("Δ Retained{}", arrow(DiffSort::DeltaRetained))).right_aligned(),
-            ),
+        let labels = [
+            "Base #".to_string(),
+            "Target #".to_string(),
+            format!("Δ #{}", arrow(DiffSort::DeltaCount)),
+            format!("Δ Shallow{}", arrow(DiffSort::DeltaShallow)),
+            format!("Δ Retained{}", arrow(DiffSort::DeltaRetained)),
+            "New".to_string(),
+            "Gone".to_string(),
         ];
-        if ids {
-            header.push(TCell::from(Line::from("New").right_aligned()));
-            header.push(TCell::from(Line::from("Gone").right_aligned()));
-        }
-        let fixed: usize = 9 + 9 + 9 + 11 + 11 + if ids { 8 + 8 } else { 0 } + 8;
-        let name_w = (table_area.width as usize).saturating_sub(fixed).max(16);
-        let signed = |v: i64| {
-            if v > 0 {
-                format!("+{}", human(v as u64))
-            } else if v < 0 {
-                format!("-{}", human(v.unsigned_abs()))
-            } else {
-                "0".into()
-            }
-        };
+        // Each number column as wide as its widest figure or its header; the class
+        // name has the rest (cut in its middle), at least 12 cells.
+        let n = if ids { 7 } else { 5 };
+        let col_w: Vec<u16> = labels
+            .iter()
+            .zip(&self.figures_w)
+            .take(n)
+            .map(|(h, &w)| h.chars().count().max(w) as u16)
+            .collect();
+        let mut header = vec![TCell::from("Class")];
+        header.extend(
+            labels
+                .into_iter()
+                .take(n)
+                .map(|h| TCell::from(Line::from(h).right_aligned())),
+        );
+        let spacing = n as u16;
+        let fixed: u16 = col_w.iter().sum::<u16>() + spacing;
+        let name_w = table_area.width.saturating_sub(fixed).max(12) as usize;
         let rows: Vec<TRow> = range
             .map(|i| {
                 let r = &self.rows[i];
-                let mut cells = vec![
-                    TCell::from(elide_middle(&sanitize(&r.class), name_w)),
-                    TCell::from(Line::from(thousands(r.base_count)).right_aligned()),
-                    TCell::from(Line::from(thousands(r.target_count)).right_aligned()),
-                    TCell::from(Line::from(signed_count(r.delta_count())).right_aligned()),
-                    TCell::from(Line::from(signed(r.delta_shallow())).right_aligned()),
-                    TCell::from(
-                        Line::from(if retained {
-                            signed(r.delta_retained())
-                        } else {
-                            "…".into()
-                        })
-                        .right_aligned(),
-                    ),
-                ];
-                if ids {
-                    cells.push(TCell::from(Line::from(thousands(r.new)).right_aligned()));
-                    cells.push(TCell::from(Line::from(thousands(r.gone)).right_aligned()));
-                }
+                let mut cells = vec![TCell::from(elide_middle(&sanitize(&r.class), name_w))];
+                cells.extend(
+                    figures(r, retained)
+                        .into_iter()
+                        .take(n)
+                        .map(|f| TCell::from(Line::from(f).right_aligned())),
+                );
                 TRow::new(cells).style(theme.row(i == self.list.selected))
             })
             .collect();
-        let mut widths = vec![
-            Constraint::Min(16),
-            Constraint::Length(9),
-            Constraint::Length(9),
-            Constraint::Length(9),
-            Constraint::Length(11),
-            Constraint::Length(11),
-        ];
-        if ids {
-            widths.push(Constraint::Length(8));
-            widths.push(Constraint::Length(8));
-        }
+        let mut widths = vec![Constraint::Length(name_w as u16)];
+        widths.extend(col_w.iter().map(|&w| Constraint::Length(w)));
         f.render_widget(
             Table::new(rows, widths)
                 .header(TRow::new(header).style(theme.header()))
@@ -465,7 +457,7 @@ impl DiffView {
                         (owners_area.width as usize).saturating_sub(29 + entries.chars().count());
                     Line::from(format!(
                         "{:>11} {:>9} obj  {}{entries}",
-                        signed(o.delta_retained()),
+                        signed_bytes(o.delta_retained()),
                         signed_count(o.delta_objects()),
                         fit_parts(owner_parts(&sanitize(&o.owner)), w.max(10))
                     ))
@@ -637,6 +629,34 @@ fn owner_parts(owner: &str) -> Vec<Part> {
     }
     parts.push(Part::shrink(rest, 8));
     parts
+}
+
+/// A size's change: `+5.5 KiB`, `-32 B`, `0`.
+fn signed_bytes(v: i64) -> String {
+    match v.signum() {
+        1 => format!("+{}", human(v as u64)),
+        -1 => format!("-{}", human(v.unsigned_abs())),
+        _ => "0".into(),
+    }
+}
+
+/// A table row's figures, as its number columns show them: base and target counts,
+/// the changes of count, shallow and retained size (`…` until the dominator trees are
+/// ready), new and gone objects.
+fn figures(r: &ClassDelta, retained: bool) -> [String; 7] {
+    [
+        thousands(r.base_count),
+        thousands(r.target_count),
+        signed_count(r.delta_count()),
+        signed_bytes(r.delta_shallow()),
+        if retained {
+            signed_bytes(r.delta_retained())
+        } else {
+            "…".into()
+        },
+        thousands(r.new),
+        thousands(r.gone),
+    ]
 }
 
 /// A count's change: `+3,000`, `-150`, `0`.

@@ -284,17 +284,11 @@ impl App {
         let Some(line) = line.filter(|_| main.height > 8) else {
             return main;
         };
-        let w = main.width.max(1) as usize;
-        let mut rows = wrap_cells(&format!("▸ {}", sanitize(&line)), w);
-        let most = (main.height / 4).max(2) as usize;
-        if rows.len() > most {
-            rows.truncate(most);
-            let last = &mut rows[most - 1];
-            *last = format!(
-                "{}…",
-                crate::ui::text::take_width(last, w.saturating_sub(1))
-            );
-        }
+        let rows = crate::ui::text::wrap_rows(
+            &format!("▸ {}", sanitize(&line)),
+            main.width as usize,
+            (main.height / 4).max(2) as usize,
+        );
         let n = rows.len() as u16;
         let [top, below] =
             Layout::vertical([Constraint::Min(1), Constraint::Length(n)]).areas(main);
@@ -393,37 +387,6 @@ fn wrap_words(text: &str, width: usize) -> Vec<String> {
     }
     if !line.is_empty() || out.is_empty() {
         out.push(line);
-    }
-    out
-}
-
-/// `text` (sanitised) in rows of at most `cells` wide ([`crate::ui::text::width`]),
-/// broken at spaces; a word wider than a row is broken where the row ends.
-fn wrap_cells(text: &str, cells: usize) -> Vec<String> {
-    use crate::ui::text::{take_width, width};
-    let cells = cells.max(1);
-    let mut out: Vec<String> = Vec::new();
-    let mut row = String::new();
-    for word in text.split(' ') {
-        let (rw, ww) = (width(&row), width(word));
-        if rw > 0 && rw + 1 + ww > cells {
-            out.push(std::mem::take(&mut row));
-        }
-        if !row.is_empty() {
-            row.push(' ');
-        }
-        row.push_str(word);
-        while width(&row) > cells {
-            let head = take_width(&row, cells).to_string();
-            if head.is_empty() {
-                break;
-            }
-            row = row[head.len()..].to_string();
-            out.push(head);
-        }
-    }
-    if !row.is_empty() || out.is_empty() {
-        out.push(row);
     }
     out
 }

@@ -322,10 +322,26 @@ impl HistogramPane {
         ])
         .style(theme.header());
         let end = (self.offset + inner_h).min(self.view.len());
+        // The number columns: 11, 15 and 15 cells where the class keeps 20 beside them;
+        // in a narrower pane (the split moved with `<`), as wide as their largest figure
+        // (never cut: a digit lost changes the number), and the class has what is left.
+        let figure_w = |v: u64, header: &str| {
+            let digits = v.max(1).ilog10() as usize + 1;
+            (digits + (digits - 1) / 3 + 1).max(header.chars().count() + 1)
+        };
+        let most = |f: &dyn Fn(&Row) -> u64| self.rows.iter().map(f).max().unwrap_or(0);
+        let mut cols = [11, 15, 15];
+        if (area.width as usize) < 20 + cols.iter().sum::<usize>() + 3 {
+            cols = [
+                figure_w(most(&|r| r.count), "Count"),
+                figure_w(most(&|r| r.shallow), "Shallow"),
+                figure_w(most(&|r| r.retained.unwrap_or(0)), "Retained"),
+            ];
+        }
         // Class column width: what the three number columns and the gaps leave.
         let name_w = (area.width as usize)
-            .saturating_sub(11 + 15 + 15 + 3)
-            .max(20);
+            .saturating_sub(cols.iter().sum::<usize>() + 3)
+            .max(1);
         let rows: Vec<TRow> = self.view[self.offset.min(end)..end]
             .iter()
             .enumerate()
@@ -362,10 +378,10 @@ impl HistogramPane {
         let table = Table::new(
             rows,
             [
-                Constraint::Min(20),
-                Constraint::Length(11),
-                Constraint::Length(15),
-                Constraint::Length(15),
+                Constraint::Min(name_w.min(20) as u16),
+                Constraint::Length(cols[0] as u16),
+                Constraint::Length(cols[1] as u16),
+                Constraint::Length(cols[2] as u16),
             ],
         )
         .header(header)
