@@ -521,15 +521,16 @@ impl Pane for InstancesPane {
         // A narrow pane (a side of the diff view) gives the ids their room and drops
         // the value column.
         let (obj_w, shallow_w, retained_w) = (obj_w as u16, shallow_w as u16, retained_w as u16);
+        // A narrow pane (a side of the diff view) gives the ids and sizes the room they
+        // take and the value what is left; a wide one keeps the columns it always had.
         let widths = if area.width < 60 {
             [
                 Constraint::Length(obj_w),
                 Constraint::Length(shallow_w),
                 Constraint::Length(retained_w),
-                Constraint::Length(0),
+                Constraint::Fill(1),
             ]
         } else {
-            // As the columns were before they were measured, where they fit in that.
             [
                 Constraint::Length(obj_w.max(20)),
                 Constraint::Length(shallow_w.max(11)),
