@@ -443,7 +443,11 @@ pub fn fit_parts(mut parts: Vec<Part>, cells: usize) -> String {
             let Some(min) = p.min else { continue };
             let n = width(&p.text);
             let to = n.saturating_sub(over).max(floor.unwrap_or(min).min(min));
-            if to < n {
+            if to < n && p.text.bytes().all(|b| b == b' ') {
+                // An indent gives way as spaces, not as `…`.
+                p.text.truncate(to);
+                over = over.saturating_sub(n - to);
+            } else if to < n {
                 p.text = elide_middle(&p.text, to);
                 over = over.saturating_sub(n - width(&p.text));
             }
@@ -747,8 +751,10 @@ mod fit_tests {
             assert!(r.ends_with(" 0xe0f00000"), "{w}: {r:?}");
             assert!(width(&r) <= w, "{w}: {r:?}");
         }
-        // The class is the last to go: the indent and the reference give way first.
+        // The class is the last to go: the indent and the reference give way first, the
+        // indent as spaces.
         assert!(row(32).contains("jdk"), "{}", row(32));
+        assert!(row(32).starts_with(" [JNI"), "{}", row(32));
         // Only a row narrower than its kept parts is cut at its end.
         assert_eq!(row(10), "[JNI globa");
     }

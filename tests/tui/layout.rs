@@ -144,9 +144,13 @@ fn ids_in_pane(app: &App, g: &[Vec<String>], x: usize) -> Vec<String> {
     let Screen::Ready(r) = &app.screen else {
         panic!("one snapshot")
     };
-    let snap = &r.snap;
+    ids_in(&r.snap, g, x, 1)
+}
+
+/// [`ids_in_pane`] on `snap`, from row `top` down.
+fn ids_in(snap: &heaptui::Snapshot, g: &[Vec<String>], x: usize, top: usize) -> Vec<String> {
     let mut ids = Vec::new();
-    for y in 1..pane_rows(g) {
+    for y in top..pane_rows(g) {
         let row = text(&g[y][x.saturating_sub(1)..]);
         if row.trim().is_empty() {
             continue;
@@ -186,6 +190,23 @@ fn merged_paths_rows_keep_their_ids_whole_beside_the_histogram() {
                 .unwrap_or_else(|| panic!("{fixture} {w}x{h}:\n{}", rows_of(&g)));
             let ids = ids_in_pane(&a, &g, x);
             assert!(ids.len() > 5, "{fixture} {w}x{h}:\n{}", rows_of(&g));
+        }
+    }
+}
+
+/// Bug 4, in every tree: a tree on a side of the diff at 80 columns (40 cells) keeps
+/// each row's id whole; its names, its reference and its indent give way, and it shows
+/// the retained size alone (the line under it has them all).
+#[test]
+fn trees_on_a_narrow_side_keep_their_ids_whole() {
+    for keys in ["r", "o", "d", "p"] {
+        for (w, h) in [(80u16, 24u16), (120, 40)] {
+            let mut a = growth_diff();
+            let (_, g) = shown(&mut a, &format!("ssgj\n{keys}"), w, h);
+            let Screen::Diff(v) = &a.screen else { panic!() };
+            let x = x_of(&g, 0, "TARGET ◆").unwrap();
+            let ids = ids_in(&v.target.snap, &g, x, 2);
+            assert!(!ids.is_empty(), "{keys} {w}x{h}:\n{}", rows_of(&g));
         }
     }
 }

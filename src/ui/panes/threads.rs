@@ -199,8 +199,15 @@ impl Pane for ThreadsPane {
         let i = self.list.selected;
         match self.rows.get(i)? {
             Row::Local(o) => Some(super::object_line(ctx, *o)),
-            _ => {
-                let whole: String = self.row_parts(i, ctx).into_iter().map(|p| p.text).collect();
+            row => {
+                // A thread without its ▸/▾ (the line's own ▸ leads).
+                let skip = matches!(row, Row::Thread(_)) as usize;
+                let whole: String = self
+                    .row_parts(i, ctx)
+                    .into_iter()
+                    .skip(skip)
+                    .map(|p| p.text)
+                    .collect();
                 Some(whole.trim_start().to_string())
             }
         }

@@ -565,13 +565,13 @@ struct Sizes {
 
 impl Sizes {
     /// The columns that a row `w` wide has room for beside the names and the id: all
-    /// three from 60 columns, then the retained size and the share, then the retained
+    /// three from 64 columns, then the retained size and the share, then the retained
     /// size alone (the line under the list has them all); and how wide they are, so
     /// that every row's columns line up.
     fn shown(&self, w: usize) -> (String, usize) {
         let share = |s: &Option<String>| s.as_deref().map(|p| format!(" {p:>6}"));
         match w {
-            60.. => (
+            64.. => (
                 format!(
                     "{:>9} {:>9}{}",
                     self.shallow,
@@ -580,7 +580,7 @@ impl Sizes {
                 ),
                 26,
             ),
-            40.. => (
+            48.. => (
                 format!(
                     "{:>9}{}",
                     self.retained,
