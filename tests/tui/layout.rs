@@ -235,9 +235,21 @@ fn the_line_under_the_list_describes_the_focused_pane_s_row() {
         );
         assert!(line.contains(" objects"), "{line}");
     }
-    // Tab again: the histogram's row.
-    let (_, g) = shown(&mut a, "\t", 120, 40);
-    assert!(line_under(&g).starts_with("▸ java.util.HashMap$Node[]"));
+    // The object keys act on the focused pane's row too: `p`, the paths of the third.
+    let (_, g) = shown(&mut a, "p", 120, 40);
+    let title = text(&g[0]);
+    assert!(
+        title.contains("Shortest paths") && title.contains(&ids[2]),
+        "{}",
+        rows_of(&g)
+    );
+    // Back: the histogram has the keys again, and the line is its row's.
+    let (_, g) = shown(&mut a, "\u{1b}", 120, 40);
+    assert!(
+        line_under(&g).starts_with("▸ java.util.HashMap$Node[]"),
+        "{}",
+        rows_of(&g)
+    );
 }
 
 /// The diff's sides had no line under them: the focused side's selected row, whole.

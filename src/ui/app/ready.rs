@@ -235,6 +235,10 @@ impl Ready {
                     }
                 }
             }
+            let detail_sel = match &self.detail {
+                Some((_, d)) if self.focus_detail => Some(d.selected_object()),
+                _ => None,
+            };
             let (ctx, stack, _) = self.parts(theme);
             let top = stack.last_mut().expect("the bottom pane is always there");
             match top.handle(key, &ctx) {
@@ -249,7 +253,11 @@ impl Ready {
                 }
                 Outcome::Ignored => {}
             }
-            let sel = top.selected_object();
+            // The object keys (`p`, `r`, `o`, `d`, `y`) act on the focused pane's row.
+            let sel = match detail_sel {
+                Some(o) => o,
+                None => top.selected_object(),
+            };
             let class = top.selected_class();
             let only = if action_for(key) == Some(Action::MergedPaths) {
                 top.merge_only(&ctx)
