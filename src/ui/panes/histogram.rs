@@ -321,7 +321,14 @@ impl HistogramPane {
             ),
         ])
         .style(theme.header());
-        let end = (self.offset + inner_h).min(self.view.len());
+        // The selection stays in view when the pane is shorter than when it moved (the
+        // line under the list wraps over more rows for a longer name).
+        let offset = if self.selected >= self.offset + inner_h.max(1) {
+            self.selected + 1 - inner_h.max(1)
+        } else {
+            self.offset
+        };
+        let end = (offset + inner_h).min(self.view.len());
         // The number columns: 11, 15 and 15 cells where the class keeps 20 beside them;
         // in a narrower pane (the split moved with `<`), as wide as their largest figure
         // (never cut: a digit lost changes the number), and the class has what is left.
@@ -342,18 +349,18 @@ impl HistogramPane {
         let name_w = (area.width as usize)
             .saturating_sub(cols.iter().sum::<usize>() + 3)
             .max(1);
-        let rows: Vec<TRow> = self.view[self.offset.min(end)..end]
+        let rows: Vec<TRow> = self.view[offset.min(end)..end]
             .iter()
             .enumerate()
             .map(|(k, &i)| {
                 let r = &self.rows[i];
-                let style = theme.row(self.offset + k == self.selected);
+                let style = theme.row(offset + k == self.selected);
                 // With a filter, how the row matched: = exact, ^ prefix, + substring,
                 // ~ fuzzy.
                 // A long name is cut in its middle (package head and class tail both
                 // tell), as the trees cut theirs; the line under the list has it whole.
                 let mut parts = Vec::with_capacity(2);
-                if let Some(kind) = self.kinds.get(self.offset + k) {
+                if let Some(kind) = self.kinds.get(offset + k) {
                     parts.push(Part::keep(format!("{} ", kind.mark())));
                 }
                 parts.push(Part::shrink(sanitize(&r.name).into_owned(), 1));
