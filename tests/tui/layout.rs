@@ -386,8 +386,8 @@ fn the_diff_s_signed_cells_keep_their_sign_at_every_width() {
         let mut app = App::with_snapshots(open("baseline"), open("target"));
         let (_, g) = shown(&mut app, "", w, h);
         let mut checked = 0;
-        for y in 2..pane_rows(&g) {
-            let row = text(&g[y]);
+        for cells in &g[2..pane_rows(&g)] {
+            let row = text(cells);
             let Some(d) = deltas
                 .iter()
                 .find(|d| row.starts_with(&format!("{} ", d.class)))
