@@ -406,3 +406,23 @@ fn the_diff_s_signed_cells_keep_their_sign_at_every_width() {
         assert!(text(&g[1]).contains("Δ Retained"), "{}", rows_of(&g));
     }
 }
+
+/// Friction 2, the inspector: the line under it described the inspected object whatever
+/// row was selected; it has the selected field with the object it holds, or the
+/// selected referrer with the reference's name.
+#[test]
+fn the_line_under_the_inspector_describes_its_selected_row() {
+    let mut a = leak_app();
+    let (_, g) = shown(&mut a, "/com.example.Session\n\n\n", 80, 24);
+    let line = line_under(&g);
+    assert!(
+        line.starts_with("▸ object payload = byte[] 0x"),
+        "{line}\n{}",
+        rows_of(&g)
+    );
+    let (_, g) = shown(&mut a, "j", 80, 24);
+    assert!(line_under(&g).starts_with("▸ long createdAt = "));
+    let (_, g) = shown(&mut a, "G", 80, 24);
+    let line = line_under(&g);
+    assert!(line.contains(" via "), "{line}\n{}", rows_of(&g));
+}
