@@ -382,7 +382,7 @@ fn the_diff_s_signed_cells_keep_their_sign_at_every_width() {
         -1 => format!("-{}", heaptui::text::human(v.unsigned_abs())),
         _ => "0".into(),
     };
-    for (w, h) in [(80u16, 24u16), (120, 40), (160, 45)] {
+    for (w, h) in [(64u16, 24u16), (80, 24), (120, 40), (160, 45)] {
         let mut app = App::with_snapshots(open("baseline"), open("target"));
         let (_, g) = shown(&mut app, "", w, h);
         let mut checked = 0;

@@ -338,14 +338,15 @@ impl DiffView {
         };
         // The selected row whole under the table, as under the other lists (the class
         // column cuts long names), where there is room.
-        let line = self
-            .table_line()
-            .filter(|_| area.height > 8)
-            .map(|l| sanitize(&l).into_owned());
-        let line_h = line.as_ref().map_or(0, |l| {
-            let w = area.width.max(1) as usize;
-            (crate::ui::text::width(l) + 2).div_ceil(w).clamp(1, 2) as u16
+        // Wrapped over the rows it needs, up to a quarter of the screen.
+        let line = self.table_line().filter(|_| area.height > 8).map(|l| {
+            crate::ui::text::wrap_rows(
+                &format!("▸ {}", sanitize(&l)),
+                area.width as usize,
+                (area.height / 4).max(2) as usize,
+            )
         });
+        let line_h = line.as_ref().map_or(0, |l| l.len() as u16);
         let [warn, table_area, line_area, owners_area] = Layout::vertical([
             Constraint::Length(warn_h),
             Constraint::Min(3),
@@ -354,12 +355,8 @@ impl DiffView {
         ])
         .areas(area);
         if let Some(l) = line {
-            f.render_widget(
-                Paragraph::new(format!("▸ {l}"))
-                    .style(theme.dim())
-                    .wrap(ratatui::widgets::Wrap { trim: false }),
-                line_area,
-            );
+            let lines: Vec<Line> = l.into_iter().map(Line::from).collect();
+            f.render_widget(Paragraph::new(lines).style(theme.dim()), line_area);
         }
         if let Some(w) = &self.warning {
             f.render_widget(
@@ -405,7 +402,7 @@ impl DiffView {
             "Gone".to_string(),
         ];
         // Each number column as wide as its widest figure or its header; the class
-        // name has the rest (cut in its middle), at least 12 cells.
+        // name has the rest, cut in its middle.
         let n = if ids { 7 } else { 5 };
         let col_w: Vec<u16> = labels
             .iter()
@@ -422,7 +419,7 @@ impl DiffView {
         );
         let spacing = n as u16;
         let fixed: u16 = col_w.iter().sum::<u16>() + spacing;
-        let name_w = table_area.width.saturating_sub(fixed).max(12) as usize;
+        let name_w = table_area.width.saturating_sub(fixed).max(1) as usize;
         let rows: Vec<TRow> = range
             .map(|i| {
                 let r = &self.rows[i];
