@@ -215,8 +215,14 @@ fn trees_on_a_narrow_side_keep_their_ids_whole() {
 /// the histogram's row. It describes the focused pane's selected row, whole.
 #[test]
 fn the_line_under_the_list_describes_the_focused_pane_s_row() {
+    for (w, h) in [(120u16, 40u16), (160, 45)] {
+        focused_line_at(w, h);
+    }
+}
+
+fn focused_line_at(w: u16, h: u16) {
     let mut a = leak_app();
-    let (_, g) = shown(&mut a, "j", 120, 40);
+    let (_, g) = shown(&mut a, "j", w, h);
     assert!(
         line_under(&g).starts_with("▸ java.util.HashMap$Node[] · 1,333 objects"),
         "{}",
@@ -225,7 +231,7 @@ fn the_line_under_the_list_describes_the_focused_pane_s_row() {
     let x = x_of(&g, 0, "Merged paths").unwrap();
     let ids = ids_in_pane(&a, &g, x);
     for (k, keys) in ["\t", "j", "j"].iter().enumerate() {
-        let (_, g) = shown(&mut a, keys, 120, 40);
+        let (_, g) = shown(&mut a, keys, w, h);
         let line = line_under(&g);
         assert!(
             line.contains(&format!(" {} ", ids[k])),
@@ -236,7 +242,7 @@ fn the_line_under_the_list_describes_the_focused_pane_s_row() {
         assert!(line.contains(" objects"), "{line}");
     }
     // The object keys act on the focused pane's row too: `p`, the paths of the third.
-    let (_, g) = shown(&mut a, "p", 120, 40);
+    let (_, g) = shown(&mut a, "p", w, h);
     let title = text(&g[0]);
     assert!(
         title.contains("Shortest paths") && title.contains(&ids[2]),
@@ -244,7 +250,7 @@ fn the_line_under_the_list_describes_the_focused_pane_s_row() {
         rows_of(&g)
     );
     // Back: the histogram has the keys again, and the line is its row's.
-    let (_, g) = shown(&mut a, "\u{1b}", 120, 40);
+    let (_, g) = shown(&mut a, "\u{1b}", w, h);
     assert!(
         line_under(&g).starts_with("▸ java.util.HashMap$Node[]"),
         "{}",
@@ -255,27 +261,33 @@ fn the_line_under_the_list_describes_the_focused_pane_s_row() {
 /// The diff's sides had no line under them: the focused side's selected row, whole.
 #[test]
 fn the_diff_s_sides_have_the_focused_side_s_row_under_them() {
-    let mut a = growth_diff();
-    let (_, g) = shown(&mut a, "ssgj\n", 120, 40);
-    let line = line_under(&g);
-    assert!(
-        line.contains("dev.heaptui.growth.CacheEntry 0x"),
-        "{line}\n{}",
-        rows_of(&g)
-    );
-    // The base's first row: `Tab`, then down one on that side.
-    let (_, g) = shown(&mut a, "\tj", 120, 40);
-    let x = x_of(&g, 0, "BASE").unwrap();
-    let base_second = text(&g[4][x - 1..]).split(' ').next().unwrap().to_string();
-    assert!(base_second.starts_with("0x"), "{}", rows_of(&g));
-    assert!(line_under(&g).contains(&base_second), "{}", rows_of(&g));
+    for (w, h) in [(80u16, 24u16), (120, 40), (160, 45)] {
+        let mut a = growth_diff();
+        let (_, g) = shown(&mut a, "ssgj\n", w, h);
+        let line = line_under(&g);
+        assert!(
+            line.contains("dev.heaptui.growth.CacheEntry 0x"),
+            "{w}x{h}: {line}\n{}",
+            rows_of(&g)
+        );
+        // The base's second row: `Tab`, then down one on that side.
+        let (_, g) = shown(&mut a, "\tj", w, h);
+        let x = x_of(&g, 0, "BASE").unwrap();
+        let base_second = text(&g[4][x.saturating_sub(1)..])
+            .split(' ')
+            .next()
+            .unwrap()
+            .to_string();
+        assert!(base_second.starts_with("0x"), "{}", rows_of(&g));
+        assert!(line_under(&g).contains(&base_second), "{}", rows_of(&g));
+    }
 }
 
 /// Friction 2: the suspects' rows cut their titles (`static R…e.CACHE`); the line
 /// under the list has the selected suspect's title whole (wrapped), not only its object.
 #[test]
 fn the_line_under_the_suspects_has_the_suspect_whole() {
-    for (w, h) in [(80u16, 24u16), (120, 40)] {
+    for (w, h) in [(80u16, 24u16), (120, 40), (160, 45)] {
         let mut a = leak_app();
         let (_, g) = shown(&mut a, "!j", w, h);
         let Screen::Ready(r) = &a.screen else {
