@@ -438,3 +438,28 @@ fn the_line_under_the_inspector_describes_its_selected_row() {
     let line = line_under(&g);
     assert!(line.contains(" via "), "{line}\n{}", rows_of(&g));
 }
+
+/// Bug 4, the status line: a long file name pushed the selected object's id off its end
+/// at 80 columns; the name gives way (in its middle), the id stays whole.
+#[test]
+fn the_status_line_keeps_the_selected_id_whole() {
+    for (w, h) in [(80u16, 24u16), (120, 40)] {
+        let (p, snap) = open_fixture("java/leak/heap-live.hprof.gz");
+        let long = p.with_file_name(
+            "heap-dump-of-the-production-order-service-taken-after-the-incident-of-november.hprof",
+        );
+        let mut a = on_histogram(long, snap);
+        let (_, g) = shown(&mut a, "!j", w, h);
+        let Screen::Ready(r) = &a.screen else {
+            panic!()
+        };
+        let o = r.suspects.as_ref().unwrap().suspects[1].object;
+        let id = r.snap.object_name(o);
+        let status = text(&g[g.len() - 2]);
+        assert!(
+            status.trim_end().ends_with(&format!(" {id}")),
+            "{w}x{h}: {id} in {status:?}"
+        );
+        assert!(status.contains("heap-dump-o"), "{status}");
+    }
+}

@@ -164,8 +164,7 @@ impl App {
                 let g = &r.snap.graph;
                 let sel = focused
                     .selected_text(&ctx)
-                    .map(|t| format!(" · {}", sanitize(&t)))
-                    .unwrap_or_default();
+                    .map(|t| sanitize(&t).into_owned());
                 let trunc = truncated_mark(r.snap.truncated.is_some());
                 // Most useful first: a long path must not push the counts off screen.
                 let name = self.file_name(&file);
@@ -181,11 +180,16 @@ impl App {
                 };
                 let line = match &self.message {
                     Some(m) => format!(" {}", sanitize(m)),
-                    None => format!(
-                        " {} · {} objects{trunc}{}{retained} · {name}{sel}",
-                        r.snap.format.title(),
-                        thousands(g.len() as u64),
-                        on_disk_mark(),
+                    None => status_line(
+                        format!(
+                            " {} · {} objects{trunc}{}{retained}",
+                            r.snap.format.title(),
+                            thousands(g.len() as u64),
+                            on_disk_mark(),
+                        ),
+                        &name,
+                        sel,
+                        status.width as usize,
                     ),
                 };
                 f.render_widget(Paragraph::new(line).style(self.theme.status()), status);
@@ -209,8 +213,7 @@ impl App {
                 );
                 let sel = v
                     .selected_text(&self.theme)
-                    .map(|t| format!(" · {}", sanitize(&t)))
-                    .unwrap_or_default();
+                    .map(|t| sanitize(&t).into_owned());
                 let count = |s: Side| thousands(v.side(s).snap.graph.len() as u64);
                 let trunc = if v.base.snap.truncated.is_some() || v.target.snap.truncated.is_some()
                 {
@@ -221,10 +224,15 @@ impl App {
                 let title = sanitize(self.title.as_deref().unwrap_or_default()).into_owned();
                 let line = match &self.message {
                     Some(m) => format!(" {}", sanitize(m)),
-                    None => format!(
-                        " diff · {} → {} objects{trunc} · {title}{sel}",
-                        count(Side::Base),
-                        count(Side::Target),
+                    None => status_line(
+                        format!(
+                            " diff · {} → {} objects{trunc}",
+                            count(Side::Base),
+                            count(Side::Target),
+                        ),
+                        &title,
+                        sel,
+                        status.width as usize,
                     ),
                 };
                 f.render_widget(Paragraph::new(line).style(self.theme.status()), status);
@@ -389,6 +397,31 @@ fn wrap_words(text: &str, width: usize) -> Vec<String> {
         out.push(line);
     }
     out
+}
+
+/// The status line: `head` (the format, the counts) whole, then the file's name and the
+/// selection, cut in their middle where the line is too narrow, the selection's id (its
+/// last word) never: a long file name gives way first.
+fn status_line(head: String, name: &str, sel: Option<String>, cells: usize) -> String {
+    use crate::ui::text::{fit_parts, width, Part};
+    let mut parts = vec![Part::keep(head)];
+    if !name.is_empty() {
+        parts.push(Part::keep(" · "));
+        parts.push(Part::shrink(name, 8));
+    }
+    if let Some(t) = sel {
+        parts.push(Part::keep(" · "));
+        match t.rsplit_once(' ') {
+            Some((what, id)) => {
+                parts.push(Part::shrink(what, 16));
+                parts.push(Part::keep(format!(" {id}")));
+            }
+            // An id alone is kept; a class's name may give way.
+            None if width(&t) <= 24 => parts.push(Part::keep(t)),
+            None => parts.push(Part::shrink(t, 16)),
+        }
+    }
+    fit_parts(parts, cells)
 }
 
 /// The status line's mark of an index built on disk, because it would not fit in the
