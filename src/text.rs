@@ -419,28 +419,91 @@ impl Part {
 }
 
 /// The parts joined into at most `cells` wide ([`width`]): the shrinkable ones are cut
-/// in their middle, the last listed first, each down to its minimum, before anything
-/// kept whole is touched; only a row that cannot fit even so is cut at its end.
+/// in their middle, the last listed first, each down to its minimum; where that is not
+/// enough, down to `…` and then to nothing, the first listed first (the indent and the
+/// reference's name go before the class), before anything kept whole (an id, a root
+/// kind, a count) is touched. Only a row narrower than its kept parts is cut at its end.
 pub fn fit_parts(mut parts: Vec<Part>, cells: usize) -> String {
     let mut over = parts
         .iter()
         .map(|x| width(&x.text))
         .sum::<usize>()
         .saturating_sub(cells);
-    for p in parts.iter_mut().rev() {
-        if over == 0 {
-            break;
-        }
-        let Some(min) = p.min else { continue };
-        let n = width(&p.text);
-        let to = n.saturating_sub(over).max(min);
-        if to < n {
-            p.text = elide_middle(&p.text, to);
-            over = over.saturating_sub(n - width(&p.text));
+    // Each shrinkable part down to its minimum, then to one cell (`…`), then to none.
+    for floor in [None, Some(1), Some(0)] {
+        let order: Vec<usize> = match floor {
+            None => (0..parts.len()).rev().collect(),
+            Some(_) => (0..parts.len()).collect(),
+        };
+        for i in order {
+            let p = &mut parts[i];
+            if over == 0 {
+                break;
+            }
+            let Some(min) = p.min else { continue };
+            let n = width(&p.text);
+            let to = n.saturating_sub(over).max(floor.unwrap_or(min).min(min));
+            if to < n && p.text.bytes().all(|b| b == b' ') {
+                // An indent gives way as spaces, not as `…`.
+                p.text.truncate(to);
+                over = over.saturating_sub(n - to);
+            } else if to < n {
+                p.text = elide_middle(&p.text, to);
+                over = over.saturating_sub(n - width(&p.text));
+            }
         }
     }
     let joined: String = parts.iter().map(|p| p.text.as_str()).collect();
     take_width(&joined, cells).to_string()
+}
+
+/// `text` (sanitised) in rows of at most `cells` wide ([`width`]), broken at spaces; a
+/// word wider than a row is broken where the row ends.
+pub fn wrap_cells(text: &str, cells: usize) -> Vec<String> {
+    let cells = cells.max(1);
+    // A leading indent (a list under a heading) is kept, on every row of the text.
+    let body = text.trim_start_matches(' ');
+    let indent = " ".repeat((text.len() - body.len()).min(cells / 2));
+    let mut out: Vec<String> = Vec::new();
+    let mut row = indent.clone();
+    let mut fresh = true;
+    for word in body.split(' ') {
+        let (rw, ww) = (width(&row), width(word));
+        if !fresh && rw + 1 + ww > cells {
+            out.push(std::mem::replace(&mut row, indent.clone()));
+            fresh = true;
+        }
+        if !fresh {
+            row.push(' ');
+        }
+        row.push_str(word);
+        fresh = false;
+        while width(&row) > cells {
+            let head = take_width(&row, cells).to_string();
+            if head.len() <= indent.len() {
+                break;
+            }
+            row = format!("{indent}{}", &row[head.len()..]);
+            out.push(head);
+        }
+    }
+    if !fresh || out.is_empty() {
+        out.push(row);
+    }
+    out
+}
+
+/// [`wrap_cells`] in at most `rows` rows: where the text needs more, its last row shown
+/// ends with `…`, so that nothing is lost without a mark.
+pub fn wrap_rows(text: &str, cells: usize, rows: usize) -> Vec<String> {
+    let mut out = wrap_cells(text, cells);
+    if out.len() > rows.max(1) {
+        out.truncate(rows.max(1));
+        if let Some(last) = out.last_mut() {
+            *last = format!("{}…", take_width(last, cells.max(1) - 1));
+        }
+    }
+    out
 }
 
 /// Bytes in a human unit (B, KiB, MiB, GiB), as lists show them.
@@ -649,5 +712,50 @@ mod fit_tests {
         assert!(narrow.contains("java.util"), "{narrow}");
         assert!(narrow.contains("Node"), "{narrow}");
         assert_eq!(elide_middle("abcdefghij", 5), "ab…ij");
+    }
+
+    #[test]
+    fn wrapped_rows_keep_their_words_and_indent_and_mark_what_is_left_out() {
+        assert_eq!(wrap_cells("ab cd ef", 5), ["ab cd", "ef"]);
+        assert_eq!(wrap_cells("  1000 × Index", 8), ["  1000 ×", "  Index"]);
+        assert_eq!(wrap_cells("abcdefgh", 3), ["abc", "def", "gh"]);
+        assert_eq!(wrap_cells("", 3), [""]);
+        assert_eq!(wrap_rows("ab cd ef gh", 5, 1), ["ab c…"]);
+        assert_eq!(wrap_rows("ab cd ef gh ij", 5, 2), ["ab cd", "ef g…"]);
+        assert_eq!(wrap_rows("ab cd", 5, 2), ["ab cd"]);
+    }
+
+    #[test]
+    fn past_their_minimum_the_names_give_way_before_an_id_is_cut() {
+        // Issue 39, bug 4: `[JNI global] jdk.…der 0` in a merged-paths row at 120
+        // columns: the kept parts and the names' minimums did not fit, and the row was
+        // cut at its end, through the id.
+        let row = |w| {
+            fit_parts(
+                vec![
+                    Part::shrink("    ", 2),
+                    Part::keep("[JNI global] "),
+                    Part::shrink("path → ", 4),
+                    Part::shrink("jdk.internal.loader.ClassLoaders$AppClassLoader", 8),
+                    Part::keep(" 0xe0f00000"),
+                ],
+                w,
+            )
+        };
+        for w in 24..=40 {
+            let r = row(w);
+            assert!(
+                r.ends_with("[JNI global] ") || r.contains("[JNI global] "),
+                "{w}: {r}"
+            );
+            assert!(r.ends_with(" 0xe0f00000"), "{w}: {r:?}");
+            assert!(width(&r) <= w, "{w}: {r:?}");
+        }
+        // The class is the last to go: the indent and the reference give way first, the
+        // indent as spaces.
+        assert!(row(32).contains("jdk"), "{}", row(32));
+        assert!(row(32).starts_with(" [JNI"), "{}", row(32));
+        // Only a row narrower than its kept parts is cut at its end.
+        assert_eq!(row(10), "[JNI globa");
     }
 }

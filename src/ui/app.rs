@@ -52,6 +52,7 @@ mod load;
 mod mouse;
 mod ready;
 pub use mouse::DOUBLE_CLICK;
+pub mod split;
 use ready::SUSPECTS;
 pub use ready::{Detail, Ready, REST, WIDE};
 
@@ -120,6 +121,9 @@ pub struct App {
     pub busy: bool,
     /// The screen's width when last drawn (for the detail pane beside the list).
     width: std::cell::Cell<u16>,
+    /// Where side-by-side panes split the screen, and whether the focused one is zoomed
+    /// (`<`, `>`, `z`): kept for the session.
+    pub split: split::Split,
     /// How long the histogram's selection rests before its class's merged paths are
     /// built beside it ([`REST`]).
     detail_rest: Duration,
@@ -230,6 +234,7 @@ impl App {
             title: None,
             busy: false,
             width: std::cell::Cell::new(80),
+            split: Default::default(),
             detail_rest: REST,
             path,
             screen: Screen::Loading,
@@ -591,6 +596,16 @@ impl App {
             }
             return;
         }
+        // `Esc` first gives a zoomed split its other pane back (a filter being typed
+        // keeps its `Esc`).
+        if self.split.zoom
+            && action_for(key) == Some(Action::Back)
+            && self.split_shown().is_some()
+            && !self.editing()
+        {
+            self.split.zoom = false;
+            return;
+        }
         let clip = &self.clipboard;
         let msg = &mut self.message;
         let theme = &self.theme;
@@ -602,9 +617,11 @@ impl App {
                     let mut name = file.into_os_string();
                     name.push(format!("#{n}"));
                     let (theme, clipboard) = (self.theme, self.clipboard.clone());
+                    let split = self.split;
                     // The same queue: the terminal's events go on coming into it.
                     *self = App::load_into(PathBuf::from(name), self.queue.clone());
                     self.busy = true;
+                    self.split = split;
                     // The run loop drains this clipboard: keep the same one.
                     (self.theme, self.clipboard) = (theme, clipboard);
                     return;
@@ -634,6 +651,9 @@ impl App {
             return;
         }
         match action_for(key) {
+            Some(a @ (Action::SplitLeft | Action::SplitRight | Action::Zoom)) => {
+                self.split_key(a, key)
+            }
             Some(Action::Quit) => self.quit = true,
             Some(Action::Help) => self.help = true,
             Some(Action::Summary) => {
@@ -663,6 +683,69 @@ impl App {
             }
             None => {}
         }
+    }
+}
+
+impl App {
+    /// The left pane's own share of the width (percent) where panes are side by side on
+    /// screen: the list beside its detail, or the diff's two sides; `None` where one
+    /// pane has the width (a narrow screen, a tree).
+    fn split_shown(&self) -> Option<u16> {
+        match &self.screen {
+            Screen::Ready(r) if r.beside() => Some(ready::LIST_SHARE),
+            Screen::Diff(v) if v.sides.is_some() => Some(v.left_share(self.width.get())),
+            _ => None,
+        }
+    }
+
+    /// Whether the pane on screen takes every key (a filter being typed).
+    fn editing(&self) -> bool {
+        match &self.screen {
+            Screen::Ready(r) => r.top().is_editing(),
+            Screen::Diff(v) => v.editing_hint().is_some(),
+            _ => false,
+        }
+    }
+
+    /// `<`, `>`, `z`: the split moved, the focused pane zoomed or not.
+    fn split_key(&mut self, a: Action, key: &KeyEvent) {
+        let Some(base) = self.split_shown() else {
+            self.message = Some(format!(
+                "`{}` does nothing here: nothing beside this pane (from {WIDE} columns, a \
+                 list has its detail beside it)",
+                key_name(key)
+            ));
+            return;
+        };
+        if a == Action::Zoom {
+            self.split.zoom = !self.split.zoom;
+            if self.split.zoom {
+                self.message = Some(
+                    "the focused pane has the whole width: z or Esc gives the other one back"
+                        .into(),
+                );
+            }
+            return;
+        }
+        let by = if a == Action::SplitLeft {
+            -split::STEP
+        } else {
+            split::STEP
+        };
+        // A zoomed pane gives the other one back first: the split is seen to move.
+        self.split.zoom = false;
+        self.message = Some(if self.split.nudge(by, base) {
+            format!(
+                "the left pane has {}% of the width (< > move the split, z zooms)",
+                self.split.left(base)
+            )
+        } else {
+            format!(
+                "`{}` does nothing here: the split is as far {} as it goes",
+                key_name(key),
+                if by < 0 { "left" } else { "right" }
+            )
+        });
     }
 }
 

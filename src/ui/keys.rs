@@ -38,6 +38,12 @@ pub enum Action {
     MergedPaths,
     SortMenu,
     Internal,
+    /// `<`: the split between side-by-side panes moves left (the right pane widens).
+    SplitLeft,
+    /// `>`: the split moves right (the left pane widens).
+    SplitRight,
+    /// `z`: the focused pane of a split takes the whole width, or gives it back.
+    Zoom,
     Suspend,
     Quit,
 }
@@ -238,6 +244,24 @@ pub const KEYMAP: &[Binding] = &[
         action: Action::Side,
         help: "the list or the detail beside it (wide screens: the inspector, a class's merged paths); diff: the classes or the owners, base or target",
         hint: Some("Tab side"),
+    },
+    Binding {
+        keys: &["<"],
+        action: Action::SplitLeft,
+        help: "side-by-side panes: move the split left, widening the right pane (kept for the session)",
+        hint: None,
+    },
+    Binding {
+        keys: &[">"],
+        action: Action::SplitRight,
+        help: "side-by-side panes: move the split right, widening the left pane (kept for the session)",
+        hint: None,
+    },
+    Binding {
+        keys: &["z"],
+        action: Action::Zoom,
+        help: "side-by-side panes: the focused one takes the whole width; z or Esc gives the other back",
+        hint: None,
     },
     Binding {
         keys: &["?"],

@@ -10,6 +10,7 @@ mod common;
 mod app;
 mod diff;
 mod keys;
+mod layout;
 mod snapshots;
 mod tmux;
 mod v8;

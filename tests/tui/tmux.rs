@@ -931,7 +931,7 @@ fn the_cockpit_at_160x45_splits_groups_and_merges() {
         let title = s.lines().next().unwrap_or("");
         title.starts_with("▶Class histogram") && title.contains(&merged)
     });
-    assert!(s.contains("10,000 objects"), "{s}");
+    assert!(s.contains("10,000 obj "), "{s}");
     tm.keys(&["Tab"]);
     tm.wait_until("the paths focused", |s| {
         s.starts_with(" Class histogram")
@@ -1347,4 +1347,57 @@ fn a_click_selects_a_row_and_a_double_click_opens_it_in_a_real_terminal() {
     click(y);
     t.wait_for("Instances of java.lang.Object[]");
     t.quit();
+}
+
+/// Issue 39, friction 2, in a real terminal at 120×40 on the Java leak fixture: `>`
+/// widens the instance list beside the inspector and `<` the inspector, a blank column
+/// between them (bug 3); `z` gives the focused pane the whole width and `Esc` gives the
+/// other one back; after `Tab`, `z` zooms the inspector.
+#[test]
+fn the_split_moves_and_the_focused_pane_zooms_in_a_real_terminal() {
+    let Some(tm) = Tmux::running("split", &["java/leak/heap-live.hprof.gz"], "120", "40") else {
+        return;
+    };
+    let at = |s: &str| {
+        s.lines()
+            .next()
+            .and_then(|l| l.find("Inspector — "))
+            .map(|b| s.lines().next().unwrap()[..b].chars().count())
+    };
+    tm.keys(&["/", "com.example.Session", "Enter", "Enter"]);
+    let s = tm.wait_until_whole("the split", |s| {
+        s.starts_with("▶Instances of com.example.Session") && at(s).is_some()
+    });
+    let x0 = at(&s).unwrap();
+    // The column before the inspector's title is blank on every row of the panes.
+    let blank = |s: &str, x: usize| {
+        s.lines()
+            .take(30)
+            .all(|l| l.chars().nth(x - 2).is_none_or(|c| c == ' '))
+    };
+    assert!(blank(&s, x0), "a blank column at {}:\n{s}", x0 - 2);
+    tm.keys(&[">"]);
+    let s = tm.wait_until_whole("the list wider", |s| at(s).is_some_and(|x| x > x0));
+    assert!(s.contains("the left pane has 60% of the width"), "{s}");
+    tm.keys(&["<", "<"]);
+    let s = tm.wait_until_whole("the inspector wider", |s| at(s).is_some_and(|x| x < x0));
+    let x2 = at(&s).unwrap();
+    assert!(blank(&s, x2), "{s}");
+    // z: the list alone; Esc: both again, the split where it was.
+    tm.keys(&["z"]);
+    let s = tm.wait_until_whole("the list zoomed", |s| {
+        s.starts_with(" Instances of com.example.Session") && at(s).is_none()
+    });
+    assert!(s.lines().next().unwrap().ends_with('─'), "{s}");
+    tm.keys(&["Escape"]);
+    tm.wait_until_whole("the split back", |s| at(s) == Some(x2));
+    // Tab z: the inspector alone, its object whole under it.
+    tm.keys(&["Tab", "z"]);
+    let s = tm.wait_until_whole("the inspector zoomed", |s| {
+        s.starts_with(" Inspector — com.example.Session")
+    });
+    assert!(!s.contains("Instances of"), "{s}");
+    tm.keys(&["z"]);
+    tm.wait_until_whole("the split back", |s| at(s) == Some(x2));
+    tm.keys(&["q"]);
 }

@@ -63,6 +63,10 @@ pub struct DiffView {
     /// `n` toggles), sorted by `sort`.
     rows: Vec<ClassDelta>,
     all: bool,
+    /// The widest figure of each number column of `rows` (base and target counts, the
+    /// three deltas, new, gone): the columns are sized to them, so that no figure loses
+    /// a digit or its sign (issue 39, bug 9).
+    figures_w: [usize; 7],
     owners: Vec<OwnerDelta>,
     /// The owners' selection, and whether `Tab` gave them the keys.
     owners_list: ListState,
@@ -94,6 +98,7 @@ impl DiffView {
             every: Vec::new(),
             rows: Vec::new(),
             all: false,
+            figures_w: [0; 7],
             owners: Vec::new(),
             owners_list: ListState::new(),
             focus_owners: false,
@@ -137,6 +142,14 @@ impl DiffView {
             .cloned()
             .collect();
         crate::diff::sort_deltas(&mut self.rows, self.sort);
+        let retained = self.dominators_ready();
+        self.figures_w = [0; 7];
+        for r in &self.rows {
+            let cells = figures(r, retained);
+            for (w, c) in self.figures_w.iter_mut().zip(&cells) {
+                *w = (*w).max(c.chars().count());
+            }
+        }
         if let Some(c) = selected {
             if let Some(i) = self.rows.iter().position(|r| r.class == c) {
                 self.list.selected = i;
@@ -312,10 +325,37 @@ impl DiffView {
         }
     }
 
-    pub fn draw(&self, f: &mut Frame, area: Rect, theme: &Theme, dom_fraction: f64) {
+    pub fn draw(
+        &self,
+        f: &mut Frame,
+        area: Rect,
+        theme: &Theme,
+        dom_fraction: f64,
+        split: super::split::Split,
+    ) {
         match self.sides {
-            Some(focus) => self.draw_sides(f, area, theme, focus),
+            Some(focus) => self.draw_sides(f, area, theme, focus, split),
             None => self.draw_table(f, area, theme, dom_fraction),
+        }
+    }
+
+    /// The focused side's inspector, drawn in a third column from [`DIFF_WIDE`] columns.
+    fn third(&self, width: u16) -> Option<&dyn Pane> {
+        let focus = self.sides?;
+        self.side(focus)
+            .detail
+            .as_ref()
+            .filter(|_| width >= DIFF_WIDE)
+            .map(|(_, d)| d.as_ref())
+    }
+
+    /// The left part's own share of a screen `width` wide, in percent: the two sides
+    /// of the sides' two thirds beside the third column, or of the whole width.
+    pub fn left_share(&self, width: u16) -> u16 {
+        if self.third(width).is_some() {
+            67
+        } else {
+            50
         }
     }
 
@@ -328,14 +368,15 @@ impl DiffView {
         };
         // The selected row whole under the table, as under the other lists (the class
         // column cuts long names), where there is room.
-        let line = self
-            .line_under()
-            .filter(|_| area.height > 8)
-            .map(|l| sanitize(&l).into_owned());
-        let line_h = line.as_ref().map_or(0, |l| {
-            let w = area.width.max(1) as usize;
-            (crate::ui::text::width(l) + 2).div_ceil(w).clamp(1, 2) as u16
+        // Wrapped over the rows it needs, up to a quarter of the screen.
+        let line = self.line_under().filter(|_| area.height > 8).map(|l| {
+            crate::ui::text::wrap_rows(
+                &format!("▸ {}", sanitize(&l)),
+                area.width as usize,
+                (area.height / 4).max(2) as usize,
+            )
         });
+        let line_h = line.as_ref().map_or(0, |l| l.len() as u16);
         let [warn, table_area, line_area, owners_area] = Layout::vertical([
             Constraint::Length(warn_h),
             Constraint::Min(3),
@@ -344,12 +385,8 @@ impl DiffView {
         ])
         .areas(area);
         if let Some(l) = line {
-            f.render_widget(
-                Paragraph::new(format!("▸ {l}"))
-                    .style(theme.dim())
-                    .wrap(ratatui::widgets::Wrap { trim: false }),
-                line_area,
-            );
+            let lines: Vec<Line> = l.into_iter().map(Line::from).collect();
+            f.render_widget(Paragraph::new(lines).style(theme.dim()), line_area);
         }
         if let Some(w) = &self.warning {
             f.render_widget(
@@ -390,70 +427,49 @@ impl DiffView {
         };
         let range = self.list.visible_in(rows_area, self.rows.len());
         let arrow = |s: DiffSort| if self.sort == s { "▼" } else { "" };
-        let mut header = vec![
-            TCell::from("Class"),
-            TCell::from(Line::from("Base #").right_aligned()),
-            TCell::from(Line::from("Target #").right_aligned()),
-            TCell::from(Line::from(format!("Δ #{}", arrow(DiffSort::DeltaCount))).right_aligned()),
-            TCell::from(
-                Line::from(format!("Δ Shallow{}", arrow(DiffSort::DeltaShallow))).right_aligned(),
-            ),
-            TCell::from(
-                Line::from(format!("Δ Retained{}", arrow(DiffSort::DeltaRetained))).right_aligned(),
-            ),
+        let labels = [
+            "Base #".to_string(),
+            "Target #".to_string(),
+            format!("Δ #{}", arrow(DiffSort::DeltaCount)),
+            format!("Δ Shallow{}", arrow(DiffSort::DeltaShallow)),
+            format!("Δ Retained{}", arrow(DiffSort::DeltaRetained)),
+            "New".to_string(),
+            "Gone".to_string(),
         ];
-        if ids {
-            header.push(TCell::from(Line::from("New").right_aligned()));
-            header.push(TCell::from(Line::from("Gone").right_aligned()));
-        }
-        let fixed: usize = 9 + 9 + 9 + 11 + 11 + if ids { 8 + 8 } else { 0 } + 8;
-        let name_w = (table_area.width as usize).saturating_sub(fixed).max(16);
-        let signed = |v: i64| {
-            if v > 0 {
-                format!("+{}", human(v as u64))
-            } else if v < 0 {
-                format!("-{}", human(v.unsigned_abs()))
-            } else {
-                "0".into()
-            }
-        };
+        // Each number column as wide as its widest figure or its header; the class
+        // name has the rest, cut in its middle.
+        let n = if ids { 7 } else { 5 };
+        let col_w: Vec<u16> = labels
+            .iter()
+            .zip(&self.figures_w)
+            .take(n)
+            .map(|(h, &w)| h.chars().count().max(w) as u16)
+            .collect();
+        let mut header = vec![TCell::from("Class")];
+        header.extend(
+            labels
+                .into_iter()
+                .take(n)
+                .map(|h| TCell::from(Line::from(h).right_aligned())),
+        );
+        let spacing = n as u16;
+        let fixed: u16 = col_w.iter().sum::<u16>() + spacing;
+        let name_w = table_area.width.saturating_sub(fixed).max(1) as usize;
         let rows: Vec<TRow> = range
             .map(|i| {
                 let r = &self.rows[i];
-                let mut cells = vec![
-                    TCell::from(elide_middle(&sanitize(&r.class), name_w)),
-                    TCell::from(Line::from(thousands(r.base_count)).right_aligned()),
-                    TCell::from(Line::from(thousands(r.target_count)).right_aligned()),
-                    TCell::from(Line::from(signed_count(r.delta_count())).right_aligned()),
-                    TCell::from(Line::from(signed(r.delta_shallow())).right_aligned()),
-                    TCell::from(
-                        Line::from(if retained {
-                            signed(r.delta_retained())
-                        } else {
-                            "…".into()
-                        })
-                        .right_aligned(),
-                    ),
-                ];
-                if ids {
-                    cells.push(TCell::from(Line::from(thousands(r.new)).right_aligned()));
-                    cells.push(TCell::from(Line::from(thousands(r.gone)).right_aligned()));
-                }
+                let mut cells = vec![TCell::from(elide_middle(&sanitize(&r.class), name_w))];
+                cells.extend(
+                    figures(r, retained)
+                        .into_iter()
+                        .take(n)
+                        .map(|f| TCell::from(Line::from(f).right_aligned())),
+                );
                 TRow::new(cells).style(theme.row(i == self.list.selected && !self.focus_owners))
             })
             .collect();
-        let mut widths = vec![
-            Constraint::Min(16),
-            Constraint::Length(9),
-            Constraint::Length(9),
-            Constraint::Length(9),
-            Constraint::Length(11),
-            Constraint::Length(11),
-        ];
-        if ids {
-            widths.push(Constraint::Length(8));
-            widths.push(Constraint::Length(8));
-        }
+        let mut widths = vec![Constraint::Length(name_w as u16)];
+        widths.extend(col_w.iter().map(|&w| Constraint::Length(w)));
         f.render_widget(
             Table::new(rows, widths)
                 .header(TRow::new(header).style(theme.header()))
@@ -465,22 +481,27 @@ impl DiffView {
         }
     }
 
-    fn draw_sides(&self, f: &mut Frame, area: Rect, theme: &Theme, focus: Side) {
+    fn draw_sides(
+        &self,
+        f: &mut Frame,
+        area: Rect,
+        theme: &Theme,
+        focus: Side,
+        split: super::split::Split,
+    ) {
+        use super::split::columns;
         // From DIFF_WIDE columns: base, target, and the focused side's selected object
-        // inspected beside them.
-        let detail = self
-            .side(focus)
-            .detail
-            .as_ref()
-            .filter(|_| area.width >= DIFF_WIDE);
-        let (left, right) = match detail {
-            Some((_, d)) => {
-                let [left, right, third] = Layout::horizontal([
-                    Constraint::Percentage(34),
-                    Constraint::Percentage(33),
-                    Constraint::Percentage(33),
-                ])
-                .areas(area);
+        // inspected beside them; a blank column between each two. Zoomed (`z`): the
+        // focused side alone.
+        let share = split.left(self.left_share(area.width));
+        let (left, right) = match self.third(area.width) {
+            _ if split.zoom => match focus {
+                Side::Base => (area, Rect::default()),
+                Side::Target => (Rect::default(), area),
+            },
+            Some(d) => {
+                let [sides, third] = columns(area, share);
+                let [left, right] = columns(sides, 50);
                 let r = self.side(focus);
                 let [head, body] =
                     Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(third);
@@ -496,13 +517,14 @@ impl DiffView {
                 (left, right)
             }
             None => {
-                let [left, right] =
-                    Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
-                        .areas(area);
+                let [left, right] = columns(area, share);
                 (left, right)
             }
         };
         for (side, area) in [(Side::Base, left), (Side::Target, right)] {
+            if area.width == 0 {
+                continue;
+            }
             let r = self.side(side);
             let [head, body] =
                 Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(area);
@@ -618,6 +640,34 @@ impl DiffView {
             None
         }
     }
+}
+
+/// A size's change: `+5.5 KiB`, `-32 B`, `0`.
+fn signed_bytes(v: i64) -> String {
+    match v.signum() {
+        1 => format!("+{}", human(v as u64)),
+        -1 => format!("-{}", human(v.unsigned_abs())),
+        _ => "0".into(),
+    }
+}
+
+/// A table row's figures, as its number columns show them: base and target counts,
+/// the changes of count, shallow and retained size (`…` until the dominator trees are
+/// ready), new and gone objects.
+fn figures(r: &ClassDelta, retained: bool) -> [String; 7] {
+    [
+        thousands(r.base_count),
+        thousands(r.target_count),
+        signed_count(r.delta_count()),
+        signed_bytes(r.delta_shallow()),
+        if retained {
+            signed_bytes(r.delta_retained())
+        } else {
+            "…".into()
+        },
+        thousands(r.new),
+        thousands(r.gone),
+    ]
 }
 
 /// A count's change: `+3,000`, `-150`, `0`.

@@ -94,44 +94,30 @@ impl App {
             }
             Screen::Ready(r) => {
                 let ctx = r.ctx(&self.theme);
-                // The selected row whole, under the list, where there is room.
-                let line = r
-                    .top()
-                    .selected_line(&ctx)
-                    .map(|l| sanitize(&l).into_owned());
-                let main = match line {
-                    Some(l) if main.height > 8 => {
-                        let w = main.width.max(1) as usize;
-                        let rows = (crate::ui::text::width(&l) + 2).div_ceil(w).clamp(1, 2) as u16;
-                        let [top, below] =
-                            Layout::vertical([Constraint::Min(1), Constraint::Length(rows)])
-                                .areas(main);
-                        f.render_widget(
-                            Paragraph::new(format!("▸ {l}"))
-                                .style(self.theme.dim())
-                                .wrap(Wrap { trim: false }),
-                            below,
-                        );
-                        top
-                    }
-                    _ => main,
+                let beside = r.beside();
+                // The pane with the keys: the detail beside the list after `Tab`.
+                let detail = r.detail.as_ref().map(|(_, d)| d.as_ref());
+                let focused: &dyn crate::ui::panes::Pane = match detail {
+                    Some(d) if beside && r.focus_detail => d,
+                    _ => r.top(),
                 };
-                if r.beside() {
-                    let [left, right] = Layout::horizontal([
-                        Constraint::Percentage(55),
-                        Constraint::Percentage(45),
-                    ])
-                    .areas(main);
-                    // The histogram's right-aligned figures keep a column from the paths.
-                    let list = if r.top().wants_class_detail() {
-                        Rect {
-                            width: left.width.saturating_sub(1),
-                            ..left
-                        }
-                    } else {
-                        left
-                    };
+                // The focused pane's selected row whole, under the panes.
+                let main = self.line_under(f, main, focused.selected_line(&ctx));
+                // Side by side (a blank column between them), or the focused one alone
+                // when zoomed.
+                let (list, right) = match (beside, self.split.zoom) {
+                    (false, _) => (Some(main), None),
+                    (true, true) if r.focus_detail => (None, Some(main)),
+                    (true, true) => (Some(main), None),
+                    (true, false) => {
+                        let [l, rt] = split::columns(main, self.split.left(ready::LIST_SHARE));
+                        (Some(l), Some(rt))
+                    }
+                };
+                if let Some(list) = list {
                     r.top().draw(f, list, &ctx);
+                }
+                if let Some(right) = right {
                     // A class whose merged paths wait for the selection to rest: said
                     // above the previous class's, which are stale until then.
                     let beside = match r.waiting {
@@ -160,27 +146,25 @@ impl App {
                         }
                         _ => right,
                     };
-                    match &r.detail {
-                        Some((_, d)) => d.draw(f, beside, &ctx),
+                    match detail {
+                        Some(d) => d.draw(f, beside, &ctx),
                         None => {
                             crate::ui::panes::titled(f, beside, "Merged paths from GC roots");
                         }
                     }
-                    // The focused side is marked at its title's left end.
-                    let at = if r.focus_detail { right } else { left };
+                }
+                // Both shown: the focused side is marked at its title's left end.
+                if let (Some(l), Some(rt)) = (list, right) {
+                    let at = if r.focus_detail { rt } else { l };
                     f.render_widget(
                         Paragraph::new("▶").style(self.theme.selected()),
                         Rect::new(at.x, at.y, 1, 1),
                     );
-                } else {
-                    r.top().draw(f, main, &ctx);
                 }
                 let g = &r.snap.graph;
-                let sel = r
-                    .top()
+                let sel = focused
                     .selected_text(&ctx)
-                    .map(|t| format!(" · {}", sanitize(&t)))
-                    .unwrap_or_default();
+                    .map(|t| sanitize(&t).into_owned());
                 let trunc = truncated_mark(r.snap.truncated.is_some());
                 // Most useful first: a long path must not push the counts off screen.
                 let name = self.file_name(&file);
@@ -196,21 +180,40 @@ impl App {
                 };
                 let line = match &self.message {
                     Some(m) => format!(" {}", sanitize(m)),
-                    None => format!(
-                        " {} · {} objects{trunc}{}{retained} · {name}{sel}",
-                        r.snap.format.title(),
-                        thousands(g.len() as u64),
-                        on_disk_mark(),
+                    None => status_line(
+                        format!(
+                            " {} · {} objects{trunc}{}{retained}",
+                            r.snap.format.title(),
+                            thousands(g.len() as u64),
+                            on_disk_mark(),
+                        ),
+                        &name,
+                        sel,
+                        status.width as usize,
                     ),
                 };
                 f.render_widget(Paragraph::new(line).style(self.theme.status()), status);
             }
             Screen::Diff(v) => {
-                v.draw(f, main, &self.theme, self.dom_progress.fraction());
+                // On the sides, the focused side's selected row whole under them (the
+                // table draws its own).
+                let main = match v.sides {
+                    Some(s) => {
+                        let r = v.side(s);
+                        self.line_under(f, main, r.top().selected_line(&r.ctx(&self.theme)))
+                    }
+                    None => main,
+                };
+                v.draw(
+                    f,
+                    main,
+                    &self.theme,
+                    self.dom_progress.fraction(),
+                    self.split,
+                );
                 let sel = v
                     .selected_text(&self.theme)
-                    .map(|t| format!(" · {}", sanitize(&t)))
-                    .unwrap_or_default();
+                    .map(|t| sanitize(&t).into_owned());
                 let count = |s: Side| thousands(v.side(s).snap.graph.len() as u64);
                 let trunc = if v.base.snap.truncated.is_some() || v.target.snap.truncated.is_some()
                 {
@@ -221,10 +224,15 @@ impl App {
                 let title = sanitize(self.title.as_deref().unwrap_or_default()).into_owned();
                 let line = match &self.message {
                     Some(m) => format!(" {}", sanitize(m)),
-                    None => format!(
-                        " diff · {} → {} objects{trunc} · {title}{sel}",
-                        count(Side::Base),
-                        count(Side::Target),
+                    None => status_line(
+                        format!(
+                            " diff · {} → {} objects{trunc}",
+                            count(Side::Base),
+                            count(Side::Target),
+                        ),
+                        &title,
+                        sel,
+                        status.width as usize,
                     ),
                 };
                 f.render_widget(Paragraph::new(line).style(self.theme.status()), status);
@@ -275,6 +283,26 @@ impl App {
                 );
             }
         }
+    }
+
+    /// The selected row `line` whole under the panes, where there is room: wrapped at
+    /// spaces over as many rows as it needs, up to a quarter of the screen (its last
+    /// row then ends with `…`). Returns the area left above it.
+    fn line_under(&self, f: &mut Frame, main: Rect, line: Option<String>) -> Rect {
+        let Some(line) = line.filter(|_| main.height > 8) else {
+            return main;
+        };
+        let rows = crate::ui::text::wrap_rows(
+            &format!("▸ {}", sanitize(&line)),
+            main.width as usize,
+            (main.height / 4).max(2) as usize,
+        );
+        let n = rows.len() as u16;
+        let [top, below] =
+            Layout::vertical([Constraint::Min(1), Constraint::Length(n)]).areas(main);
+        let lines: Vec<Line> = rows.into_iter().map(Line::from).collect();
+        f.render_widget(Paragraph::new(lines).style(self.theme.dim()), below);
+        top
     }
 
     fn draw_help(&self, f: &mut Frame, area: Rect) {
@@ -369,6 +397,31 @@ fn wrap_words(text: &str, width: usize) -> Vec<String> {
         out.push(line);
     }
     out
+}
+
+/// The status line: `head` (the format, the counts) whole, then the file's name and the
+/// selection, cut in their middle where the line is too narrow, the selection's id (its
+/// last word) never: a long file name gives way first.
+fn status_line(head: String, name: &str, sel: Option<String>, cells: usize) -> String {
+    use crate::ui::text::{fit_parts, width, Part};
+    let mut parts = vec![Part::keep(head)];
+    if !name.is_empty() {
+        parts.push(Part::keep(" · "));
+        parts.push(Part::shrink(name, 8));
+    }
+    if let Some(t) = sel {
+        parts.push(Part::keep(" · "));
+        match t.rsplit_once(' ') {
+            Some((what, id)) => {
+                parts.push(Part::shrink(what, 16));
+                parts.push(Part::keep(format!(" {id}")));
+            }
+            // An id alone is kept; a class's name may give way.
+            None if width(&t) <= 24 => parts.push(Part::keep(t)),
+            None => parts.push(Part::shrink(t, 16)),
+        }
+    }
+    fit_parts(parts, cells)
 }
 
 /// The status line's mark of an index built on disk, because it would not fit in the

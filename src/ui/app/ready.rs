@@ -9,6 +9,10 @@ pub(super) const SUSPECTS: usize = 10;
 /// From this many columns the selected row's detail is drawn beside the list.
 pub const WIDE: u16 = 120;
 
+/// The list's share of the width beside its detail, in percent, before the user moves
+/// the split ([`crate::ui::app::split`]).
+pub const LIST_SHARE: u16 = 55;
+
 /// How long the histogram's selection rests (no key) before the merged paths of its
 /// class are built beside it: up to ~200 ms on a class of millions, never once per key
 /// of a fast scroll.
@@ -231,6 +235,10 @@ impl Ready {
                     }
                 }
             }
+            let detail_sel = match &self.detail {
+                Some((_, d)) if self.focus_detail => Some(d.selected_object()),
+                _ => None,
+            };
             let (ctx, stack, _) = self.parts(theme);
             let top = stack.last_mut().expect("the bottom pane is always there");
             match top.handle(key, &ctx) {
@@ -245,7 +253,11 @@ impl Ready {
                 }
                 Outcome::Ignored => {}
             }
-            let sel = top.selected_object();
+            // The object keys (`p`, `r`, `o`, `d`, `y`) act on the focused pane's row.
+            let sel = match detail_sel {
+                Some(o) => o,
+                None => top.selected_object(),
+            };
             let class = top.selected_class();
             let picker = top.is_picker();
             let only = if action_for(key) == Some(Action::MergedPaths) {

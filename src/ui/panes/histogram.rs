@@ -373,23 +373,46 @@ impl HistogramPane {
             ),
         ])
         .style(theme.header());
-        let end = (self.offset + inner_h).min(self.view.len());
+        // The selection stays in view when the pane is shorter than when it moved (the
+        // line under the list wraps over more rows for a longer name).
+        let offset = if self.selected >= self.offset + inner_h.max(1) {
+            self.selected + 1 - inner_h.max(1)
+        } else {
+            self.offset
+        };
+        let end = (offset + inner_h).min(self.view.len());
+        // The number columns: 11, 15 and 15 cells where the class keeps 20 beside them;
+        // in a narrower pane (the split moved with `<`), as wide as their largest figure
+        // (never cut: a digit lost changes the number), and the class has what is left.
+        let figure_w = |v: u64, header: &str| {
+            let digits = v.max(1).ilog10() as usize + 1;
+            (digits + (digits - 1) / 3 + 1).max(header.chars().count() + 1)
+        };
+        let most = |f: &dyn Fn(&Row) -> u64| self.rows.iter().map(f).max().unwrap_or(0);
+        let mut cols = [11, 15, 15];
+        if (area.width as usize) < 20 + cols.iter().sum::<usize>() + 3 {
+            cols = [
+                figure_w(most(&|r| r.count), "Count"),
+                figure_w(most(&|r| r.shallow), "Shallow"),
+                figure_w(most(&|r| r.retained.unwrap_or(0)), "Retained"),
+            ];
+        }
         // Class column width: what the three number columns and the gaps leave.
         let name_w = (area.width as usize)
-            .saturating_sub(11 + 15 + 15 + 3)
-            .max(20);
-        let rows: Vec<TRow> = self.view[self.offset.min(end)..end]
+            .saturating_sub(cols.iter().sum::<usize>() + 3)
+            .max(1);
+        let rows: Vec<TRow> = self.view[offset.min(end)..end]
             .iter()
             .enumerate()
             .map(|(k, &i)| {
                 let r = &self.rows[i];
-                let style = theme.row(self.offset + k == self.selected);
+                let style = theme.row(offset + k == self.selected);
                 // With a filter, how the row matched: = exact, ^ prefix, + substring,
                 // ~ fuzzy.
                 // A long name is cut in its middle (package head and class tail both
                 // tell), as the trees cut theirs; the line under the list has it whole.
                 let mut parts = Vec::with_capacity(2);
-                if let Some(kind) = self.kinds.get(self.offset + k) {
+                if let Some(kind) = self.kinds.get(offset + k) {
                     parts.push(Part::keep(format!("{} ", kind.mark())));
                 }
                 parts.push(Part::shrink(sanitize(&r.name).into_owned(), 1));
@@ -414,10 +437,10 @@ impl HistogramPane {
         let table = Table::new(
             rows,
             [
-                Constraint::Min(20),
-                Constraint::Length(11),
-                Constraint::Length(15),
-                Constraint::Length(15),
+                Constraint::Min(name_w.min(20) as u16),
+                Constraint::Length(cols[0] as u16),
+                Constraint::Length(cols[1] as u16),
+                Constraint::Length(cols[2] as u16),
             ],
         )
         .header(header)

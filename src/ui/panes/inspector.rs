@@ -163,6 +163,28 @@ impl Pane for InspectorPane {
         Some(self.o)
     }
 
+    /// The selected row whole (a field's value or a referrer is cut to the pane): a
+    /// field with the object it holds, a referrer with the reference's name; on a
+    /// heading, the inspected object.
+    fn selected_line(&self, ctx: &Ctx) -> Option<String> {
+        let snap = ctx.snap;
+        Some(match self.rows.get(self.list.selected)? {
+            Row::Field(k) => {
+                let fld = &self.ins.fields[*k];
+                let st = if fld.is_static { "static " } else { "" };
+                let mut s = format!("{st}{} {} = ", fld.ty, fld.name);
+                match fld.value {
+                    Value::Object(t) => s.push_str(&super::object_line(ctx, t)),
+                    ref v => s.push_str(&value_text(snap, v)),
+                }
+                s
+            }
+            Row::Referrer(r, e) => format!("{} via {e}", super::object_line(ctx, *r)),
+            Row::More(m) => m.clone(),
+            Row::Section(_) => super::object_line(ctx, self.o),
+        })
+    }
+
     fn dominators_ready(&mut self, ctx: &Ctx) {
         let snap = ctx.snap;
         let o = self.o;

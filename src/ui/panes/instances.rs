@@ -501,6 +501,9 @@ impl Pane for InstancesPane {
             ..area
         };
         let range = self.list.visible_in(rows_area, self.rows_len());
+        // The columns as wide as what they show on screen (the header's word at least):
+        // an id or a size is never cut, the value gives way.
+        let (mut obj_w, mut shallow_w, mut retained_w) = (6, 7, 8);
         let rows: Vec<TRow> = range
             .clone()
             .map(|i| {
@@ -524,9 +527,15 @@ impl Pane for InstancesPane {
                     Some(k) if self.shown.is_some() => format!("{} ", k.mark()),
                     _ => String::new(),
                 };
+                let object =
+                    sanitize(&format!("{how}{}{mark}", ctx.snap.object_name(o))).into_owned();
+                let shallow = human(g.shallow_size(o));
+                obj_w = obj_w.max(width(&object));
+                shallow_w = shallow_w.max(width(&shallow));
+                retained_w = retained_w.max(width(&retained));
                 TRow::new(vec![
-                    TCell::from(format!("{how}{}{mark}", ctx.snap.object_name(o))),
-                    TCell::from(Line::from(human(g.shallow_size(o))).right_aligned()),
+                    TCell::from(object),
+                    TCell::from(Line::from(shallow).right_aligned()),
                     TCell::from(Line::from(retained).right_aligned()),
                     TCell::from(sanitize(&ctx.snap.value_words(o)).into_owned()),
                 ])
@@ -542,18 +551,21 @@ impl Pane for InstancesPane {
         .style(ctx.theme.header());
         // A narrow pane (a side of the diff view) gives the ids their room and drops
         // the value column.
+        let (obj_w, shallow_w, retained_w) = (obj_w as u16, shallow_w as u16, retained_w as u16);
+        // A narrow pane (a side of the diff view) gives the ids and sizes the room they
+        // take and the value what is left; a wide one keeps the columns it always had.
         let widths = if area.width < 60 {
             [
-                Constraint::Min(14),
-                Constraint::Length(9),
-                Constraint::Length(9),
-                Constraint::Length(0),
+                Constraint::Length(obj_w),
+                Constraint::Length(shallow_w),
+                Constraint::Length(retained_w),
+                Constraint::Fill(1),
             ]
         } else {
             [
-                Constraint::Length(20),
-                Constraint::Length(11),
-                Constraint::Length(11),
+                Constraint::Length(obj_w.max(20)),
+                Constraint::Length(shallow_w.max(11)),
+                Constraint::Length(retained_w.max(11)),
                 Constraint::Min(10),
             ]
         };

@@ -56,10 +56,15 @@ impl ListState {
         self.offset = self.offset.min(len.saturating_sub(1));
     }
 
-    /// The rows to draw in `height` rows: records the height and returns the range.
+    /// The rows to draw in `height` rows: records the height and returns the range,
+    /// which holds the selection even where the pane is shorter than when it moved (the
+    /// line under the list wraps over more rows for a longer row, the terminal shrank).
     pub fn visible(&self, height: usize, len: usize) -> std::ops::Range<usize> {
         self.height.set(height.max(1));
-        let start = self.offset.min(len);
+        let mut start = self.offset.min(len);
+        if self.selected >= start + height.max(1) {
+            start = self.selected + 1 - height.max(1);
+        }
         start..(start + height).min(len)
     }
 
@@ -90,4 +95,21 @@ impl ListState {
 pub fn row_at(rows: Rect, offset: usize, x: u16, y: u16) -> Option<usize> {
     let inside = x >= rows.x && x < rows.right() && y >= rows.y && y < rows.bottom();
     inside.then(|| offset + (y - rows.y) as usize)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ListState;
+
+    #[test]
+    fn a_shorter_pane_still_shows_the_selection() {
+        let mut l = ListState::new();
+        l.height.set(30);
+        l.selected = 29;
+        l.scroll(100);
+        assert_eq!(l.visible(30, 100), 0..30);
+        // Five rows fewer (the line under the list took them): the selection in view.
+        assert_eq!(l.visible(25, 100), 5..30);
+        assert_eq!(l.visible(25, 20), 5..20);
+    }
 }

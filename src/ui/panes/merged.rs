@@ -32,6 +32,10 @@ use std::sync::Arc;
 /// Instances whose paths are merged.
 pub const MAX_INSTANCES: usize = 10_000;
 
+/// From this many columns the rows' figures are in words (`12 objects, 3.0 KiB
+/// retained`); narrower, in short (`12 obj 3.0 KiB`).
+const WORDY: usize = 80;
+
 /// Objects with this many references or more have their children's names read together.
 const MANY_REFERENCES: usize = 1024;
 
@@ -360,12 +364,18 @@ impl Pane for MergedPathsPane {
                 }
                 parts.push(Part::shrink(clean(snap.class_name(n.obj)), 8));
                 parts.push(Part::keep(format!(" {}", clean(&snap.object_name(n.obj)))));
-                // The figures on the right, never cut: the name gives way.
-                let figures = format!(
-                    "  {} objects, {} retained",
-                    thousands(n.count),
-                    human(n.retained)
-                );
+                // The figures on the right, never cut: the name gives way. A narrow pane
+                // (beside the histogram) has them in short, so that the root kind and
+                // the id keep their room; the line under the list has them in words.
+                let figures = if w >= WORDY {
+                    format!(
+                        "  {} objects, {} retained",
+                        thousands(n.count),
+                        human(n.retained)
+                    )
+                } else {
+                    format!("  {} obj {}", thousands(n.count), human(n.retained))
+                };
                 let room = w.saturating_sub(width(&figures));
                 let left = fit_parts(parts, room);
                 let pad = room.saturating_sub(width(&left));
@@ -381,5 +391,28 @@ impl Pane for MergedPathsPane {
             .rows
             .get(self.list.selected)
             .map(|r| self.built.nodes[r.node].obj)
+    }
+
+    /// The selected row whole: the root kind or the reference from the row above, the
+    /// object, and how many of the instances' paths go through it.
+    fn selected_line(&self, ctx: &Ctx) -> Option<String> {
+        let r = self.built.rows.get(self.list.selected)?;
+        let nodes = &self.built.nodes;
+        let n = &nodes[r.node];
+        let snap = ctx.snap;
+        // A root's kind is in the object's line (`GC root: …`).
+        let head = if r.depth == 0 {
+            String::new()
+        } else {
+            let from = nodes[n.parent].obj;
+            let e = n.label.clone().or_else(|| snap.edge_label(from, n.obj));
+            format!("{} → ", e.as_deref().unwrap_or("?"))
+        };
+        Some(format!(
+            "{head}{} · the paths of {} objects, {} retained",
+            super::object_line(ctx, n.obj),
+            thousands(n.count),
+            human(n.retained)
+        ))
     }
 }

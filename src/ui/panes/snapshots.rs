@@ -102,6 +102,17 @@ impl Pane for SnapshotsPane {
         true
     }
 
+    /// The selected snapshot whole (its label is cut in the row).
+    fn selected_line(&self, ctx: &Ctx) -> Option<String> {
+        let s = ctx.snap.snapshots.get(self.list.selected)?;
+        Some(format!(
+            "#{} · {} objects · {}",
+            s.index,
+            thousands(s.objects),
+            s.label
+        ))
+    }
+
     fn hints(&self) -> &'static [Action] {
         &[
             Action::Down,

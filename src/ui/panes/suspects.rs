@@ -18,7 +18,7 @@ use super::{human, titled, Ctx, Outcome, Pane};
 use crate::heap::ObjId;
 use crate::suspects::{brief, Report};
 use crate::ui::keys::{action_for, Action};
-use crate::ui::text::{fit_parts, sanitize, take_width, Part};
+use crate::ui::text::{fit_parts, sanitize, take_width, wrap_cells, Part};
 use crate::waste::Waste;
 
 /// Which findings the pane lists.
@@ -280,11 +280,26 @@ impl Pane for SuspectsPane {
     fn draw(&self, f: &mut Frame, area: Rect, ctx: &Ctx) {
         let snap = ctx.snap;
         let inner = titled(f, area, &self.title(ctx));
-        let detail = self.detail(ctx);
-        let want = (detail.len() as u16 + 1).min(inner.height / 2);
+        // The selected finding below the list, each line wrapped (an id at a line's end
+        // was cut at 120 columns beside the inspector): as tall as it needs, up to what
+        // the list leaves (at least half the pane); a longer one ends with `…`.
+        let w = inner.width as usize;
+        let mut detail: Vec<String> = Vec::new();
+        for l in self.detail(ctx) {
+            detail.extend(wrap_cells(&sanitize(&l), w));
+        }
+        let room = (inner.height / 2)
+            .max(inner.height.saturating_sub(self.len() as u16))
+            .saturating_sub(1) as usize;
+        if detail.len() > room.max(1) {
+            detail.truncate(room.max(1));
+            if let Some(last) = detail.last_mut() {
+                *last = format!("{}…", take_width(last, w.saturating_sub(1)));
+            }
+        }
+        let want = (detail.len() as u16 + 1).min(inner.height);
         let [top, bottom] =
             Layout::vertical([Constraint::Min(1), Constraint::Length(want)]).areas(inner);
-        let w = top.width as usize;
         let cut = |s: &str| -> String { take_width(&sanitize(s), w).to_string() };
         let lines: Vec<Line> = match self.mode {
             Mode::Suspects => {
@@ -323,8 +338,8 @@ impl Pane for SuspectsPane {
         let area = block.inner(bottom);
         f.render_widget(block, bottom);
         let lines: Vec<Line> = detail
-            .iter()
-            .map(|l| Line::from(Span::styled(cut(l), ctx.theme.dim())))
+            .into_iter()
+            .map(|l| Line::from(Span::styled(l, ctx.theme.dim())))
             .collect();
         f.render_widget(Paragraph::new(lines), area);
     }
@@ -342,6 +357,19 @@ impl Pane for SuspectsPane {
                 .get(self.waste_list.selected)
                 .map(|r| r.example),
         }
+    }
+
+    /// The selected finding whole (the row cuts it), then its object.
+    fn selected_line(&self, ctx: &Ctx) -> Option<String> {
+        let o = self.selected_object()?;
+        let words = match self.mode {
+            Mode::Suspects => self.report.suspects.get(self.list.selected)?.title.clone(),
+            Mode::Waste => {
+                let r = self.waste.as_ref()?.get(self.waste_list.selected)?;
+                format!("{} wasted: {}", human(r.wasted), r.text)
+            }
+        };
+        Some(format!("{words} · {}", super::object_line(ctx, o)))
     }
 
     fn selected_text(&self, ctx: &Ctx) -> Option<String> {

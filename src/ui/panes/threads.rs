@@ -13,7 +13,7 @@ use super::list::ListState;
 use super::{human, titled, Ctx, Outcome, Pane};
 use crate::heap::ObjId;
 use crate::ui::keys::{action_for, Action};
-use crate::ui::text::{sanitize, take_width};
+use crate::ui::text::{fit_parts, sanitize, Part};
 
 enum Row {
     Thread(usize),
@@ -29,6 +29,59 @@ pub struct ThreadsPane {
 }
 
 impl ThreadsPane {
+    /// Row `i`'s text in parts, each sanitised: what may shrink (names, a frame's place)
+    /// and what is kept whole (ids, sizes, counts).
+    fn row_parts(&self, i: usize, ctx: &Ctx) -> Vec<Part> {
+        let snap = ctx.snap;
+        let clean = |t: &str| sanitize(t).into_owned();
+        let mut parts = Vec::new();
+        match &self.rows[i] {
+            Row::Thread(t) => {
+                let t_ = &snap.thread_list[*t];
+                parts.push(Part::keep(if self.expanded[*t] { "▾ " } else { "▸ " }));
+                parts.push(Part::shrink(format!("\"{}\"", clean(&t_.name)), 8));
+                if let Some(id) = t_.id {
+                    parts.push(Part::keep(format!(" #{id}")));
+                }
+                if let Some(st) = &t_.state {
+                    parts.push(Part::keep(format!(" {}", clean(st))));
+                }
+                if t_.system {
+                    parts.push(Part::keep(" (system)"));
+                }
+                let locals: usize =
+                    t_.frames.iter().map(|f| f.locals.len()).sum::<usize>() + t_.held.len();
+                parts.push(Part::shrink(
+                    format!(" · {} frames, {locals} locals", t_.frames.len()),
+                    0,
+                ));
+            }
+            Row::Frame(t, k) => {
+                let fr = &snap.thread_list[*t].frames[*k];
+                parts.push(Part::keep("    at "));
+                parts.push(Part::shrink(clean(&fr.function), 12));
+                parts.push(Part::shrink(format!(" ({})", clean(&fr.location)), 8));
+            }
+            Row::Local(o) => {
+                parts.push(Part::keep("        "));
+                parts.push(Part::shrink(clean(snap.class_name(*o)), 8));
+                parts.push(Part::keep(format!(
+                    " {} {}",
+                    clean(&snap.object_name(*o)),
+                    human(snap.graph.shallow_size(*o))
+                )));
+                if let Some(r) = ctx.dom.and_then(|d| d.retained(*o)) {
+                    parts.push(Part::keep(format!(" (retains {})", human(r))));
+                }
+                if let Some(l) = snap.label(*o) {
+                    parts.push(Part::shrink(format!(" {}", clean(&l)), 0));
+                }
+            }
+            Row::Empty(m) => parts.push(Part::shrink(format!("    {m}"), 0)),
+        }
+        parts
+    }
+
     pub fn new(ctx: &Ctx) -> Self {
         let n = ctx.snap.thread_list.len();
         let mut p = ThreadsPane {
@@ -133,60 +186,35 @@ impl Pane for ThreadsPane {
     }
 
     fn draw(&self, f: &mut Frame, area: Rect, ctx: &Ctx) {
-        let snap = ctx.snap;
         let inner = titled(f, area, &self.title(ctx));
         let range = self.list.visible_in(inner, self.rows.len());
         let lines: Vec<Line> = range
             .map(|i| {
-                let text = match &self.rows[i] {
-                    Row::Thread(t) => {
-                        let t_ = &snap.thread_list[*t];
-                        let mut s = format!(
-                            "{} \"{}\"",
-                            if self.expanded[*t] { "▾" } else { "▸" },
-                            t_.name
-                        );
-                        if let Some(id) = t_.id {
-                            s.push_str(&format!(" #{id}"));
-                        }
-                        if let Some(st) = &t_.state {
-                            s.push_str(&format!(" {st}"));
-                        }
-                        if t_.system {
-                            s.push_str(" (system)");
-                        }
-                        let locals: usize =
-                            t_.frames.iter().map(|f| f.locals.len()).sum::<usize>() + t_.held.len();
-                        s.push_str(&format!(" · {} frames, {locals} locals", t_.frames.len()));
-                        s
-                    }
-                    Row::Frame(t, k) => {
-                        let fr = &snap.thread_list[*t].frames[*k];
-                        format!("    at {} ({})", fr.function, fr.location)
-                    }
-                    Row::Local(o) => {
-                        let mut s = format!(
-                            "        {} {} {}",
-                            snap.class_name(*o),
-                            snap.object_name(*o),
-                            human(snap.graph.shallow_size(*o))
-                        );
-                        if let Some(r) = ctx.dom.and_then(|d| d.retained(*o)) {
-                            s.push_str(&format!(" (retains {})", human(r)));
-                        }
-                        if let Some(l) = snap.label(*o) {
-                            s.push(' ');
-                            s.push_str(&l);
-                        }
-                        s
-                    }
-                    Row::Empty(m) => format!("    {m}"),
-                };
-                let text = take_width(&sanitize(&text), inner.width as usize).to_string();
+                // Names give way in their middle, never an id or a size.
+                let text = fit_parts(self.row_parts(i, ctx), inner.width as usize);
                 Line::from(Span::styled(text, ctx.theme.row(i == self.list.selected)))
             })
             .collect();
         f.render_widget(Paragraph::new(lines), inner);
+    }
+
+    /// The selected row whole: a thread or a frame in full, a local as an object.
+    fn selected_line(&self, ctx: &Ctx) -> Option<String> {
+        let i = self.list.selected;
+        match self.rows.get(i)? {
+            Row::Local(o) => Some(super::object_line(ctx, *o)),
+            row => {
+                // A thread without its ▸/▾ (the line's own ▸ leads).
+                let skip = matches!(row, Row::Thread(_)) as usize;
+                let whole: String = self
+                    .row_parts(i, ctx)
+                    .into_iter()
+                    .skip(skip)
+                    .map(|p| p.text)
+                    .collect();
+                Some(whole.trim_start().to_string())
+            }
+        }
     }
 
     fn selected_object(&self) -> Option<ObjId> {

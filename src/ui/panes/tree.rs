@@ -484,7 +484,7 @@ impl TreePane {
         matches!(self.kind, TreeKind::Paths(_) | TreeKind::Referrers(_))
     }
 
-    fn row_parts(&self, r: &Row, ctx: &Ctx) -> (Vec<Part>, String) {
+    fn row_parts(&self, r: &Row, ctx: &Ctx) -> (Vec<Part>, Option<Sizes>) {
         let snap = ctx.snap;
         let clean = |t: &str| sanitize(t).into_owned();
         // The indent gives way last, before the id and the root kind would.
@@ -499,11 +499,11 @@ impl TreePane {
                     .get(gr.class as usize)
                     .map_or("?", |c| c.name.as_str());
                 parts.push(Part::shrink(clean(class), 8));
-                sizes(gr.shallow, gr.retained, self.total)
+                Some(sizes(gr.shallow, gr.retained, self.total))
             }
             (None, None) => {
                 parts.push(Part::shrink(clean(r.text.as_deref().unwrap_or("")), 0));
-                String::new()
+                None
             }
             (Some(o), _) => {
                 let paths = matches!(self.kind, TreeKind::Paths(_));
@@ -533,28 +533,63 @@ impl TreePane {
                         parts.push(Part::keep(format!("  [{}]", clean(t))));
                     }
                 }
-                sizes(
+                Some(sizes(
                     snap.graph.shallow_size(o),
                     ctx.dom.and_then(|d| d.retained(o)),
                     self.total,
-                )
+                ))
             }
         };
         (parts, right)
     }
 }
 
-/// A row's size columns: shallow, retained and its share of the heap (`total`).
-fn sizes(shallow: u64, retained: Option<u64>, total: u64) -> String {
-    let shallow = human(shallow);
-    match retained {
-        Some(ret) if total > 0 => format!(
-            "{shallow:>9} {:>9} {:>5.1}%",
-            human(ret),
-            ret as f64 * 100.0 / total as f64
-        ),
-        Some(ret) => format!("{shallow:>9} {:>9}", human(ret)),
-        None => format!("{shallow:>9} {:>9}", "-"),
+/// A row's size columns: shallow, retained and its share of the heap (`total`), each
+/// right-aligned in its own cells.
+fn sizes(shallow: u64, retained: Option<u64>, total: u64) -> Sizes {
+    Sizes {
+        shallow: human(shallow),
+        retained: retained.map_or_else(|| "-".to_string(), human),
+        share: retained
+            .filter(|_| total > 0)
+            .map(|r| format!("{:.1}%", r as f64 * 100.0 / total as f64)),
+    }
+}
+
+/// A row's size columns, as [`sizes`] has them.
+struct Sizes {
+    shallow: String,
+    retained: String,
+    share: Option<String>,
+}
+
+impl Sizes {
+    /// The columns that a row `w` wide has room for beside the names and the id: all
+    /// three from 64 columns, then the retained size and the share, then the retained
+    /// size alone (the line under the list has them all); and how wide they are, so
+    /// that every row's columns line up.
+    fn shown(&self, w: usize) -> (String, usize) {
+        let share = |s: &Option<String>| s.as_deref().map(|p| format!(" {p:>6}"));
+        match w {
+            64.. => (
+                format!(
+                    "{:>9} {:>9}{}",
+                    self.shallow,
+                    self.retained,
+                    share(&self.share).unwrap_or_default()
+                ),
+                26,
+            ),
+            48.. => (
+                format!(
+                    "{:>9}{}",
+                    self.retained,
+                    share(&self.share).unwrap_or_default()
+                ),
+                16,
+            ),
+            _ => (format!("{:>9}", self.retained), 9),
+        }
     }
 }
 
@@ -682,12 +717,13 @@ impl Pane for TreePane {
             return;
         }
         let w = inner.width as usize;
-        let sizes_w = 26usize.min(w / 2);
         let range = self.list.visible_in(inner, self.rows.len());
         let lines: Vec<Line> = range
             .map(|i| {
                 let r = &self.rows[i];
                 let (parts, right) = self.row_parts(r, ctx);
+                // The size columns that fit beside the names and the id, all rows alike.
+                let (right, sizes_w) = right.map_or((String::new(), 26), |s| s.shown(w));
                 let left_w = w.saturating_sub(sizes_w + 1);
                 let left = fit_parts(parts, left_w);
                 let pad = left_w.saturating_sub(width(&left));
