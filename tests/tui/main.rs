@@ -9,6 +9,7 @@ mod common;
 
 mod app;
 mod diff;
+mod inspector;
 mod snapshots;
 mod tmux;
 mod v8;

@@ -1,0 +1,269 @@
+//! The object inspector (issue 39): no line lost where the detail pane is narrow (bug
+//! 1), big arrays paged and grouped by class (friction 5), who holds the object above
+//! its fields (friction 6); and the other panes' detail lines, wrapped, not lost.
+
+use crate::common;
+
+use common::tui::*;
+use common::*;
+use heaptui::ui::app::App;
+use heaptui::ui::panes::Request;
+use ratatui::backend::TestBackend;
+use ratatui::Terminal;
+
+/// The three sizes the snapshots are taken at.
+const SIZES: [(u16, u16); 3] = [(120, 40), (80, 24), (160, 45)];
+
+/// The Java leak fixture as the TUI opens it: on the leak suspects.
+fn leak_app() -> App {
+    let (p, snap) = open_fixture("java/leak/heap-live.hprof.gz");
+    App::with_snapshot(p, snap)
+}
+
+/// Opens the pane `req` asks for on top of the app's view, as a key would.
+fn open(a: &mut App, req: Request) {
+    if let heaptui::ui::app::Screen::Ready(r) = &mut a.screen {
+        let theme = heaptui::ui::theme::Theme { color: false };
+        r.open(req, &theme);
+    }
+}
+
+/// The screen once the pane `req` asks for is opened on top of the app's view.
+fn shown(a: &mut App, term: &mut Terminal<TestBackend>, req: Request) -> String {
+    run(a, term, "");
+    open(a, req);
+    run(a, term, "")
+}
+
+/// The part of each row from column `x` on, trimmed: one side of a split screen.
+fn column_from(s: &str, x: usize) -> String {
+    s.lines()
+        .map(|l| l.chars().skip(x).collect::<String>().trim_end().to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The inspector's rows, from its title's column to the right end (the whole screen
+/// when it fills it), joined into one text with single spaces: a line wrapped over
+/// several rows reads whole.
+fn inspector_text(s: &str) -> String {
+    let title = line_with(s, "Inspector — ");
+    let x = title[..title.find("Inspector — ").unwrap()].chars().count();
+    // The title's " " and the border before it: the pane starts a little left of it.
+    let x = if x < 5 { 0 } else { x.saturating_sub(4) };
+    let side = column_from(s, x);
+    side.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Bug 1: the suspects screen's inspector keeps its dominator line at every size (at
+/// 120 columns the wrapped retained line pushed it out), and `W` then `j` to a string
+/// finding keeps its value line; at 80 columns `Enter` opens the inspector.
+#[test]
+fn the_inspector_beside_the_suspects_loses_no_line_at_any_size() {
+    let t = fixture_json("java/leak/truth.json");
+    let text = t["plants"]["duplicate_strings"]["text"].as_str().unwrap();
+    let (_, snap) = open_fixture("java/leak/heap-live.hprof.gz");
+    let d = dominators_of(&snap);
+    let r = heaptui::suspects::find(&snap, &d, 5);
+    let top = r.suspects[0].object;
+    let dom = d.idom(top).unwrap();
+    let want_dom = format!(
+        "dominator {} {}",
+        snap.object_name(dom),
+        snap.class_name(dom)
+    );
+    assert_eq!(snap.class_name(dom), "java.lang.Class");
+    for (w, h) in SIZES {
+        let mut a = leak_app();
+        let mut term = terminal(w, h);
+        let keys = if w < 120 { "\n" } else { "" };
+        let s = run(&mut a, &mut term, keys);
+        let ins = inspector_text(&s);
+        assert!(ins.contains(&want_dom), "{w}x{h}: {want_dom:?} in\n{s}");
+        assert!(ins.contains("retained 15.8 MiB"), "{w}x{h}:\n{s}");
+        // The waste findings: the strings' row, its example's value.
+        let s = run(&mut a, &mut term, if w < 120 { "\u{1b}Wj\n" } else { "Wj" });
+        assert!(s.contains("equal strings"), "{w}x{h}:\n{s}");
+        let ins = inspector_text(&s);
+        assert!(
+            ins.contains(&format!("value {text:?}")),
+            "{w}x{h}: the value line in\n{s}"
+        );
+        // `W j j j`: the first char[] finding's example, a value of 8192 NULs.
+        let keys = if w < 120 { "\u{1b}jj\n" } else { "jj" };
+        let s = run(&mut a, &mut term, keys);
+        let ins = inspector_text(&s);
+        assert!(ins.contains("length 8192"), "{w}x{h}:\n{s}");
+        assert!(ins.contains("value \"\\0\\0"), "{w}x{h}: the value line in\n{s}");
+        assert!(ins.contains("dominator 0x"), "{w}x{h}:\n{s}");
+    }
+}
+
+/// Bug 1, the other lines that were cut: a weakly reachable object's dominator line
+/// and an unreachable one's retained size are whole (wrapped) in a narrow inspector.
+#[test]
+fn long_inspector_lines_wrap_whole_in_a_narrow_pane() {
+    let (p, snap) = open_fixture("java/coops/heap-live-jvmgz.hprof.gz");
+    let d = dominators_of(&snap);
+    let n = snap.graph.len() as u32;
+    let weak = (0..n)
+        .find(|&o| {
+            d.is_weakly_reachable(o) && d.idom(o) == Some(heaptui::heap::dominators::VIRTUAL_ROOT)
+        })
+        .expect("a weakly reachable object");
+    let garbage = (0..n)
+        .find(|&o| d.retained(o).is_none())
+        .expect("an unreachable object");
+    let mut a = on_histogram(p, snap);
+    for w in [40u16, 54, 66] {
+        let mut term = terminal(w, 24);
+        let s = shown(&mut a, &mut term, Request::Inspect(weak));
+        let ins = inspector_text(&s);
+        assert!(
+            ins.contains("dominator none: weakly reachable (only weak or soft references lead to it)"),
+            "{w}:\n{s}"
+        );
+        let s = shown(&mut a, &mut term, Request::Inspect(garbage));
+        let ins = inspector_text(&s);
+        assert!(ins.contains("retained - (no GC root reaches it)"), "{w}:\n{s}");
+    }
+}
+
+/// The `Object[]` behind `EventBus.listeners`: an `ArrayList` of `count` listeners with
+/// room for `list_capacity` (truth.json), found by its length and its holder's class.
+fn listeners_array(snap: &heaptui::Snapshot) -> u32 {
+    let t = fixture_json("java/leak/truth.json");
+    let cap = t["plants"]["listeners"]["list_capacity"].as_u64().unwrap();
+    (0..snap.graph.len() as u32)
+        .find(|&o| {
+            snap.class_name(o) == "java.lang.Object[]"
+                && snap.inspect(o).length == Some(cap)
+                && snap
+                    .graph
+                    .referrers(o)
+                    .iter()
+                    .any(|&r| snap.class_name(r) == "java.util.ArrayList")
+        })
+        .expect("the listeners' Object[]")
+}
+
+/// Friction 5: a big array's elements are paged as the trees page (`Enter` on the
+/// "… N more" row shows the next page, down to the last element), and `g` groups an
+/// object array's elements by class, a class row opening to its members.
+#[test]
+fn a_big_array_pages_to_its_last_element_and_groups_by_class() {
+    let t = fixture_json("java/leak/truth.json");
+    let l = &t["plants"]["listeners"];
+    let (cap, count) = (
+        l["list_capacity"].as_u64().unwrap(),
+        l["count"].as_u64().unwrap(),
+    );
+    let (p, snap) = open_fixture("java/leak/heap-live.hprof.gz");
+    let arr = listeners_array(&snap);
+    let mut a = on_histogram(p, snap);
+    let mut term = terminal(120, 40);
+    let s = shown(&mut a, &mut term, Request::Inspect(arr));
+    assert!(s.contains("more elements"), "{s}");
+    let last = format!("[{}]", cap - 1);
+    let mut pages = 0;
+    let mut s = s;
+    while !s.contains(&last) {
+        pages += 1;
+        assert!(pages < 100, "no element {last} after 100 pages:\n{s}");
+        // The last row is the "… N more" row: `Enter` there shows the next page.
+        s = run(&mut a, &mut term, "G\n");
+        assert!(!s.contains("does nothing here"), "{s}");
+    }
+    assert!(pages > 1, "{s}");
+    // `g`: the elements by class, then `Enter` on the class row: its members.
+    let s = run(&mut a, &mut term, "g");
+    let class_row = format!("{} × com.example.Listener", with_commas(count as usize));
+    let row = line_with(&s, &class_row);
+    assert!(row.contains("KiB"), "{row}");
+    assert!(!s.contains(&last), "grouped: no element rows\n{s}");
+    let at = s.lines().position(|l| l.contains(&class_row)).unwrap();
+    let sel = s.lines().position(|l| l.contains("▸ ") || l.contains("▾ ")).unwrap();
+    let _ = (at, sel);
+    // The class row is the first below the section: select it and open it.
+    let mut s = s;
+    for _ in 0..40 {
+        if selected_row(&a).is_some_and(|r| r.contains(&class_row)) {
+            break;
+        }
+        s = run(&mut a, &mut term, "j");
+    }
+    assert!(
+        selected_row(&a).is_some_and(|r| r.contains(&class_row)),
+        "{s}"
+    );
+    let s = run(&mut a, &mut term, "\n");
+    assert!(s.contains("▾ "), "{s}");
+    assert!(s.contains("[0] "), "{s}");
+    assert!(line_with(&s, "[0] ").contains("com.example.Listener"), "{s}");
+    // `g` again: the elements as listed.
+    let s = run(&mut a, &mut term, "g");
+    assert!(!s.contains(&class_row), "{s}");
+    assert!(s.contains("[0] "), "{s}");
+}
+
+/// The selected row of the app's top pane, as the line under the list shows it.
+fn selected_row(a: &App) -> Option<String> {
+    match &a.screen {
+        heaptui::ui::app::Screen::Ready(r) => {
+            let theme = heaptui::ui::theme::Theme { color: false };
+            r.top().selected_line(&r.ctx(&theme))
+        }
+        _ => None,
+    }
+}
+
+/// Friction 6: who holds the object comes before its fields, folded: the big array's
+/// referrer and dominator are on the first screen at 80×24 (they came after its 100
+/// elements), and an object with many referrers lists three, then how many more, with
+/// `Enter` on that row opening them all.
+#[test]
+fn referrers_and_the_dominator_come_before_the_fields_folded() {
+    let (p, snap) = open_fixture("java/leak/heap-live.hprof.gz");
+    let d = dominators_of(&snap);
+    let arr = listeners_array(&snap);
+    let list = snap.graph.referrers(arr)[0];
+    let want_ref = format!("{} java.util.ArrayList via elementData", snap.object_name(list));
+    let want_dom = format!("dominator {}", snap.object_name(d.idom(arr).unwrap()));
+    // The most referred-to object (a class object), with its referrers counted as the
+    // inspector counts them: once each.
+    let n = snap.graph.len() as u32;
+    let popular = (0..n)
+        .max_by_key(|&o| {
+            let mut r = snap.graph.referrers(o).to_vec();
+            r.dedup();
+            r.len()
+        })
+        .unwrap();
+    let mut refs = snap.graph.referrers(popular).to_vec();
+    refs.dedup();
+    assert!(refs.len() > 10);
+    let mut a = on_histogram(p, snap);
+    let mut term = terminal(80, 24);
+    let s = shown(&mut a, &mut term, Request::Inspect(arr));
+    assert!(s.contains(&want_ref), "{s}");
+    assert!(s.contains(&want_dom), "{s}");
+    let fields = s.lines().position(|l| l.starts_with("fields")).expect(&s);
+    let held = s.lines().position(|l| l.contains(&want_ref)).unwrap();
+    assert!(held < fields, "{s}");
+    let s = shown(&mut a, &mut term, Request::Inspect(popular));
+    let more = format!("… {} more referrers", with_commas(refs.len() - 3));
+    assert!(s.contains(&more), "{s}");
+    let shown_refs = s.lines().filter(|l| l.contains(" via ")).count();
+    assert_eq!(shown_refs, 3, "{s}");
+    // Up from the first field to the "… more" row, then `Enter`: all of them.
+    let mut s = s;
+    for _ in 0..10 {
+        if selected_row(&a).is_some_and(|r| r.contains(&more)) {
+            break;
+        }
+        s = run(&mut a, &mut term, "k");
+    }
+    assert!(selected_row(&a).is_some_and(|r| r.contains(&more)), "{s}");
+    let s = run(&mut a, &mut term, "\n");
+    assert!(s.contains("Referrers of "), "{s}");
+}
