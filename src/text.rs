@@ -469,7 +469,8 @@ pub fn wrap(s: &str, cells: usize) -> Vec<String> {
     for (k, word) in s.split(' ').enumerate() {
         let w = width(word);
         if k > 0 {
-            if used + 1 + w <= cells {
+            // A word wider than a row is broken where it stands.
+            if used + 1 + w <= cells || (w > cells && used + 2 <= cells) {
                 line.push(' ');
                 used += 1;
             } else if used > 0 || !line.is_empty() {
@@ -480,7 +481,8 @@ pub fn wrap(s: &str, cells: usize) -> Vec<String> {
         for g in word.graphemes(true) {
             let gw = width(g);
             if used + gw > cells && used > 0 {
-                out.push(std::mem::take(&mut line));
+                let row = std::mem::take(&mut line);
+                out.push(row.trim_end_matches(' ').to_string());
                 used = 0;
             }
             line.push_str(g);
@@ -521,6 +523,8 @@ mod fit_tests {
         // A word wider than a row is broken; wide characters are counted as two.
         let rows = wrap("ab 漢字漢字漢字", 4);
         assert_eq!(rows, ["ab", "漢字", "漢字", "漢字"]);
+        let rows = wrap("value \"0123456789\"", 8);
+        assert_eq!(rows, ["value \"0", "12345678", "9\""]);
         assert_eq!(wrap("", 10), [""]);
         assert_eq!(cut_marked("0xf1c01678 java.lang.Class", 12), "0xf1c01678 …");
         assert_eq!(cut_marked("short", 12), "short");

@@ -270,3 +270,57 @@ fn referrers_and_the_dominator_come_before_the_fields_folded() {
     let s = run(&mut a, &mut term, "\n");
     assert!(s.contains("Referrers of "), "{s}");
 }
+
+/// Bug 1 in the suspects pane: the detail under the list wraps its lines and is sized
+/// by the rows they take; at 120 columns (the list's half of the split) the suspect's
+/// object (`· 0x… ArrayList`) was cut off its line, and the waste finding's line of
+/// the sparse maps lost its end.
+#[test]
+fn the_suspect_and_waste_details_wrap_their_lines_whole() {
+    let (_, snap) = open_fixture("java/leak/heap-live.hprof.gz");
+    let d = dominators_of(&snap);
+    let r = heaptui::suspects::find(&snap, &d, 5);
+    let top = &r.suspects[0];
+    let want = format!("{} ArrayList", snap.object_name(top.object));
+    // The sparse maps' finding ends with their entries and slots (truth.json).
+    let t = fixture_json("java/leak/truth.json");
+    let m = &t["plants"]["sparse_maps"];
+    let count = m["count"].as_u64().unwrap();
+    let slots = format!(
+        "{} entries in {} slots",
+        count * m["size"].as_u64().unwrap(),
+        count * m["table_length"].as_u64().unwrap()
+    );
+    for (w, h) in SIZES {
+        let mut a = leak_app();
+        let mut term = terminal(w, h);
+        let s = run(&mut a, &mut term, "");
+        let left = list_side(&s, w);
+        let joined = left.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            joined.contains(&format!("of 34.2 MiB) · {want}")),
+            "{w}x{h}: {want:?} in\n{left}"
+        );
+        assert!(joined.contains("path: JNI global → <defined class> → static INDEXES"), "{w}x{h}:\n{left}");
+        // (`j k`: the inspector beside the list follows the selection once it moves.)
+        let s = run(&mut a, &mut term, "Wjk");
+        let left = list_side(&s, w);
+        let detail = left.split("────\n").last().unwrap();
+        let joined = detail.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(joined.contains(&slots), "{w}x{h}: {slots:?} in\n{left}");
+    }
+}
+
+/// The list's side of the screen `s`, `w` wide: up to the inspector's title from 120
+/// columns, where the inspector is beside the list; the whole screen below.
+fn list_side(s: &str, w: u16) -> String {
+    if w < 120 {
+        return s.to_string();
+    }
+    let title = line_with(s, "Inspector — ");
+    let x = title[..title.find("Inspector — ").unwrap()].chars().count() - 2;
+    s.lines()
+        .map(|l| l.chars().take(x).collect::<String>())
+        .collect::<Vec<_>>()
+        .join("\n")
+}

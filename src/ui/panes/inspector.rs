@@ -36,6 +36,9 @@ use crate::ui::text::{cut_marked, fit_parts, sanitize, width, wrap, Part};
 /// opens them all in the referrer tree.
 const SHOWN_REFERRERS: usize = 3;
 
+/// The characters of a value shown (a string's, an array's first elements), escaped.
+const VALUE_CHARS: usize = 300;
+
 /// Members of a class row listed at a time (the trees' page).
 const MEMBER_PAGE: usize = 500;
 
@@ -74,6 +77,8 @@ pub struct InspectorPane {
     /// Referrers (each once) and the names of their references, the first few.
     referrers: Vec<(ObjId, String)>,
     referrers_total: usize,
+    /// The widths of the fields' type and name columns.
+    columns: (usize, usize),
     /// The elements are shown by class (`g`).
     grouped: bool,
     rows: Vec<Row>,
@@ -106,12 +111,14 @@ impl InspectorPane {
             dominator: (None, String::new()),
             referrers,
             referrers_total: refs.len(),
+            columns: (0, 0),
             grouped: false,
             rows: Vec::new(),
             head_rows: 0,
             list: ListState::new(),
             width: Cell::new(80),
         };
+        p.columns = p.measure_columns();
         p.dominators_ready(ctx);
         p.build_head();
         p.rows.extend(p.element_rows(ctx));
@@ -216,6 +223,7 @@ impl InspectorPane {
         self.fields.extend(page.fields);
         self.more = page.more_elements;
         self.next_from = page.next_from;
+        self.columns = self.measure_columns();
         let mut rows: Vec<Row> = (first..self.fields.len()).map(Row::Field).collect();
         if self.more > 0 {
             rows.push(Row::MoreElements);
@@ -366,6 +374,21 @@ impl InspectorPane {
         top.max(self.list.offset)
     }
 
+    /// The widths of the fields' type and name columns: their widest (of the first
+    /// thousand), at most 8 and 24.
+    fn measure_columns(&self) -> (usize, usize) {
+        let widest = |f: fn(&Field) -> &str, cap: usize| {
+            self.fields
+                .iter()
+                .take(1000)
+                .map(|x| width(&sanitize(f(x))))
+                .max()
+                .unwrap_or(0)
+                .min(cap)
+        };
+        (widest(|x| &x.ty, 8), widest(|x| &x.name, 24))
+    }
+
     /// A row of one line in parts, each sanitised: the ids kept whole, names cut in
     /// their middle.
     fn parts(&self, i: usize, ctx: &Ctx) -> Vec<Part> {
@@ -382,12 +405,13 @@ impl InspectorPane {
                 let fld = &self.fields[*k];
                 let st = if fld.is_static { "static " } else { "" };
                 parts.push(Part::keep(format!("  {st}")));
+                let (ty_w, name_w) = self.columns;
                 parts.push(Part::shrink(
-                    crate::ui::text::pad_to(&clean(&fld.ty), 8),
+                    crate::ui::text::pad_to(&clean(&fld.ty), ty_w),
                     3,
                 ));
                 parts.push(Part::shrink(
-                    format!(" {}", crate::ui::text::pad_to(&clean(&fld.name), 24)),
+                    format!(" {}", crate::ui::text::pad_to(&clean(&fld.name), name_w)),
                     5,
                 ));
                 parts.push(Part::keep(" "));
@@ -624,8 +648,13 @@ impl Pane for InspectorPane {
             h.push(format!("length {n}"));
         }
         if let Some(p) = &self.ins.preview {
-            let short: String = p.chars().take(300).collect();
-            h.push(format!("value {short:?}"));
+            // At most 300 characters as shown (escapes counted), the cut marked.
+            let shown = format!("{p:?}");
+            let mut short: String = shown.chars().take(VALUE_CHARS).collect();
+            if short.len() < shown.len() {
+                short.push('…');
+            }
+            h.push(format!("value {short}"));
         }
         for p in &self.ins.problems {
             h.push(format!("problem: {p}"));

@@ -18,7 +18,7 @@ use super::{human, titled, Ctx, Outcome, Pane};
 use crate::heap::ObjId;
 use crate::suspects::{brief, Report};
 use crate::ui::keys::{action_for, Action};
-use crate::ui::text::{fit_parts, sanitize, take_width, Part};
+use crate::ui::text::{fit_parts, sanitize, take_width, wrap, Part};
 use crate::waste::Waste;
 
 /// Which findings the pane lists.
@@ -267,11 +267,27 @@ impl Pane for SuspectsPane {
     fn draw(&self, f: &mut Frame, area: Rect, ctx: &Ctx) {
         let snap = ctx.snap;
         let inner = titled(f, area, &self.title(ctx));
-        let detail = self.detail(ctx);
-        let want = (detail.len() as u16 + 1).min(inner.height / 2);
+        let w = (inner.width as usize).max(1);
+        // The detail's lines wrapped, the detail sized by the rows they take (sized by
+        // its line count, its wrapped lines pushed the last ones out): as tall as it
+        // needs where the list leaves room (its rows, at least three), else half the
+        // pane, the last row it has then marked as cut.
+        let mut detail: Vec<String> = self
+            .detail(ctx)
+            .iter()
+            .flat_map(|l| wrap(&sanitize(l), w))
+            .collect();
+        let list_rows = self.len().clamp(3, inner.height as usize) as u16;
+        let room = (inner.height / 2).max(inner.height.saturating_sub(list_rows));
+        let want = (detail.len() as u16 + 1).min(room);
+        let shown = want.saturating_sub(1) as usize;
+        if detail.len() > shown && shown > 0 {
+            detail.truncate(shown);
+            let last = &mut detail[shown - 1];
+            *last = format!("{}…", take_width(last, w - 1));
+        }
         let [top, bottom] =
             Layout::vertical([Constraint::Min(1), Constraint::Length(want)]).areas(inner);
-        let w = top.width as usize;
         let cut = |s: &str| -> String { take_width(&sanitize(s), w).to_string() };
         let lines: Vec<Line> = match self.mode {
             Mode::Suspects => {
@@ -310,8 +326,8 @@ impl Pane for SuspectsPane {
         let area = block.inner(bottom);
         f.render_widget(block, bottom);
         let lines: Vec<Line> = detail
-            .iter()
-            .map(|l| Line::from(Span::styled(cut(l), ctx.theme.dim())))
+            .into_iter()
+            .map(|l| Line::from(Span::styled(l, ctx.theme.dim())))
             .collect();
         f.render_widget(Paragraph::new(lines), area);
     }
