@@ -324,3 +324,26 @@ fn list_side(s: &str, w: u16) -> String {
         .collect::<Vec<_>>()
         .join("\n")
 }
+
+/// Bug 1 in the threads pane: a thread's or a frame's row cut at the pane's width says
+/// so (`…`), and the line under the list shows it whole (it showed nothing for them).
+#[test]
+fn threads_rows_cut_with_a_mark_and_shown_whole_under_the_list() {
+    let (mut a, mut term) = app_at(40, 24);
+    let s = run(&mut a, &mut term, "t");
+    assert!(s.contains("Threads"), "{s}");
+    let first = s.lines().nth(1).unwrap().trim_end();
+    assert!(first.ends_with('…'), "{s}");
+    let joined = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(joined.contains("frames,") && joined.contains("locals"), "{s}");
+    // A frame's row: `l` expands the thread, `j` goes to its first frame.
+    let s = run(&mut a, &mut term, "lj");
+    let row = s
+        .lines()
+        .find(|l| l.trim_start().starts_with("at "))
+        .expect(&s);
+    let at = row.trim();
+    let text = at.trim_end_matches('…');
+    let joined = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(joined.contains(text) && joined.contains(')'), "{s}");
+}

@@ -39,7 +39,7 @@ const SHOWN_REFERRERS: usize = 3;
 /// The characters of a value shown (a string's, an array's first elements), escaped.
 const VALUE_CHARS: usize = 300;
 
-/// Members of a class row listed at a time (the trees' page).
+/// Elements, and members of a class row, listed at a time (the trees' page).
 const MEMBER_PAGE: usize = 500;
 
 enum Row {
@@ -216,13 +216,21 @@ impl InspectorPane {
         (rows, all.len())
     }
 
-    /// `Enter` on the "… N more elements" row: the next page in its place.
+    /// `Enter` on the "… N more elements" row: the next page in its place, as many as
+    /// a tree's page (the formats list fewer at a time).
     fn next_page(&mut self, i: usize, ctx: &Ctx) {
-        let page = ctx.snap.inspect_from(self.o, self.next_from);
         let first = self.fields.len();
-        self.fields.extend(page.fields);
-        self.more = page.more_elements;
-        self.next_from = page.next_from;
+        while self.more > 0 && self.fields.len() - first < MEMBER_PAGE {
+            let page = ctx.snap.inspect_from(self.o, self.next_from);
+            if page.fields.is_empty() {
+                // Nothing more can be read (a record cut short): say no more.
+                self.more = 0;
+                break;
+            }
+            self.fields.extend(page.fields);
+            self.more = page.more_elements;
+            self.next_from = page.next_from;
+        }
         self.columns = self.measure_columns();
         let mut rows: Vec<Row> = (first..self.fields.len()).map(Row::Field).collect();
         if self.more > 0 {
@@ -315,7 +323,7 @@ impl InspectorPane {
                 thousands(*n as u64)
             ),
             Row::MoreElements => format!(
-                "  … {} more {}: Enter shows the next page{}",
+                "  … {} more {}: Enter shows the next {MEMBER_PAGE}{}",
                 thousands(self.more),
                 if self.ins.length.is_some() {
                     "elements"
