@@ -347,3 +347,50 @@ fn threads_rows_cut_with_a_mark_and_shown_whole_under_the_list() {
     let joined = s.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(joined.contains(text) && joined.contains(')'), "{s}");
 }
+
+/// Friction 5 in every format: the pages `inspect_from` lists follow one another, each
+/// element once, up to the count the first page gave (its listed ones and the rest),
+/// on the widest object of each leak fixture (a V8, Dart or MoarVM node listed 200 or
+/// 256 references at most, a Go object 128 words).
+#[test]
+fn every_format_pages_an_object_s_elements_to_the_end() {
+    for rel in [
+        "node/leak/leak.heapsnapshot.gz",
+        "dart/leak/leak.dartheap.gz",
+        "moarvm/leak/leak.mvmheap.gz",
+        "go/leak/heap.dump.gz",
+        "java/leak/heap-live.hprof.gz",
+    ] {
+        let (_, snap) = open_fixture(rel);
+        let g = &snap.graph;
+        let widest = (0..g.len() as u32)
+            .max_by_key(|&o| {
+                if rel.starts_with("go") {
+                    g.shallow_size(o)
+                } else {
+                    g.edges(o).len() as u64
+                }
+            })
+            .unwrap();
+        let first = snap.inspect(widest);
+        assert!(first.more_elements > 0, "{rel}: {first:?}");
+        let total = first.fields.len() as u64 + first.more_elements;
+        let mut names: Vec<String> = first.fields.iter().map(|f| f.name.clone()).collect();
+        let (mut from, mut more) = (first.next_from, first.more_elements);
+        while more > 0 {
+            let page = snap.inspect_from(widest, from);
+            assert!(!page.fields.is_empty(), "{rel}: an empty page at {from}");
+            names.extend(page.fields.iter().map(|f| f.name.clone()));
+            assert!(page.next_from > from, "{rel}");
+            (from, more) = (page.next_from, page.more_elements);
+        }
+        assert_eq!(names.len() as u64, total, "{rel}");
+        if rel.starts_with("java") || rel.starts_with("go") {
+            // Array indices and word offsets name each element once.
+            let mut sorted = names.clone();
+            sorted.sort();
+            sorted.dedup();
+            assert_eq!(sorted.len(), names.len(), "{rel}");
+        }
+    }
+}
