@@ -84,7 +84,11 @@ fn the_inspector_beside_the_suspects_loses_no_line_at_any_size() {
         // The waste findings: the strings' row, its example's value.
         let s = run(&mut a, &mut term, if w < 120 { "\u{1b}Wj" } else { "Wj" });
         assert!(s.contains("equal strings"), "{w}x{h}:\n{s}");
-        let s = if w < 120 { run(&mut a, &mut term, "\n") } else { s };
+        let s = if w < 120 {
+            run(&mut a, &mut term, "\n")
+        } else {
+            s
+        };
         let ins = inspector_text(&s);
         assert!(
             ins.contains(&format!("value {text:?}")),
@@ -95,7 +99,10 @@ fn the_inspector_beside_the_suspects_loses_no_line_at_any_size() {
         let s = run(&mut a, &mut term, keys);
         let ins = inspector_text(&s);
         assert!(ins.contains("length 8192"), "{w}x{h}:\n{s}");
-        assert!(ins.contains("value \"\\0\\0"), "{w}x{h}: the value line in\n{s}");
+        assert!(
+            ins.contains("value \"\\0\\0"),
+            "{w}x{h}: the value line in\n{s}"
+        );
         assert!(ins.contains("dominator 0x"), "{w}x{h}:\n{s}");
     }
 }
@@ -121,12 +128,17 @@ fn long_inspector_lines_wrap_whole_in_a_narrow_pane() {
         let s = shown(&mut a, &mut term, Request::Inspect(weak));
         let ins = inspector_text(&s);
         assert!(
-            ins.contains("dominator none: weakly reachable (only weak or soft references lead to it)"),
+            ins.contains(
+                "dominator none: weakly reachable (only weak or soft references lead to it)"
+            ),
             "{w}:\n{s}"
         );
         let s = shown(&mut a, &mut term, Request::Inspect(garbage));
         let ins = inspector_text(&s);
-        assert!(ins.contains("retained - (no GC root reaches it)"), "{w}:\n{s}");
+        assert!(
+            ins.contains("retained - (no GC root reaches it)"),
+            "{w}:\n{s}"
+        );
     }
 }
 
@@ -202,7 +214,10 @@ fn a_big_array_pages_to_its_last_element_and_groups_by_class() {
     let s = run(&mut a, &mut term, "\n");
     assert!(s.contains("▾ "), "{s}");
     assert!(s.contains("[0] "), "{s}");
-    assert!(line_with(&s, "[0] ").contains("com.example.Listener"), "{s}");
+    assert!(
+        line_with(&s, "[0] ").contains("com.example.Listener"),
+        "{s}"
+    );
     // `g` again: the elements as listed.
     let s = run(&mut a, &mut term, "g");
     assert!(!s.contains(&class_row), "{s}");
@@ -230,7 +245,10 @@ fn referrers_and_the_dominator_come_before_the_fields_folded() {
     let d = dominators_of(&snap);
     let arr = listeners_array(&snap);
     let list = snap.graph.referrers(arr)[0];
-    let want_ref = format!("{} java.util.ArrayList via elementData", snap.object_name(list));
+    let want_ref = format!(
+        "{} java.util.ArrayList via elementData",
+        snap.object_name(list)
+    );
     let want_dom = format!("dominator {}", snap.object_name(d.idom(arr).unwrap()));
     // The most referred-to object (a class object), with its referrers counted as the
     // inspector counts them: once each.
@@ -301,7 +319,10 @@ fn the_suspect_and_waste_details_wrap_their_lines_whole() {
             joined.contains(&format!("of 34.2 MiB) · {want}")),
             "{w}x{h}: {want:?} in\n{left}"
         );
-        assert!(joined.contains("path: JNI global → <defined class> → static INDEXES"), "{w}x{h}:\n{left}");
+        assert!(
+            joined.contains("path: JNI global → <defined class> → static INDEXES"),
+            "{w}x{h}:\n{left}"
+        );
         // (`j k`: the inspector beside the list follows the selection once it moves.)
         let s = run(&mut a, &mut term, "Wjk");
         let left = list_side(&s, w);
@@ -335,7 +356,10 @@ fn threads_rows_cut_with_a_mark_and_shown_whole_under_the_list() {
     let first = s.lines().nth(1).unwrap().trim_end();
     assert!(first.ends_with('…'), "{s}");
     let joined = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    assert!(joined.contains("frames,") && joined.contains("locals"), "{s}");
+    assert!(
+        joined.contains("frames,") && joined.contains("locals"),
+        "{s}"
+    );
     // A frame's row: `l` expands the thread, `j` goes to its first frame.
     let s = run(&mut a, &mut term, "lj");
     let row = s

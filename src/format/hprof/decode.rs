@@ -567,19 +567,14 @@ impl Decoder for HprofDecoder {
             }
             Record::ObjArray { length, elems, .. } => {
                 out.length = Some(length);
-                let mut preview = String::from("[");
-                for (i, raw) in elems.chunks_exact(id).take(PREVIEW_ELEMENTS).enumerate() {
-                    if i > 0 {
-                        preview.push_str(", ");
-                    }
-                    preview.push_str(&match be_id(raw, id) {
+                let shown: Vec<String> = (elems.chunks_exact(id).take(PREVIEW_ELEMENTS))
+                    .map(|raw| match be_id(raw, id) {
                         0 => "null".to_string(),
                         a => format!("0x{a:x}"),
-                    });
-                }
-                let start = usize::try_from(from)
-                    .unwrap_or(usize::MAX)
-                    .min(elems.len() / id);
+                    })
+                    .collect();
+                let mut preview = format!("[{}", shown.join(", "));
+                let start = from.min((elems.len() / id) as u64) as usize;
                 let page = elems[start * id..].chunks_exact(id).take(MAX_ELEMENTS);
                 for (i, raw) in (start..).zip(page) {
                     let v = self.reference(bytes, g, be_id(raw, id));
@@ -601,9 +596,7 @@ impl Decoder for HprofDecoder {
             Record::PrimArray { ty, length, elems } => {
                 out.length = Some(length);
                 let es = type_size(ty, id).unwrap_or(1);
-                let start = usize::try_from(from)
-                    .unwrap_or(usize::MAX)
-                    .min(elems.len() / es);
+                let start = from.min((elems.len() / es) as u64) as usize;
                 let page = elems[start * es..].chunks_exact(es).take(MAX_ELEMENTS);
                 for (i, raw) in (start..).zip(page) {
                     out.fields.push(Field {

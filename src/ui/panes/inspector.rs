@@ -165,9 +165,10 @@ impl InspectorPane {
         };
         if self.grouped {
             let groups = self.groups(ctx);
+            let objects: u64 = groups.iter().map(|g| g.count).sum();
             let mut rows = vec![Row::Section(format!(
-                "{what} ({}) by class: {} classes (g lists them)",
-                thousands(total),
+                "{} objects it refers to, by class ({} classes; g lists the {what})",
+                thousands(objects),
                 thousands(groups.len() as u64)
             ))];
             rows.extend(groups.into_iter().map(|g| Row::Group(g, false)));
@@ -524,7 +525,9 @@ impl Pane for InspectorPane {
             },
             Ok(Action::Expand) if matches!(self.rows.get(i), Some(Row::Group(..))) => {
                 if !self.toggle_group(i, true, ctx) {
-                    return Outcome::Refused("this row is already expanded (← collapses it)".into());
+                    return Outcome::Refused(
+                        "this row is already expanded (← collapses it)".into(),
+                    );
                 }
                 Outcome::Consumed
             }
@@ -535,8 +538,9 @@ impl Pane for InspectorPane {
                         self.toggle_group(i, false, ctx);
                     }
                     Some(Row::Member(..) | Row::MoreMembers(..)) => {
-                        if let Some(p) =
-                            self.rows[..i].iter().rposition(|r| matches!(r, Row::Group(..)))
+                        if let Some(p) = self.rows[..i]
+                            .iter()
+                            .rposition(|r| matches!(r, Row::Group(..)))
                         {
                             self.list.selected = p;
                         }
@@ -686,7 +690,10 @@ impl Pane for InspectorPane {
                                 .into(),
                         )
                     } else if d == VIRTUAL_ROOT && g.roots_of(o).is_empty() {
-                        (None, "dominator (the GC roots: held by several of them)".into())
+                        (
+                            None,
+                            "dominator (the GC roots: held by several of them)".into(),
+                        )
                     } else if d == VIRTUAL_ROOT {
                         (None, "dominator (the GC roots)".into())
                     } else if weak {
