@@ -167,7 +167,7 @@ impl InspectorPane {
             let groups = self.groups(ctx);
             let objects: u64 = groups.iter().map(|g| g.count).sum();
             let mut rows = vec![Row::Section(format!(
-                "{} objects it refers to, by class ({} classes; g lists the {what})",
+                "{what} by class: {} objects in {} classes",
                 thousands(objects),
                 thousands(groups.len() as u64)
             ))];
@@ -451,7 +451,11 @@ impl InspectorPane {
                     .get(gr.class as usize)
                     .map_or("?", |c| c.name.as_str());
                 parts.push(Part::shrink(clean(class), 8));
-                parts.push(Part::keep(group_sizes(gr)));
+                // The retained bytes, else the shallow (both in the line under the list).
+                parts.push(Part::keep(match gr.retained {
+                    Some(r) => format!(" · retained {}", human(r)),
+                    None => format!(" · shallow {}", human(gr.shallow)),
+                }));
             }
             Row::Member(t, e) => {
                 parts.push(Part::keep("      "));
