@@ -182,7 +182,7 @@ pub const KEYMAP: &[Binding] = &[
     Binding {
         keys: &["g"],
         action: Action::Group,
-        help: "trees: a node's children grouped by class, or not; the inspector: its elements",
+        help: "trees, inspector: children or elements by class, or not",
         hint: None,
     },
     Binding {
