@@ -296,7 +296,9 @@ impl InspectorPane {
         let rows = self.element_rows(ctx);
         self.rows.extend(rows);
         self.list.selected = (self.head_rows + 1).min(self.rows.len() - 1);
-        self.list.scroll(self.rows.len());
+        // From the top again where the selected row shows there (the object, who holds
+        // it, the section's title).
+        self.list.offset = 0;
         self.list.offset = self.offset_for(self.width.get());
         Outcome::Consumed
     }
