@@ -418,3 +418,74 @@ fn every_format_pages_an_object_s_elements_to_the_end() {
         }
     }
 }
+
+/// An HPROF file (8-byte ids) with an `Object[]` of `n` instances of one class, held by
+/// a JNI global: the array at 0x50.
+fn big_array_hprof(n: usize) -> Vec<u8> {
+    let mut h = common::hostile::Hprof::new(8);
+    h.heap.reserve(n * 33 + 128);
+    h.class_dump(0x100, 0, &[]);
+    h.class_dump(0x200, 0, &[]);
+    let ids: Vec<u64> = (0..n as u64).map(|i| 0x10000 + 16 * i).collect();
+    for &i in &ids {
+        h.instance(i, 0x100, &[]);
+    }
+    let mut r = vec![0x22];
+    r.extend(h.idb(0x50));
+    r.extend_from_slice(&0u32.to_be_bytes());
+    r.extend_from_slice(&(n as u32).to_be_bytes());
+    r.extend(h.idb(0x200));
+    for &i in &ids {
+        r.extend(h.idb(i));
+    }
+    h.heap.extend(r);
+    h.jni_global(0x50);
+    h.finish()
+}
+
+/// Friction 5 on an array of 150,000 objects: `g` groups its elements on a thread of
+/// its own (as a tree's `g` on as many children): "working…" first, the class row when
+/// it comes; `Esc` while it runs cancels it.
+#[test]
+fn grouping_a_big_array_runs_off_the_ui_thread_and_esc_cancels_it() {
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    let key = |c: char| {
+        let code = if c == '\u{1b}' {
+            KeyCode::Esc
+        } else {
+            KeyCode::Char(c)
+        };
+        KeyEvent::new(code, KeyModifiers::NONE)
+    };
+    let f = scratch().join("big-array.hprof");
+    std::fs::write(&f, big_array_hprof(150_000)).unwrap();
+    let snap = heaptui::open(&f, &heaptui::sys::progress::Progress::new()).unwrap();
+    let arr = snap.find_object("0x50").expect("the array");
+    let mut a = on_histogram(f, snap);
+    let mut t = terminal(100, 30);
+    let s = shown(&mut a, &mut t, Request::Inspect(arr));
+    assert!(s.contains("fields (150,000)"), "{s}");
+    a.jobs().set_delay(std::time::Duration::from_millis(2000));
+    a.on_key(&key('g'));
+    t.draw(|f| a.draw(f)).unwrap();
+    let s = screen(&t);
+    assert!(s.contains("working… grouping the elements by class"), "{s}");
+    assert!(a.work(), "{s}");
+    assert_eq!(a.jobs().running(), 1, "on a thread of its own:\n{s}");
+    settle(&mut a);
+    let s = run(&mut a, &mut t, "");
+    assert!(s.contains("150,000 × <class 0x100>"), "{s}");
+    assert!(!s.contains("working…"), "{s}");
+    // Listed again at once; grouped again, and `Esc` before it ends.
+    let s = run(&mut a, &mut t, "g");
+    assert!(s.contains("[0] ") && !s.contains(" × "), "{s}");
+    a.on_key(&key('g'));
+    t.draw(|f| a.draw(f)).unwrap();
+    assert!(a.work());
+    a.on_key(&key('\u{1b}'));
+    settle(&mut a);
+    t.draw(|f| a.draw(f)).unwrap();
+    let s = screen(&t);
+    assert!(s.contains("grouping cancelled"), "{s}");
+    assert!(s.contains("Inspector — ") && !s.contains(" × "), "{s}");
+}

@@ -22,6 +22,7 @@ use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 use super::histogram::thousands;
+use super::job::Job;
 use super::list::ListState;
 use super::tree::group::{self, Group};
 use super::{human, object_line, titled, Ctx, Outcome, Pane, Request};
@@ -38,6 +39,10 @@ const SHOWN_REFERRERS: usize = 3;
 
 /// The characters of a value shown (a string's, an array's first elements), escaped.
 const VALUE_CHARS: usize = 300;
+
+/// References from which `g` says "working…" before it groups, on a thread of its own
+/// (as a tree's `g` does).
+const GROUP_LATER: usize = 100_000;
 
 /// Elements, and members of a class row, listed at a time (the trees' page).
 const MEMBER_PAGE: usize = 500;
@@ -79,8 +84,12 @@ pub struct InspectorPane {
     referrers_total: usize,
     /// The widths of the fields' type and name columns.
     columns: (usize, usize),
-    /// The elements are shown by class (`g`).
-    grouped: bool,
+    /// The elements are shown by class (`g`): their classes.
+    groups: Option<Vec<Group>>,
+    /// `g` on an object of [`GROUP_LATER`] references or more: grouped after the frame
+    /// that says so ([`Pane::has_work`]), on a thread of its own ([`Job`]).
+    pending_group: bool,
+    group_job: Option<Job<Vec<Group>>>,
     rows: Vec<Row>,
     /// Rows before the fields' section (facts, dominator, referrers): the same for the
     /// pane's life.
@@ -112,7 +121,9 @@ impl InspectorPane {
             referrers,
             referrers_total: refs.len(),
             columns: (0, 0),
-            grouped: false,
+            groups: None,
+            pending_group: false,
+            group_job: None,
             rows: Vec::new(),
             head_rows: 0,
             list: ListState::new(),
@@ -121,7 +132,7 @@ impl InspectorPane {
         p.columns = p.measure_columns();
         p.dominators_ready(ctx);
         p.build_head();
-        p.rows.extend(p.element_rows(ctx));
+        p.rows.extend(p.element_rows());
         // The first field selected (its reference is what `Enter` follows), else the
         // first referrer.
         p.list.selected = p
@@ -156,22 +167,21 @@ impl InspectorPane {
     }
 
     /// The fields' section: as listed, or by class.
-    fn element_rows(&self, ctx: &Ctx) -> Vec<Row> {
+    fn element_rows(&self) -> Vec<Row> {
         let total = self.fields.len() as u64 + self.more;
         let what = if self.ins.length.is_some() {
             "elements"
         } else {
             "fields"
         };
-        if self.grouped {
-            let groups = self.groups(ctx);
+        if let Some(groups) = &self.groups {
             let objects: u64 = groups.iter().map(|g| g.count).sum();
             let mut rows = vec![Row::Section(format!(
                 "{what} by class: {} objects in {} classes",
                 thousands(objects),
                 thousands(groups.len() as u64)
             ))];
-            rows.extend(groups.into_iter().map(|g| Row::Group(g, false)));
+            rows.extend(groups.iter().map(|g| Row::Group(*g, false)));
             return rows;
         }
         let mut rows = vec![Row::Section(format!("fields ({})", thousands(total)))];
@@ -182,30 +192,25 @@ impl InspectorPane {
         rows
     }
 
-    /// The objects the inspected one refers to, each once, in the order of its
-    /// references.
-    fn targets(&self, ctx: &Ctx) -> Vec<ObjId> {
+    /// The classes of the objects `o` refers to (each once), largest first.
+    fn groups_of(o: ObjId, ctx: &Ctx) -> Vec<Group> {
         let g = &ctx.snap.graph;
-        let mut seen = std::collections::HashSet::new();
-        g.edges(self.o)
-            .map(|e| g.out_targets[e])
-            .filter(|&t| seen.insert(t))
-            .collect()
-    }
-
-    /// The classes of the objects the inspected one refers to, largest first.
-    fn groups(&self, ctx: &Ctx) -> Vec<Group> {
-        group::by_class(&self.targets(ctx), self.o, ctx)
+        let mut targets: Vec<ObjId> = g.edges(o).map(|e| g.out_targets[e]).collect();
+        targets.sort_unstable();
+        targets.dedup();
+        group::by_class(&targets, o, ctx)
     }
 
     /// The members of class row `gr` from the `skip`th, a page of them, with the names
     /// of the references to them; and how many there are in all.
     fn members(&self, gr: &Group, skip: usize, ctx: &Ctx) -> (Vec<Row>, usize) {
         let g = &ctx.snap.graph;
-        let all: Vec<ObjId> = self
-            .targets(ctx)
-            .into_iter()
-            .filter(|&t| g.class_of.get(t as usize) == gr.class)
+        // Those of the class, each once, in the order of the references.
+        let mut seen = std::collections::HashSet::new();
+        let all: Vec<ObjId> = g
+            .edges(self.o)
+            .map(|e| g.out_targets[e])
+            .filter(|&t| g.class_of.get(t as usize) == gr.class && seen.insert(t))
             .collect();
         let page = &all[skip.min(all.len())..(skip + MEMBER_PAGE).min(all.len())];
         let labels = ctx.snap.edge_labels(self.o, page);
@@ -291,16 +296,28 @@ impl InspectorPane {
         if ctx.snap.graph.edges(self.o).is_empty() {
             return Outcome::Refused("`g` does nothing here: this object refers to none".into());
         }
-        self.grouped = !self.grouped;
+        if self.groups.is_some() {
+            self.groups = None;
+        } else if ctx.snap.graph.edges(self.o).len() >= GROUP_LATER {
+            self.pending_group = true;
+            return Outcome::Consumed;
+        } else {
+            self.groups = Some(Self::groups_of(self.o, ctx));
+        }
+        self.show_elements();
+        Outcome::Consumed
+    }
+
+    /// The fields' section drawn again (listed or grouped), its first row selected.
+    fn show_elements(&mut self) {
         self.rows.truncate(self.head_rows);
-        let rows = self.element_rows(ctx);
+        let rows = self.element_rows();
         self.rows.extend(rows);
         self.list.selected = (self.head_rows + 1).min(self.rows.len() - 1);
         // From the top again where the selected row shows there (the object, who holds
         // it, the section's title).
         self.list.offset = 0;
         self.list.offset = self.offset_for(self.width.get());
-        Outcome::Consumed
     }
 
     fn row_object(&self, i: usize) -> Option<ObjId> {
@@ -499,6 +516,9 @@ fn fit_marked(parts: Vec<Part>, cells: usize) -> String {
 
 impl Pane for InspectorPane {
     fn title(&self, ctx: &Ctx) -> String {
+        if self.pending_group || self.group_job.is_some() {
+            return "working… grouping the elements by class (Esc cancels)".into();
+        }
         format!(
             "Inspector — {} {}",
             ctx.snap.class_name(self.o),
@@ -508,9 +528,18 @@ impl Pane for InspectorPane {
 
     fn handle(&mut self, key: &KeyEvent, ctx: &Ctx) -> Outcome {
         let i = self.list.selected;
+        let grouping = self.pending_group || self.group_job.is_some();
         let out = match Outcome::list_key(&mut self.list, tree_action_for(key), self.rows.len()) {
             Err(Outcome::Consumed) => Outcome::Consumed,
             Err(o) => return o,
+            Ok(Action::Back) if grouping => {
+                self.pending_group = false;
+                self.group_job = None;
+                return Outcome::Done("grouping cancelled".into());
+            }
+            Ok(Action::Group) if grouping => {
+                return Outcome::Refused("already grouping by class… (Esc cancels)".into())
+            }
             Ok(Action::Group) => return self.toggle_grouped(ctx),
             Ok(Action::Open) => match self.rows.get(i) {
                 Some(Row::MoreElements) => {
@@ -722,11 +751,35 @@ impl Pane for InspectorPane {
             },
         };
         // A grouping made before the tree has its retained sizes now.
-        if self.grouped && !self.rows.is_empty() {
+        if self.groups.is_some() && !self.rows.is_empty() {
+            self.groups = Some(Self::groups_of(o, ctx));
             self.rows.truncate(self.head_rows);
-            let rows = self.element_rows(ctx);
+            let rows = self.element_rows();
             self.rows.extend(rows);
             self.list.scroll(self.rows.len());
         }
+    }
+
+    fn has_work(&self) -> bool {
+        self.pending_group
+    }
+
+    fn work(&mut self, ctx: &Ctx) {
+        if std::mem::take(&mut self.pending_group) {
+            let o = self.o;
+            self.group_job = Some(Job::start(ctx, move |ctx, _| Self::groups_of(o, ctx)));
+        }
+    }
+
+    fn poll(&mut self, _ctx: &Ctx) -> bool {
+        let Some(got) = self.group_job.as_ref().and_then(|j| j.poll()) else {
+            return false;
+        };
+        self.group_job = None;
+        if let Ok(groups) = got {
+            self.groups = Some(groups);
+            self.show_elements();
+        }
+        true
     }
 }
