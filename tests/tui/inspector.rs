@@ -489,3 +489,33 @@ fn grouping_a_big_array_runs_off_the_ui_thread_and_esc_cancels_it() {
     assert!(s.contains("grouping cancelled"), "{s}");
     assert!(s.contains("Inspector — ") && !s.contains(" × "), "{s}");
 }
+
+/// Bug 1 in the histogram: its footnote on the unreachable instances wraps under the
+/// table at 80 columns (its end, "(garbage in this dump)", was cut off).
+#[test]
+fn the_histogram_footnote_wraps_whole_at_80_columns() {
+    let (p, snap) = open_fixture("java/coops/heap-live-jvmgz.hprof.gz");
+    let d = dominators_of(&snap);
+    // The first class of the histogram (most shallow bytes: byte[]) and its instances
+    // no GC root reaches.
+    let byte = snap
+        .graph
+        .classes
+        .iter()
+        .position(|c| c.name == "byte[]")
+        .unwrap() as u32;
+    let n = (0..snap.graph.len() as u32)
+        .filter(|&o| snap.graph.class_of.get(o as usize) == byte && d.retained(o).is_none())
+        .count();
+    assert!(n > 0);
+    let mut a = on_histogram(p, snap);
+    let mut term = terminal(80, 24);
+    let s = run(&mut a, &mut term, "");
+    let joined = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        joined.contains(&format!("† {} of ", with_commas(n)))
+            && joined
+                .contains("byte[] unreachable, not retained by anything (garbage in this dump)"),
+        "{s}"
+    );
+}
