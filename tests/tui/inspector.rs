@@ -519,3 +519,26 @@ fn the_histogram_footnote_wraps_whole_at_80_columns() {
         "{s}"
     );
 }
+
+/// Bug 1 in the snapshots pane (`#`, MoarVM): a snapshot's row cut at 80 columns says
+/// so (`…`), and the line under the list shows it whole.
+#[test]
+fn snapshot_rows_cut_with_a_mark_and_shown_whole_under_the_list() {
+    let (_, snap) = open_fixture("moarvm/leak/leak.mvmheap.gz");
+    let label = snap
+        .snapshots
+        .iter()
+        .find(|s| s.index == snap.snapshot_index)
+        .map(|s| s.label.clone())
+        .unwrap();
+    let mut a = app_of("moarvm/leak/leak.mvmheap.gz");
+    let mut term = terminal(80, 24);
+    let s = run(&mut a, &mut term, "#");
+    assert!(s.contains("Snapshots"), "{s}");
+    let row = s.lines().find(|l| l.starts_with('▶')).expect(&s).trim_end();
+    assert!(label.len() > 60, "{label}");
+    assert!(row.ends_with('…'), "{s}");
+    let joined = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let label = label.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(joined.contains(&label), "{label:?} in\n{s}");
+}

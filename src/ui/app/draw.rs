@@ -101,17 +101,23 @@ impl App {
                     .map(|l| sanitize(&l).into_owned());
                 let main = match line {
                     Some(l) if main.height > 8 => {
+                        // Wrapped here, so that it gets the rows it takes (up to a
+                        // quarter of the screen, four at most: the cut then marked).
                         let w = main.width.max(1) as usize;
-                        let rows = (crate::ui::text::width(&l) + 2).div_ceil(w).clamp(1, 2) as u16;
-                        let [top, below] =
-                            Layout::vertical([Constraint::Min(1), Constraint::Length(rows)])
-                                .areas(main);
-                        f.render_widget(
-                            Paragraph::new(format!("▸ {l}"))
-                                .style(self.theme.dim())
-                                .wrap(Wrap { trim: false }),
-                            below,
-                        );
+                        let mut rows = crate::ui::text::wrap(&format!("▸ {l}"), w);
+                        let most = (main.height as usize / 4).clamp(2, 4);
+                        if rows.len() > most {
+                            rows.truncate(most);
+                            let last = format!("{} …", rows[most - 1]);
+                            rows[most - 1] = crate::ui::text::cut_marked(&last, w);
+                        }
+                        let [top, below] = Layout::vertical([
+                            Constraint::Min(1),
+                            Constraint::Length(rows.len() as u16),
+                        ])
+                        .areas(main);
+                        let rows: Vec<Line> = rows.into_iter().map(Line::from).collect();
+                        f.render_widget(Paragraph::new(rows).style(self.theme.dim()), below);
                         top
                     }
                     _ => main,
