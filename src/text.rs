@@ -506,6 +506,56 @@ pub fn wrap_rows(text: &str, cells: usize, rows: usize) -> Vec<String> {
     out
 }
 
+/// `s` at most `cells` wide ([`width`]), its end cut and marked with `…` when it does
+/// not fit: a row cut so says it is (the whole text goes in the line under the list).
+pub fn cut_marked(s: &str, cells: usize) -> String {
+    if width(s) <= cells {
+        return s.to_string();
+    }
+    if cells == 0 {
+        return String::new();
+    }
+    let mut out = take_width(s, cells - 1).to_string();
+    out.push('…');
+    out
+}
+
+/// `s` in rows at most `cells` wide ([`width`]): broken at spaces, a word wider than a
+/// row broken between grapheme clusters; nothing is dropped but the spaces a row ends
+/// at. Pre-wrapped rows let a pane size itself by the rows it draws (a paragraph that
+/// wraps by itself takes more rows than its lines, and its last lines were lost).
+pub fn wrap(s: &str, cells: usize) -> Vec<String> {
+    let cells = cells.max(1);
+    let mut out = Vec::new();
+    let mut line = String::new();
+    let mut used = 0;
+    for (k, word) in s.split(' ').enumerate() {
+        let w = width(word);
+        if k > 0 {
+            // A word wider than a row is broken where it stands.
+            if used + 1 + w <= cells || (w > cells && used + 2 <= cells) {
+                line.push(' ');
+                used += 1;
+            } else if used > 0 || !line.is_empty() {
+                out.push(std::mem::take(&mut line));
+                used = 0;
+            }
+        }
+        for g in word.graphemes(true) {
+            let gw = width(g);
+            if used + gw > cells && used > 0 {
+                let row = std::mem::take(&mut line);
+                out.push(row.trim_end_matches(' ').to_string());
+                used = 0;
+            }
+            line.push_str(g);
+            used += gw;
+        }
+    }
+    out.push(line);
+    out
+}
+
 /// Bytes in a human unit (B, KiB, MiB, GiB), as lists show them.
 pub fn human(bytes: u64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
@@ -525,6 +575,23 @@ pub fn human(bytes: u64) -> String {
 #[cfg(test)]
 mod fit_tests {
     use super::*;
+
+    #[test]
+    fn wrap_breaks_at_spaces_and_keeps_every_character() {
+        let s = "dominator none: weakly reachable (only weak or soft references lead to it)";
+        let rows = wrap(s, 30);
+        assert!(rows.iter().all(|r| width(r) <= 30), "{rows:?}");
+        assert_eq!(rows.join(" "), s);
+        assert_eq!(rows[0], "dominator none: weakly");
+        // A word wider than a row is broken; wide characters are counted as two.
+        let rows = wrap("ab 漢字漢字漢字", 4);
+        assert_eq!(rows, ["ab", "漢字", "漢字", "漢字"]);
+        let rows = wrap("value \"0123456789\"", 8);
+        assert_eq!(rows, ["value \"0", "12345678", "9\""]);
+        assert_eq!(wrap("", 10), [""]);
+        assert_eq!(cut_marked("0xf1c01678 java.lang.Class", 12), "0xf1c01678 …");
+        assert_eq!(cut_marked("short", 12), "short");
+    }
 
     #[test]
     fn stacked_combining_marks_are_capped_per_character() {

@@ -317,8 +317,13 @@ pub struct Field {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Inspection {
     pub fields: Vec<Field>,
-    /// Elements not listed in `fields` (arrays list only their first elements).
+    /// Elements not listed in `fields` after them (arrays list a page of elements).
     pub more_elements: u64,
+    /// Where the next page of elements starts ([`Decoder::inspect_from`]'s `from`), when
+    /// [`Inspection::more_elements`] are left: the listed ones and those of the pages
+    /// before (a V8 closure's context variables, listed after its first page, are not
+    /// counted in).
+    pub next_from: u64,
     /// The first characters of a string, or the first elements of an array.
     pub preview: Option<String>,
     /// Length of a string (characters) or array (elements).
@@ -339,7 +344,13 @@ pub trait Decoder: Send + Sync {
     /// Finds an object by its `OBJECT` name.
     fn find_object(&self, bytes: &[u8], g: &Graph, name: &str) -> Option<ObjId>;
     /// Fields with values, previews and lengths.
-    fn inspect(&self, bytes: &[u8], g: &Graph, o: ObjId) -> Inspection;
+    fn inspect(&self, bytes: &[u8], g: &Graph, o: ObjId) -> Inspection {
+        self.inspect_from(bytes, g, o, 0)
+    }
+    /// [`Decoder::inspect`] with what it lists a page of (an array's elements, a node's
+    /// references, a Go object's words) listed from the `from`th on: the inspector's
+    /// next page. [`Inspection::more_elements`] counts those after the page.
+    fn inspect_from(&self, bytes: &[u8], g: &Graph, o: ObjId, from: u64) -> Inspection;
     /// The name of the reference from `from` to `to`: a field name, `[index]`, a static
     /// field, a property or variable name. `None` when `from` does not refer to `to`.
     fn edge_label(&self, bytes: &[u8], g: &Graph, from: ObjId, to: ObjId) -> Option<String>;

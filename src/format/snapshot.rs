@@ -113,6 +113,12 @@ impl Snapshot {
         self.decoder.inspect(self.bytes(), &self.graph, o)
     }
 
+    /// [`Snapshot::inspect`] listing its elements from the `from`th on (a page of them).
+    pub fn inspect_from(&self, o: ObjId, from: u64) -> Inspection {
+        self.decoder
+            .inspect_from(self.bytes(), &self.graph, o, from)
+    }
+
     pub fn edge_label(&self, from: ObjId, to: ObjId) -> Option<String> {
         self.decoder.edge_label(self.bytes(), &self.graph, from, to)
     }

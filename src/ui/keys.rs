@@ -188,7 +188,7 @@ pub const KEYMAP: &[Binding] = &[
     Binding {
         keys: &["g"],
         action: Action::Group,
-        help: "trees: a node's children grouped by class, or not",
+        help: "trees, inspector: children or elements by class, or not",
         hint: None,
     },
     Binding {

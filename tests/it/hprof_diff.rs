@@ -182,6 +182,7 @@ fn leaks_over_snapshots_of_different_formats_warn() {
     assert_ok(&out);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!err.contains("different formats"), "{err}");
+}
 
 /// The object at an owner's path on the other side (what the TUI's diff opens on a side
 /// whose owners do not list it): from the target's grown map, the base's map at the same

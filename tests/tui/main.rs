@@ -11,6 +11,7 @@ mod app;
 mod diff;
 mod keys;
 mod layout;
+mod inspector;
 mod snapshots;
 mod tmux;
 mod v8;

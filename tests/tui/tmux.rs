@@ -1400,4 +1400,57 @@ fn the_split_moves_and_the_focused_pane_zooms_in_a_real_terminal() {
     tm.keys(&["z"]);
     tm.wait_until_whole("the split back", |s| at(s) == Some(x2));
     tm.keys(&["q"]);
+
+/// Issue 39 (friction 5 and 6) with real keys: on the Java leak fixture, the listeners'
+/// list's array shows who holds it before its elements, `G` `Enter` pages them, `g`
+/// groups them by class (truth.json's 3,000 listeners).
+#[test]
+fn the_inspector_of_a_big_array_with_real_keys() {
+    let t = fixture_json("java/leak/truth.json");
+    let count = t["plants"]["listeners"]["count"].as_u64().unwrap() as usize;
+    let line = heaptui_line(
+        "",
+        &fixture("java/leak/heap-live.hprof.gz")
+            .display()
+            .to_string(),
+        true,
+    );
+    let Some(t) = Tmux::start("inspector", &line) else {
+        return;
+    };
+    t.wait_until_whole("the leak suspects", |s| s.contains("Leak suspects — 5 of"));
+    // The fourth suspect: the listeners' ArrayList; its second field, the array.
+    t.keys(&["j", "j", "j"]);
+    t.wait_for("field listeners of EventBus holds");
+    let s = t.press(&["Enter"], "Inspector — java.util.ArrayList");
+    assert!(s.contains("elementData"), "{s}");
+    let s = t.press(&["j", "Enter"], "Inspector — java.lang.Object[]");
+    let held = s
+        .lines()
+        .position(|l| l.contains("via elementData"))
+        .expect(&s);
+    let fields = s.lines().position(|l| l.starts_with("fields (")).expect(&s);
+    assert!(held < fields && s.contains("dominator 0x"), "{s}");
+    // `G` to the "… N more elements" row, `Enter`: the next 500.
+    let s = t.press(&["G"], "more elements: Enter shows the next 500");
+    let before = s
+        .lines()
+        .find(|l| l.contains("more elements"))
+        .unwrap()
+        .to_string();
+    t.keys(&["Enter", "G"]);
+    let s = t.wait_until("the next page", |s| {
+        s.lines()
+            .find(|l| l.contains("more elements"))
+            .is_some_and(|l| l != before)
+    });
+    assert!(s.contains("[599]"), "{s}");
+    let s = t.press(&["g"], "elements by class:");
+    assert!(s.contains("Inspector — java.lang.Object[]"), "{s}");
+    assert!(
+        s.contains(&format!("{} × com.example.Listener", with_commas(count))),
+        "{s}"
+    );
+    t.keys(&["q"]);
+    t.exited_with_the_terminal_back("0", "");
 }

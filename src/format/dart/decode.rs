@@ -220,7 +220,7 @@ impl Decoder for DartDecoder {
         (n >= 1 && n <= g.len() as u64).then(|| (n - 1) as ObjId)
     }
 
-    fn inspect(&self, b: &[u8], g: &Graph, o: ObjId) -> Inspection {
+    fn inspect_from(&self, b: &[u8], g: &Graph, o: ObjId, from: u64) -> Inspection {
         let mut out = Inspection::default();
         let Some(rec) = self.record(b, g, o) else {
             out.problems.push("the object's record is not whole".into());
@@ -291,7 +291,10 @@ impl Decoder for DartDecoder {
         let statics = rec.class == 2
             && class
                 .is_some_and(|k| k.library_uri.is_empty() && k.name == spec::SYNTHETIC_CLASSES[2]);
-        for (pos, &r) in rec.refs.iter().enumerate().take(MAX_FIELDS) {
+        let start = usize::try_from(from)
+            .unwrap_or(usize::MAX)
+            .min(rec.refs.len());
+        for (pos, &r) in rec.refs.iter().enumerate().skip(start).take(MAX_FIELDS) {
             let name = class
                 .map(|k| k.ref_label(pos as u64))
                 .unwrap_or_else(|| format!("[{pos}]"));
@@ -315,7 +318,8 @@ impl Decoder for DartDecoder {
                 is_static: statics,
             });
         }
-        out.more_elements = rec.refs.len().saturating_sub(MAX_FIELDS) as u64;
+        out.more_elements = rec.refs.len().saturating_sub(start + MAX_FIELDS) as u64;
+        out.next_from = rec.refs.len().min(start + MAX_FIELDS) as u64;
         out
     }
 

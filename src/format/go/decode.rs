@@ -135,7 +135,7 @@ impl Decoder for GoDecoder {
             .map(|i| i as ObjId)
     }
 
-    fn inspect(&self, b: &[u8], g: &Graph, o: ObjId) -> Inspection {
+    fn inspect_from(&self, b: &[u8], g: &Graph, o: ObjId, from: u64) -> Inspection {
         let mut out = Inspection::default();
         let Some((content, slots)) = self.record(b, g, o) else {
             out.problems.push("the object's record is not whole".into());
@@ -162,7 +162,8 @@ impl Decoder for GoDecoder {
         }
         let ptr = self.ptr_size as usize;
         let words = content.len() / ptr;
-        for k in 0..words.min(MAX_WORDS) {
+        let start = usize::try_from(from).unwrap_or(usize::MAX).min(words);
+        for k in start..words.min(start + MAX_WORDS) {
             let at = k * ptr;
             let Some(w) = self.word(content, at) else {
                 break;
@@ -189,7 +190,8 @@ impl Decoder for GoDecoder {
                 is_static: false,
             });
         }
-        out.more_elements = words.saturating_sub(MAX_WORDS) as u64;
+        out.more_elements = words.saturating_sub(start + MAX_WORDS) as u64;
+        out.next_from = words.min(start + MAX_WORDS) as u64;
         let t = Self::text_runs(content, 256);
         if !t.is_empty() {
             out.preview = Some(t);

@@ -539,7 +539,7 @@ impl Decoder for HprofDecoder {
         self.find_addr(bytes, g, want)
     }
 
-    fn inspect(&self, bytes: &[u8], g: &Graph, o: ObjId) -> Inspection {
+    fn inspect_from(&self, bytes: &[u8], g: &Graph, o: ObjId, from: u64) -> Inspection {
         let id = self.id_size;
         let mut out = Inspection::default();
         let rec = match self.record(bytes, g, o) {
@@ -567,21 +567,17 @@ impl Decoder for HprofDecoder {
             }
             Record::ObjArray { length, elems, .. } => {
                 out.length = Some(length);
-                let mut preview = String::from("[");
-                for (i, raw) in elems.chunks_exact(id).enumerate() {
+                let shown: Vec<String> = (elems.chunks_exact(id).take(PREVIEW_ELEMENTS))
+                    .map(|raw| match be_id(raw, id) {
+                        0 => "null".to_string(),
+                        a => format!("0x{a:x}"),
+                    })
+                    .collect();
+                let mut preview = format!("[{}", shown.join(", "));
+                let start = from.min((elems.len() / id) as u64) as usize;
+                let page = elems[start * id..].chunks_exact(id).take(MAX_ELEMENTS);
+                for (i, raw) in (start..).zip(page) {
                     let v = self.reference(bytes, g, be_id(raw, id));
-                    if i < PREVIEW_ELEMENTS {
-                        if i > 0 {
-                            preview.push_str(", ");
-                        }
-                        preview.push_str(&match &v {
-                            Value::Null => "null".to_string(),
-                            _ => format!("0x{:x}", be_id(raw, id)),
-                        });
-                    }
-                    if i >= MAX_ELEMENTS {
-                        break;
-                    }
                     out.fields.push(Field {
                         name: format!("[{i}]"),
                         ty: "object".into(),
@@ -594,12 +590,15 @@ impl Decoder for HprofDecoder {
                 }
                 preview.push(']');
                 out.preview = Some(preview);
-                out.more_elements = length.saturating_sub(out.fields.len() as u64);
+                out.more_elements = length.saturating_sub((start + out.fields.len()) as u64);
+                out.next_from = (start + out.fields.len()) as u64;
             }
             Record::PrimArray { ty, length, elems } => {
                 out.length = Some(length);
                 let es = type_size(ty, id).unwrap_or(1);
-                for (i, raw) in elems.chunks_exact(es).take(MAX_ELEMENTS).enumerate() {
+                let start = from.min((elems.len() / es) as u64) as usize;
+                let page = elems[start * es..].chunks_exact(es).take(MAX_ELEMENTS);
+                for (i, raw) in (start..).zip(page) {
                     out.fields.push(Field {
                         name: format!("[{i}]"),
                         ty: type_name(ty).into(),
@@ -607,7 +606,8 @@ impl Decoder for HprofDecoder {
                         is_static: false,
                     });
                 }
-                out.more_elements = length.saturating_sub(out.fields.len() as u64);
+                out.more_elements = length.saturating_sub((start + out.fields.len()) as u64);
+                out.next_from = (start + out.fields.len()) as u64;
                 out.preview = Some(self.primitive_preview(ty, elems, length));
             }
             Record::NoData { ty, length } => {

@@ -84,7 +84,7 @@ impl Decoder for MoarDecoder {
         Self::parse_name(name.trim()).filter(|&o| (o as usize) < g.len())
     }
 
-    fn inspect(&self, b: &[u8], g: &Graph, o: ObjId) -> Inspection {
+    fn inspect_from(&self, b: &[u8], g: &Graph, o: ObjId, from: u64) -> Inspection {
         let mut out = Inspection::default();
         let i = o as usize;
         let (Some(&kind), Some(&tofi), Some(&managed)) = (
@@ -127,7 +127,8 @@ impl Decoder for MoarDecoder {
         let edges = g.edges(o);
         out.facts
             .push(("references".into(), edges.len().to_string()));
-        for e in edges.clone().take(MAX_REFS) {
+        let start = usize::try_from(from).unwrap_or(usize::MAX).min(edges.len());
+        for e in edges.clone().skip(start).take(MAX_REFS) {
             let t = g.out_targets[e];
             let ty = self
                 .kind
@@ -141,7 +142,8 @@ impl Decoder for MoarDecoder {
                 is_static: false,
             });
         }
-        out.more_elements = edges.len().saturating_sub(MAX_REFS) as u64;
+        out.more_elements = edges.len().saturating_sub(start + MAX_REFS) as u64;
+        out.next_from = edges.len().min(start + MAX_REFS) as u64;
         if g.edges(o).any(|e| g.is_weak(e)) {
             out.facts.push((
                 "weak references".into(),

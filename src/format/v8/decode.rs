@@ -405,7 +405,7 @@ impl Decoder for V8Decoder {
         (ids.len() == g.len()).then_some(("node id", ids))
     }
 
-    fn inspect(&self, b: &[u8], g: &Graph, o: ObjId) -> Inspection {
+    fn inspect_from(&self, b: &[u8], g: &Graph, o: ObjId, from: u64) -> Inspection {
         let mut out = Inspection::default();
         let Some(rec) = self.node(b, g, o) else {
             out.problems
@@ -447,6 +447,8 @@ impl Decoder for V8Decoder {
             ));
         }
         let mut elements = 0u64;
+        // The edges of the pages before this one.
+        let mut skipped = 0u64;
         let mut preview_items = Vec::new();
         for e in &edges {
             let et = self.edge_type_name(e.ty).to_string();
@@ -460,6 +462,10 @@ impl Decoder for V8Decoder {
                         None => "?".into(),
                     });
                 }
+            }
+            if skipped < from {
+                skipped += 1;
+                continue;
             }
             if out.fields.len() >= MAX_FIELDS {
                 out.more_elements += 1;
@@ -475,8 +481,9 @@ impl Decoder for V8Decoder {
                 is_static: false,
             });
         }
+        out.next_from = from + out.fields.len() as u64;
         // A closure's context variables, one level down its `context` edge.
-        if ty == "closure" {
+        if ty == "closure" && from == 0 {
             if let Some(ctx) = edges
                 .iter()
                 .find(|e| self.edge_name(b, e) == "context")

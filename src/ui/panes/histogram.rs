@@ -342,13 +342,33 @@ impl HistogramPane {
                 .copied()
                 .unwrap_or(0)
         };
-        // A footnote under the table when a class has unreachable instances.
+        // A footnote under the table when a class has unreachable instances: wrapped,
+        // in as many rows as it takes (two at most, the cut then marked).
         let all_unreachable: u64 = self.unreachable.iter().sum();
-        let (area, foot) = if all_unreachable > 0 && area.height > 4 {
-            let foot = Rect::new(area.x, area.y + area.height - 1, area.width, 1);
+        let foot_text = match self.selected_row().map(|r| (r, unreachable(r))) {
+            Some((r, n)) if n > 0 => format!(
+                "† {} of {} {} unreachable, not retained by anything (garbage in this dump)",
+                thousands(n),
+                thousands(r.count),
+                sanitize(&r.name),
+            ),
+            _ => format!(
+                "† classes with instances no GC root reaches ({} in all): unreachable, not retained by anything",
+                thousands(all_unreachable)
+            ),
+        };
+        let mut foot_rows = crate::ui::text::wrap(&foot_text, area.width as usize);
+        if foot_rows.len() > 2 {
+            foot_rows.truncate(2);
+            foot_rows[1] =
+                crate::ui::text::cut_marked(&format!("{}  …", foot_rows[1]), area.width as usize);
+        }
+        let foot_h = foot_rows.len() as u16;
+        let (area, foot) = if all_unreachable > 0 && area.height > 4 + foot_h {
+            let foot = Rect::new(area.x, area.y + area.height - foot_h, area.width, foot_h);
             (
                 Rect {
-                    height: area.height - 1,
+                    height: area.height - foot_h,
                     ..area
                 },
                 Some(foot),
@@ -447,19 +467,11 @@ impl HistogramPane {
         .block(block);
         f.render_widget(table, area);
         if let Some(foot) = foot {
-            let text = match self.selected_row().map(|r| (r, unreachable(r))) {
-                Some((r, n)) if n > 0 => format!(
-                    "† {} of {} {} unreachable, not retained by anything (garbage in this dump)",
-                    thousands(n),
-                    thousands(r.count),
-                    sanitize(&r.name),
-                ),
-                _ => format!(
-                    "† classes with instances no GC root reaches ({} in all): unreachable, not retained by anything",
-                    thousands(all_unreachable)
-                ),
-            };
-            f.render_widget(Line::from(Span::styled(text, theme.dim())), foot);
+            let lines: Vec<Line> = foot_rows
+                .into_iter()
+                .map(|l| Line::from(Span::styled(l, theme.dim())))
+                .collect();
+            f.render_widget(ratatui::widgets::Paragraph::new(lines), foot);
         }
         if self.view.is_empty() {
             let msg = Line::from(Span::styled("  no class matches the filter", theme.dim()));

@@ -71,21 +71,9 @@ impl Pane for SnapshotsPane {
         let range = self.list.visible_in(rows_area, snaps.len());
         let lines: Vec<Line> = range
             .map(|i| {
-                let s = &snaps[i];
-                let open = if s.index == ctx.snap.snapshot_index {
-                    "▶"
-                } else {
-                    " "
-                };
-                Line::styled(
-                    format!(
-                        "{open} #{:<3} {:>12} objects  {}",
-                        s.index,
-                        thousands(s.objects),
-                        sanitize(&s.label)
-                    ),
-                    ctx.theme.row(i == self.list.selected),
-                )
+                // Cut where it does not fit, marked; the line under the list has it whole.
+                let text = crate::ui::text::cut_marked(&row_text(ctx, i), area.width as usize);
+                Line::styled(text, ctx.theme.row(i == self.list.selected))
             })
             .collect();
         f.render_widget(
@@ -102,15 +90,9 @@ impl Pane for SnapshotsPane {
         true
     }
 
-    /// The selected snapshot whole (its label is cut in the row).
     fn selected_line(&self, ctx: &Ctx) -> Option<String> {
-        let s = ctx.snap.snapshots.get(self.list.selected)?;
-        Some(format!(
-            "#{} · {} objects · {}",
-            s.index,
-            thousands(s.objects),
-            s.label
-        ))
+        (self.list.selected < ctx.snap.snapshots.len())
+            .then(|| row_text(ctx, self.list.selected).trim_start().to_string())
     }
 
     fn hints(&self) -> &'static [Action] {
@@ -122,4 +104,20 @@ impl Pane for SnapshotsPane {
             Action::Quit,
         ]
     }
+}
+
+/// Snapshot `i`'s row: `▶` on the one open, its number, its objects, its label.
+fn row_text(ctx: &Ctx, i: usize) -> String {
+    let s = &ctx.snap.snapshots[i];
+    let open = if s.index == ctx.snap.snapshot_index {
+        "▶"
+    } else {
+        " "
+    };
+    format!(
+        "{open} #{:<3} {:>12} objects  {}",
+        s.index,
+        thousands(s.objects),
+        sanitize(&s.label)
+    )
 }

@@ -23,7 +23,7 @@ use crate::ui::keys::{key_name, tree_action_for, Action};
 use crate::ui::panes::job::Job;
 use crate::ui::text::{fit_parts, sanitize, width, Part};
 
-mod group;
+pub(super) mod group;
 use group::Group;
 
 /// Children listed under one row; the rest are counted in a "… more" row.

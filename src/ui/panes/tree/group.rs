@@ -8,7 +8,7 @@ use crate::ui::panes::Ctx;
 /// A class row of a grouped node: the node, the class, and its children of that class:
 /// how many, their shallow and retained bytes (`None` until the dominator tree is ready).
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Group {
+pub(crate) struct Group {
     pub parent: ObjId,
     pub class: ClassId,
     pub count: u64,
@@ -18,7 +18,7 @@ pub(super) struct Group {
 
 /// The classes of `children` (of `parent`), the largest (retained, else shallow) first,
 /// ties by count, then by class.
-pub(super) fn by_class(children: &[ObjId], parent: ObjId, ctx: &Ctx) -> Vec<Group> {
+pub(crate) fn by_class(children: &[ObjId], parent: ObjId, ctx: &Ctx) -> Vec<Group> {
     use rayon::prelude::*;
     let g = &ctx.snap.graph;
     // Count, shallow and retained bytes per class, summed on every core in slots
