@@ -9,9 +9,9 @@ mod common;
 
 mod app;
 mod diff;
+mod inspector;
 mod keys;
 mod layout;
-mod inspector;
 mod snapshots;
 mod tmux;
 mod v8;

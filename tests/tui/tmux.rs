@@ -1400,6 +1400,7 @@ fn the_split_moves_and_the_focused_pane_zooms_in_a_real_terminal() {
     tm.keys(&["z"]);
     tm.wait_until_whole("the split back", |s| at(s) == Some(x2));
     tm.keys(&["q"]);
+}
 
 /// Issue 39 (friction 5 and 6) with real keys: on the Java leak fixture, the listeners'
 /// list's array shows who holds it before its elements, `G` `Enter` pages them, `g`

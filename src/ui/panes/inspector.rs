@@ -596,32 +596,6 @@ impl Pane for InspectorPane {
     }
 
     fn draw(&self, f: &mut Frame, area: Rect, ctx: &Ctx) {
-<<<<<<< HEAD
-        let snap = ctx.snap;
-        let head_h = (self.header.len() as u16 + 1).min(area.height / 2);
-        let [top, bottom] =
-            Layout::vertical([Constraint::Length(head_h), Constraint::Min(1)]).areas(area);
-        let head: Vec<Line> = self
-            .header
-            .iter()
-            .map(|l| Line::from(sanitize(l).into_owned()))
-            .collect();
-        f.render_widget(
-            Paragraph::new(head).wrap(Wrap { trim: false }).block(
-                Block::default()
-                    .borders(Borders::TOP)
-                    .title(format!(" {} ", sanitize(&self.title(ctx)))),
-            ),
-            top,
-        );
-        let range = self.list.visible_in(bottom, self.rows.len());
-        let lines: Vec<Line> = range
-            .clone()
-            .map(|i| {
-                let text = match &self.rows[i] {
-                    Row::Section(s) => {
-                        return Line::from(Span::styled(s.clone(), ctx.theme.header()))
-=======
         let inner = titled(f, area, &self.title(ctx));
         let w = (inner.width as usize).max(1);
         let h = inner.height as usize;
@@ -644,7 +618,6 @@ impl Pane for InspectorPane {
                 (_, Some(t)) => {
                     for l in wrap(&sanitize(&t), w) {
                         lines.push(Line::from(Span::styled(l, ctx.theme.row(sel))));
->>>>>>> inspector
                     }
                 }
                 (_, None) => {
@@ -662,27 +635,6 @@ impl Pane for InspectorPane {
         Some(self.o)
     }
 
-<<<<<<< HEAD
-    /// The selected row whole (a field's value or a referrer is cut to the pane): a
-    /// field with the object it holds, a referrer with the reference's name; on a
-    /// heading, the inspected object.
-    fn selected_line(&self, ctx: &Ctx) -> Option<String> {
-        let snap = ctx.snap;
-        Some(match self.rows.get(self.list.selected)? {
-            Row::Field(k) => {
-                let fld = &self.ins.fields[*k];
-                let st = if fld.is_static { "static " } else { "" };
-                let mut s = format!("{st}{} {} = ", fld.ty, fld.name);
-                match fld.value {
-                    Value::Object(t) => s.push_str(&super::object_line(ctx, t)),
-                    ref v => s.push_str(&value_text(snap, v)),
-                }
-                s
-            }
-            Row::Referrer(r, e) => format!("{} via {e}", super::object_line(ctx, *r)),
-            Row::More(m) => m.clone(),
-            Row::Section(_) => super::object_line(ctx, self.o),
-=======
     /// The selected row whole: a field with the object it holds, a referrer with the
     /// reference's name, a line of prose as it is.
     fn selected_line(&self, ctx: &Ctx) -> Option<String> {
@@ -711,7 +663,6 @@ impl Pane for InspectorPane {
             ),
             Row::Section(s) => s.clone(),
             _ => self.prose(i)?.trim_start().to_string(),
->>>>>>> inspector
         })
     }
 

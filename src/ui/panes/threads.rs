@@ -13,7 +13,7 @@ use super::list::ListState;
 use super::{human, titled, Ctx, Outcome, Pane};
 use crate::heap::ObjId;
 use crate::ui::keys::{action_for, Action};
-use crate::ui::text::{cut_marked, fit_parts, sanitize, Part};
+use crate::ui::text::{fit_parts, sanitize, Part};
 
 enum Row {
     Thread(usize),
@@ -125,55 +125,6 @@ impl ThreadsPane {
                 _ => None,
             })
     }
-
-    /// Row `i`'s text, whole (drawn cut to the pane's width, with a mark).
-    fn row_text(&self, i: usize, ctx: &Ctx) -> String {
-        let snap = ctx.snap;
-        match &self.rows[i] {
-            Row::Thread(t) => {
-                let t_ = &snap.thread_list[*t];
-                let mut s = format!(
-                    "{} \"{}\"",
-                    if self.expanded[*t] { "▾" } else { "▸" },
-                    t_.name
-                );
-                if let Some(id) = t_.id {
-                    s.push_str(&format!(" #{id}"));
-                }
-                if let Some(st) = &t_.state {
-                    s.push_str(&format!(" {st}"));
-                }
-                if t_.system {
-                    s.push_str(" (system)");
-                }
-                let locals: usize =
-                    t_.frames.iter().map(|f| f.locals.len()).sum::<usize>() + t_.held.len();
-                s.push_str(&format!(" · {} frames, {locals} locals", t_.frames.len()));
-                s
-            }
-            Row::Frame(t, k) => {
-                let fr = &snap.thread_list[*t].frames[*k];
-                format!("    at {} ({})", fr.function, fr.location)
-            }
-            Row::Local(o) => {
-                let mut s = format!(
-                    "        {} {} {}",
-                    snap.class_name(*o),
-                    snap.object_name(*o),
-                    human(snap.graph.shallow_size(*o))
-                );
-                if let Some(r) = ctx.dom.and_then(|d| d.retained(*o)) {
-                    s.push_str(&format!(" (retains {})", human(r)));
-                }
-                if let Some(l) = snap.label(*o) {
-                    s.push(' ');
-                    s.push_str(&l);
-                }
-                s
-            }
-            Row::Empty(m) => format!("    {m}"),
-        }
-    }
 }
 
 impl Pane for ThreadsPane {
@@ -271,14 +222,6 @@ impl Pane for ThreadsPane {
             Row::Local(o) => Some(*o),
             Row::Thread(_) | Row::Frame(..) => None,
             Row::Empty(_) => None,
-        }
-    }
-
-    /// The selected row whole: a local's object line, a thread's or a frame's text.
-    fn selected_line(&self, ctx: &Ctx) -> Option<String> {
-        match self.rows.get(self.list.selected)? {
-            Row::Local(o) => Some(super::object_line(ctx, *o)),
-            _ => Some(self.row_text(self.list.selected, ctx).trim().to_string()),
         }
     }
 
