@@ -351,9 +351,12 @@ fn an_empty_side_of_a_java_diff_says_so() {
     // The message wraps in its side's half.
     let words: String = s
         .lines()
-        .map(|l| &l[..l.len().min(60)])
+        .map(|l| l.chars().take(60).collect::<String>())
         .collect::<Vec<_>>()
-        .join("");
+        .join(" ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
     assert!(
         words.contains(&format!("No instance of {class}")) && words.contains("in this snapshot"),
         "{class}:\n{s}"

@@ -97,6 +97,9 @@ pub struct InspectorPane {
     list: ListState,
     /// The width the rows were last drawn at (rows that wrap take more than one line).
     width: Cell<usize>,
+    /// The first row of the last frame, for a click ([`Pane::click`]): rows of prose take
+    /// the lines they wrap to.
+    drawn_from: Cell<usize>,
 }
 
 impl InspectorPane {
@@ -128,6 +131,7 @@ impl InspectorPane {
             head_rows: 0,
             list: ListState::new(),
             width: Cell::new(80),
+            drawn_from: Cell::new(0),
         };
         p.columns = p.measure_columns();
         p.dominators_ready(ctx);
@@ -515,8 +519,26 @@ fn fit_marked(parts: Vec<Part>, cells: usize) -> String {
 }
 
 impl Pane for InspectorPane {
+    /// The row drawn at (`x`, `y`), each as tall as the lines it wraps to, is selected.
     fn click(&mut self, x: u16, y: u16, _ctx: &Ctx) -> bool {
-        self.list.click(x, y, self.rows.len())
+        let a = self.list.area.get();
+        if x < a.x || x >= a.x + a.width || y < a.y || y >= a.y + a.height {
+            return false;
+        }
+        let w = (a.width as usize).max(1);
+        let mut top = a.y as usize;
+        for i in self.drawn_from.get()..self.rows.len() {
+            let h = match self.rows[i] {
+                Row::Section(_) => 1,
+                _ => self.height(i, w),
+            };
+            if (y as usize) < top + h {
+                self.list.selected = i;
+                return true;
+            }
+            top += h;
+        }
+        false
     }
 
     fn title(&self, ctx: &Ctx) -> String {
@@ -603,6 +625,8 @@ impl Pane for InspectorPane {
         self.list.height.set(h.max(1));
         let mut lines: Vec<Line> = Vec::with_capacity(h);
         let mut i = self.offset_for(w);
+        self.drawn_from.set(i);
+        self.list.area.set(inner);
         while lines.len() < h && i < self.rows.len() {
             let sel = i == self.list.selected;
             match (&self.rows[i], self.prose(i)) {
