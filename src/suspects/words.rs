@@ -42,8 +42,9 @@ pub(super) fn title(snap: &Snapshot, s: &Suspect) -> String {
 
 /// A holder as a title says it: a Java static field by its qualified name
 /// (`static SESSIONS of com.example.SessionCache` → `static
-/// com.example.SessionCache.SESSIONS`), the rest as the holder says it.
-fn in_title(holder: &str) -> String {
+/// com.example.SessionCache.SESSIONS`), the rest as the holder says it. The waste
+/// report's lines say their holders so too.
+pub fn in_title(holder: &str) -> String {
     holder
         .split(" in ")
         .map(|part| {
@@ -139,8 +140,77 @@ pub(super) fn is_thread(snap: &Snapshot, o: ObjId) -> bool {
         || snap.class_name(o) == thread
 }
 
-/// The reference that keeps `o`, in words, from the last steps of its path.
+/// The reference that keeps `o`, in words, from the last steps of its path. An object
+/// inside a collection's plumbing (the `Object[]` of an `ArrayList`, a `HashMap$Node`,
+/// V8's `(object elements)`) is named by the collection and what holds it: `java.util.
+/// ArrayList in static MAPS of holdout.SparseIndex`, as the collection's own suspect
+/// says. The waste report names its sparse collections with it too.
 pub fn holder_words(snap: &Snapshot, path: &[ObjId], o: ObjId) -> String {
+    holder_words_from(snap, path, o, true)
+}
+
+/// [`holder_words`] over a chain of referrers that need not start at a GC root (the
+/// waste report's first strong referrers): the chain's first object is not said to be
+/// a root.
+pub fn holder_words_in_chain(snap: &Snapshot, chain: &[ObjId], o: ObjId) -> String {
+    holder_words_from(snap, chain, o, false)
+}
+
+/// The index of the container that holds `path`'s last object through plumbing: the
+/// collection above the plumbing, or the plumbing's topmost object when what holds it
+/// is no collection (a field of a plain object, a static). `None` when the last
+/// reference is no plumbing's or says all itself (V8's closure contexts).
+fn container_of(snap: &Snapshot, path: &[ObjId]) -> Option<usize> {
+    let n = path.len().checked_sub(1)?;
+    if n < 2 {
+        return None;
+    }
+    let class = |k: usize| snap.class_name(path[k]);
+    let structural = |k: usize| is_structural(snap.format, class(k));
+    if !structural(n - 1) {
+        return None;
+    }
+    let label = short(
+        &snap
+            .edge_label(path[n - 1], path[n])
+            .unwrap_or_else(|| "?".into()),
+        60,
+    );
+    let fc = short(class(n - 1), 60);
+    let stops = snap
+        .format
+        .roles()
+        .reference_words(&crate::format::Reference {
+            snap,
+            path,
+            i: n,
+            label: &label,
+            from_class: &fc,
+        })
+        .is_some_and(|(_, stop)| stop);
+    if stops {
+        return None;
+    }
+    // path[k] is the topmost plumbing, path[k - 1] what holds it.
+    let mut k = n - 1;
+    while k >= 1 && structural(k - 1) {
+        k -= 1;
+    }
+    if k == 0 {
+        return None;
+    }
+    Some(if is_collection(snap.format, class(k - 1)) {
+        k - 1
+    } else {
+        k
+    })
+}
+
+fn holder_words_from(snap: &Snapshot, path: &[ObjId], o: ObjId, roots: bool) -> String {
+    if let Some(c) = container_of(snap, path) {
+        let inner = holder_words_from(snap, &path[..=c], path[c], roots);
+        return crate::heap::waste::in_container(snap.class_name(path[c]), &inner);
+    }
     if path.len() < 2 {
         if let Some(r) = snap
             .graph
@@ -205,7 +275,7 @@ pub fn holder_words(snap: &Snapshot, path: &[ObjId], o: ObjId) -> String {
         }
         i -= 1;
     }
-    if i == 1 && words.len() < 3 {
+    if roots && i == 1 && words.len() < 3 {
         let first = path[0];
         let fc = snap.class_name(first);
         // Rooted directly: say by what, unless the holder already names it.
@@ -254,12 +324,7 @@ pub(super) fn lexical(snap: &Snapshot, o: ObjId) -> Option<String> {
 
 /// `s` cut to `max` characters, with `…` where it was cut.
 pub(super) fn short(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        return s.to_string();
-    }
-    let mut out: String = s.chars().take(max - 1).collect();
-    out.push('…');
-    out
+    crate::heap::waste::cut(s, max)
 }
 
 /// `text` with the runtime's qualified names shortened to what a narrow screen needs:

@@ -774,3 +774,89 @@ fn a_string_whose_value_is_a_sparse_collection_is_its_holder_without_the_index_t
         w.sparse.iter().map(key).collect::<Vec<_>>()
     );
 }
+
+/// The `maps …` and `lists …` lines of the holders fixture's `stdout.txt` (what the
+/// program read back from its own objects): holder, count, entries, slots.
+fn holders_truth(what: &str) -> (String, u64, u64, u64) {
+    let text = std::fs::read_to_string(fixture("java/holders/stdout.txt")).unwrap();
+    let get = |key: &str| -> String {
+        text.lines()
+            .find_map(|l| l.strip_prefix(&format!("{what} {key} ")))
+            .unwrap_or_else(|| panic!("{what} {key} in stdout.txt"))
+            .to_string()
+    };
+    let n = |key: &str| get(key).parse::<u64>().unwrap();
+    (get("holder"), n("count"), n("entries"), n("slots"))
+}
+
+/// Issue 39, bug 5: a sparse collection held through another collection's backing array
+/// or entries (500 `HashMap`s in the `ArrayList` `static SparseIndex.MAPS`, 300
+/// `ArrayList`s as values of the `HashMap` `static SparseIndex.LISTS`) is named by that
+/// collection and what holds it, in the suspects' words, in the library, the JSON (made
+/// without the index, then with it) and the text; never `elements of java.lang.Object[]`.
+#[test]
+fn sparse_collections_are_named_by_the_holder_of_the_collection_they_are_in() {
+    let rel = "java/holders/heap-live.hprof.gz";
+    let (snap, d) = open(rel);
+    let w = heaptui::waste::find(&snap, 10);
+    let r = heaptui::suspects::find(&snap, &d, 10);
+    for (what, class, container) in [
+        ("maps", "java.util.HashMap", "java.util.ArrayList"),
+        ("lists", "java.util.ArrayList", "java.util.HashMap"),
+    ] {
+        let (holder, count, entries, slots) = holders_truth(what);
+        // `static holdout.SparseIndex.MAPS` as the suspects say it: `static MAPS of
+        // holdout.SparseIndex`.
+        let (owner, field) = holder
+            .strip_prefix("static ")
+            .unwrap()
+            .rsplit_once('.')
+            .unwrap();
+        let want = format!("{container} in static {field} of {owner}");
+        let s = w
+            .sparse
+            .iter()
+            .find(|s| s.class == class && s.count == count)
+            .unwrap_or_else(|| panic!("{what}: {:#?}", w.sparse));
+        assert_eq!(s.holder, want, "{what}");
+        assert_eq!((s.size, s.capacity), (entries, slots), "{what}");
+        // The collection's own suspect, where it is one, says the same.
+        if let Some(sus) = r
+            .suspects
+            .iter()
+            .find(|x| snap.class_name(x.object) == container && x.holder.contains(field))
+        {
+            assert_eq!(
+                format!("{} in {}", container, sus.holder),
+                want,
+                "{}",
+                sus.title
+            );
+        }
+        // The CLI: JSON and text, without the index (the first run) and with it.
+        let dir = tempfile::tempdir().unwrap();
+        let f = fixture_arg(rel);
+        for _ in 0..2 {
+            let out = heaptui_command(&["waste", &f, "--json"])
+                .env("HEAPTUI_CACHE_DIR", dir.path())
+                .output()
+                .unwrap();
+            let v = json_of(&out);
+            let row = items(&v, "sparse_collections")
+                .iter()
+                .find(|c| c["class"] == class && c["count"] == count)
+                .unwrap_or_else(|| panic!("{what}: {v}"));
+            assert_eq!(row["holder"], want.as_str(), "{what}");
+            let _ = heaptui_command(&["summary", &f])
+                .env("HEAPTUI_CACHE_DIR", dir.path())
+                .output()
+                .unwrap();
+        }
+        let text = stdout_of(heaptui(&["waste", &f]));
+        let line = line_with(&text, &format!("{count} × {class} in"));
+        assert!(
+            line.contains(&format!("in {container} in {holder}:")),
+            "{line}"
+        );
+    }
+}
