@@ -240,7 +240,7 @@ fn sparse_in(snap: &Snapshot, top: usize) -> Vec<Sparse> {
 }
 
 /// The class a user wrote (a `HashSet` for the map inside it) and the reference that
-/// holds the collection, in the leak suspects' words ([`crate::suspects::holder_words`]):
+/// holds the collection, in the leak suspects' words ([`crate::format::holders`]):
 /// through the backing array or entries of another collection, that collection and what
 /// holds it (`java.util.ArrayList in static MAPS of holdout.SparseIndex`). The chain
 /// followed is each object's first strong referrer, up to a class's static, an object
@@ -297,7 +297,7 @@ fn class_and_holder(snap: &Snapshot, o: ObjId) -> (String, String) {
     chain.reverse();
     (
         class,
-        crate::suspects::holder_words_in_chain(snap, &chain, held),
+        crate::format::holders::holder_words_in_chain(snap, &chain, held),
     )
 }
 

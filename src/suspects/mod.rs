@@ -42,7 +42,8 @@ mod classes;
 mod words;
 use classes::{internal, is_collection};
 pub use classes::{is_structural, pass_through};
-pub use words::{brief, holder_words, holder_words_in_chain, in_title};
+pub use crate::format::holders::{holder_words, holder_words_in_chain};
+pub use words::{brief, in_title};
 use words::{kind_and_holder, title};
 
 /// MAT's threshold: a suspect holds at least this share of the heap, or is among the
