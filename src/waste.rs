@@ -127,7 +127,9 @@ fn duplicates(snap: &Snapshot, top: usize) -> (Vec<DupString>, Vec<DupArray>) {
     // Runs of one hash: (count, bytes each, the first object).
     let mut groups: Vec<(u64, u64, ObjId)> = Vec::new();
     for run in seen.chunk_by(|a, b| a.0 == b.0) {
-        if run.len() >= 2 {
+        // Copies that cost nothing (V8's strings of size 0 in read-only space) waste
+        // nothing: no finding.
+        if run.len() >= 2 && run[0].1 > 0 {
             let first = run.iter().map(|x| x.2).min().unwrap_or(run[0].2);
             groups.push((run.len() as u64, run[0].1, first));
         }

@@ -84,7 +84,8 @@ pub fn sparse_waste(capacity: u64, size: u64, array_bytes: u64) -> Option<u64> {
     if capacity < SPARSE_MIN_CAPACITY || capacity < SPARSE_RATIO * size.max(1) {
         return None;
     }
-    Some((capacity - size) * (array_bytes / capacity.max(1)))
+    // Slots that cost nothing waste nothing: no finding.
+    Some((capacity - size) * (array_bytes / capacity.max(1))).filter(|&w| w > 0)
 }
 
 /// What equal contents are grouped by: the hash of an object's bytes (XXH3, 128 bits),

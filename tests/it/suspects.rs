@@ -860,3 +860,32 @@ fn sparse_collections_are_named_by_the_holder_of_the_collection_they_are_in() {
         );
     }
 }
+
+/// Issue 39, bug 9: nothing wasted is no finding. Chromium's snapshot has equal strings
+/// of size 0 (`"0"` four times): neither the JSON, the text nor the library lists a
+/// finding that wastes 0 bytes, in any list.
+#[test]
+fn findings_that_waste_nothing_are_not_listed() {
+    let rel = "chromium/detached.heapsnapshot.gz";
+    let (snap, _) = open(rel);
+    let w = heaptui::waste::find(&snap, 1000);
+    let none: Vec<&str> = w
+        .strings
+        .iter()
+        .filter(|s| s.wasted_bytes() == 0)
+        .map(|s| s.text.as_str())
+        .take(5)
+        .collect();
+    assert!(none.is_empty(), "strings that waste nothing: {none:?}");
+    assert!(w.arrays.iter().all(|a| a.wasted_bytes() > 0), "{:?}", w.arrays);
+    assert!(w.sparse.iter().all(|c| c.wasted_bytes > 0), "{:?}", w.sparse);
+    let f = fixture_arg(rel);
+    let v = json_of(&heaptui(&["waste", &f, "--json", "--top", "1000"]));
+    for list in ["duplicate_strings", "duplicate_arrays", "sparse_collections"] {
+        for row in items(&v, list) {
+            assert!(row["wasted_bytes"].as_u64().unwrap() > 0, "{list}: {row}");
+        }
+    }
+    let text = stdout_of(heaptui(&["waste", &f, "--top", "1000"]));
+    assert!(!text.contains(" 0 B wasted"), "{text}");
+}

@@ -2060,3 +2060,27 @@ fn a_loading_app_draws_its_progress_on_the_ticker() {
     assert_eq!(t.get_frame().count(), 4, "the first frame and one per tick");
     assert!(screen(&t).contains("Building the index"), "{}", screen(&t));
 }
+
+/// Issue 39, bug 5: the waste pane names a sparse collection held through another
+/// collection's backing array by that collection and its holder, as the suspects do
+/// (`fixtures/java/holders/stdout.txt`: 500 maps in `static holdout.SparseIndex.MAPS`).
+#[test]
+fn waste_names_the_collection_a_sparse_collection_is_in() {
+    let truth = std::fs::read_to_string(common::fixture("java/holders/stdout.txt")).unwrap();
+    let count = truth
+        .lines()
+        .find_map(|l| l.strip_prefix("maps count "))
+        .unwrap();
+    let mut a = common::tui::app_of("java/holders/heap-live.hprof.gz");
+    let mut term = common::tui::terminal(160, 45);
+    let s = run(&mut a, &mut term, "W");
+    assert!(s.contains("Waste — "), "{s}");
+    let line = s
+        .lines()
+        .find(|l| l.contains(&format!("{count} sparse HashMap")))
+        .unwrap_or_else(|| panic!("{s}"));
+    assert!(
+        line.contains("sparse HashMap in ArrayList in static SparseIndex.MAPS"),
+        "{line}"
+    );
+}
