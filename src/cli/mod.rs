@@ -153,7 +153,7 @@ pub enum Cmd {
         /// Print one JSON document on stdout instead of the table
         #[arg(long)]
         json: bool,
-        /// At most N clusters (default 50)
+        /// At most N clusters
         #[arg(long, default_value_t = 50)]
         top: usize,
         /// List the runtime's internal objects (V8's compiled code, object shapes,

@@ -297,3 +297,33 @@ fn package_rows_are_headed_package_and_leaks_help_describes_every_flag() {
     }
     assert!(entries >= 7, "{help}");
 }
+
+/// Issue 39, bug 9: no `--help` says a default twice (`(default 50) [default: 50]`):
+/// every command's help, the commands read from `heaptui --help`.
+#[test]
+fn no_help_says_a_default_twice() {
+    let top = String::from_utf8(heaptui(&["--help"]).stdout).unwrap();
+    let commands: Vec<String> = top
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .map(str::to_string)
+        .collect();
+    assert!(commands.len() >= 10, "{top}");
+    let mut twice = Vec::new();
+    for c in std::iter::once(None).chain(commands.iter().map(Some)) {
+        let mut args: Vec<&str> = c.iter().map(|c| c.as_str()).collect();
+        args.push("--help");
+        let out = heaptui(&args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        for line in String::from_utf8(out.stdout).unwrap().lines() {
+            if line.to_ascii_lowercase().matches("default").count() > 1 {
+                twice.push(format!("{c:?}: {line}"));
+            }
+        }
+    }
+    assert!(twice.is_empty(), "{twice:#?}");
+}
