@@ -16,22 +16,10 @@ fn command_names() -> Vec<String> {
         .collect()
 }
 
-/// Levenshtein distance between `a` and `b` by characters, one row at a time.
+/// Edit distance between `a` and `b` by characters, a swap of two neighbours counting
+/// as one edit (`Entyr` for `Entry`): the optimal string alignment distance of `strsim`.
 fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let above = row[j + 1];
-            row[j + 1] = (diagonal + usize::from(ca != cb))
-                .min(above + 1)
-                .min(row[j] + 1);
-            diagonal = above;
-        }
-    }
-    row[b.len()]
+    strsim::osa_distance(a, b)
 }
 
 /// The command `word` most likely misspells: the one nearest by edit distance, when it is
@@ -79,10 +67,14 @@ pub fn snapshot_count(_n: usize) -> String {
 /// `Node` of `java.util.HashMap$Node`, `Order` of `package:app/model.dart::Order`) or
 /// equals one but for case; the candidates when there are a few; else nothing. `names`
 /// are the classes that have instances (what `--class` can pick from).
-pub fn class_suggestion<'a>(names: impl Iterator<Item = &'a str>, wanted: &str) -> String {
+pub fn class_suggestion<'a>(
+    names: impl Iterator<Item = &'a str> + Clone,
+    wanted: &str,
+) -> String {
     if wanted.is_empty() {
         return String::new();
     }
+    let names_again = names.clone();
     let lower = wanted.to_lowercase();
     // The end of a name after a separator, with the case as given or, failing that, in
     // any case (`string` for `java.lang.String`).
@@ -117,6 +109,9 @@ pub fn class_suggestion<'a>(names: impl Iterator<Item = &'a str>, wanted: &str) 
             .collect::<Vec<_>>()
             .join(", ")
     };
+    if suffix.is_empty() && caseless.is_empty() {
+        return near_classes(names_again, wanted);
+    }
     match (suffix.as_slice(), caseless.as_slice()) {
         ([one], _) => format!(": did you mean `{one}`?"),
         ([], [one]) => format!(": did you mean `{one}`?"),
@@ -129,6 +124,54 @@ pub fn class_suggestion<'a>(names: impl Iterator<Item = &'a str>, wanted: &str) 
             list(&several[..5])
         ),
         _ => String::new(),
+    }
+}
+
+/// The classes nearest to `wanted` by edit distance (cargo's and git's "did you mean"),
+/// ignoring case: its full name, or its simple name (after the last `.`, `$`, `::` or
+/// `/`) when `wanted` has no separator. Within one edit per 5 letters of `wanted` (up to
+/// 3; no guess under 5 letters); one is suggested, a few are listed, none gives nothing.
+fn near_classes<'a>(names: impl Iterator<Item = &'a str>, wanted: &str) -> String {
+    let lower = wanted.to_lowercase();
+    let qualified = wanted.contains(['.', '$', ':', '/']);
+    // `Main` or `Set` is 1 edit from too many names (`MapN`, `SetN`) to guess.
+    let letters = wanted.chars().count();
+    if letters < 5 {
+        return String::new();
+    }
+    let limit = (letters / 5).clamp(1, 3);
+    let mut near: Vec<(usize, &str)> = names
+        .filter_map(|n| {
+            let full = n.to_lowercase();
+            let simple = full.rsplit(['.', '$', ':', '/']).next().unwrap_or(&full);
+            let d = if qualified {
+                edit_distance(&lower, &full)
+            } else {
+                edit_distance(&lower, simple).min(edit_distance(&lower, &full))
+            };
+            (d <= limit).then_some((d, n))
+        })
+        .collect();
+    near.sort_unstable();
+    near.dedup_by(|a, b| a.1 == b.1);
+    let best = near.first().map_or(0, |x| x.0);
+    let nearest: Vec<&str> = near
+        .iter()
+        .take_while(|x| x.0 == best)
+        .map(|x| x.1)
+        .collect();
+    match nearest.as_slice() {
+        [] => String::new(),
+        [one] => format!(": did you mean `{one}`?"),
+        several => format!(
+            ": did you mean one of {}?",
+            several
+                .iter()
+                .take(5)
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
     }
 }
 

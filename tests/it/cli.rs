@@ -327,3 +327,36 @@ fn no_help_says_a_default_twice() {
     }
     assert!(twice.is_empty(), "{twice:#?}");
 }
+
+/// Issue 39, bug 9: a class name with one letter wrong (`LeakyEntyr`) gets a "did you
+/// mean", by edit distance as cargo and git do: for every class the leak fixture's
+/// program declares (`fixtures/java/leak/src`) that the JVM's histogram lists, its simple
+/// name and its full name with the last two letters swapped.
+#[test]
+fn a_class_name_one_letter_off_gets_a_did_you_mean() {
+    let jvm: Vec<String> = parse_jcmd_histogram(
+        &std::fs::read_to_string(fixture("java/leak/histo-live-after.txt")).unwrap(),
+    )
+    .into_iter()
+    .map(|(name, _, _)| name)
+    .filter(|n| n.starts_with("com.example.") && !n.contains('$'))
+    .collect();
+    assert!(jvm.len() >= 4, "{jvm:?}");
+    let dump = &fixture_arg("java/leak/heap-live.hprof.gz");
+    let swap = |s: &str| {
+        let mut c: Vec<char> = s.chars().collect();
+        let n = c.len();
+        c.swap(n - 1, n - 2);
+        c.into_iter().collect::<String>()
+    };
+    for full in &jvm {
+        let short = full.rsplit('.').next().unwrap();
+        for typo in [swap(short), swap(full)] {
+            let err = stderr_of(&heaptui(&["inspect", dump, "--class", &typo]), 3);
+            assert!(
+                err.contains("did you mean") && err.contains(&format!("`{full}`")),
+                "{typo}: {err}"
+            );
+        }
+    }
+}
