@@ -360,3 +360,40 @@ fn a_class_name_one_letter_off_gets_a_did_you_mean() {
         }
     }
 }
+
+/// Issue 39, bug 9: `inspect --class` on a class with no instances shows its class
+/// object (its static fields), as MAT does, and says on stderr that there is no
+/// instance; exit 0. Truth: `fixtures/java/holders/stdout.txt` (what the program set the
+/// statics of `holdout.Registry` to, read back by itself) and its histogram (0
+/// instances).
+#[test]
+fn inspect_class_without_instances_shows_its_static_fields() {
+    let truth = std::fs::read_to_string(fixture("java/holders/stdout.txt")).unwrap();
+    let want = |k: &str| {
+        truth
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("registry {k} ")))
+            .unwrap()
+            .to_string()
+    };
+    assert!(truth.lines().any(|l| l == "count holdout.Registry 0"));
+    let dump = &fixture_arg("java/holders/heap-live.hprof.gz");
+    let out = heaptui(&["inspect", dump, "--class", "holdout.Registry", "--json"]);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("no instances"), "{err}");
+    let v = json_of(&out);
+    assert_eq!(v["class"], "java.lang.Class", "{v}");
+    for k in ["generation", "createdAt"] {
+        assert_eq!(field(&v, k)["value"].to_string(), want(k), "{k}: {v}");
+    }
+    assert!(field(&v, "nothing")["value"].is_null(), "{v}");
+    let name = field(&v, "NAME")["value"].as_str().unwrap().to_string();
+    assert_eq!(
+        inspect_json(dump, &name)["preview"].as_str(),
+        Some(want("NAME").as_str())
+    );
+    let text = stdout_of(heaptui(&["inspect", dump, "--class", "holdout.Registry"]));
+    assert!(text.contains("class holdout.Registry"), "{text}");
+    assert!(line_with(&text, "generation").contains(&want("generation")), "{text}");
+}

@@ -67,6 +67,10 @@ impl Roles for HprofRoles {
         Some("java.lang.Thread")
     }
 
+    fn class_object_class(&self) -> Option<&'static str> {
+        Some("java.lang.Class")
+    }
+
     fn reference_words(&self, r: &Reference) -> Option<(String, bool)> {
         let (label, from_class) = (r.label, r.from_class);
         let (snap, path, i) = (r.snap, r.path, r.i);
