@@ -86,10 +86,7 @@ pub fn resolve(
                 // shows a class), where the format has class objects.
                 None => match class_object(snap, cname) {
                     Some(c) => {
-                        eprintln!(
-                            "heaptui: {}; showing its class object",
-                            no_instances()
-                        );
+                        eprintln!("heaptui: {}; showing its class object", no_instances());
                         Ok(c)
                     }
                     None => Err(Error::NotFound(no_instances())),

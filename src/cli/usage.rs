@@ -67,10 +67,7 @@ pub fn snapshot_count(_n: usize) -> String {
 /// `Node` of `java.util.HashMap$Node`, `Order` of `package:app/model.dart::Order`) or
 /// equals one but for case; the candidates when there are a few; else nothing. `names`
 /// are the classes that have instances (what `--class` can pick from).
-pub fn class_suggestion<'a>(
-    names: impl Iterator<Item = &'a str> + Clone,
-    wanted: &str,
-) -> String {
+pub fn class_suggestion<'a>(names: impl Iterator<Item = &'a str> + Clone, wanted: &str) -> String {
     if wanted.is_empty() {
         return String::new();
     }

@@ -197,4 +197,3 @@ fn lexical(snap: &Snapshot, o: ObjId) -> Option<String> {
     }
     None
 }
-

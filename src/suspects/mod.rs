@@ -40,9 +40,9 @@ use crate::heap::{ClassId, ObjId, RootKind};
 
 mod classes;
 mod words;
+pub use crate::format::holders::{holder_words, holder_words_in_chain};
 use classes::{internal, is_collection};
 pub use classes::{is_structural, pass_through};
-pub use crate::format::holders::{holder_words, holder_words_in_chain};
 pub use words::{brief, in_title};
 use words::{kind_and_holder, title};
 

@@ -3,6 +3,7 @@
 //! of dump-derived text passes through before it is drawn.
 
 pub mod app;
+pub mod colours;
 pub mod events;
 pub mod keys;
 pub mod panes;
@@ -39,6 +40,19 @@ pub fn run_diff(base: &Path, target: &Path) -> Result<()> {
 }
 
 fn run_app(paths: &[&Path]) -> Result<()> {
+    let depth = colours::Depth::from_env();
+    if depth == colours::Depth::Dumb {
+        return Err(Error::Terminal(if paths.len() == 3 {
+            "TERM=dumb: this terminal cannot show the TUI; use `heaptui leaks BASELINE \
+             TARGET FINAL`, or run heaptui in a terminal that moves the cursor"
+                .into()
+        } else {
+            "TERM=dumb: this terminal cannot show the TUI; use the batch commands \
+             (`heaptui summary FILE`, `heaptui suspects FILE`, `heaptui histogram FILE`; \
+             see heaptui --help), or run heaptui in a terminal that moves the cursor"
+                .into()
+        }));
+    }
     if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
         return Err(Error::Usage(if paths.len() == 3 {
             "the TUI needs a terminal; for scripts use `heaptui leaks BASELINE TARGET FINAL`".into()
@@ -62,7 +76,10 @@ fn run_app(paths: &[&Path]) -> Result<()> {
     let queue = app.queue().clone();
     let guard = terminal::TerminalGuard::enter(queue.notifier()).map_err(io_err)?;
     events::spawn_input(queue.notifier()).map_err(io_err)?;
-    let backend = ratatui::backend::CrosstermBackend::new(std::io::stdout());
+    // crossterm writes even the sixteen named colours as 256-colour sequences: rewritten
+    // for a terminal with fewer (`colours`).
+    let backend =
+        ratatui::backend::CrosstermBackend::new(colours::SgrFilter::new(std::io::stdout(), depth));
     let mut term = ratatui::Terminal::new(backend).map_err(io_err)?;
     let clipboard = app.clipboard.clone();
     let r = app::run_loop(&mut term, &mut app, |queue, wait| {

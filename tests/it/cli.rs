@@ -395,5 +395,23 @@ fn inspect_class_without_instances_shows_its_static_fields() {
     );
     let text = stdout_of(heaptui(&["inspect", dump, "--class", "holdout.Registry"]));
     assert!(text.contains("class holdout.Registry"), "{text}");
-    assert!(line_with(&text, "generation").contains(&want("generation")), "{text}");
+    assert!(
+        line_with(&text, "generation").contains(&want("generation")),
+        "{text}"
+    );
+}
+
+/// Issue 39, bug 7: `TERM=dumb` (no cursor addressing) gets no TUI: a message that
+/// points at the batch commands, exit 2, as `less` and `htop` refuse it.
+#[test]
+fn term_dumb_is_refused_with_the_batch_commands_named() {
+    let dump = fixture_arg("java/coops/heap-live-jvmgz.hprof.gz");
+    let out = heaptui_command(&[&dump])
+        .env("TERM", "dumb")
+        .output()
+        .unwrap();
+    let err = stderr_of(&out, 2);
+    assert!(err.contains("TERM=dumb"), "{err}");
+    assert!(err.contains("heaptui summary FILE"), "{err}");
+    assert!(out.stdout.is_empty());
 }

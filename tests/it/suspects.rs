@@ -877,11 +877,23 @@ fn findings_that_waste_nothing_are_not_listed() {
         .take(5)
         .collect();
     assert!(none.is_empty(), "strings that waste nothing: {none:?}");
-    assert!(w.arrays.iter().all(|a| a.wasted_bytes() > 0), "{:?}", w.arrays);
-    assert!(w.sparse.iter().all(|c| c.wasted_bytes > 0), "{:?}", w.sparse);
+    assert!(
+        w.arrays.iter().all(|a| a.wasted_bytes() > 0),
+        "{:?}",
+        w.arrays
+    );
+    assert!(
+        w.sparse.iter().all(|c| c.wasted_bytes > 0),
+        "{:?}",
+        w.sparse
+    );
     let f = fixture_arg(rel);
     let v = json_of(&heaptui(&["waste", &f, "--json", "--top", "1000"]));
-    for list in ["duplicate_strings", "duplicate_arrays", "sparse_collections"] {
+    for list in [
+        "duplicate_strings",
+        "duplicate_arrays",
+        "sparse_collections",
+    ] {
         for row in items(&v, list) {
             assert!(row["wasted_bytes"].as_u64().unwrap() > 0, "{list}: {row}");
         }

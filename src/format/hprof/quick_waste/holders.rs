@@ -117,7 +117,10 @@ pub(super) fn holders(
         }
         let _ = from;
         let from_class = record_class(off);
-        if crate::format::Format::Hprof.roles().is_structural(&from_class) {
+        if crate::format::Format::Hprof
+            .roles()
+            .is_structural(&from_class)
+        {
             return None;
         }
         let (label, owner) = reference_label(b, id, cls, off, held, name_of, class_name);
