@@ -901,3 +901,31 @@ fn findings_that_waste_nothing_are_not_listed() {
     let text = stdout_of(heaptui(&["waste", &f, "--top", "1000"]));
     assert!(!text.contains(" 0 B wasted"), "{text}");
 }
+
+/// Issue 39, bug 6: a listener suspect counts the listeners its array holds, not every
+/// closure it retains. `fixtures/node/listeners`: the `_events.tick` Array holds 2,000
+/// closures (`truth.json`: the program's `listenerCount`, the array's length) and
+/// retains one more, a helper in the context they share.
+#[test]
+fn a_listener_suspect_counts_the_elements_of_its_array() {
+    let t = truth("node/listeners/truth.json");
+    let n = t["arrayLength"].as_u64().unwrap();
+    assert_eq!(t["listenerCount"].as_u64(), Some(n));
+    assert_eq!(t["distinctListeners"].as_u64(), Some(n));
+    let (snap, d) = open("node/listeners/listeners.heapsnapshot.gz");
+    let r = heaptui::suspects::find(&snap, &d, 10);
+    let s = r
+        .suspects
+        .iter()
+        .find(|s| s.kind == "listeners" && s.holder.contains("_events.tick"))
+        .unwrap_or_else(|| panic!("{:#?}", r.suspects));
+    assert_eq!(member_count(&snap, s, "(closure)"), n, "{}", s.title);
+    assert!(
+        s.title
+            .contains(&format!("holds {} (closure)", with_commas(n as usize))),
+        "{}",
+        s.title
+    );
+    // Each listener holds its own Tick: counted as before, below the elements.
+    assert_eq!(member_count(&snap, s, "Tick"), t["ticks"].as_u64().unwrap());
+}
