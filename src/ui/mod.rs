@@ -5,6 +5,7 @@
 pub mod app;
 pub mod colours;
 pub mod events;
+pub mod goto;
 pub mod keys;
 pub mod panes;
 pub mod terminal;

@@ -2084,3 +2084,30 @@ fn waste_names_the_collection_a_sparse_collection_is_in() {
         "{line}"
     );
 }
+
+/// Issue 39, friction 3: a list's `/` takes an object id as the tool prints it and
+/// `Enter` opens its inspector: in the histogram and in a class's instances, on the Node
+/// leak fixture, with the node id the program asked V8 for (`truth.json`: the first
+/// `Session`); an id that is no object says so.
+#[test]
+fn slash_takes_an_object_id_and_opens_its_inspector() {
+    let t = common::fixture_json("node/leak/truth.json");
+    let first = &t["ids"]["firstSession"];
+    let id = format!("@{}", first["id"].as_u64().unwrap());
+    let class = first["name"].as_str().unwrap();
+    let mut a = common::tui::app_of("node/leak/leak.heapsnapshot.gz");
+    let mut term = common::tui::terminal(120, 40);
+    let s = run(&mut a, &mut term, &format!("/{id}"));
+    assert!(s.contains(&format!("Enter opens object {id}")), "{s}");
+    let s = run(&mut a, &mut term, "\n");
+    assert!(s.contains(&format!("Inspector — {class}")), "{s}");
+    assert!(s.contains(&id), "{s}");
+    // From a class's instances too (the histogram's first row's).
+    let s = run(&mut a, &mut term, "\u{1b}\n");
+    assert!(s.contains("Instances of"), "{s}");
+    let s = run(&mut a, &mut term, &format!("/{id}\n"));
+    assert!(s.contains(&format!("Inspector — {class}")), "{s}");
+    // No such object: said in the status line.
+    let s = run(&mut a, &mut term, "\u{1b}/@4000000000\n");
+    assert!(s.contains("no object @4000000000 in this snapshot"), "{s}");
+}

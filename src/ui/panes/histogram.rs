@@ -387,7 +387,14 @@ impl HistogramPane {
             f.render_widget(Line::from(Span::styled(text, theme.dim())), foot);
         }
         if self.view.is_empty() {
-            let msg = Line::from(Span::styled("  no class matches the filter", theme.dim()));
+            let msg = match crate::ui::goto::object_id(&self.filter) {
+                Some(id) => format!(
+                    "  no class matches the filter; Enter opens object {}",
+                    crate::ui::text::sanitize(id)
+                ),
+                None => "  no class matches the filter".to_string(),
+            };
+            let msg = Line::from(Span::styled(msg, theme.dim()));
             if area.height > 3 {
                 let r = Rect::new(area.x, area.y + 2, area.width, 1);
                 f.render_widget(msg, r);
@@ -409,7 +416,16 @@ impl super::Pane for HistogramPane {
         "Class histogram".into()
     }
 
-    fn handle(&mut self, key: &KeyEvent, _ctx: &super::Ctx) -> Outcome {
+    fn handle(&mut self, key: &KeyEvent, ctx: &super::Ctx) -> Outcome {
+        // An object id typed into the filter (`/@73001`): its inspector.
+        if HistogramPane::is_editing(self) {
+            if let Some(out) = crate::ui::goto::filter_enter(key, &self.filter, ctx) {
+                self.editing = false;
+                self.filter.clear();
+                self.rebuild();
+                return out;
+            }
+        }
         if !HistogramPane::is_editing(self) && action_for(key) == Some(Action::Open) {
             return match self.selected_row().and_then(|r| r.class) {
                 Some(c) => Outcome::Open(super::Request::Instances(c)),
