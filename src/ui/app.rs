@@ -166,6 +166,9 @@ pub struct App {
     jobs: crate::ui::panes::job::Jobs,
     /// What the run loop waits on; the loading threads and the jobs wake it.
     queue: Queue,
+    /// Where `--goto` opens, until the snapshot (or, for a view, its leak suspects) is
+    /// ready ([`App::go_to`]).
+    goto: Option<crate::ui::goto::Goto>,
 }
 
 impl App {
@@ -251,6 +254,7 @@ impl App {
             message: None,
             jobs: crate::ui::panes::job::Jobs::new(queue.notifier()),
             queue,
+            goto: None,
         }
     }
 
@@ -418,6 +422,48 @@ impl App {
         }
     }
 
+    /// Opens `goto` (`--goto`) once it can: an object or a class as soon as the snapshot
+    /// is ready, a view once the leak suspects are found. What is not in the snapshot is
+    /// said in the status line.
+    pub fn go_to(&mut self, goto: crate::ui::goto::Goto) {
+        self.goto = Some(goto);
+        self.apply_goto();
+    }
+
+    fn apply_goto(&mut self) {
+        use crate::ui::goto::Goto;
+        let Screen::Ready(r) = &mut self.screen else {
+            return;
+        };
+        let Some(goto) = self.goto.take() else {
+            return;
+        };
+        let clean = crate::ui::text::sanitize;
+        match goto {
+            Goto::Object(id) => match r.snap.find_object(&id) {
+                Some(o) => r.open(Request::Inspect(o), &self.theme),
+                None => {
+                    self.message =
+                        Some(format!("--goto: no object {} in this snapshot", clean(&id)))
+                }
+            },
+            Goto::Class(name) => match r.snap.graph.classes.iter().position(|c| c.name == name) {
+                Some(c) => r.open(Request::Instances(c as crate::heap::ClassId), &self.theme),
+                None => self.message = Some(format!("--goto: no class named {}", clean(&name))),
+            },
+            Goto::Suspects | Goto::Waste => match r.suspects.clone() {
+                Some(_) => r.open(Request::Suspects(goto == Goto::Waste), &self.theme),
+                // Once they are found (see `tick`).
+                None => {
+                    self.goto = Some(goto);
+                    return;
+                }
+            },
+        }
+        // Where the user asked to be: the suspects, found later, do not take the screen.
+        r.touched = true;
+    }
+
     /// Picks up the background threads' results, if they have any, and has the detail
     /// pane follow the selection and the width of the last frame: whether anything
     /// changed (the screen then wants drawing).
@@ -471,6 +517,12 @@ impl App {
             match (&mut self.screen, d) {
                 (Screen::Ready(r), DomsReady::One(d)) => r.set_dominators(d, &self.theme),
                 (Screen::Ready(r), DomsReady::Suspects(report)) => {
+                    if self.goto.is_some() {
+                        // `--goto view:…`: that view, whatever the suspects found.
+                        r.suspects = Some(report);
+                        self.apply_goto();
+                        continue;
+                    }
                     r.touched |= self.busy;
                     if let Some(m) = r.set_suspects(report) {
                         self.message = Some(m);
@@ -520,6 +572,7 @@ impl App {
             Ok(Ok(loaded)) => {
                 self.rx = None;
                 self.set_ready(loaded);
+                self.apply_goto();
             }
             Ok(Err(e)) => {
                 self.rx = None;

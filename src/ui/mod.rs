@@ -21,26 +21,38 @@ use crate::error::{Error, Result};
 /// `heaptui FILE`: the TUI on one snapshot.
 /// The TUI on one file, the diff of two, or the leaks of three (`heaptui FILE...`):
 /// what `main` hands the CLI for its command without a subcommand.
-pub fn run_files(files: &[std::path::PathBuf]) -> Result<()> {
+/// `goto` is `--goto`'s value (`OBJECT`, `class:NAME`, `view:suspects`, `view:waste`),
+/// checked before anything else (a usage error, exit 1).
+pub fn run_files(files: &[std::path::PathBuf], goto: Option<&str>) -> Result<()> {
     let paths: Vec<&Path> = files.iter().map(|p| p.as_path()).collect();
-    run_app(&paths)
+    let goto = match goto {
+        None => None,
+        Some(_) if paths.len() != 1 => {
+            return Err(Error::Usage(
+                "--goto opens one snapshot: heaptui FILE --goto OBJECT|class:NAME|view:suspects|view:waste"
+                    .into(),
+            ))
+        }
+        Some(g) => Some(goto::Goto::parse(g).map_err(Error::Usage)?),
+    };
+    run_app(&paths, goto)
 }
 
 pub fn run(path: &Path) -> Result<()> {
-    run_app(&[path])
+    run_app(&[path], None)
 }
 
 /// `heaptui BASELINE TARGET FINAL`: memlab's three-snapshot view, the leaks.
 pub fn run_leaks(baseline: &Path, target: &Path, final_: &Path) -> Result<()> {
-    run_app(&[baseline, target, final_])
+    run_app(&[baseline, target, final_], None)
 }
 
 /// `heaptui BASE TARGET`: the TUI's diff view.
 pub fn run_diff(base: &Path, target: &Path) -> Result<()> {
-    run_app(&[base, target])
+    run_app(&[base, target], None)
 }
 
-fn run_app(paths: &[&Path]) -> Result<()> {
+fn run_app(paths: &[&Path], goto: Option<goto::Goto>) -> Result<()> {
     let depth = colours::Depth::from_env();
     if depth == colours::Depth::Dumb {
         return Err(Error::Terminal(if paths.len() == 3 {
@@ -66,7 +78,13 @@ fn run_app(paths: &[&Path]) -> Result<()> {
         crate::session::check_openable(path)?;
     }
     let mut app = match paths {
-        [one] => app::App::load(one.to_path_buf()),
+        [one] => {
+            let mut app = app::App::load(one.to_path_buf());
+            if let Some(g) = goto {
+                app.go_to(g);
+            }
+            app
+        }
         [base, target] => app::App::load_diff(base.to_path_buf(), target.to_path_buf()),
         [a, b, c] => app::App::load_leaks(a.to_path_buf(), b.to_path_buf(), c.to_path_buf()),
         _ => return Err(Error::Usage("heaptui FILE or heaptui BASE TARGET".into())),

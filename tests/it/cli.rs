@@ -415,3 +415,21 @@ fn term_dumb_is_refused_with_the_batch_commands_named() {
     assert!(err.contains("heaptui summary FILE"), "{err}");
     assert!(out.stdout.is_empty());
 }
+
+/// Issue 39, friction 3: `--goto` with a value that is neither an object, a class nor a
+/// view is a usage error (exit 1) naming what it takes, before any terminal is needed.
+#[test]
+fn goto_with_a_bad_value_is_a_usage_error() {
+    let dump = fixture_arg("java/coops/heap-live-jvmgz.hprof.gz");
+    for bad in ["view:nope", "HashMap", "class:"] {
+        let err = stderr_of(&heaptui(&[&dump, "--goto", bad]), 1);
+        assert!(err.contains("--goto"), "{bad}: {err}");
+    }
+    let err = stderr_of(&heaptui(&[&dump, "--goto", "view:nope"]), 1);
+    assert!(
+        err.contains("view:suspects") && err.contains("view:waste"),
+        "{err}"
+    );
+    let err = stderr_of(&heaptui(&[&dump, &dump, "--goto", "@1"]), 1);
+    assert!(err.contains("one snapshot"), "{err}");
+}

@@ -1251,3 +1251,30 @@ fn a_sixteen_colour_terminal_gets_no_256_colour_sequences() {
         &text[..text.len().min(2000)]
     );
 }
+
+/// Issue 39, friction 3: `heaptui FILE --goto …` opens there: an object by its id (the
+/// node id the program asked V8 for, `fixtures/node/leak/truth.json`), a class's
+/// instances, the waste findings.
+#[test]
+fn goto_opens_the_tui_on_an_object_a_class_or_a_view() {
+    let t = fixture_json("node/leak/truth.json");
+    let first = &t["ids"]["firstSession"];
+    let id = format!("@{}", first["id"].as_u64().unwrap());
+    let class = first["name"].as_str().unwrap().to_string();
+    let file = fixture("node/leak/leak.heapsnapshot.gz")
+        .display()
+        .to_string();
+    for (goto, want) in [
+        (id.clone(), format!("Inspector — {class} {id}")),
+        (format!("class:{class}"), format!("Instances of {class}")),
+        ("view:waste".to_string(), "Waste — ".to_string()),
+    ] {
+        let line = heaptui_line("", &format!("{file} --goto {goto}"), false);
+        let Some(t) = Tmux::start(&format!("goto{}", want.len()), &line) else {
+            return;
+        };
+        t.tmux(&["resize-window", "-x", "120", "-y", "40"]);
+        t.wait_for(&want);
+        t.quit();
+    }
+}
