@@ -104,7 +104,7 @@ pub const KEYMAP: &[Binding] = &[
         keys: &["/"],
         action: Action::Filter,
         help:
-            "filter: exact (=), prefix (^), substring (+), then fuzzy (~); Enter keeps, Esc clears; an object id (@N, 0x…, #N) and Enter: its inspector",
+            "filter: exact (=), prefix (^), substring (+), fuzzy (~); Enter keeps, Esc clears; an id (@N, 0x…, #N): its inspector",
         hint: Some("/ filter"),
     },
     Binding {
