@@ -166,8 +166,7 @@ pub struct App {
     jobs: crate::ui::panes::job::Jobs,
     /// What the run loop waits on; the loading threads and the jobs wake it.
     queue: Queue,
-    /// Where `--goto` opens, until the snapshot (or, for a view, its leak suspects) is
-    /// ready ([`App::go_to`]).
+    /// Where `--goto` opens, kept until it can ([`App::go_to`]).
     goto: Option<crate::ui::goto::Goto>,
 }
 
@@ -422,46 +421,18 @@ impl App {
         }
     }
 
-    /// Opens `goto` (`--goto`) once it can: an object or a class as soon as the snapshot
-    /// is ready, a view once the leak suspects are found. What is not in the snapshot is
-    /// said in the status line.
-    pub fn go_to(&mut self, goto: crate::ui::goto::Goto) {
-        self.goto = Some(goto);
-        self.apply_goto();
-    }
-
-    fn apply_goto(&mut self) {
-        use crate::ui::goto::Goto;
-        let Screen::Ready(r) = &mut self.screen else {
+    /// Opens `--goto`'s target (or the one kept) once it can ([`Ready::go_to`]);
+    /// what the snapshot lacks is said in the status line.
+    pub fn go_to(&mut self, goto: Option<crate::ui::goto::Goto>) {
+        let goto = goto.or(self.goto.take());
+        let (Screen::Ready(r), Some(g)) = (&mut self.screen, goto.clone()) else {
+            self.goto = goto;
             return;
         };
-        let Some(goto) = self.goto.take() else {
-            return;
-        };
-        let clean = crate::ui::text::sanitize;
-        match goto {
-            Goto::Object(id) => match r.snap.find_object(&id) {
-                Some(o) => r.open(Request::Inspect(o), &self.theme),
-                None => {
-                    self.message =
-                        Some(format!("--goto: no object {} in this snapshot", clean(&id)))
-                }
-            },
-            Goto::Class(name) => match r.snap.graph.classes.iter().position(|c| c.name == name) {
-                Some(c) => r.open(Request::Instances(c as crate::heap::ClassId), &self.theme),
-                None => self.message = Some(format!("--goto: no class named {}", clean(&name))),
-            },
-            Goto::Suspects | Goto::Waste => match r.suspects.clone() {
-                Some(_) => r.open(Request::Suspects(goto == Goto::Waste), &self.theme),
-                // Once they are found (see `tick`).
-                None => {
-                    self.goto = Some(goto);
-                    return;
-                }
-            },
+        match r.go_to(g, &self.theme) {
+            Ok(wait) => self.goto = wait,
+            Err(m) => self.message = Some(m),
         }
-        // Where the user asked to be: the suspects, found later, do not take the screen.
-        r.touched = true;
     }
 
     /// Picks up the background threads' results, if they have any, and has the detail
@@ -520,7 +491,7 @@ impl App {
                     if self.goto.is_some() {
                         // `--goto view:…`: that view, whatever the suspects found.
                         r.suspects = Some(report);
-                        self.apply_goto();
+                        self.go_to(None);
                         continue;
                     }
                     r.touched |= self.busy;
@@ -572,7 +543,7 @@ impl App {
             Ok(Ok(loaded)) => {
                 self.rx = None;
                 self.set_ready(loaded);
-                self.apply_goto();
+                self.go_to(None);
             }
             Ok(Err(e)) => {
                 self.rx = None;

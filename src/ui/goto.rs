@@ -72,28 +72,6 @@ pub fn object_id(text: &str) -> Option<&str> {
     ok.then_some(t)
 }
 
-/// `Enter` in a list's filter whose text is an object id: the object's inspector, or
-/// why not; `None` when the text is no id (the filter then works as before). A pane
-/// calls it before its own handling of the filter's `Enter`.
-pub fn filter_enter(
-    key: &crossterm::event::KeyEvent,
-    text: &str,
-    ctx: &crate::ui::panes::Ctx,
-) -> Option<crate::ui::panes::Outcome> {
-    use crate::ui::panes::{Outcome, Request};
-    if key.code != crossterm::event::KeyCode::Enter {
-        return None;
-    }
-    let id = object_id(text)?;
-    Some(match ctx.snap.find_object(id) {
-        Some(o) => Outcome::Open(Request::Inspect(o)),
-        None => Outcome::Refused(format!(
-            "no object {} in this snapshot",
-            crate::ui::text::sanitize(id)
-        )),
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

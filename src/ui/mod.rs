@@ -80,9 +80,7 @@ fn run_app(paths: &[&Path], goto: Option<goto::Goto>) -> Result<()> {
     let mut app = match paths {
         [one] => {
             let mut app = app::App::load(one.to_path_buf());
-            if let Some(g) = goto {
-                app.go_to(g);
-            }
+            app.go_to(goto);
             app
         }
         [base, target] => app::App::load_diff(base.to_path_buf(), target.to_path_buf()),

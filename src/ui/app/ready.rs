@@ -2,6 +2,7 @@
 //! arrive, and the keys a pane leaves to the app.
 
 use super::*;
+use crate::ui::goto::Goto;
 
 /// How many leak suspects the TUI lists.
 pub(super) const SUSPECTS: usize = 10;
@@ -558,6 +559,30 @@ impl Ready {
             }
         };
         self.push(pane);
+    }
+
+    /// Opens `goto` (`--goto`): an object's inspector or a class's instances at once, a view
+    /// once the leak suspects are found (`Ok(Some(goto))` until then: the caller keeps it).
+    /// `Err` says what the snapshot lacks. The suspects, found later, then do not take the
+    /// screen.
+    pub fn go_to(&mut self, goto: Goto, theme: &Theme) -> Result<Option<Goto>, String> {
+        let clean = crate::ui::text::sanitize;
+        let req = match &goto {
+            Goto::Object(id) => match self.snap.find_object(id) {
+                Some(o) => Request::Inspect(o),
+                None => return Err(format!("--goto: no object {} in this snapshot", clean(id))),
+            },
+            Goto::Class(name) => match self.snap.graph.classes.iter().position(|c| &c.name == name)
+            {
+                Some(c) => Request::Instances(c as crate::heap::ClassId),
+                None => return Err(format!("--goto: no class named {}", clean(name))),
+            },
+            Goto::Suspects | Goto::Waste if self.suspects.is_none() => return Ok(Some(goto)),
+            Goto::Suspects | Goto::Waste => Request::Suspects(goto == Goto::Waste),
+        };
+        self.open(req, theme);
+        self.touched = true;
+        Ok(None)
     }
 
     /// Puts `pane` on screen, on top of the stack (what `]` would bring back is gone).

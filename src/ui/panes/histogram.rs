@@ -419,7 +419,7 @@ impl super::Pane for HistogramPane {
     fn handle(&mut self, key: &KeyEvent, ctx: &super::Ctx) -> Outcome {
         // An object id typed into the filter (`/@73001`): its inspector.
         if HistogramPane::is_editing(self) {
-            if let Some(out) = crate::ui::goto::filter_enter(key, &self.filter, ctx) {
+            if let Some(out) = super::filter_goto(key, &self.filter, ctx) {
                 self.editing = false;
                 self.filter.clear();
                 self.rebuild();

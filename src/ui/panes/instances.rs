@@ -338,7 +338,7 @@ impl Pane for InstancesPane {
         use crossterm::event::{KeyCode, KeyModifiers};
         if self.editing {
             // An object id typed into the filter (`/0x7f…`): its inspector.
-            if let Some(out) = crate::ui::goto::filter_enter(key, &self.filter, ctx) {
+            if let Some(out) = super::filter_goto(key, &self.filter, ctx) {
                 self.editing = false;
                 self.clear_filter();
                 return out;
