@@ -124,40 +124,10 @@ pub fn class_suggestion<'a>(names: impl Iterator<Item = &'a str> + Clone, wanted
     }
 }
 
-/// The classes nearest to `wanted` by edit distance (cargo's and git's "did you mean"),
-/// ignoring case: its full name, or its simple name (after the last `.`, `$`, `::` or
-/// `/`) when `wanted` has no separator. Within one edit per 5 letters of `wanted` (up to
-/// 3; no guess under 5 letters); one is suggested, a few are listed, none gives nothing.
+/// The classes nearest to `wanted` by edit distance ([`crate::heap::matcher::nearest`]):
+/// one is suggested, a few are listed, none gives nothing.
 fn near_classes<'a>(names: impl Iterator<Item = &'a str>, wanted: &str) -> String {
-    let lower = wanted.to_lowercase();
-    let qualified = wanted.contains(['.', '$', ':', '/']);
-    // `Main` or `Set` is 1 edit from too many names (`MapN`, `SetN`) to guess.
-    let letters = wanted.chars().count();
-    if letters < 5 {
-        return String::new();
-    }
-    let limit = (letters / 5).clamp(1, 3);
-    let mut near: Vec<(usize, &str)> = names
-        .filter_map(|n| {
-            let full = n.to_lowercase();
-            let simple = full.rsplit(['.', '$', ':', '/']).next().unwrap_or(&full);
-            let d = if qualified {
-                edit_distance(&lower, &full)
-            } else {
-                edit_distance(&lower, simple).min(edit_distance(&lower, &full))
-            };
-            (d <= limit).then_some((d, n))
-        })
-        .collect();
-    near.sort_unstable();
-    near.dedup_by(|a, b| a.1 == b.1);
-    let best = near.first().map_or(0, |x| x.0);
-    let nearest: Vec<&str> = near
-        .iter()
-        .take_while(|x| x.0 == best)
-        .map(|x| x.1)
-        .collect();
-    match nearest.as_slice() {
+    match crate::heap::matcher::nearest(names, wanted).as_slice() {
         [] => String::new(),
         [one] => format!(": did you mean `{one}`?"),
         several => format!(

@@ -144,6 +144,12 @@ impl HistogramPane {
             let mut found: Vec<(Kind, usize)> = (0..self.rows.len())
                 .filter_map(|i| m.find(&self.rows[i].name).map(|k| (k, i)))
                 .collect();
+            // No better match than a fuzzy one: the names a typo meant first (`?`).
+            if found.iter().all(|&(k, _)| k == Kind::Fuzzy) {
+                let near = histogram_nearest(&self.rows, &self.filter);
+                found.retain(|(_, i)| !near.contains(i));
+                found.extend(near.into_iter().map(|i| (Kind::Near, i)));
+            }
             found.sort_by_key(|&(k, _)| k);
             self.kinds = found.iter().map(|&(k, _)| k).collect();
             self.view = found.into_iter().map(|(_, i)| i).collect();
@@ -260,6 +266,8 @@ impl HistogramPane {
         ));
         let legend = if self.filter.is_empty() {
             String::new()
+        } else if self.kinds.contains(&Kind::Near) {
+            " (? ~: did you mean, fuzzy)".to_string()
         } else {
             " (= ^ + ~: exact, prefix, contains, fuzzy)".to_string()
         };
@@ -492,4 +500,15 @@ impl super::Pane for HistogramPane {
             self.set_retained(&d.class_retained(&ctx.snap.graph));
         }
     }
+}
+
+/// The rows whose names are nearest the filter by edit distance
+/// ([`crate::heap::matcher::nearest`]: a typo's "did you mean"), as indices into `rows`.
+fn histogram_nearest(rows: &[Row], filter: &str) -> Vec<usize> {
+    let near = crate::heap::matcher::nearest(rows.iter().map(|r| r.name.as_str()), filter);
+    rows.iter()
+        .enumerate()
+        .filter(|(_, r)| near.contains(&r.name.as_str()))
+        .map(|(i, _)| i)
+        .collect()
 }
