@@ -25,6 +25,9 @@ pub enum Detail {
 
 pub struct Ready {
     pub snap: Arc<Snapshot>,
+    /// `/` in a pane without a filter of its own: an object id being typed, whose
+    /// inspector `Enter` opens ([`crate::ui::goto`]).
+    pub goto_prompt: Option<String>,
     /// The summary overlay's lines: a walk of the whole graph (reachability), so the
     /// loading thread fills them in after handing the index over, or the overlay does on
     /// first use.
@@ -126,6 +129,7 @@ impl Ready {
             stack: vec![Box::new(histogram)],
             forward: Vec::new(),
             snap,
+            goto_prompt: None,
             summary: Default::default(),
             own_summary: Default::default(),
             dom: None,
@@ -203,6 +207,10 @@ impl Ready {
     ) -> bool {
         self.touched = true;
         self.last_key = Instant::now();
+        if self.goto_prompt.is_some() {
+            self.goto_key(key, theme, message);
+            return true;
+        }
         let used = 'key: {
             // Tab moves the keys between the list and the detail beside it.
             if action_for(key) == Some(Action::Side) && self.wide && self.detail.is_some() {
@@ -336,6 +344,11 @@ impl Ready {
                     });
                     break 'key true;
                 }
+                // A pane without a filter of its own: `/` takes an object id.
+                Some(Action::Filter) => {
+                    self.goto_prompt = Some(String::new());
+                    break 'key true;
+                }
                 _ => None,
             };
             match req {
@@ -348,6 +361,42 @@ impl Ready {
         };
         self.sync_detail(theme);
         used
+    }
+
+    /// A key while an object id is typed after `/` (a pane without a filter of its own):
+    /// `Enter` opens its inspector, `Esc` gives up.
+    fn goto_key(&mut self, key: &KeyEvent, theme: &Theme, message: &mut Option<String>) {
+        use crossterm::event::{KeyCode, KeyModifiers};
+        let Some(text) = self.goto_prompt.as_mut() else {
+            return;
+        };
+        match key.code {
+            KeyCode::Esc => self.goto_prompt = None,
+            KeyCode::Backspace => {
+                text.pop();
+            }
+            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => text.push(c),
+            KeyCode::Enter => {
+                let text = self.goto_prompt.take().unwrap_or_default();
+                let id = crate::ui::goto::object_id(&text);
+                match id.and_then(|id| self.snap.find_object(id)) {
+                    Some(o) => self.open(Request::Inspect(o), theme),
+                    None if id.is_some() => {
+                        *message = Some(format!(
+                            "no object {} in this snapshot",
+                            crate::ui::text::sanitize(text.trim())
+                        ))
+                    }
+                    None => {
+                        *message = Some(format!(
+                            "`/` here takes an object id (@N, 0x…, #N), not {:?}",
+                            crate::ui::text::sanitize(&text)
+                        ))
+                    }
+                }
+            }
+            _ => {}
+        }
     }
 
     /// The detail pane follows the selection: an object's inspector rebuilt as soon as
