@@ -83,10 +83,6 @@ fn container_of(snap: &Snapshot, path: &[ObjId]) -> Option<usize> {
 }
 
 fn holder_words_from(snap: &Snapshot, path: &[ObjId], o: ObjId, roots: bool) -> String {
-    if let Some(c) = container_of(snap, path) {
-        let inner = holder_words_from(snap, &path[..=c], path[c], roots);
-        return crate::heap::waste::in_container(snap.class_name(path[c]), &inner);
-    }
     if path.len() < 2 {
         if let Some(r) = snap
             .graph
@@ -112,6 +108,10 @@ fn holder_words_from(snap: &Snapshot, path: &[ObjId], o: ObjId, roots: bool) -> 
         if let Some(w) = lexical(snap, o) {
             return w;
         }
+    }
+    if let Some(c) = container_of(snap, path) {
+        let inner = holder_words_from(snap, &path[..=c], path[c], roots);
+        return crate::heap::waste::in_container(snap.class_name(path[c]), &inner);
     }
     let mut words = Vec::new();
     let mut i = path.len() - 1;
