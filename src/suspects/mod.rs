@@ -55,6 +55,8 @@ pub const FLOOR_SHARE: f64 = 0.01;
 const DOMINANT_CHILD: f64 = 0.8;
 /// At most this many members per suspect.
 const MEMBERS: usize = 10;
+/// A collection's headline count is recounted as its elements up to this count.
+const ELEMENTS_WALKED: u64 = 1_000_000;
 
 /// One class a suspect retains.
 #[derive(Clone, Debug, PartialEq)]
@@ -321,8 +323,11 @@ fn describe(snap: &Snapshot, d: &Dominators, candidate: ObjId, heap: u64) -> Sus
         objects: 1,
     };
     // The title's count of a collection is the number of its elements of that class.
+    // (Up to ELEMENTS_WALKED members: the walk reads every entry of the collection, one
+    // random read each; a map of millions keeps the subtree's count.)
     if matches!(kind, "collection" | "listeners") {
-        if let Some(c) = words::headline_member(snap, &s).map(|m| m.class) {
+        if let Some(m) = words::headline_member(snap, &s).filter(|m| m.count <= ELEMENTS_WALKED) {
+            let c = m.class;
             count_elements(snap, d, object, c, &mut s.members);
         }
     }
