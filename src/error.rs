@@ -58,6 +58,10 @@ pub enum Error {
     /// cannot be opened here (exit 2, as an unreadable file), with the figures.
     #[error("{0}")]
     Memory(String),
+    /// The terminal cannot show the TUI (`TERM=dumb`): exit 2, as `less` and `htop`
+    /// refuse it.
+    #[error("{0}")]
+    Terminal(String),
     /// The work was cancelled by whoever started it ([`crate::sys::progress::Progress::cancel`]):
     /// a front-end that no longer wants the snapshot (the batch commands never cancel).
     #[error("{0}: cancelled")]
@@ -86,7 +90,8 @@ impl Error {
             Error::Io { .. }
             | Error::Parse { .. }
             | Error::Unsupported { .. }
-            | Error::Memory(_) => 2,
+            | Error::Memory(_)
+            | Error::Terminal(_) => 2,
             Error::NotFound(_) => 3,
             // As a process stopped by Ctrl-C: no batch command cancels.
             Error::Cancelled(_) => 130,

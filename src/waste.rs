@@ -127,7 +127,9 @@ fn duplicates(snap: &Snapshot, top: usize) -> (Vec<DupString>, Vec<DupArray>) {
     // Runs of one hash: (count, bytes each, the first object).
     let mut groups: Vec<(u64, u64, ObjId)> = Vec::new();
     for run in seen.chunk_by(|a, b| a.0 == b.0) {
-        if run.len() >= 2 {
+        // Copies that cost nothing (V8's strings of size 0 in read-only space) waste
+        // nothing: no finding.
+        if run.len() >= 2 && run[0].1 > 0 {
             let first = run.iter().map(|x| x.2).min().unwrap_or(run[0].2);
             groups.push((run.len() as u64, run[0].1, first));
         }
@@ -240,17 +242,34 @@ fn sparse_in(snap: &Snapshot, top: usize) -> Vec<Sparse> {
 }
 
 /// The class a user wrote (a `HashSet` for the map inside it) and the reference that
-/// holds the collection, in words.
+/// holds the collection, in the leak suspects' words ([`crate::format::holders`]):
+/// through the backing array or entries of another collection, that collection and what
+/// holds it (`java.util.ArrayList in static MAPS of holdout.SparseIndex`). The chain
+/// followed is each object's first strong referrer, up to a class's static, an object
+/// nothing holds or [`CHAIN`] steps (the walk without the index takes the same).
 fn class_and_holder(snap: &Snapshot, o: ObjId) -> (String, String) {
     let g = &snap.graph;
     let mut class = snap.class_name(o).to_string();
     let mut held = o;
+    // The first strong referrer, past a view that only points back at its outer object
+    // (`HashMap$Values.this$0`, made by a call of `values()`): the outer object is held
+    // elsewhere.
     let strong = |x: ObjId| -> Option<ObjId> {
-        g.referrer_range(x)
-            .find(|&i| !g.is_weak_referrer(i))
-            .map(|i| g.referrer_index().in_sources[i])
+        let mut refs = g
+            .referrer_range(x)
+            .filter(|&i| !g.is_weak_referrer(i))
+            .map(|i| g.referrer_index().in_sources[i]);
+        let first = refs.next()?;
+        if snap.edge_label(first, x).as_deref() != Some(OUTER) {
+            return Some(first);
+        }
+        Some(
+            refs.take(64)
+                .find(|&r| snap.edge_label(r, x).as_deref() != Some(OUTER))
+                .unwrap_or(first),
+        )
     };
-    let Some(mut from) = strong(o) else {
+    let Some(from) = strong(o) else {
         return (class, "no referrer".to_string());
     };
     let outer = snap.class_name(from);
@@ -259,14 +278,35 @@ fn class_and_holder(snap: &Snapshot, o: ObjId) -> (String, String) {
     {
         class = outer.to_string();
         held = from;
-        match strong(from) {
-            Some(f) => from = f,
-            None => return (class, "no referrer".to_string()),
+        if strong(from).is_none() {
+            return (class, "no referrer".to_string());
         }
     }
-    let label = snap.edge_label(from, held).unwrap_or_else(|| "?".into());
-    let fc = snap.class_name(from);
-    let owner = snap.label(from);
-    let owner = owner.as_deref().map(|l| l.trim_start_matches("class "));
-    (class, holder_words(fc, &label, owner))
+    // The chain from the top down to `held`.
+    let mut chain = vec![held];
+    let mut cur = held;
+    while chain.len() < CHAIN {
+        let Some(up) = strong(cur) else { break };
+        if chain.contains(&up) {
+            break;
+        }
+        chain.push(up);
+        if snap.class_name(up) == "java.lang.Class" {
+            break;
+        }
+        cur = up;
+    }
+    chain.reverse();
+    (
+        class,
+        crate::format::holders::holder_words_in_chain(snap, &chain, held),
+    )
 }
+
+/// The field by which a Java inner class's instance (a collection's view) refers to its
+/// outer object.
+pub const OUTER: &str = "this$0";
+
+/// At most this many first strong referrers above a sparse collection are followed to
+/// name its holder (a hash bucket's chain of entries lies on the way).
+const CHAIN: usize = 64;

@@ -47,7 +47,9 @@ pub fn resolve(
         (None, Some(cname)) => {
             let g = &snap.graph;
             let Some(cid) = g.classes.iter().position(|c| c.name == cname) else {
-                // The classes with instances, which `--class` picks from.
+                // The classes with instances, which `--class` picks from; every class
+                // where classes are objects (one without instances shows its object).
+                let all = snap.format.roles().class_object_class().is_some();
                 let mut has = vec![false; g.classes.len()];
                 for o in 0..g.len() {
                     if let Some(h) = has.get_mut(g.class_of.get(o) as usize) {
@@ -58,7 +60,7 @@ pub fn resolve(
                     .classes
                     .iter()
                     .zip(&has)
-                    .filter(|(_, &h)| h)
+                    .filter(|(_, &h)| h || all)
                     .map(|(c, _)| c.name.as_str());
                 return Err(Error::NotFound(format!(
                     "{}: no class named {}{}",
@@ -68,21 +70,45 @@ pub fn resolve(
                 )));
             };
             let d = dom();
-            (0..g.len() as ObjId)
+            let largest = (0..g.len() as ObjId)
                 .filter(|&o| g.class_of.get(o as usize) as usize == cid)
-                .max_by_key(|&o| (d.retained(o).unwrap_or(0), std::cmp::Reverse(o)))
-                .ok_or_else(|| {
-                    Error::NotFound(format!(
-                        "{}: class {} has no instances",
-                        snap.source.path.display(),
-                        sanitize(cname)
-                    ))
-                })
+                .max_by_key(|&o| (d.retained(o).unwrap_or(0), std::cmp::Reverse(o)));
+            let no_instances = || {
+                format!(
+                    "{}: class {} has no instances",
+                    snap.source.path.display(),
+                    sanitize(cname)
+                )
+            };
+            match largest {
+                Some(o) => Ok(o),
+                // No instance: the class object, whose fields are the statics (as MAT
+                // shows a class), where the format has class objects.
+                None => match class_object(snap, cname) {
+                    Some(c) => {
+                        eprintln!("heaptui: {}; showing its class object", no_instances());
+                        Ok(c)
+                    }
+                    None => Err(Error::NotFound(no_instances())),
+                },
+            }
         }
         _ => Err(Error::Usage(
             "name exactly one object: OBJECT or --class NAME".into(),
         )),
     }
+}
+
+/// The object that stands for class `name` (Java's `java.lang.Class` labelled `class
+/// NAME`), where the format's classes are objects.
+pub fn class_object(snap: &Snapshot, name: &str) -> Option<ObjId> {
+    let g = &snap.graph;
+    let of = snap.format.roles().class_object_class()?;
+    let cc = g.classes.iter().position(|c| c.name == of)?;
+    let want = format!("class {name}");
+    (0..g.len() as ObjId)
+        .filter(|&o| g.class_of.get(o as usize) as usize == cc)
+        .find(|&o| snap.label(o).as_deref() == Some(want.as_str()))
 }
 
 pub fn dominators(snap: &Snapshot, d: &Dominators, as_json: bool, top: usize, depth: usize) {

@@ -131,7 +131,7 @@ pub fn waste(snap: &(impl ExampleNames + ?Sized), w: &Waste, as_json: bool) {
             human(c.wasted_bytes),
             c.count,
             sanitize(&c.class),
-            sanitize(&c.holder),
+            sanitize(&crate::suspects::in_title(&c.holder)),
             c.size,
             c.capacity,
             c.example

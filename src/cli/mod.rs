@@ -37,6 +37,10 @@ pub struct Cli {
     pub cmd: Option<Cmd>,
     /// FILE opens the TUI on one snapshot; BASE TARGET on the diff of two
     pub files: Vec<PathBuf>,
+    /// Open the TUI there: an object (0x…, @N, #N), a class's instances (class:NAME),
+    /// the leak suspects (view:suspects) or the waste findings (view:waste)
+    #[arg(long, value_name = "OBJECT|class:NAME|view:suspects|view:waste")]
+    pub goto: Option<String>,
     /// Neither read nor write the index cache (in the user's cache directory)
     #[arg(long = "no-cache", global = true)]
     pub no_cache: bool,
@@ -153,7 +157,7 @@ pub enum Cmd {
         /// Print one JSON document on stdout instead of the table
         #[arg(long)]
         json: bool,
-        /// At most N clusters (default 50)
+        /// At most N clusters
         #[arg(long, default_value_t = 50)]
         top: usize,
         /// List the runtime's internal objects (V8's compiled code, object shapes,
@@ -243,7 +247,7 @@ impl Target {
 
 /// Opens the TUI on the files of a command line without a subcommand: `main` passes
 /// the UI's entry, so that the CLI never imports the UI.
-pub type Tui = fn(&[PathBuf]) -> Result<()>;
+pub type Tui = fn(&[PathBuf], Option<&str>) -> Result<()>;
 
 /// Parses `std::env::args`, runs, prints errors, and returns the exit code.
 pub fn main(tui: Tui) -> i32 {
@@ -476,7 +480,7 @@ pub fn run(cli: Cli, tui: Tui) -> Result<()> {
                 }
             }
             match cli.files.len() {
-                1..=3 => tui(&cli.files),
+                1..=3 => tui(&cli.files, cli.goto.as_deref()),
                 n => Err(Error::Usage(usage::snapshot_count(n))),
             }
         }

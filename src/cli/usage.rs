@@ -16,22 +16,10 @@ fn command_names() -> Vec<String> {
         .collect()
 }
 
-/// Levenshtein distance between `a` and `b` by characters, one row at a time.
+/// Edit distance between `a` and `b` by characters, a swap of two neighbours counting
+/// as one edit (`Entyr` for `Entry`): the optimal string alignment distance of `strsim`.
 fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let above = row[j + 1];
-            row[j + 1] = (diagonal + usize::from(ca != cb))
-                .min(above + 1)
-                .min(row[j] + 1);
-            diagonal = above;
-        }
-    }
-    row[b.len()]
+    strsim::osa_distance(a, b)
 }
 
 /// The command `word` most likely misspells: the one nearest by edit distance, when it is
@@ -79,10 +67,11 @@ pub fn snapshot_count(_n: usize) -> String {
 /// `Node` of `java.util.HashMap$Node`, `Order` of `package:app/model.dart::Order`) or
 /// equals one but for case; the candidates when there are a few; else nothing. `names`
 /// are the classes that have instances (what `--class` can pick from).
-pub fn class_suggestion<'a>(names: impl Iterator<Item = &'a str>, wanted: &str) -> String {
+pub fn class_suggestion<'a>(names: impl Iterator<Item = &'a str> + Clone, wanted: &str) -> String {
     if wanted.is_empty() {
         return String::new();
     }
+    let names_again = names.clone();
     let lower = wanted.to_lowercase();
     // The end of a name after a separator, with the case as given or, failing that, in
     // any case (`string` for `java.lang.String`).
@@ -117,6 +106,9 @@ pub fn class_suggestion<'a>(names: impl Iterator<Item = &'a str>, wanted: &str) 
             .collect::<Vec<_>>()
             .join(", ")
     };
+    if suffix.is_empty() && caseless.is_empty() {
+        return near_classes(names_again, wanted);
+    }
     match (suffix.as_slice(), caseless.as_slice()) {
         ([one], _) => format!(": did you mean `{one}`?"),
         ([], [one]) => format!(": did you mean `{one}`?"),
@@ -129,6 +121,24 @@ pub fn class_suggestion<'a>(names: impl Iterator<Item = &'a str>, wanted: &str) 
             list(&several[..5])
         ),
         _ => String::new(),
+    }
+}
+
+/// The classes nearest to `wanted` by edit distance ([`crate::heap::matcher::nearest`]):
+/// one is suggested, a few are listed, none gives nothing.
+fn near_classes<'a>(names: impl Iterator<Item = &'a str>, wanted: &str) -> String {
+    match crate::heap::matcher::nearest(names, wanted).as_slice() {
+        [] => String::new(),
+        [one] => format!(": did you mean `{one}`?"),
+        several => format!(
+            ": did you mean one of {}?",
+            several
+                .iter()
+                .take(5)
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
     }
 }
 

@@ -10,6 +10,7 @@
 pub mod cached;
 pub mod dart;
 pub mod go;
+pub mod holders;
 pub mod hprof;
 pub mod moarvm;
 mod quick;

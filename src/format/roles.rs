@@ -68,6 +68,12 @@ pub trait Roles: Sync {
     fn thread_class(&self) -> Option<&'static str> {
         None
     }
+    /// The class of the objects that stand for classes and hold their static fields
+    /// (Java's `java.lang.Class`, labelled `class NAME`); `None` where classes are not
+    /// objects of the heap.
+    fn class_object_class(&self) -> Option<&'static str> {
+        None
+    }
     /// Whether references are best named by the frame's lexical that holds an object
     /// (MoarVM, which writes most references without a name).
     fn names_by_lexicals(&self) -> bool {

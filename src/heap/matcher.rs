@@ -16,6 +16,9 @@ pub enum Kind {
     Exact,
     Prefix,
     Substring,
+    /// A name some letters off the pattern ([`nearest`]): what a typo meant. The
+    /// matcher itself never says it; a list that finds no better match puts these first.
+    Near,
     Fuzzy,
 }
 
@@ -26,6 +29,7 @@ impl Kind {
             Kind::Exact => '=',
             Kind::Prefix => '^',
             Kind::Substring => '+',
+            Kind::Near => '?',
             Kind::Fuzzy => '~',
         }
     }
@@ -115,6 +119,41 @@ impl Matcher {
             None
         }
     }
+}
+
+/// The names nearest to `wanted` by edit distance, ignoring case (cargo's and git's "did
+/// you mean", a swap of two neighbours counting as one edit: `LeakyEntyr` for
+/// `LeakyEntry`): against the whole name, or against its last part (after `.`, `$`, `::`
+/// or `/`) when `wanted` has no separator. Within one edit per 5 letters of `wanted` (up
+/// to 3; no guess under 5 letters: `Main` is 1 edit from too many names), the nearest
+/// only, in name order.
+pub fn nearest<'a>(names: impl Iterator<Item = &'a str>, wanted: &str) -> Vec<&'a str> {
+    let letters = wanted.chars().count();
+    if letters < 5 {
+        return Vec::new();
+    }
+    let limit = (letters / 5).clamp(1, 3);
+    let lower = wanted.to_lowercase();
+    let qualified = wanted.contains(['.', '$', ':', '/']);
+    let mut near: Vec<(usize, &str)> = names
+        .filter_map(|n| {
+            let full = n.to_lowercase();
+            let last = full.rsplit(['.', '$', ':', '/']).next().unwrap_or(&full);
+            let d = if qualified {
+                strsim::osa_distance(&lower, &full)
+            } else {
+                strsim::osa_distance(&lower, last).min(strsim::osa_distance(&lower, &full))
+            };
+            (d <= limit).then_some((d, n))
+        })
+        .collect();
+    near.sort_unstable();
+    near.dedup_by(|a, b| a.1 == b.1);
+    let best = near.first().map_or(0, |x| x.0);
+    near.into_iter()
+        .take_while(|x| x.0 == best)
+        .map(|x| x.1)
+        .collect()
 }
 
 #[cfg(test)]

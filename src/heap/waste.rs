@@ -84,7 +84,8 @@ pub fn sparse_waste(capacity: u64, size: u64, array_bytes: u64) -> Option<u64> {
     if capacity < SPARSE_MIN_CAPACITY || capacity < SPARSE_RATIO * size.max(1) {
         return None;
     }
-    Some((capacity - size) * (array_bytes / capacity.max(1)))
+    // Slots that cost nothing waste nothing: no finding.
+    Some((capacity - size) * (array_bytes / capacity.max(1))).filter(|&w| w > 0)
 }
 
 /// What equal contents are grouped by: the hash of an object's bytes (XXH3, 128 bits),
@@ -149,16 +150,39 @@ pub fn group_sparse(
     out
 }
 
-/// The reference holding a collection, in words: `static Owner.NAME` (`from_class` is
-/// `java.lang.Class`, `owner` the class it stands for), `elements of X[]`, or
-/// `field NAME of X`.
-pub fn holder_words(from_class: &str, label: &str, owner: Option<&str>) -> String {
+/// A Java reference in words, as the leak suspects name a holder (`static NAME of
+/// Owner` when `from_class` is `java.lang.Class` and `owner` the class it stands for,
+/// else `field NAME of X`), and whether it ends the holder (a static does).
+/// `format::hprof`'s suspects' words and the waste report without the index both use it.
+pub fn java_reference_words(from_class: &str, label: &str, owner: Option<&str>) -> (String, bool) {
     if from_class == "java.lang.Class" {
         let owner = owner.unwrap_or(from_class);
-        format!("static {owner}.{}", label.trim_start_matches("static "))
-    } else if label.starts_with('[') {
-        format!("elements of {from_class}")
+        let field = label.trim_start_matches("static ");
+        (format!("static {field} of {owner}"), true)
     } else {
-        format!("field {label} of {from_class}")
+        (format!("field {label} of {from_class}"), false)
     }
+}
+
+/// The reference holding a collection, in words: what [`java_reference_words`] says, with
+/// names cut as the suspects cut them ([`cut`]).
+pub fn holder_words(from_class: &str, label: &str, owner: Option<&str>) -> String {
+    java_reference_words(&cut(from_class, 60), &cut(label, 60), owner).0
+}
+
+/// An object held inside a container (a collection, through its backing array or
+/// entries), named by the container and what holds it: `java.util.ArrayList in static
+/// MAPS of holdout.SparseIndex`.
+pub fn in_container(container_class: &str, holder: &str) -> String {
+    format!("{} in {holder}", cut(container_class, 60))
+}
+
+/// `s` cut to `max` characters, with `…` where it was cut.
+pub fn cut(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_string();
+    }
+    let mut out: String = s.chars().take(max.saturating_sub(1)).collect();
+    out.push('…');
+    out
 }

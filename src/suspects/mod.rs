@@ -40,9 +40,10 @@ use crate::heap::{ClassId, ObjId, RootKind};
 
 mod classes;
 mod words;
+pub use crate::format::holders::{holder_words, holder_words_in_chain};
 use classes::{internal, is_collection};
 pub use classes::{is_structural, pass_through};
-pub use words::{brief, holder_words};
+pub use words::{brief, in_title};
 use words::{kind_and_holder, title};
 
 /// MAT's threshold: a suspect holds at least this share of the heap, or is among the
@@ -54,6 +55,8 @@ pub const FLOOR_SHARE: f64 = 0.01;
 const DOMINANT_CHILD: f64 = 0.8;
 /// At most this many members per suspect.
 const MEMBERS: usize = 10;
+/// A collection's headline count is recounted as its elements up to this count.
+const ELEMENTS_WALKED: u64 = 1_000_000;
 
 /// One class a suspect retains.
 #[derive(Clone, Debug, PartialEq)]
@@ -319,6 +322,15 @@ fn describe(snap: &Snapshot, d: &Dominators, candidate: ObjId, heap: u64) -> Sus
         members,
         objects: 1,
     };
+    // The title's count of a collection is the number of its elements of that class.
+    // (Up to ELEMENTS_WALKED members: the walk reads every entry of the collection, one
+    // random read each; a map of millions keeps the subtree's count.)
+    if matches!(kind, "collection" | "listeners") {
+        if let Some(m) = words::headline_member(snap, &s).filter(|m| m.count <= ELEMENTS_WALKED) {
+            let c = m.class;
+            count_elements(snap, d, object, c, &mut s.members);
+        }
+    }
     s.title = title(snap, &s);
     s
 }
@@ -413,6 +425,69 @@ fn detached_suspect(snap: &Snapshot, d: &Dominators, o: ObjId, heap: u64) -> Sus
     };
     s.title = title(snap, &s);
     s
+}
+
+/// The count of member `class` of collection `o` as its elements of that class: the
+/// objects it holds through its own plumbing alone (its backing array, entries, V8's
+/// `(object elements)`), not every instance it retains. An array of 8,000 listeners whose
+/// closures share a context holding one more closure holds 8,000 closures, as its
+/// length says, where the subtree has 8,001. Unchanged when no element is of the class.
+fn count_elements(
+    snap: &Snapshot,
+    d: &Dominators,
+    o: ObjId,
+    class_of_member: ClassId,
+    members: &mut [Member],
+) {
+    let g = &snap.graph;
+    let n = g.len();
+    // (The virtual root, an idom above every GC root, lies beyond the objects.)
+    let bit = |v: &Vec<u64>, x: ObjId| {
+        v.get(x as usize / 64)
+            .is_some_and(|w| w >> (x % 64) & 1 == 1)
+    };
+    let set = |v: &mut Vec<u64>, x: ObjId| v[x as usize / 64] |= 1 << (x % 64);
+    let mut plumbing = vec![0u64; n.div_ceil(64)];
+    let mut seen = vec![0u64; n.div_ceil(64)];
+    let class = |x: ObjId| g.class_of.get(x as usize);
+    let structural: Vec<bool> = g
+        .classes
+        .iter()
+        .map(|c| is_structural(snap.format, &c.name))
+        .collect();
+    let mut count = 0u64;
+    set(&mut plumbing, o);
+    set(&mut seen, o);
+    let mut stack = vec![o];
+    while let Some(x) = stack.pop() {
+        for e in g.edges(x) {
+            if g.is_weak(e) {
+                continue;
+            }
+            let Some(&y) = g.out_targets.get(e) else {
+                continue;
+            };
+            if y as usize >= n || bit(&seen, y) {
+                continue;
+            }
+            // Held by the collection alone, through its plumbing.
+            if !d.idom(y).is_some_and(|p| bit(&plumbing, p)) {
+                continue;
+            }
+            set(&mut seen, y);
+            if structural.get(class(y) as usize).copied().unwrap_or(false) {
+                set(&mut plumbing, y);
+                stack.push(y);
+            } else if class(y) == class_of_member {
+                count += 1;
+            }
+        }
+    }
+    if count > 0 {
+        for m in members.iter_mut().filter(|m| m.class == class_of_member) {
+            m.count = count;
+        }
+    }
 }
 
 /// A collection's members as a user counts them: what it holds, not the collection

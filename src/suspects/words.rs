@@ -42,8 +42,9 @@ pub(super) fn title(snap: &Snapshot, s: &Suspect) -> String {
 
 /// A holder as a title says it: a Java static field by its qualified name
 /// (`static SESSIONS of com.example.SessionCache` → `static
-/// com.example.SessionCache.SESSIONS`), the rest as the holder says it.
-fn in_title(holder: &str) -> String {
+/// com.example.SessionCache.SESSIONS`), the rest as the holder says it. The waste
+/// report's lines say their holders so too.
+pub fn in_title(holder: &str) -> String {
     holder
         .split(" in ")
         .map(|part| {
@@ -139,127 +140,9 @@ pub(super) fn is_thread(snap: &Snapshot, o: ObjId) -> bool {
         || snap.class_name(o) == thread
 }
 
-/// The reference that keeps `o`, in words, from the last steps of its path.
-pub fn holder_words(snap: &Snapshot, path: &[ObjId], o: ObjId) -> String {
-    if path.len() < 2 {
-        if let Some(r) = snap
-            .graph
-            .roots_of(o)
-            .iter()
-            .find(|r| matches!(r.kind, RootKind::DataSegment | RootKind::BssSegment))
-        {
-            let seg = if r.kind == RootKind::BssSegment {
-                "bss"
-            } else {
-                "data"
-            };
-            return format!("global variable at {seg} +0x{:x}", r.frame);
-        }
-        let roots = snap.describe_roots(o);
-        return if roots.is_empty() {
-            "no path from a GC root".to_string()
-        } else {
-            format!("GC root ({roots})")
-        };
-    }
-    if snap.format.roles().names_by_lexicals() {
-        if let Some(w) = lexical(snap, o) {
-            return w;
-        }
-    }
-    let mut words = Vec::new();
-    let mut i = path.len() - 1;
-    // Up to three references, while the holder is plumbing (an array, an entry).
-    while i >= 1 && words.len() < 3 {
-        let (from, to) = (path[i - 1], path[i]);
-        let label = short(&snap.edge_label(from, to).unwrap_or_else(|| "?".into()), 60);
-        let fc = short(snap.class_name(from), 60);
-        let fc = if fc.is_empty() {
-            snap.describe_roots(from)
-        } else {
-            fc
-        };
-        let fc = fc.as_str();
-        let roles = snap.format.roles();
-        let (w, stop) = if fc.is_empty() {
-            (label.clone(), false)
-        } else {
-            roles
-                .reference_words(&crate::format::Reference {
-                    snap,
-                    path,
-                    i,
-                    label: &label,
-                    from_class: fc,
-                })
-                .unwrap_or_else(|| (format!("{label} of {fc}"), false))
-        };
-        if stop {
-            words.push(w);
-            break;
-        }
-        let done = !(is_structural(snap.format, fc) || roles.part_of_holder(fc)) || i == 1;
-        words.push(w);
-        if done {
-            break;
-        }
-        i -= 1;
-    }
-    if i == 1 && words.len() < 3 {
-        let first = path[0];
-        let fc = snap.class_name(first);
-        // Rooted directly: say by what, unless the holder already names it.
-        if snap.format.roles().says_its_root(fc) {
-            let roots = snap.describe_roots(first);
-            if !roots.is_empty() {
-                words.push(format!("GC root ({roots})"));
-            }
-        }
-    }
-    // V8: `property tick of Object in property _events of EventBus` reads as
-    // `property _events.tick of EventBus`.
-    let mut merged: Vec<String> = Vec::new();
-    for w in words {
-        if let Some(prev) = merged.last_mut() {
-            if let (Some(inner), Some(outer)) = (
-                prev.strip_prefix("property ")
-                    .and_then(|p| p.strip_suffix(" of Object")),
-                w.strip_prefix("property "),
-            ) {
-                if let Some((name, owner)) = outer.split_once(" of ") {
-                    *prev = format!("property {name}.{inner} of {owner}");
-                    continue;
-                }
-            }
-        }
-        merged.push(w);
-    }
-    merged.join(" in ")
-}
-
-/// MoarVM writes most references without a name; a frame's lexical (`%SESSIONS`,
-/// `$BUS`) is the name a user knows the object by, wherever it lies on the paths.
-pub(super) fn lexical(snap: &Snapshot, o: ObjId) -> Option<String> {
-    let refs = snap.graph.referrers(o);
-    for &r in refs.iter().take(256) {
-        let Some(label) = snap.edge_label(r, o) else {
-            continue;
-        };
-        if label.starts_with(['%', '@', '$', '&']) && label.len() > 1 {
-            return Some(format!("lexical {label} of {}", snap.class_name(r)));
-        }
-    }
-    None
-}
-
 /// `s` cut to `max` characters, with `…` where it was cut.
 pub(super) fn short(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        return s.to_string();
-    }
-    let mut out: String = s.chars().take(max - 1).collect();
-    out.push('…');
-    out
+    crate::heap::waste::cut(s, max)
 }
 
 /// `text` with the runtime's qualified names shortened to what a narrow screen needs:

@@ -176,6 +176,8 @@ pub struct App {
     jobs: crate::ui::panes::job::Jobs,
     /// What the run loop waits on; the loading threads and the jobs wake it.
     queue: Queue,
+    /// Where `--goto` opens, kept until it can ([`App::go_to`]).
+    goto: Option<crate::ui::goto::Goto>,
 }
 
 impl App {
@@ -264,6 +266,7 @@ impl App {
             message: None,
             jobs: crate::ui::panes::job::Jobs::new(queue.notifier()),
             queue,
+            goto: None,
         }
     }
 
@@ -431,6 +434,20 @@ impl App {
         }
     }
 
+    /// Opens `--goto`'s target (or the one kept) once it can ([`Ready::go_to`]);
+    /// what the snapshot lacks is said in the status line.
+    pub fn go_to(&mut self, goto: Option<crate::ui::goto::Goto>) {
+        let goto = goto.or(self.goto.take());
+        let (Screen::Ready(r), Some(g)) = (&mut self.screen, goto.clone()) else {
+            self.goto = goto;
+            return;
+        };
+        match r.go_to(g, &self.theme) {
+            Ok(wait) => self.goto = wait,
+            Err(m) => self.message = Some(m),
+        }
+    }
+
     /// Picks up the background threads' results, if they have any, and has the detail
     /// pane follow the selection and the width of the last frame: whether anything
     /// changed (the screen then wants drawing).
@@ -484,6 +501,12 @@ impl App {
             match (&mut self.screen, d) {
                 (Screen::Ready(r), DomsReady::One(d)) => r.set_dominators(d, &self.theme),
                 (Screen::Ready(r), DomsReady::Suspects(report)) => {
+                    if self.goto.is_some() {
+                        // `--goto view:…`: that view, whatever the suspects found.
+                        r.suspects = Some(report);
+                        self.go_to(None);
+                        continue;
+                    }
                     r.touched |= self.busy;
                     if let Some(m) = r.set_suspects(report) {
                         // After a word the user has not read yet (the three-snapshot
@@ -538,6 +561,7 @@ impl App {
             Ok(Ok(loaded)) => {
                 self.rx = None;
                 self.set_ready(loaded);
+                self.go_to(None);
             }
             Ok(Err(e)) => {
                 self.rx = None;

@@ -110,7 +110,7 @@ pub const KEYMAP: &[Binding] = &[
         keys: &["/"],
         action: Action::Filter,
         help:
-            "filter: exact (=), prefix (^), substring (+), then fuzzy (~); Enter keeps, Esc clears, ↑ the last",
+            "filter (↑ the last): exact (=), prefix (^), substring (+), fuzzy (~); Enter keeps, Esc clears; an id (@N, 0x…, #N): its inspector",
         hint: Some("/ filter"),
     },
     Binding {

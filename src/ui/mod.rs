@@ -3,7 +3,9 @@
 //! of dump-derived text passes through before it is drawn.
 
 pub mod app;
+pub mod colours;
 pub mod events;
+pub mod goto;
 pub mod keys;
 pub mod panes;
 pub mod terminal;
@@ -19,32 +21,48 @@ use crate::error::{Error, Result};
 /// `heaptui FILE`: the TUI on one snapshot.
 /// The TUI on one file, the diff of two, or the leaks of three (`heaptui FILE...`):
 /// what `main` hands the CLI for its command without a subcommand.
-pub fn run_files(files: &[std::path::PathBuf]) -> Result<()> {
+/// `goto` is `--goto`'s value (`OBJECT`, `class:NAME`, `view:suspects`, `view:waste`),
+/// checked before anything else (a usage error, exit 1).
+pub fn run_files(files: &[std::path::PathBuf], goto: Option<&str>) -> Result<()> {
     let paths: Vec<&Path> = files.iter().map(|p| p.as_path()).collect();
-    run_app(&paths)
+    let goto = match goto {
+        None => None,
+        Some(_) if paths.len() != 1 => {
+            return Err(Error::Usage(
+                "--goto opens one snapshot: heaptui FILE --goto OBJECT|class:NAME|view:suspects|view:waste"
+                    .into(),
+            ))
+        }
+        Some(g) => Some(goto::Goto::parse(g).map_err(Error::Usage)?),
+    };
+    run_app(&paths, goto)
 }
 
 pub fn run(path: &Path) -> Result<()> {
-    run_app(&[path])
+    run_app(&[path], None)
 }
 
 /// `heaptui BASELINE TARGET FINAL`: memlab's three-snapshot view, the leaks.
 pub fn run_leaks(baseline: &Path, target: &Path, final_: &Path) -> Result<()> {
-    run_app(&[baseline, target, final_])
+    run_app(&[baseline, target, final_], None)
 }
 
 /// `heaptui BASE TARGET`: the TUI's diff view.
 pub fn run_diff(base: &Path, target: &Path) -> Result<()> {
-    run_app(&[base, target])
+    run_app(&[base, target], None)
 }
 
 /// The app for `heaptui FILE...`: one snapshot, the diff of two, or the three-snapshot
 /// view; for three snapshots of a format whose objects cannot keep their ids between
 /// dumps (HPROF, Go, MoarVM), which that view needs, the owners that grew from BASELINE
 /// to FINAL (the diff view), saying so.
-pub fn app_for(paths: &[&Path]) -> Result<app::App> {
+pub fn app_for(paths: &[&Path], goto: Option<goto::Goto>) -> Result<app::App> {
     Ok(match paths {
-        [one] => app::App::load(one.to_path_buf()),
+        [one] => {
+            let mut app = app::App::load(one.to_path_buf());
+            app.go_to(goto);
+            app
+        }
         [base, target] => app::App::load_diff(base.to_path_buf(), target.to_path_buf()),
         [a, _, c] if !crate::session::format_of(a)?.ids_can_survive() => {
             let format = crate::session::format_of(a)?;
@@ -62,7 +80,20 @@ pub fn app_for(paths: &[&Path]) -> Result<app::App> {
     })
 }
 
-fn run_app(paths: &[&Path]) -> Result<()> {
+fn run_app(paths: &[&Path], goto: Option<goto::Goto>) -> Result<()> {
+    let depth = colours::Depth::from_env();
+    if depth == colours::Depth::Dumb {
+        return Err(Error::Terminal(if paths.len() == 3 {
+            "TERM=dumb: this terminal cannot show the TUI; use `heaptui leaks BASELINE \
+             TARGET FINAL`, or run heaptui in a terminal that moves the cursor"
+                .into()
+        } else {
+            "TERM=dumb: this terminal cannot show the TUI; use the batch commands \
+             (`heaptui summary FILE`, `heaptui suspects FILE`, `heaptui histogram FILE`; \
+             see heaptui --help), or run heaptui in a terminal that moves the cursor"
+                .into()
+        }));
+    }
     if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
         return Err(Error::Usage(if paths.len() == 3 {
             "the TUI needs a terminal; for scripts use `heaptui leaks BASELINE TARGET FINAL`".into()
@@ -74,14 +105,17 @@ fn run_app(paths: &[&Path]) -> Result<()> {
     for &path in paths {
         crate::session::check_openable(path)?;
     }
-    let mut app = app_for(paths)?;
+    let mut app = app_for(paths, goto)?;
     let io_err = |e: std::io::Error| Error::io(Path::new("<terminal>"), e);
     // The queue the loop waits on, fed by the terminal's events (the input thread), the
     // signals (the guard's watcher) and the loading threads and jobs (the app's own).
     let queue = app.queue().clone();
     let guard = terminal::TerminalGuard::enter(queue.notifier()).map_err(io_err)?;
     events::spawn_input(queue.notifier()).map_err(io_err)?;
-    let backend = ratatui::backend::CrosstermBackend::new(std::io::stdout());
+    // crossterm writes even the sixteen named colours as 256-colour sequences: rewritten
+    // for a terminal with fewer (`colours`).
+    let backend =
+        ratatui::backend::CrosstermBackend::new(colours::SgrFilter::new(std::io::stdout(), depth));
     let mut term = ratatui::Terminal::new(backend).map_err(io_err)?;
     let clipboard = app.clipboard.clone();
     let r = app::run_loop(&mut term, &mut app, |queue, wait| {

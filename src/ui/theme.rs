@@ -1,4 +1,6 @@
-//! Colours. Sixteen-colour safe, and plain when `NO_COLOR` is set (no-color.org).
+//! Colours. Only the sixteen named ones, written in the terminal's own words by
+//! [`super::colours`] (ANSI codes where it has fewer than 256), and plain when
+//! `NO_COLOR` is set (no-color.org).
 
 use ratatui::style::{Color, Modifier, Style};
 

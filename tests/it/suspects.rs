@@ -774,3 +774,158 @@ fn a_string_whose_value_is_a_sparse_collection_is_its_holder_without_the_index_t
         w.sparse.iter().map(key).collect::<Vec<_>>()
     );
 }
+
+/// The `maps …` and `lists …` lines of the holders fixture's `stdout.txt` (what the
+/// program read back from its own objects): holder, count, entries, slots.
+fn holders_truth(what: &str) -> (String, u64, u64, u64) {
+    let text = std::fs::read_to_string(fixture("java/holders/stdout.txt")).unwrap();
+    let get = |key: &str| -> String {
+        text.lines()
+            .find_map(|l| l.strip_prefix(&format!("{what} {key} ")))
+            .unwrap_or_else(|| panic!("{what} {key} in stdout.txt"))
+            .to_string()
+    };
+    let n = |key: &str| get(key).parse::<u64>().unwrap();
+    (get("holder"), n("count"), n("entries"), n("slots"))
+}
+
+/// Issue 39, bug 5: a sparse collection held through another collection's backing array
+/// or entries (500 `HashMap`s in the `ArrayList` `static SparseIndex.MAPS`, 300
+/// `ArrayList`s as values of the `HashMap` `static SparseIndex.LISTS`) is named by that
+/// collection and what holds it, in the suspects' words, in the library, the JSON (made
+/// without the index, then with it) and the text; never `elements of java.lang.Object[]`.
+#[test]
+fn sparse_collections_are_named_by_the_holder_of_the_collection_they_are_in() {
+    let rel = "java/holders/heap-live.hprof.gz";
+    let (snap, d) = open(rel);
+    let w = heaptui::waste::find(&snap, 10);
+    let r = heaptui::suspects::find(&snap, &d, 10);
+    for (what, class, container) in [
+        ("maps", "java.util.HashMap", "java.util.ArrayList"),
+        ("lists", "java.util.ArrayList", "java.util.HashMap"),
+    ] {
+        let (holder, count, entries, slots) = holders_truth(what);
+        // `static holdout.SparseIndex.MAPS` as the suspects say it: `static MAPS of
+        // holdout.SparseIndex`.
+        let (owner, field) = holder
+            .strip_prefix("static ")
+            .unwrap()
+            .rsplit_once('.')
+            .unwrap();
+        let want = format!("{container} in static {field} of {owner}");
+        let s = w
+            .sparse
+            .iter()
+            .find(|s| s.class == class && s.count == count)
+            .unwrap_or_else(|| panic!("{what}: {:#?}", w.sparse));
+        assert_eq!(s.holder, want, "{what}");
+        assert_eq!((s.size, s.capacity), (entries, slots), "{what}");
+        // The collection's own suspect, where it is one, says the same.
+        if let Some(sus) = r
+            .suspects
+            .iter()
+            .find(|x| snap.class_name(x.object) == container && x.holder.contains(field))
+        {
+            assert_eq!(
+                format!("{} in {}", container, sus.holder),
+                want,
+                "{}",
+                sus.title
+            );
+        }
+        // The CLI: JSON and text, without the index (the first run) and with it.
+        let dir = tempfile::tempdir().unwrap();
+        let f = fixture_arg(rel);
+        for _ in 0..2 {
+            let out = heaptui_command(&["waste", &f, "--json"])
+                .env("HEAPTUI_CACHE_DIR", dir.path())
+                .output()
+                .unwrap();
+            let v = json_of(&out);
+            let row = items(&v, "sparse_collections")
+                .iter()
+                .find(|c| c["class"] == class && c["count"] == count)
+                .unwrap_or_else(|| panic!("{what}: {v}"));
+            assert_eq!(row["holder"], want.as_str(), "{what}");
+            let _ = heaptui_command(&["summary", &f])
+                .env("HEAPTUI_CACHE_DIR", dir.path())
+                .output()
+                .unwrap();
+        }
+        let text = stdout_of(heaptui(&["waste", &f]));
+        let line = line_with(&text, &format!("{count} × {class} in"));
+        assert!(
+            line.contains(&format!("in {container} in {holder}:")),
+            "{line}"
+        );
+    }
+}
+
+/// Issue 39, bug 9: nothing wasted is no finding. Chromium's snapshot has equal strings
+/// of size 0 (`"0"` four times): neither the JSON, the text nor the library lists a
+/// finding that wastes 0 bytes, in any list.
+#[test]
+fn findings_that_waste_nothing_are_not_listed() {
+    let rel = "chromium/detached.heapsnapshot.gz";
+    let (snap, _) = open(rel);
+    let w = heaptui::waste::find(&snap, 1000);
+    let none: Vec<&str> = w
+        .strings
+        .iter()
+        .filter(|s| s.wasted_bytes() == 0)
+        .map(|s| s.text.as_str())
+        .take(5)
+        .collect();
+    assert!(none.is_empty(), "strings that waste nothing: {none:?}");
+    assert!(
+        w.arrays.iter().all(|a| a.wasted_bytes() > 0),
+        "{:?}",
+        w.arrays
+    );
+    assert!(
+        w.sparse.iter().all(|c| c.wasted_bytes > 0),
+        "{:?}",
+        w.sparse
+    );
+    let f = fixture_arg(rel);
+    let v = json_of(&heaptui(&["waste", &f, "--json", "--top", "1000"]));
+    for list in [
+        "duplicate_strings",
+        "duplicate_arrays",
+        "sparse_collections",
+    ] {
+        for row in items(&v, list) {
+            assert!(row["wasted_bytes"].as_u64().unwrap() > 0, "{list}: {row}");
+        }
+    }
+    let text = stdout_of(heaptui(&["waste", &f, "--top", "1000"]));
+    assert!(!text.contains(" 0 B wasted"), "{text}");
+}
+
+/// Issue 39, bug 6: a listener suspect counts the listeners its array holds, not every
+/// closure it retains. `fixtures/node/listeners`: the `_events.tick` Array holds 2,000
+/// closures (`truth.json`: the program's `listenerCount`, the array's length) and
+/// retains one more, a helper in the context they share.
+#[test]
+fn a_listener_suspect_counts_the_elements_of_its_array() {
+    let t = truth("node/listeners/truth.json");
+    let n = t["arrayLength"].as_u64().unwrap();
+    assert_eq!(t["listenerCount"].as_u64(), Some(n));
+    assert_eq!(t["distinctListeners"].as_u64(), Some(n));
+    let (snap, d) = open("node/listeners/listeners.heapsnapshot.gz");
+    let r = heaptui::suspects::find(&snap, &d, 10);
+    let s = r
+        .suspects
+        .iter()
+        .find(|s| s.kind == "listeners" && s.holder.contains("_events.tick"))
+        .unwrap_or_else(|| panic!("{:#?}", r.suspects));
+    assert_eq!(member_count(&snap, s, "(closure)"), n, "{}", s.title);
+    assert!(
+        s.title
+            .contains(&format!("holds {} (closure)", with_commas(n as usize))),
+        "{}",
+        s.title
+    );
+    // Each listener holds its own Tick: counted as before, below the elements.
+    assert_eq!(member_count(&snap, s, "Tick"), t["ticks"].as_u64().unwrap());
+}

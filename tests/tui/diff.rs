@@ -218,7 +218,7 @@ fn three_snapshots_without_ids_open_the_owners_that_grew_and_say_so() {
         gunzipped("java/growth/target.hprof.gz"),
     );
     let paths = [base.as_path(), target.as_path(), target.as_path()];
-    let mut app = heaptui::ui::app_for(&paths).unwrap();
+    let mut app = heaptui::ui::app_for(&paths, None).unwrap();
     let mut t = terminal(120, 40);
     let start = std::time::Instant::now();
     let s = loop {

@@ -1455,3 +1455,80 @@ fn the_inspector_of_a_big_array_with_real_keys() {
     t.keys(&["q"]);
     t.exited_with_the_terminal_back("0", "");
 }
+
+/// Issue 39, bug 7: a terminal of 8 or 16 colours (`TERM=xterm`, whose terminfo entry
+/// has `colors#8`) gets the ANSI colour sequences (`ESC[44m`), never the 256-colour ones
+/// (`38;5;8`, `48;5;4`) that crossterm writes for every colour: the bytes the program
+/// writes, as tmux's `pipe-pane` hands them on.
+#[test]
+fn a_sixteen_colour_terminal_gets_no_256_colour_sequences() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("go");
+    let raw = dir.path().join("raw");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    // The pane waits on the fifo until its output is piped to `raw`.
+    let line = heaptui_line(
+        &format!("read _ < {}; TERM=xterm COLORTERM= ", fifo.display()),
+        &fixture("java/coops/heap-live-jvmgz.hprof.gz")
+            .display()
+            .to_string(),
+        false,
+    );
+    let Some(t) = Tmux::start("colours", &line) else {
+        return;
+    };
+    t.tmux(&["pipe-pane", "-o", &format!("cat >> {}", raw.display())]);
+    std::fs::write(&fifo, "go\n").unwrap();
+    t.wait_for_index();
+    t.quit();
+    let start = Instant::now();
+    let bytes = loop {
+        let b = std::fs::read(&raw).unwrap_or_default();
+        if String::from_utf8_lossy(&b).contains("EXITED-0") {
+            break b;
+        }
+        assert!(
+            start.elapsed() < PATIENCE,
+            "no EXITED-0 in the piped output"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    for seq in ["38;5;", "48;5;", "38;2;", "48;2;"] {
+        assert!(!text.contains(seq), "{seq} written to TERM=xterm");
+    }
+    // The selected row's blue background, as ANSI says it.
+    assert!(
+        text.contains("\u{1b}[44m") || text.contains(";44m"),
+        "no ESC[…44m: {:?}",
+        &text[..text.len().min(2000)]
+    );
+}
+
+/// Issue 39, friction 3: `heaptui FILE --goto …` opens there: an object by its id (the
+/// node id the program asked V8 for, `fixtures/node/leak/truth.json`), a class's
+/// instances, the waste findings.
+#[test]
+fn goto_opens_the_tui_on_an_object_a_class_or_a_view() {
+    let t = fixture_json("node/leak/truth.json");
+    let first = &t["ids"]["firstSession"];
+    let id = format!("@{}", first["id"].as_u64().unwrap());
+    let class = first["name"].as_str().unwrap().to_string();
+    let file = fixture("node/leak/leak.heapsnapshot.gz")
+        .display()
+        .to_string();
+    for (goto, want) in [
+        (id.clone(), format!("Inspector — {class} {id}")),
+        (format!("class:{class}"), format!("Instances of {class}")),
+        ("view:waste".to_string(), "Waste — ".to_string()),
+    ] {
+        let line = heaptui_line("", &format!("{file} --goto {goto}"), false);
+        let Some(t) = Tmux::start(&format!("goto{}", want.len()), &line) else {
+            return;
+        };
+        t.tmux(&["resize-window", "-x", "120", "-y", "40"]);
+        t.wait_for(&want);
+        t.quit();
+    }
+}

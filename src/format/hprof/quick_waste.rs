@@ -553,7 +553,7 @@ pub fn waste(b: &[u8], progress: &Progress, top: usize) -> Result<Option<QuickWa
     );
 
     if !found.is_empty() && top > 0 {
-        let holders = holders(
+        let Some(holders) = holders(
             b,
             id,
             strings_may_hold,
@@ -564,7 +564,10 @@ pub fn waste(b: &[u8], progress: &Progress, top: usize) -> Result<Option<QuickWa
             progress,
             &name_of,
             &class_name,
-        );
+        ) else {
+            lap("held through another collection: left to the index");
+            return Ok(None);
+        };
         let sparse = found.iter().map(|&(addr, cid, capacity, size, wasted)| {
             let (class, holder) = match holders.get(&addr) {
                 Some(h) => h.clone(),

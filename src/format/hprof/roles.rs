@@ -67,20 +67,24 @@ impl Roles for HprofRoles {
         Some("java.lang.Thread")
     }
 
+    fn class_object_class(&self) -> Option<&'static str> {
+        Some("java.lang.Class")
+    }
+
     fn reference_words(&self, r: &Reference) -> Option<(String, bool)> {
         let (label, from_class) = (r.label, r.from_class);
         let (snap, path, i) = (r.snap, r.path, r.i);
-        let field = label.trim_start_matches("static ");
-        Some(if from_class == "java.lang.Class" {
-            // A class's static, by the class the object stands for.
-            let class = snap
-                .label(path[i - 1])
+        // A class's static, by the class the object stands for.
+        let owner = (from_class == "java.lang.Class").then(|| {
+            snap.label(path[i - 1])
                 .map(|l| l.trim_start_matches("class ").to_string())
-                .unwrap_or_else(|| from_class.to_string());
-            (format!("static {field} of {class}"), true)
-        } else {
-            (format!("field {label} of {from_class}"), false)
-        })
+                .unwrap_or_else(|| from_class.to_string())
+        });
+        Some(crate::heap::waste::java_reference_words(
+            from_class,
+            label,
+            owner.as_deref(),
+        ))
     }
 
     fn says_its_root(&self, name: &str) -> bool {

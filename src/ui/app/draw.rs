@@ -239,6 +239,10 @@ impl App {
             }
         }
         let hint = match &self.screen {
+            Screen::Ready(r) if r.goto_prompt.is_some() => format!(
+                "go to object: {}▏ (@N, 0x…, #N) Enter opens its inspector, Esc gives up",
+                crate::ui::text::sanitize(r.goto_prompt.as_deref().unwrap_or(""))
+            ),
             Screen::Ready(r) if r.top().is_editing() => r.top().editing_hint().unwrap_or_default(),
             Screen::Ready(r) => hint_line_for(r.top().hints()),
             Screen::Diff(v) => v.editing_hint().unwrap_or_else(|| hint_line_for(v.hints())),

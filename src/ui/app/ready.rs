@@ -2,6 +2,7 @@
 //! arrive, and the keys a pane leaves to the app.
 
 use super::*;
+use crate::ui::goto::Goto;
 
 /// How many leak suspects the TUI lists.
 pub(super) const SUSPECTS: usize = 10;
@@ -28,6 +29,9 @@ pub enum Detail {
 
 pub struct Ready {
     pub snap: Arc<Snapshot>,
+    /// `/` in a pane without a filter of its own: an object id being typed, whose
+    /// inspector `Enter` opens ([`crate::ui::goto`]).
+    pub goto_prompt: Option<String>,
     /// The summary overlay's lines: a walk of the whole graph (reachability), so the
     /// loading thread fills them in after handing the index over, or the overlay does on
     /// first use.
@@ -129,6 +133,7 @@ impl Ready {
             stack: vec![Box::new(histogram)],
             forward: Vec::new(),
             snap,
+            goto_prompt: None,
             summary: Default::default(),
             own_summary: Default::default(),
             dom: None,
@@ -206,6 +211,10 @@ impl Ready {
     ) -> bool {
         self.touched = true;
         self.last_key = Instant::now();
+        if self.goto_prompt.is_some() {
+            self.goto_key(key, theme, message);
+            return true;
+        }
         let used = 'key: {
             // Tab moves the keys between the list and the detail beside it.
             if action_for(key) == Some(Action::Side) && self.wide && self.detail.is_some() {
@@ -366,6 +375,11 @@ impl Ready {
                     });
                     break 'key true;
                 }
+                // A pane without a filter of its own: `/` takes an object id.
+                Some(Action::Filter) => {
+                    self.goto_prompt = Some(String::new());
+                    break 'key true;
+                }
                 _ => None,
             };
             match req {
@@ -404,6 +418,42 @@ impl Ready {
         self.focus_detail = false;
         self.sync_detail(theme);
         true
+    }
+
+    /// A key while an object id is typed after `/` (a pane without a filter of its own):
+    /// `Enter` opens its inspector, `Esc` gives up.
+    fn goto_key(&mut self, key: &KeyEvent, theme: &Theme, message: &mut Option<String>) {
+        use crossterm::event::{KeyCode, KeyModifiers};
+        let Some(text) = self.goto_prompt.as_mut() else {
+            return;
+        };
+        match key.code {
+            KeyCode::Esc => self.goto_prompt = None,
+            KeyCode::Backspace => {
+                text.pop();
+            }
+            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => text.push(c),
+            KeyCode::Enter => {
+                let text = self.goto_prompt.take().unwrap_or_default();
+                let id = crate::ui::goto::object_id(&text);
+                match id.and_then(|id| self.snap.find_object(id)) {
+                    Some(o) => self.open(Request::Inspect(o), theme),
+                    None if id.is_some() => {
+                        *message = Some(format!(
+                            "no object {} in this snapshot",
+                            crate::ui::text::sanitize(text.trim())
+                        ))
+                    }
+                    None => {
+                        *message = Some(format!(
+                            "`/` here takes an object id (@N, 0x…, #N), not {:?}",
+                            crate::ui::text::sanitize(&text)
+                        ))
+                    }
+                }
+            }
+            _ => {}
+        }
     }
 
     /// The detail pane follows the selection: an object's inspector rebuilt as soon as
@@ -615,6 +665,30 @@ impl Ready {
             }
         };
         self.push(pane);
+    }
+
+    /// Opens `goto` (`--goto`): an object's inspector or a class's instances at once, a view
+    /// once the leak suspects are found (`Ok(Some(goto))` until then: the caller keeps it).
+    /// `Err` says what the snapshot lacks. The suspects, found later, then do not take the
+    /// screen.
+    pub fn go_to(&mut self, goto: Goto, theme: &Theme) -> Result<Option<Goto>, String> {
+        let clean = crate::ui::text::sanitize;
+        let req = match &goto {
+            Goto::Object(id) => match self.snap.find_object(id) {
+                Some(o) => Request::Inspect(o),
+                None => return Err(format!("--goto: no object {} in this snapshot", clean(id))),
+            },
+            Goto::Class(name) => match self.snap.graph.classes.iter().position(|c| &c.name == name)
+            {
+                Some(c) => Request::Instances(c as crate::heap::ClassId),
+                None => return Err(format!("--goto: no class named {}", clean(name))),
+            },
+            Goto::Suspects | Goto::Waste if self.suspects.is_none() => return Ok(Some(goto)),
+            Goto::Suspects | Goto::Waste => Request::Suspects(goto == Goto::Waste),
+        };
+        self.open(req, theme);
+        self.touched = true;
+        Ok(None)
     }
 
     /// Puts `pane` on screen, on top of the stack (what `]` would bring back is gone).

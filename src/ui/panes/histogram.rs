@@ -152,6 +152,12 @@ impl HistogramPane {
             let mut found: Vec<(Kind, usize)> = (0..self.rows.len())
                 .filter_map(|i| m.find(&self.rows[i].name).map(|k| (k, i)))
                 .collect();
+            // No better match than a fuzzy one: the names a typo meant first (`?`).
+            if found.iter().all(|&(k, _)| k == Kind::Fuzzy) {
+                let near = histogram_nearest(&self.rows, &self.filter);
+                found.retain(|(_, i)| !near.contains(i));
+                found.extend(near.into_iter().map(|i| (Kind::Near, i)));
+            }
             found.sort_by_key(|&(k, _)| k);
             self.kinds = found.iter().map(|&(k, _)| k).collect();
             self.view = found.into_iter().map(|(_, i)| i).collect();
@@ -307,6 +313,8 @@ impl HistogramPane {
         ));
         let legend = if self.filter.is_empty() {
             String::new()
+        } else if self.kinds.contains(&Kind::Near) {
+            " (? ~: did you mean, fuzzy)".to_string()
         } else {
             " (= ^ + ~: exact, prefix, contains, fuzzy)".to_string()
         };
@@ -474,7 +482,14 @@ impl HistogramPane {
             f.render_widget(ratatui::widgets::Paragraph::new(lines), foot);
         }
         if self.view.is_empty() {
-            let msg = Line::from(Span::styled("  no class matches the filter", theme.dim()));
+            let msg = match crate::ui::goto::object_id(&self.filter) {
+                Some(id) => format!(
+                    "  no class matches the filter; Enter opens object {}",
+                    crate::ui::text::sanitize(id)
+                ),
+                None => "  no class matches the filter".to_string(),
+            };
+            let msg = Line::from(Span::styled(msg, theme.dim()));
             if area.height > 3 {
                 let r = Rect::new(area.x, area.y + 2, area.width, 1);
                 f.render_widget(msg, r);
@@ -510,7 +525,16 @@ impl super::Pane for HistogramPane {
         "Class histogram".into()
     }
 
-    fn handle(&mut self, key: &KeyEvent, _ctx: &super::Ctx) -> Outcome {
+    fn handle(&mut self, key: &KeyEvent, ctx: &super::Ctx) -> Outcome {
+        // An object id typed into the filter (`/@73001`): its inspector.
+        if HistogramPane::is_editing(self) {
+            if let Some(out) = super::filter_goto(key, &self.filter, ctx) {
+                self.editing = false;
+                self.filter.clear();
+                self.rebuild();
+                return out;
+            }
+        }
         if !HistogramPane::is_editing(self) && action_for(key) == Some(Action::Open) {
             return match self.selected_row().and_then(|r| r.class) {
                 Some(c) => Outcome::Open(super::Request::Instances(c)),
@@ -582,4 +606,15 @@ impl super::Pane for HistogramPane {
             self.set_retained(&d.class_retained(&ctx.snap.graph));
         }
     }
+}
+
+/// The rows whose names are nearest the filter by edit distance
+/// ([`crate::heap::matcher::nearest`]: a typo's "did you mean"), as indices into `rows`.
+fn histogram_nearest(rows: &[Row], filter: &str) -> Vec<usize> {
+    let near = crate::heap::matcher::nearest(rows.iter().map(|r| r.name.as_str()), filter);
+    rows.iter()
+        .enumerate()
+        .filter(|(_, r)| near.contains(&r.name.as_str()))
+        .map(|(i, _)| i)
+        .collect()
 }

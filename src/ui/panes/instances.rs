@@ -351,6 +351,12 @@ impl Pane for InstancesPane {
     fn handle(&mut self, key: &KeyEvent, ctx: &Ctx) -> Outcome {
         use crossterm::event::{KeyCode, KeyModifiers};
         if self.editing {
+            // An object id typed into the filter (`/0x7f…`): its inspector.
+            if let Some(out) = super::filter_goto(key, &self.filter, ctx) {
+                self.editing = false;
+                self.clear_filter();
+                return out;
+            }
             match key.code {
                 KeyCode::Enter => {
                     self.editing = false;

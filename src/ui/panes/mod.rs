@@ -225,6 +225,23 @@ pub trait Pane {
     }
 }
 
+/// `Enter` in a list's filter whose text is an object id: the object's inspector, or
+/// why not; `None` when the text is no id (the filter then works as before). A pane
+/// calls it before its own handling of the filter's `Enter`.
+pub fn filter_goto(key: &crossterm::event::KeyEvent, text: &str, ctx: &Ctx) -> Option<Outcome> {
+    if key.code != crossterm::event::KeyCode::Enter {
+        return None;
+    }
+    let id = crate::ui::goto::object_id(text)?;
+    Some(match ctx.snap.find_object(id) {
+        Some(o) => Outcome::Open(Request::Inspect(o)),
+        None => Outcome::Refused(format!(
+            "no object {} in this snapshot",
+            crate::ui::text::sanitize(id)
+        )),
+    })
+}
+
 /// Draws a pane's top border with its title (sanitised) and returns the area inside.
 pub fn titled(f: &mut Frame, area: Rect, title: &str) -> Rect {
     use ratatui::widgets::{Block, Borders};

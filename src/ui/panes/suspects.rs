@@ -105,7 +105,7 @@ impl SuspectsPane {
                     "{} sparse {} in {}: {} entries in {} slots",
                     c.count,
                     brief(snap.format, &c.class),
-                    brief(snap.format, &c.holder),
+                    brief(snap.format, &crate::suspects::in_title(&c.holder)),
                     c.size,
                     c.capacity
                 ),

@@ -77,7 +77,10 @@ pub(super) fn duplicates(
             if first.off & STRING != 0 {
                 bytes += sl.map_or(0, |sl| sl.bytes);
             }
-            groups.push((run.len() as u64, bytes, first.addr, first.off));
+            // Copies that cost nothing waste nothing: no finding.
+            if bytes > 0 {
+                groups.push((run.len() as u64, bytes, first.addr, first.off));
+            }
         }
     }
     drop(prims);

@@ -6,7 +6,10 @@ use super::*;
 
 /// The class and holder, in words, of each sparse collection in `found` (sorted by
 /// address): the first strong reference to it in address order, and for a map inside
-/// a `HashSet`, the set and the reference to the set.
+/// a `HashSet`, the set and the reference to the set. `None` when one of them is held
+/// through another collection's plumbing (an `Object[]`, a `HashMap$Node`): its holder
+/// is then the collection above and what holds that, which the index names
+/// (`crate::waste`), and the report is left to it.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn holders(
     b: &[u8],
@@ -19,7 +22,7 @@ pub(super) fn holders(
     progress: &Progress,
     name_of: &dyn Fn(u64) -> Option<String>,
     class_name: &dyn Fn(u64) -> String,
-) -> IdMap<(String, String)> {
+) -> Option<IdMap<(String, String)>> {
     // Sets whose `map` is a sparse collection stand for it.
     let mut set_of: IdMap<u64> = IdMap::default();
     let found_at = |a: u64| found.binary_search_by_key(&a, |x| x.0).is_ok();
@@ -113,11 +116,23 @@ pub(super) fn holders(
             }
         }
         let _ = from;
+        let from_class = record_class(off);
+        if crate::format::Format::Hprof
+            .roles()
+            .is_structural(&from_class)
+        {
+            return None;
+        }
         let (label, owner) = reference_label(b, id, cls, off, held, name_of, class_name);
-        let holder = holder_words(&record_class(off), &label, owner.as_deref());
+        // A view's `this$0` comes first: the holder is another referrer, which the
+        // index finds (`crate::waste`).
+        if label == "this$0" {
+            return None;
+        }
+        let holder = holder_words(&from_class, &label, owner.as_deref());
         out.insert(addr, (class, holder));
     }
-    out
+    Some(out)
 }
 
 /// The cached class of the last instance: instances of one class often come in runs.
