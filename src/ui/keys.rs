@@ -110,7 +110,7 @@ pub const KEYMAP: &[Binding] = &[
         keys: &["/"],
         action: Action::Filter,
         help:
-            "filter (↑ the last): exact (=), prefix (^), substring (+), fuzzy (~); Enter keeps, Esc clears; an id (@N, 0x…, #N): its inspector",
+            "filter: exact (=), prefix (^), substring (+), fuzzy (~); Enter keeps, Esc clears, ↑ the last; an id (@N, 0x…, #N): its inspector",
         hint: Some("/ filter"),
     },
     Binding {
