@@ -46,13 +46,16 @@ use crate::heap::{ClassId, ObjId};
 use crate::sys::progress::Progress;
 use diff::{DiffView, Side};
 
+mod clipboard;
 pub mod diff;
+pub use clipboard::osc52;
 mod draw;
 mod load;
 mod mouse;
 mod ready;
 pub use mouse::DOUBLE_CLICK;
 pub mod split;
+mod split_keys;
 use ready::SUSPECTS;
 pub use ready::{Detail, Ready, REST, WIDE};
 
@@ -710,69 +713,6 @@ impl App {
     }
 }
 
-impl App {
-    /// The left pane's own share of the width (percent) where panes are side by side on
-    /// screen: the list beside its detail, or the diff's two sides; `None` where one
-    /// pane has the width (a narrow screen, a tree).
-    fn split_shown(&self) -> Option<u16> {
-        match &self.screen {
-            Screen::Ready(r) if r.beside() => Some(ready::LIST_SHARE),
-            Screen::Diff(v) if v.sides.is_some() => Some(v.left_share(self.width.get())),
-            _ => None,
-        }
-    }
-
-    /// Whether the pane on screen takes every key (a filter being typed).
-    fn editing(&self) -> bool {
-        match &self.screen {
-            Screen::Ready(r) => r.top().is_editing(),
-            Screen::Diff(v) => v.editing_hint().is_some(),
-            _ => false,
-        }
-    }
-
-    /// `<`, `>`, `z`: the split moved, the focused pane zoomed or not.
-    fn split_key(&mut self, a: Action, key: &KeyEvent) {
-        let Some(base) = self.split_shown() else {
-            self.message = Some(format!(
-                "`{}` does nothing here: nothing beside this pane (from {WIDE} columns, a \
-                 list has its detail beside it)",
-                key_name(key)
-            ));
-            return;
-        };
-        if a == Action::Zoom {
-            self.split.zoom = !self.split.zoom;
-            if self.split.zoom {
-                self.message = Some(
-                    "the focused pane has the whole width: z or Esc gives the other one back"
-                        .into(),
-                );
-            }
-            return;
-        }
-        let by = if a == Action::SplitLeft {
-            -split::STEP
-        } else {
-            split::STEP
-        };
-        // A zoomed pane gives the other one back first: the split is seen to move.
-        self.split.zoom = false;
-        self.message = Some(if self.split.nudge(by, base) {
-            format!(
-                "the left pane has {}% of the width (< > move the split, z zooms)",
-                self.split.left(base)
-            )
-        } else {
-            format!(
-                "`{}` does nothing here: the split is as far {} as it goes",
-                key_name(key),
-                if by < 0 { "left" } else { "right" }
-            )
-        });
-    }
-}
-
 /// Puts the (hidden) cursor at the top left between frames. A terminal that shrinks
 /// keeps the lines above its cursor, in its scrollback, and tmux does so on the
 /// alternate screen too: with the cursor at the bottom, where drawing leaves it, a
@@ -850,37 +790,4 @@ pub fn run_loop<B: Backend>(
         };
     }
     Ok(())
-}
-
-/// The OSC 52 sequence that asks the terminal to put `text` on the clipboard.
-pub fn osc52(text: &str) -> String {
-    const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let bytes = text.as_bytes();
-    let mut out = String::with_capacity(bytes.len() * 4 / 3 + 12);
-    out.push_str("\x1b]52;c;");
-    for chunk in bytes.chunks(3) {
-        let n = chunk.len();
-        let v = (chunk[0] as u32) << 16
-            | (*chunk.get(1).unwrap_or(&0) as u32) << 8
-            | *chunk.get(2).unwrap_or(&0) as u32;
-        for k in 0..4 {
-            if k <= n {
-                out.push(B64[(v >> (18 - 6 * k) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out.push('\x07');
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn osc52_is_base64_in_the_clipboard_sequence() {
-        assert_eq!(super::osc52("@123"), "\x1b]52;c;QDEyMw==\x07");
-        assert_eq!(super::osc52("0xfc3935b0"), "\x1b]52;c;MHhmYzM5MzViMA==\x07");
-        assert_eq!(super::osc52("abc"), "\x1b]52;c;YWJj\x07");
-    }
 }

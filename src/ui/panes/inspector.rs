@@ -31,7 +31,7 @@ use crate::heap::dominators::VIRTUAL_ROOT;
 use crate::heap::ObjId;
 use crate::present::value_text;
 use crate::ui::keys::{tree_action_for, Action};
-use crate::ui::text::{cut_marked, fit_parts, sanitize, width, wrap, Part};
+use crate::ui::text::{fit_marked, sanitize, width, wrap, Part};
 
 /// Referrers listed above the fields; `r` (or `Enter` on the row that counts the rest)
 /// opens them all in the referrer tree.
@@ -500,22 +500,6 @@ fn group_sizes(gr: &Group) -> String {
         Some(r) => format!(" · shallow {} · retained {}", human(gr.shallow), human(r)),
         None => format!(" · shallow {}", human(gr.shallow)),
     }
-}
-
-/// `parts` in at most `cells`: names cut in their middle first, then, if what is kept
-/// whole does not fit either, the end cut with a mark.
-fn fit_marked(parts: Vec<Part>, cells: usize) -> String {
-    let least: usize = parts
-        .iter()
-        .map(|p| match p.min {
-            None => width(&p.text),
-            Some(m) => width(&p.text).min(m),
-        })
-        .sum();
-    if least <= cells {
-        return fit_parts(parts, cells);
-    }
-    cut_marked(&fit_parts(parts, least), cells)
 }
 
 impl Pane for InspectorPane {
