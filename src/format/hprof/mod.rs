@@ -307,10 +307,15 @@ fn check_classes(p: &Pass1) -> Result<(), ParseError> {
 
 /// [`check_classes`] for a walk's list of class dumps (id, offset) and their bytes.
 fn check_class_memory(class_dumps: &[(u64, usize)], bytes: u64) -> Result<(), ParseError> {
-    let n = class_dumps.len() as u64;
+    let at = class_dumps.first().map_or(0, |c| c.1 as u64);
+    check_class_count(class_dumps.len() as u64, bytes, at)
+}
+
+/// [`check_classes`] for `n` class dumps of `bytes` in all, the first at offset `at`:
+/// also while they are read (a walk that keeps each one it meets).
+fn check_class_count(n: u64, bytes: u64, at: u64) -> Result<(), ParseError> {
     let extra = n * PER_CLASS_DUMP + bytes * PER_CLASS_DUMP_BYTE;
     crate::sys::memory::check_more(extra, &format!("its {n} class dumps")).map_err(|why| {
-        let at = class_dumps.first().map_or(0, |c| c.1 as u64);
         ParseError::new(
             at,
             "class dumps whose classes fit in the memory available",

@@ -222,11 +222,24 @@ pub fn waste(b: &[u8], progress: &Progress, top: usize) -> Result<Option<QuickWa
     // The class dumps before the first object (HotSpot writes every class first): the
     // string layout from them lets the walk read each string's value as it passes.
     let mut leading: IdMap<ClassDump> = IdMap::default();
+    // Each one kept: their memory held to the budget as they come, every 4,096 (a file
+    // of only class dumps kept 750,000 here and thrashed in a small cgroup).
+    let (mut kept, mut kept_bytes, mut first) = (0u64, 0u64, None);
+    let mut refused = None;
     'lead: for &body in &bodies {
         let mut object = false;
-        walk_body(b, body, id, &|_| {}, |tag, _, off| {
+        walk_body(b, body, id, &|_| {}, |tag, rec, off| {
             match tag {
                 CLASS_DUMP => {
+                    kept += 1;
+                    kept_bytes += rec.len() as u64;
+                    first.get_or_insert(off);
+                    if kept % 4096 == 0 {
+                        if let Err(e) = check_class_count(kept, kept_bytes, first.unwrap_or(off)) {
+                            refused = Some(e);
+                            return false;
+                        }
+                    }
                     if let Ok(d) = parse_class_dump(b, off as usize, id) {
                         leading.insert(d.id, d);
                     }
@@ -241,6 +254,9 @@ pub fn waste(b: &[u8], progress: &Progress, top: usize) -> Result<Option<QuickWa
             }
             !object
         });
+        if let Some(e) = refused {
+            return Err(e);
+        }
         if object {
             break 'lead;
         }
