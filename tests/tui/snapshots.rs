@@ -1,4 +1,5 @@
-//! Every pane drawn into ratatui's `TestBackend` at 80×24 and 200×50 on the Java fixture,
+//! Every pane drawn into ratatui's `TestBackend` at 80×24, 120×40 and 160×45 (issue 39) on
+//! the Java fixture,
 //! compared with the snapshots in `tests/tui/snapshots/` (insta). A change to what a pane
 //! shows fails here until it is reviewed and re-blessed (`INSTA_UPDATE=always cargo test
 //! --test tui snapshots::`, or `cargo insta review`).
@@ -57,11 +58,18 @@ const PANES: &[(&str, &str)] = &[
     ("dominators", "d"),
     ("dominators_expanded", "dl"),
     ("help", "?"),
+    ("summary", "i"),
+    ("threads", "t"),
+    ("threads_expanded", "tl"),
 ];
+
+/// The sizes every pane is drawn at: the smallest terminal, the split's first width, a
+/// wide one.
+const SIZES: [(u16, u16); 3] = [(80, 24), (120, 40), (160, 45)];
 
 /// Each pane of `panes` (name, keys) at each size of `sizes`, against its snapshot
 /// `<prefix><name>_<w>x<h>`.
-fn assert_panes(prefix: &str, panes: &[(&str, &str)], sizes: [(u16, u16); 2]) {
+fn assert_panes(prefix: &str, panes: &[(&str, &str)], sizes: [(u16, u16); 3]) {
     for &(name, keys) in panes {
         for (w, h) in sizes {
             let s = screen(keys, w, h);
@@ -71,11 +79,11 @@ fn assert_panes(prefix: &str, panes: &[(&str, &str)], sizes: [(u16, u16); 2]) {
 }
 
 #[test]
-fn every_pane_at_80x24_and_200x50() {
-    assert_panes("", PANES, [(80, 24), (200, 50)]);
+fn every_pane_at_80x24_120x40_and_160x45() {
+    assert_panes("", PANES, SIZES);
 }
 
-/// Issue 26's screens at 80×24 and 160×45: the dominator tree's top node with its
+/// Issue 26's screens at the three sizes: the dominator tree's top node with its
 /// children grouped by class (`g`), the merged paths of a class (`P`), and an instance
 /// list, which from 120 columns has the selected object's inspector beside it.
 const COCKPIT: &[(&str, &str)] = &[
@@ -85,17 +93,17 @@ const COCKPIT: &[(&str, &str)] = &[
 ];
 
 #[test]
-fn the_cockpit_s_panes_at_80x24_and_160x45() {
-    assert_panes("cockpit_", COCKPIT, [(80, 24), (160, 45)]);
+fn the_cockpit_s_panes_at_every_size() {
+    assert_panes("cockpit_", COCKPIT, SIZES);
 }
 
-/// The three-snapshot view's leak clusters (issue 26) on the Node fixtures, at 80×24
-/// and 160×45: FINAL opened, the ids new in TARGET given, the clusters found.
+/// The three-snapshot view's leak clusters (issue 26) on the Node fixtures, at the
+/// three sizes: FINAL opened, the ids new in TARGET given, the clusters found.
 #[test]
-fn the_leak_clusters_at_80x24_and_160x45() {
+fn the_leak_clusters_at_every_size() {
     let open = open_node;
     let ids = node_leak_ids();
-    for (w, h) in [(80u16, 24u16), (160, 45)] {
+    for (w, h) in SIZES {
         let p = gunzipped("node/final.heapsnapshot.gz");
         let mut app = common::tui::on_histogram(p, open("final"));
         if let heaptui::ui::app::Screen::Ready(r) = &mut app.screen {
@@ -109,13 +117,13 @@ fn the_leak_clusters_at_80x24_and_160x45() {
     }
 }
 
-/// The diff's two sides at 80×24 and, with the focused side's inspector beside them, at
-/// 160×45 (issue 26), on the Java growth pair: `CacheEntry` (2,000 → 5,000) opened.
+/// The diff's two sides at 80×24 and 120×40 and, with the focused side's inspector beside
+/// them, at 160×45 (issue 26), on the Java growth pair: `CacheEntry` (2,000 → 5,000) opened.
 #[test]
-fn the_diff_s_sides_at_80x24_and_160x45() {
+fn the_diff_s_sides_at_every_size() {
     let open =
         |f: &str| heaptui::open(&gunzipped(f), &heaptui::sys::progress::Progress::new()).unwrap();
-    for (w, h) in [(80u16, 24u16), (160, 45)] {
+    for (w, h) in SIZES {
         let mut app = App::with_snapshots(
             open("java/growth/base.hprof.gz"),
             open("java/growth/target.hprof.gz"),
