@@ -512,7 +512,9 @@ fn first_fields_read_in_place_equal_the_inspection_s() {
 #[test]
 fn the_path_down_a_linked_list_is_folded() {
     let t = fixture_json("java/expected.json");
-    let length = t["roots_and_structures"]["chain"]["length"].as_u64().unwrap() as usize;
+    let length = t["roots_and_structures"]["chain"]["length"]
+        .as_u64()
+        .unwrap() as usize;
     for &(dump, _) in DUMPS {
         let f = &fixture_arg(dump);
         let (_, snap) = open_fixture(dump);
@@ -560,7 +562,10 @@ fn the_path_down_a_linked_list_is_folded() {
             "… {} more dev.heaptui.fixture.ChainNode via next …",
             with_commas(steps - shown)
         );
-        assert!(lines.iter().any(|l| l.trim() == folded), "{folded}:\n{text}");
+        assert!(
+            lines.iter().any(|l| l.trim() == folded),
+            "{folded}:\n{text}"
+        );
         assert!(lines.last().unwrap().contains(&tail));
     }
 }

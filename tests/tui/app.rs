@@ -2060,3 +2060,33 @@ fn a_loading_app_draws_its_progress_on_the_ticker() {
     assert_eq!(t.get_frame().count(), 4, "the first frame and one per tick");
     assert!(screen(&t).contains("Building the index"), "{}", screen(&t));
 }
+
+/// Bug 8 of issue 39: the paths pane (`p`) of the last node of the fixture's linked list
+/// (503 nodes from `static Main.CHAIN_ROOT`, `expected.json`) folds the run of `next`
+/// into one row but for its ends, with how many it leaves out, and names the head's
+/// holder; it does not list 500 rows.
+#[test]
+fn the_paths_pane_folds_a_linked_list() {
+    let t = fixture_json("java/expected.json");
+    let length = t["roots_and_structures"]["chain"]["length"]
+        .as_u64()
+        .unwrap();
+    let (p, snap) = open_fixture("java/coops/heap-live-jvmgz.hprof.gz");
+    let g = &snap.graph;
+    let chain = |o: u32| snap.class_name(o) == "dev.heaptui.fixture.ChainNode";
+    let tail = (0..g.len() as u32)
+        .find(|&o| chain(o) && !g.edges(o).any(|e| chain(g.out_targets[e])))
+        .unwrap();
+    let mut a = on_histogram(p, snap);
+    let mut term = terminal(120, 40);
+    let s = shown(&mut a, &mut term, Request::Paths(tail));
+    // The tail, five links, the fold, five links, the head: the links of the list less
+    // the 10 shown, and the head, which CHAIN_ROOT holds.
+    let folded = format!(
+        "… {} more dev.heaptui.fixture.ChainNode via next …",
+        with_commas(length as usize - 1 - 10)
+    );
+    assert!(s.contains(&folded), "{folded}:\n{s}");
+    assert!(s.contains("static CHAIN_ROOT"), "{s}");
+    assert!(s.contains("GC root"), "{s}");
+}
