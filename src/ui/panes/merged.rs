@@ -245,7 +245,8 @@ fn build(class: ClassId, only: Option<&[bool]>, ctx: &Ctx, cancel: &AtomicBool) 
             );
             b.instances = instances;
             b.merged = paths.len();
-            b.searched = instances > paths.len();
+            // Stopped at its cap, short of all: the nearest the roots only.
+            b.searched = paths.len() >= MAX_INSTANCES && instances > paths.len();
             crate::heap::merged::from_paths(&paths, retained)
         }
     };
@@ -729,15 +730,7 @@ impl Pane for MergedPathsPane {
                                 clean(&snap.object_name(gr.first))
                             )));
                         } else {
-                            let mark = if self.open.contains_key(g) {
-                                "▾"
-                            } else {
-                                "▸"
-                            };
-                            parts.push(Part::keep(format!(
-                                " ({} objects) {mark}",
-                                thousands(gr.objects)
-                            )));
+                            parts.push(Part::keep(format!(" ({} objects)", thousands(gr.objects))));
                         }
                         let figures = format!(
                             "  {} objects, {} retained",
