@@ -2169,3 +2169,36 @@ fn the_paths_pane_folds_a_linked_list() {
     assert!(s.contains("static CHAIN_ROOT"), "{s}");
     assert!(s.contains("GC root"), "{s}");
 }
+
+/// Issue 39, bug 8 in the merged paths: `P` on the fixture's linked list (503 nodes from
+/// `static Main.CHAIN_ROOT`, `expected.json`) counts every node and folds the run of
+/// `next` rows but for its ends, as the paths pane does.
+#[test]
+fn merged_paths_fold_a_linked_list() {
+    let t = fixture_json("java/expected.json");
+    let length = t["roots_and_structures"]["chain"]["length"]
+        .as_u64()
+        .unwrap();
+    let (mut a, mut term) = app_at(120, 40);
+    let s = run(&mut a, &mut term, "/dev.heaptui.fixture.ChainNode\nP");
+    let all = with_commas(length as usize);
+    assert!(
+        s.contains(&format!("— {all} of {all} dev.heaptui.fixture.ChainNode")),
+        "{s}"
+    );
+    assert!(
+        s.contains("static CHAIN_ROOT → dev.heaptui.fixture.ChainNode"),
+        "{s}"
+    );
+    // The head's 502 links: 5 shown, the fold, 5 shown.
+    let folded = format!(
+        "… {} more dev.heaptui.fixture.ChainNode via next …",
+        with_commas(length as usize - 1 - 10)
+    );
+    assert!(s.contains(&folded), "{folded}\n{s}");
+    assert_eq!(
+        s.matches("next → dev.heaptui.fixture.ChainNode").count(),
+        10,
+        "{s}"
+    );
+}
