@@ -182,7 +182,7 @@ pub const KEYMAP: &[Binding] = &[
     Binding {
         keys: &["g"],
         action: Action::Group,
-        help: "trees: a node's children grouped by class, or not",
+        help: "trees: a node's children grouped by class, or not; merged paths: a row's objects listed, or not",
         hint: None,
     },
     Binding {

@@ -477,7 +477,10 @@ impl MergedPathsPane {
                     });
                 }
                 let gr = &b.groups[gi as usize];
-                let class = &self_class_name(self, gr.class);
+                let class = self
+                    .names
+                    .get(gr.class as usize)
+                    .map_or("?", |n| n.as_str());
                 rows.push(Row::Fold {
                     text: format!(
                         "… {} more {class} via {} …",
@@ -486,10 +489,8 @@ impl MergedPathsPane {
                     ),
                     depth: depth + keep,
                 });
-                let rest = run.len() - keep;
-                stack.push((run[rest], depth + keep + 1));
-                // The run's last rows come as the run's own, but one by one.
-                let _ = rest;
+                // The run's last rows, one by one (a run of `keep` is not folded again).
+                stack.push((run[run.len() - keep], depth + keep + 1));
                 continue;
             }
             rows.push(Row::Group { g: gi, depth });
@@ -548,15 +549,8 @@ impl MergedPathsPane {
             run.push(only);
             at = c;
         }
-        // The run's first row is held by another name: it starts the run only when
-        // the rows after it are held as it is.
         run
     }
-}
-
-/// A class's name as the rows write it.
-fn self_class_name(p: &MergedPathsPane, class: ClassId) -> String {
-    p.names.get(class as usize).cloned().unwrap_or_default()
 }
 
 impl Pane for MergedPathsPane {
@@ -706,7 +700,7 @@ impl Pane for MergedPathsPane {
         let clean = |t: &str| sanitize(t).into_owned();
         let lines: Vec<Line> = range
             .map(|i| {
-                let (depth, parts, figures) = match &rows[i] {
+                let (parts, figures) = match &rows[i] {
                     Row::Group { g, depth } => {
                         let gr = &b.groups[*g as usize];
                         // Cut in the middle of the names, never at the id or the root kind.
@@ -737,7 +731,7 @@ impl Pane for MergedPathsPane {
                             thousands(gr.count),
                             human(gr.bytes)
                         );
-                        (*depth, parts, figures)
+                        (parts, figures)
                     }
                     Row::Member { level, i, depth } => {
                         let o = b.levels[*level].0[*i];
@@ -749,7 +743,7 @@ impl Pane for MergedPathsPane {
                         ];
                         let figures =
                             format!("  {} objects", thousands(b.levels[*level].2[*i] as u64));
-                        (*depth, parts, figures)
+                        (parts, figures)
                     }
                     Row::More { g, shown, depth } => {
                         let gr = &b.groups[*g as usize];
@@ -761,17 +755,16 @@ impl Pane for MergedPathsPane {
                                 thousands(PAGE as u64)
                             )),
                         ];
-                        (*depth, parts, String::new())
+                        (parts, String::new())
                     }
                     Row::Fold { text, depth } => {
                         let parts = vec![
                             Part::shrink("  ".repeat((*depth).min(30)), 2),
                             Part::shrink(clean(text), 8),
                         ];
-                        (*depth, parts, String::new())
+                        (parts, String::new())
                     }
                 };
-                let _ = depth;
                 // The figures on the right, never cut: the name gives way.
                 let room = w.saturating_sub(width(&figures));
                 let left = fit_parts(parts, room);
