@@ -174,7 +174,7 @@ pub fn find(ids: &LeakIds, final_: &Snapshot, d: &Dominators, internal: bool) ->
 /// A path's shape with each run of more than `2 × RUN_SHOWN + 1` equal steps (a linked
 /// list's `ChainNode .next`) folded but for its ends: `… 9,990 more ChainNode .next …`.
 fn fold_shape(shape: Vec<String>) -> Vec<String> {
-    use crate::results::path::RUN_SHOWN;
+    use crate::heap::paths::RUN_SHOWN;
     let mut out: Vec<String> = Vec::with_capacity(shape.len().min(64));
     let mut i = 0;
     while i < shape.len() {

@@ -20,8 +20,7 @@ use crate::heap::ClassId;
 
 /// Paths of at most this many steps are listed whole.
 pub const MAX_STEPS: usize = 40;
-/// Steps shown at each end of a folded run of one class by one reference name.
-pub const RUN_SHOWN: usize = 5;
+pub use crate::heap::paths::RUN_SHOWN;
 
 /// What a path is listed as: its steps, one by one or folded.
 #[derive(Clone, Debug, PartialEq, Eq)]
