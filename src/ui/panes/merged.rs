@@ -315,20 +315,25 @@ fn group(b: &mut Built, levels: Vec<Level>, ctx: &Ctx, stop: &dyn Fn() -> bool) 
             let prev = &levels_objs(b, k - 1);
             let ups: Vec<u32> = l.up.par_iter().map(|&u| above[u as usize]).collect();
             // Whether the rows above hold their objects as an array's elements: asked
-            // of one of each's.
-            let mut elements: HashMap<u32, bool> = HashMap::new();
+            // of one of each's (by row, the rows above being numbered from 0).
+            let mut elements: Vec<Option<bool>> = vec![None; b.groups.len()];
+            let mut last = TOP;
             for (i, &u) in ups.iter().enumerate() {
-                if let std::collections::hash_map::Entry::Vacant(v) = elements.entry(u) {
+                if u == last {
+                    continue;
+                }
+                last = u;
+                if let Some(slot @ None) = elements.get_mut(u as usize) {
                     let from = prev[l.up[i] as usize];
                     let name = snap.edge_label(from, l.objs[i]);
-                    v.insert(name.as_deref().is_some_and(is_element));
+                    *slot = Some(name.as_deref().is_some_and(is_element));
                 }
             }
             let keys = (0..n)
                 .into_par_iter()
                 .map(|i| {
                     let x = l.objs[i];
-                    let place = if elements[&ups[i]] {
+                    let place = if elements[ups[i] as usize] == Some(true) {
                         ELEMENTS
                     } else {
                         let from = prev[l.up[i] as usize];
