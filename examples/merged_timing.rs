@@ -44,6 +44,34 @@ fn main() {
             t.elapsed().as_secs_f64() * 1000.0
         );
     }
+    // TAIL=CLASS: the path of the object of CLASS that holds none of its class (a linked
+    // list's tail), folded as `path` lists it.
+    if let Ok(tail_class) = std::env::var("TAIL") {
+        let of = |o: u32| snap.class_name(o) == tail_class;
+        let tail =
+            (0..g.len() as u32).find(|&o| of(o) && !g.edges(o).any(|e| of(g.out_targets[e])));
+        if let Some(tail) = tail {
+            let t = Instant::now();
+            let p = heaptui::heap::paths::to_roots(g, tail, 1, false).remove(0);
+            let found = t.elapsed().as_secs_f64();
+            let t = Instant::now();
+            let steps = heaptui::results::PathStep::all(&snap, &p, true);
+            eprintln!(
+                "path of {}: {} steps found in {:.3} s, listed as {} in {:.3} s",
+                snap.object_name(tail),
+                p.len(),
+                found,
+                steps.len(),
+                t.elapsed().as_secs_f64()
+            );
+            for s in &steps {
+                match s.fold_words() {
+                    Some(w) => eprintln!("  {w}"),
+                    None => eprintln!("  {:?} → {} {}", s.edge, s.object, s.class),
+                }
+            }
+        }
+    }
     let key = |c: KeyCode| KeyEvent::new(c, KeyModifiers::NONE);
     let mut app = App::with_snapshot(path.clone(), snap);
     for _ in 0..3 {
