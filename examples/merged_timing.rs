@@ -80,8 +80,11 @@ fn main() {
         // class's row first would not clear it, so each round asks the jobs to forget.
         app.jobs().forget_all();
         app.on_key(&key(KeyCode::Char('H')));
+        // The filter cleared, then typed.
         app.on_key(&key(KeyCode::Char('/')));
-        for ch in format!("={class}").chars() {
+        app.on_key(&key(KeyCode::Esc));
+        app.on_key(&key(KeyCode::Char('/')));
+        for ch in class.chars() {
             app.on_key(&key(KeyCode::Char(ch)));
         }
         app.on_key(&key(KeyCode::Enter));

@@ -111,7 +111,10 @@ fn merged_all(rel: &str) {
             continue;
         };
         checked += 1;
-        assert_eq!(m.instances as u64, totals.count[c as usize], "{rel} class {c}");
+        assert_eq!(
+            m.instances as u64, totals.count[c as usize],
+            "{rel} class {c}"
+        );
         let on_tree: u64 = m
             .levels
             .first()

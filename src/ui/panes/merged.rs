@@ -278,6 +278,17 @@ fn build(class: ClassId, only: Option<&[bool]>, ctx: &Ctx, cancel: &AtomicBool) 
     b
 }
 
+/// Whether `o` holds what it holds as an array's elements: one of its first references
+/// is named `[i]`.
+fn holds_elements(snap: &crate::format::Snapshot, o: ObjId) -> bool {
+    let g = &snap.graph;
+    g.edges(o).take(4).any(|e| {
+        snap.edge_label(o, g.out_targets[e])
+            .as_deref()
+            .is_some_and(is_element)
+    })
+}
+
 /// Whether a reference's name is an array's element's (`[818]`).
 fn is_element(name: &str) -> bool {
     name.strip_prefix('[')
@@ -293,58 +304,53 @@ fn group(b: &mut Built, levels: Vec<Level>, ctx: &Ctx, stop: &dyn Fn() -> bool) 
     let snap = ctx.snap;
     let g = &snap.graph;
     let class = |o: ObjId| g.class_of.get(o as usize);
-    let mut above: Vec<u32> = Vec::new();
-    for (k, l) in levels.into_iter().enumerate() {
+    for (k, mut l) in levels.into_iter().enumerate() {
         if stop() {
             return;
         }
         let n = l.objs.len();
         // Each object's key: the row above, its class, and the reference's place among
-        // its holder's (or [`ELEMENTS`]).
-        let (ups, keys): (Vec<u32>, Vec<(u32, u32)>) = if k == 0 {
-            let kinds: Vec<(u32, u32)> = l
-                .objs
-                .par_iter()
-                .map(|&o| {
-                    let kind = g.roots_of(o).first().map_or(0, |r| r.kind as u32);
-                    (class(o), kind)
-                })
-                .collect();
-            (vec![TOP; n], kinds)
+        // its holder's (or [`ELEMENTS`]; a root's: its kind), read in order of the
+        // holders (their references are then read in order, not at random).
+        let order: Vec<u32> = if l.by_up.len() == n {
+            std::mem::take(&mut l.by_up)
         } else {
-            let prev = &levels_objs(b, k - 1);
-            let ups: Vec<u32> = l.up.par_iter().map(|&u| above[u as usize]).collect();
-            // Whether the rows above hold their objects as an array's elements: asked
-            // of one of each's (by row, the rows above being numbered from 0).
-            let mut elements: Vec<Option<bool>> = vec![None; b.groups.len()];
-            let mut last = TOP;
-            for (i, &u) in ups.iter().enumerate() {
-                if u == last {
-                    continue;
-                }
-                last = u;
-                if let Some(slot @ None) = elements.get_mut(u as usize) {
-                    let from = prev[l.up[i] as usize];
-                    let name = snap.edge_label(from, l.objs[i]);
-                    *slot = Some(name.as_deref().is_some_and(is_element));
-                }
-            }
-            let keys = (0..n)
-                .into_par_iter()
-                .map(|i| {
-                    let x = l.objs[i];
-                    let place = if elements[ups[i] as usize] == Some(true) {
+            (0..n as u32).collect()
+        };
+        let keys: Vec<(u32, u32, u32)> = if k == 0 {
+            order
+                .par_iter()
+                .map(|&i| {
+                    let o = l.objs[i as usize];
+                    let kind = g.roots_of(o).first().map_or(0, |r| r.kind as u32);
+                    (TOP, class(o), kind)
+                })
+                .collect()
+        } else {
+            let prev = levels_objs(b, k - 1);
+            let above = &b.levels[k - 1].1;
+            // Whether a row above holds its objects as an array's elements: asked of
+            // its first object's first references.
+            let elements: Vec<bool> = b
+                .groups
+                .iter()
+                .map(|gr| gr.level + 1 == k && holds_elements(snap, gr.first))
+                .collect();
+            order
+                .par_iter()
+                .map(|&i| {
+                    let (x, p) = (l.objs[i as usize], l.up[i as usize] as usize);
+                    let (from, u) = (prev[p], above[p]);
+                    let place = if elements[u as usize] {
                         ELEMENTS
                     } else {
-                        let from = prev[l.up[i] as usize];
                         g.edges(from)
                             .position(|e| g.out_targets[e] == x)
                             .map_or(ELEMENTS - 1, |p| p as u32)
                     };
-                    (class(x), place)
+                    (u, class(x), place)
                 })
-                .collect();
-            (ups, keys)
+                .collect()
         };
         // Rows by key; then rows of one name merged (a reference's place can differ
         // where a holder's earlier references are null).
@@ -352,8 +358,8 @@ fn group(b: &mut Built, levels: Vec<Level>, ctx: &Ctx, stop: &dyn Fn() -> bool) 
         let mut by_name: HashMap<(u32, u32, Option<String>), u32> = HashMap::new();
         let mut row_of = vec![0u32; n];
         let mut last: Option<((u32, u32, u32), u32)> = None;
-        for i in 0..n {
-            let key = (ups[i], keys[i].0, keys[i].1);
+        for (&i, &key) in order.iter().zip(&keys) {
+            let i = i as usize;
             let row = match last {
                 Some((lk, r)) if lk == key => r,
                 _ => {
@@ -361,25 +367,25 @@ fn group(b: &mut Built, levels: Vec<Level>, ctx: &Ctx, stop: &dyn Fn() -> bool) 
                         Some(&r) => r,
                         None => {
                             let x = l.objs[i];
+                            let (u, c, place) = key;
                             let edge = if k == 0 {
                                 None
-                            } else if keys[i].1 == ELEMENTS {
+                            } else if place == ELEMENTS {
                                 Some("[*]".to_string())
                             } else {
                                 let from = levels_objs(b, k - 1)[l.up[i] as usize];
                                 snap.edge_label(from, x)
                             };
-                            let name_key =
-                                (ups[i], keys[i].0, edge.clone().or(Some(String::new())));
-                            let name_key = if k == 0 {
-                                (ups[i], keys[i].0, Some(keys[i].1.to_string()))
+                            // Roots by their kind; the others by the reference's name.
+                            let name = if k == 0 {
+                                Some(place.to_string())
                             } else {
-                                name_key
+                                Some(edge.clone().unwrap_or_default())
                             };
-                            let r = *by_name.entry(name_key).or_insert_with(|| {
+                            let r = *by_name.entry((u, c, name)).or_insert_with(|| {
                                 b.groups.push(Group {
                                     level: k,
-                                    class: keys[i].0,
+                                    class: c,
                                     edge,
                                     objects: 0,
                                     first: x,
@@ -388,10 +394,10 @@ fn group(b: &mut Built, levels: Vec<Level>, ctx: &Ctx, stop: &dyn Fn() -> bool) 
                                     children: Vec::new(),
                                 });
                                 let r = b.groups.len() as u32 - 1;
-                                if ups[i] == TOP {
+                                if u == TOP {
                                     b.tops.push(r);
                                 } else {
-                                    b.groups[ups[i] as usize].children.push(r);
+                                    b.groups[u as usize].children.push(r);
                                 }
                                 r
                             });
@@ -404,7 +410,15 @@ fn group(b: &mut Built, levels: Vec<Level>, ctx: &Ctx, stop: &dyn Fn() -> bool) 
                 }
             };
             row_of[i] = row;
-            let gr = &mut b.groups[row as usize];
+        }
+        drop(keys);
+        // The rows' figures, the objects in their own order; a row's first object the
+        // first of them by id.
+        for (i, &r) in row_of.iter().enumerate() {
+            let gr = &mut b.groups[r as usize];
+            if gr.objects == 0 || l.objs[i] < gr.first {
+                gr.first = l.objs[i];
+            }
             gr.objects += 1;
             gr.count += l.count[i] as u64;
             gr.bytes += l.bytes[i];
@@ -438,7 +452,6 @@ fn group(b: &mut Built, levels: Vec<Level>, ctx: &Ctx, stop: &dyn Fn() -> bool) 
         for (r, e) in named {
             b.groups[r].edge = e;
         }
-        above = row_of.clone();
         b.levels.push((l.objs, row_of, l.count));
     }
     // The busiest first; ties by class name and then the first object.
