@@ -128,7 +128,7 @@ pub fn find(ids: &LeakIds, final_: &Snapshot, d: &Dominators, internal: bool) ->
                     .collect()
             })
             .unwrap_or_default();
-        let key = (c.class_name(o).to_string(), shape);
+        let key = (c.class_name(o).to_string(), fold_shape(shape));
         if let Some(p) = path {
             paths.entry(key.clone()).or_insert(p);
         }
@@ -169,4 +169,45 @@ pub fn find(ids: &LeakIds, final_: &Snapshot, d: &Dominators, internal: bool) ->
         objects: leaked.len() + folded,
         folded,
     })
+}
+
+/// A path's shape with each run of more than `2 × RUN_SHOWN + 1` equal steps (a linked
+/// list's `ChainNode .next`) folded but for its ends: `… 9,990 more ChainNode .next …`.
+fn fold_shape(shape: Vec<String>) -> Vec<String> {
+    use crate::heap::paths::RUN_SHOWN;
+    let mut out: Vec<String> = Vec::with_capacity(shape.len().min(64));
+    let mut i = 0;
+    while i < shape.len() {
+        let mut j = i + 1;
+        while j < shape.len() && shape[j] == shape[i] {
+            j += 1;
+        }
+        if j - i > 2 * RUN_SHOWN + 1 {
+            out.extend(shape[i..i + RUN_SHOWN].iter().cloned());
+            out.push(format!(
+                "… {} more {} …",
+                crate::text::thousands((j - i - 2 * RUN_SHOWN) as u64),
+                shape[i]
+            ));
+            out.extend(shape[j - RUN_SHOWN..j].iter().cloned());
+        } else {
+            out.extend(shape[i..j].iter().cloned());
+        }
+        i = j;
+    }
+    out
+}
+
+#[cfg(test)]
+mod fold_tests {
+    #[test]
+    fn a_shape_s_long_runs_are_folded_but_for_their_ends() {
+        let mut shape = vec!["Main .CHAIN_ROOT".to_string()];
+        shape.extend(std::iter::repeat_n("ChainNode .next".to_string(), 500));
+        let f = super::fold_shape(shape);
+        assert_eq!(f.len(), 12);
+        assert_eq!(f[6], "… 490 more ChainNode .next …");
+        let short: Vec<String> = vec!["A .x".into(); 11];
+        assert_eq!(super::fold_shape(short.clone()), short);
+    }
 }

@@ -228,31 +228,40 @@ pub fn path(snap: &Snapshot, o: ObjId, as_json: bool, max: usize, include_weak: 
         return;
     }
     for (n, p) in paths.paths.iter().enumerate() {
-        for i in 0..p.len() {
-            let step = paths.step(n, i);
+        for (i, step) in paths.steps(n).iter().enumerate() {
             if i == 0 {
                 println!(
                     "path {} of {} ({} step{}), from a GC root: {}",
                     n + 1,
                     paths.paths.len(),
-                    p.len(),
+                    crate::text::thousands(p.len() as u64),
                     if p.len() == 1 { "" } else { "s" },
                     sanitize(step.root_detail.as_deref().unwrap_or(""))
                 );
             }
-            let mut line = "  ".repeat(i.min(12) + 1);
-            if i > 0 {
-                let e = step.edge.as_deref().unwrap_or("?");
-                line.push_str(&format!("{e} → "));
-            }
-            line.push_str(&format!("{} {}", step.object, step.class));
-            if let Some(l) = &step.label {
-                line.push(' ');
-                line.push_str(l);
-            }
-            println!("{}", sanitize(&line));
+            println!("{}", sanitize(&step_line(step, i, 1)));
         }
     }
+}
+
+/// A path's step `i` as a line, indented by `indent` + its place (up to 12): `edge →
+/// object class label`, or a folded step's words.
+pub fn step_line(step: &crate::results::PathStep, i: usize, indent: usize) -> String {
+    let mut line = "  ".repeat(i.min(12) + indent);
+    if let Some(w) = step.fold_words() {
+        line.push_str(&w);
+        return line;
+    }
+    if i > 0 {
+        let e = step.edge.as_deref().unwrap_or("?");
+        line.push_str(&format!("{e} → "));
+    }
+    line.push_str(&format!("{} {}", step.object, step.class));
+    if let Some(l) = &step.label {
+        line.push(' ');
+        line.push_str(l);
+    }
+    line
 }
 
 pub fn inspect(snap: &Snapshot, d: &Dominators, o: ObjId, as_json: bool) {

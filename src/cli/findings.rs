@@ -60,13 +60,9 @@ pub fn suspects(snap: &Snapshot, d: &Dominators, as_json: bool, top: usize) {
                 sanitize(first.root_detail.as_deref().unwrap_or(""))
             );
             for (k, step) in s.path.iter().enumerate() {
-                let mut line = "  ".repeat(k.min(12) + 2);
-                if k > 0 {
-                    let e = step.edge.as_deref().unwrap_or("?");
-                    line.push_str(&format!("{e} → "));
-                }
-                line.push_str(&format!("{} {}", step.object, step.class));
-                println!("{}", sanitize(&line));
+                let mut step = step.clone();
+                step.label = None;
+                println!("{}", sanitize(&super::analyses::step_line(&step, k, 2)));
             }
         }
     }

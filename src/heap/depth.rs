@@ -138,9 +138,9 @@ pub fn nearest_paths(
 }
 
 /// Per chunk of ids: the instances counted, and the first `max` at each depth.
-type Chunk = (usize, Vec<Vec<ObjId>>);
+pub(crate) type Chunk = (usize, Vec<Vec<ObjId>>);
 
-fn scan<T: Copy + Into<u32> + Sync>(
+pub(crate) fn scan<T: Copy + Into<u32> + Sync>(
     classes: &[T],
     depth: &[u8],
     class: u32,

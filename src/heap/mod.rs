@@ -22,6 +22,7 @@ pub mod dominators;
 pub mod histogram;
 pub mod index;
 pub mod matcher;
+pub mod merged;
 pub mod packed;
 pub mod paths;
 pub mod positions;

@@ -21,6 +21,11 @@ use std::collections::{HashMap, VecDeque};
 
 use super::{Graph, ObjId};
 
+/// Steps shown at each end of a folded run of one class by one reference name, where a
+/// long path is listed (`crate::results::path::fold`, the leaks' shapes, the merged
+/// paths' rows).
+pub const RUN_SHOWN: usize = 5;
+
 /// Objects visited before the search's map becomes an array.
 const DENSE_AFTER: usize = 1 << 16;
 

@@ -26,6 +26,10 @@ pub struct SuspectEntry {
     pub class: String,
     pub holder: String,
     pub kind: String,
+    /// Where the object is a linked list's head (kind `linked list`): the nodes' class,
+    /// the reference from one to the next, and how many nodes (an addition to the
+    /// contract); `null` otherwise.
+    pub linked_list: Option<LinkedList>,
     /// The classes it retains, largest first.
     pub members: Vec<Member>,
     pub object: String,
@@ -53,6 +57,14 @@ pub struct Accumulation {
 
 #[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+pub struct LinkedList {
+    pub class: String,
+    pub length: u64,
+    pub via: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct Member {
     pub class: String,
     pub count: u64,
@@ -71,6 +83,11 @@ impl SuspectEntry {
             class: snap.class_name(s.object).to_string(),
             holder: s.holder.clone(),
             kind: s.kind.to_string(),
+            linked_list: s.list.as_ref().map(|l| LinkedList {
+                class: class(l.class),
+                length: l.length,
+                via: l.via.clone(),
+            }),
             members: s
                 .members
                 .iter()

@@ -58,6 +58,21 @@ const MEMBERS: usize = 10;
 /// A collection's headline count is recounted as its elements up to this count.
 const ELEMENTS_WALKED: u64 = 1_000_000;
 
+/// The descent stops at a linked list's head once it has gone this many links of one
+/// class by one reference name.
+const LIST_LINKS: usize = 4;
+
+/// A linked list met by the descent: objects of one class each holding the next by
+/// one reference name (`ChainNode.next`), named at its head.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkedList {
+    pub class: ClassId,
+    /// The name of the reference from a node to the next (untrusted text).
+    pub via: String,
+    /// Nodes from the head down the dominator tree, the head included.
+    pub length: u64,
+}
+
 /// One class a suspect retains.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Member {
@@ -92,6 +107,8 @@ pub struct Suspect {
     pub members: Vec<Member>,
     /// How many objects of one shape this suspect stands for (1 for most).
     pub objects: u64,
+    /// Where the descent met a linked list: `object` is its head.
+    pub list: Option<LinkedList>,
 }
 
 /// The report: the heap the shares are of, and the suspects, largest first.
@@ -177,7 +194,12 @@ pub fn find(snap: &Snapshot, d: &Dominators, top: usize) -> Report {
     let mut by_shape: HashMap<(ClassId, String), usize> = HashMap::new();
     let mut merged: Vec<Suspect> = Vec::new();
     for s in found.drain(..) {
-        if s.holder.contains("unknown") || s.holder.contains('?') || s.path.len() < 2 {
+        // A linked list is its own suspect: its length is of its nodes alone.
+        if s.holder.contains("unknown")
+            || s.holder.contains('?')
+            || s.path.len() < 2
+            || s.list.is_some()
+        {
             merged.push(s);
             continue;
         }
@@ -246,12 +268,18 @@ fn merge_members(into: &mut Vec<Member>, more: &[Member]) {
     into.truncate(MEMBERS);
 }
 
-/// Steps 2 and 3 for one candidate.
-fn describe(snap: &Snapshot, d: &Dominators, candidate: ObjId, heap: u64) -> Suspect {
+/// Steps 2 and 3 for one candidate (`heap`: the bytes the share is of): the object a
+/// fix would touch below it, named.
+pub fn describe(snap: &Snapshot, d: &Dominators, candidate: ObjId, heap: u64) -> Suspect {
     let size = |o: ObjId| d.retained(o).unwrap_or(0);
-    // The chain of dominant children.
+    // The chain of dominant children, down to a linked list's head at most: a list
+    // whose every node holds the rest is not walked node by node (MAT, memlab and
+    // Shark show the head of such a chain).
     let mut chain = vec![candidate];
     let mut cur = candidate;
+    let mut list = None;
+    // The links at the chain's end of one class by one name: how many, and the name.
+    let mut run: (usize, Option<String>) = (0, None);
     while chain.len() < 10_000 {
         let kids = d.children(cur);
         let Some(&first) = kids.first() else { break };
@@ -259,7 +287,26 @@ fn describe(snap: &Snapshot, d: &Dominators, candidate: ObjId, heap: u64) -> Sus
             break;
         }
         chain.push(first);
+        let same_class =
+            snap.graph.class_of.get(first as usize) == snap.graph.class_of.get(cur as usize);
+        let name = same_class.then(|| snap.edge_label(cur, first)).flatten();
+        run = match (name, run) {
+            (Some(n), (k, Some(m))) if n == m => (k + 1, Some(m)),
+            (Some(n), _) => (1, Some(n)),
+            (None, _) => (0, None),
+        };
         cur = first;
+        if run.0 >= LIST_LINKS {
+            let head = chain[chain.len() - 1 - run.0];
+            chain.truncate(chain.len() - run.0);
+            let via = run.1.take().unwrap_or_default();
+            list = Some(LinkedList {
+                class: snap.graph.class_of.get(head as usize),
+                length: list_length(snap, d, head, &via),
+                via,
+            });
+            break;
+        }
     }
     let point = *chain.last().unwrap_or(&candidate);
     let spreads = d.children(point).len() >= 2;
@@ -305,7 +352,12 @@ fn describe(snap: &Snapshot, d: &Dominators, candidate: ObjId, heap: u64) -> Sus
         .next()
         .unwrap_or_default();
     let mut members = members(snap, d, object);
-    let (kind, holder) = kind_and_holder(snap, d, object, &path, &members, point != object);
+    let (mut kind, holder) = kind_and_holder(snap, d, object, &path, &members, point != object);
+    if list.is_some() && object == point {
+        kind = "linked list";
+    } else {
+        list = None;
+    }
     if point != object || matches!(kind, "collection" | "listeners") {
         held_only(snap, object, accumulation, &mut members);
     }
@@ -321,6 +373,7 @@ fn describe(snap: &Snapshot, d: &Dominators, candidate: ObjId, heap: u64) -> Sus
         accumulation,
         members,
         objects: 1,
+        list,
     };
     // The title's count of a collection is the number of its elements of that class.
     // (Up to ELEMENTS_WALKED members: the walk reads every entry of the collection, one
@@ -333,6 +386,44 @@ fn describe(snap: &Snapshot, d: &Dominators, candidate: ObjId, heap: u64) -> Sus
     }
     s.title = title(snap, &s);
     s
+}
+
+/// How many nodes a linked list has from `head` down the dominator tree: each the child
+/// of the one before of the head's class held by it through `via`. A link's name is
+/// read only where its place among the node's references differs from the first
+/// link's (reading it is decoding the node: two million of them took seconds).
+fn list_length(snap: &Snapshot, d: &Dominators, head: ObjId, via: &str) -> u64 {
+    let g = &snap.graph;
+    let class = g.class_of.get(head as usize);
+    let place = |from: ObjId, to: ObjId| g.edges(from).position(|e| g.out_targets[e] == to);
+    let mut first_place: Option<usize> = None;
+    let mut length = 1u64;
+    let mut x = head;
+    loop {
+        let next = d.children(x).iter().copied().find(|&c| {
+            if g.class_of.get(c as usize) != class {
+                return false;
+            }
+            let Some(at) = place(x, c) else {
+                return false;
+            };
+            if first_place == Some(at) {
+                return true;
+            }
+            let named = snap.edge_label(x, c).as_deref() == Some(via);
+            if named && first_place.is_none() {
+                first_place = Some(at);
+            }
+            named
+        });
+        match next {
+            Some(c) => {
+                length += 1;
+                x = c;
+            }
+            None => return length,
+        }
+    }
 }
 
 /// The objects that keep detached DOM trees (`Detached <div>`, V8 snapshots of a
@@ -422,6 +513,7 @@ fn detached_suspect(snap: &Snapshot, d: &Dominators, o: ObjId, heap: u64) -> Sus
         accumulation: None,
         members,
         objects: 1,
+        list: None,
     };
     s.title = title(snap, &s);
     s

@@ -23,6 +23,15 @@ pub(super) use crate::text::thousands;
 /// shape `N × CLASS in HOLDER hold COUNT MEMBER`.
 pub(super) fn title(snap: &Snapshot, s: &Suspect) -> String {
     let class = short(snap.class_name(s.object), 60);
+    // A list by its nodes: `linked list of 503 × ChainNode via next`.
+    let class = match &s.list {
+        Some(l) => format!(
+            "linked list of {} × {class} via {}",
+            thousands(l.length),
+            short(&l.via, 60)
+        ),
+        None => class,
+    };
     let (mut t, verb) = if s.objects > 1 {
         let n = thousands(s.objects);
         let holder = in_title(&shape_of(&s.holder));

@@ -188,7 +188,7 @@ pub const KEYMAP: &[Binding] = &[
     Binding {
         keys: &["g"],
         action: Action::Group,
-        help: "trees, inspector: children or elements by class, or not",
+        help: "trees, inspector: children or elements by class, or not; merged paths: a row's objects",
         hint: None,
     },
     Binding {

@@ -503,3 +503,69 @@ fn first_fields_read_in_place_equal_the_inspection_s() {
     }
     assert!(with_fields > 10_000, "{with_fields}");
 }
+
+/// Bug 8 of issue 39: the path of the last node of the fixture's linked list (503 nodes
+/// held by `static Main.CHAIN_ROOT`, `expected.json`) is not listed step by step: the
+/// run of `next` is folded but for its ends (`… 492 more ChainNode via next …`), in
+/// the text and in the JSON, which says how many steps it folded; the steps still add
+/// up to the whole path (the steps down to the head, then 502 links).
+#[test]
+fn the_path_down_a_linked_list_is_folded() {
+    let t = fixture_json("java/expected.json");
+    let length = t["roots_and_structures"]["chain"]["length"]
+        .as_u64()
+        .unwrap() as usize;
+    for &(dump, _) in DUMPS {
+        let f = &fixture_arg(dump);
+        let (_, snap) = open_fixture(dump);
+        let g = &snap.graph;
+        let chain = |o: u32| snap.class_name(o) == "dev.heaptui.fixture.ChainNode";
+        let tail = (0..g.len() as u32)
+            .find(|&o| chain(o) && !g.edges(o).any(|e| chain(g.out_targets[e])))
+            .unwrap();
+        let tail = snap.object_name(tail);
+
+        let p = run_json(&["path", f, &tail, "--json", "--max", "1"]);
+        let listed = p["paths"][0].as_array().unwrap();
+        assert!(listed.len() <= 40, "{}", listed.len());
+        // The steps down to the head (held by CHAIN_ROOT), then one per link.
+        let head = listed
+            .iter()
+            .position(|s| s["edge"] == "static CHAIN_ROOT")
+            .unwrap();
+        let steps = head + length;
+        let total: u64 = listed
+            .iter()
+            .map(|s| s["folded"]["steps"].as_u64().unwrap_or(1))
+            .sum();
+        assert_eq!(total as usize, steps);
+        let fold: Vec<&Value> = listed.iter().filter(|s| s["folded"].is_object()).collect();
+        assert_eq!(fold.len(), 1);
+        assert_eq!(fold[0]["folded"]["class"], "dev.heaptui.fixture.ChainNode");
+        assert_eq!(fold[0]["folded"]["edge"], "next");
+        assert_eq!(fold[0]["edge"], "next");
+        assert_eq!(listed.last().unwrap()["object"], tail.as_str());
+
+        let out = heaptui(&["path", f, &tail, "--max", "1"]);
+        assert!(out.status.success());
+        let text = String::from_utf8(out.stdout).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines.len() <= 41, "{} lines:\n{text}", lines.len());
+        assert!(
+            lines[0].starts_with(&format!("path 1 of 1 ({} steps)", with_commas(steps))),
+            "{}",
+            lines[0]
+        );
+        assert!(lines[1 + head].contains("static CHAIN_ROOT → "), "{text}");
+        let shown = lines.len() - 2;
+        let folded = format!(
+            "… {} more dev.heaptui.fixture.ChainNode via next …",
+            with_commas(steps - shown)
+        );
+        assert!(
+            lines.iter().any(|l| l.trim() == folded),
+            "{folded}:\n{text}"
+        );
+        assert!(lines.last().unwrap().contains(&tail));
+    }
+}

@@ -91,3 +91,49 @@ fn names_read_together_are_the_names_read_alone() {
     labels_together("java/coops/heap-live-jvmgz.hprof.gz");
     labels_together("node/baseline.heapsnapshot.gz");
 }
+
+/// Issue 39, friction 1: the merged tree of every instance ([`heaptui::heap::merged`]) on
+/// dumps of real runtimes counts every instance the histogram counts (none capped at
+/// 10,000), puts each one reached once on the tree, and holds the objects the paths read
+/// back one by one go through, each at its depth.
+fn merged_all(rel: &str) {
+    use heaptui::heap::merged::merge_all;
+    let (_, snap) = common::open_fixture(rel);
+    let g = &snap.graph;
+    let d = depths(g, || false).unwrap();
+    let totals = heaptui::heap::histogram::totals(g);
+    let mut checked = 0;
+    for c in 0..g.classes.len() as u32 {
+        if totals.count[c as usize] < 20 {
+            continue;
+        }
+        let Some(m) = merge_all(g, &d, c, None, |o| g.shallow_size(o), || false) else {
+            continue;
+        };
+        checked += 1;
+        assert_eq!(
+            m.instances as u64, totals.count[c as usize],
+            "{rel} class {c}"
+        );
+        let on_tree: u64 = m
+            .levels
+            .first()
+            .map_or(0, |l| l.count.iter().map(|&n| n as u64).sum());
+        assert_eq!(on_tree as usize, m.merged, "{rel} class {c}");
+        let (_, paths) = nearest_paths(g, &d, c, None, usize::MAX).unwrap();
+        assert_eq!(paths.len(), m.merged, "{rel} class {c}");
+        for (k, l) in m.levels.iter().enumerate() {
+            let mut want: Vec<u32> = paths.iter().filter_map(|p| p.get(k).copied()).collect();
+            want.sort();
+            want.dedup();
+            assert_eq!(l.objs, want, "{rel} class {c} level {k}");
+        }
+    }
+    assert!(checked > 10, "{rel}: {checked}");
+}
+
+#[test]
+fn the_merged_tree_of_every_instance_on_real_dumps() {
+    merged_all("java/coops/heap-live-jvmgz.hprof.gz");
+    merged_all("node/baseline.heapsnapshot.gz");
+}

@@ -929,3 +929,57 @@ fn a_listener_suspect_counts_the_elements_of_its_array() {
     // Each listener holds its own Tick: counted as before, below the elements.
     assert_eq!(member_count(&snap, s, "Tick"), t["ticks"].as_u64().unwrap());
 }
+
+/// The ChainNode of the Java fixture that no other ChainNode holds: the list's head.
+fn chain_head(snap: &Snapshot) -> u32 {
+    let g = &snap.graph;
+    let class = |o: u32| snap.class_name(o);
+    let heads: Vec<u32> = (0..g.len() as u32)
+        .filter(|&o| class(o) == "dev.heaptui.fixture.ChainNode")
+        .filter(|&o| {
+            !g.referrers(o)
+                .iter()
+                .any(|&r| class(r) == "dev.heaptui.fixture.ChainNode")
+        })
+        .collect();
+    assert_eq!(heads.len(), 1, "{heads:?}");
+    heads[0]
+}
+
+/// Bug 8 of issue 39: a linked list's suspect is named at its head (what holds the
+/// list: `static CHAIN_ROOT of Main`), not 10,000 links down, and says how long the
+/// list is, as the fixture's truth file counts it.
+#[test]
+fn a_linked_list_is_named_at_its_head_with_its_length() {
+    let t = fixture_json("java/expected.json");
+    let length = t["roots_and_structures"]["chain"]["length"]
+        .as_u64()
+        .unwrap();
+    assert_eq!(length, 503);
+    let (snap, d) = open("java/coops/heap-live-jvmgz.hprof.gz");
+    let head = chain_head(&snap);
+    let heap = d.reach.reachable_bytes + d.reach.orphan_bytes;
+    let s = heaptui::suspects::describe(&snap, &d, head, heap);
+    assert_eq!(s.object, head, "{}", s.title);
+    assert_eq!(s.holder, "static CHAIN_ROOT of dev.heaptui.fixture.Main");
+    assert_eq!(s.kind, "linked list");
+    assert!(
+        s.title.starts_with(&format!(
+            "linked list of {} × dev.heaptui.fixture.ChainNode via next",
+            with_commas(length as usize)
+        )),
+        "{}",
+        s.title
+    );
+    let list = s.list.as_ref().expect("the list");
+    assert_eq!(list.length, length);
+    assert_eq!(list.via, "next");
+    assert_eq!(s.path.last(), Some(&head));
+    assert!(s.path.len() <= 3, "{:?}", s.path);
+    // The JSON says it too.
+    let entry = heaptui::results::suspects::SuspectEntry::of(&snap, &s, 1);
+    let v = serde_json::to_value(&entry).unwrap();
+    assert_eq!(v["linked_list"]["length"], length);
+    assert_eq!(v["linked_list"]["via"], "next");
+    assert_eq!(v["linked_list"]["class"], "dev.heaptui.fixture.ChainNode");
+}

@@ -900,16 +900,29 @@ fn p_merges_the_paths_of_a_class_s_instances() {
     let s = run(&mut a, &mut term, "/com.example.Session\n");
     assert!(s.contains("= com.example.Session"), "{s}");
     let s = run(&mut a, &mut term, "P");
-    // The first 10,000 of the 12,000 sessions, all through the one map.
+    // All 12,000 sessions (issue 39, friction 1: not the first 10,000), all through the
+    // one map; the entries in the table's slots one row, those in its bins' chains
+    // (`next`) another, and the sessions below them: 12,000 in all.
+    let all = with_commas(sessions as usize);
     assert!(
         s.contains(&format!(
-            "Merged paths from GC roots — 10,000 of {} com.example.Session",
-            with_commas(sessions as usize)
+            "Merged paths from GC roots — {all} of {all} com.example.Session"
         )),
         "{s}"
     );
     let map_row = line_with(&s, "static SESSIONS → java.util.HashMap");
-    assert!(map_row.contains("10,000 objects"), "{map_row}");
+    assert!(map_row.contains(&format!("{all} objects")), "{map_row}");
+    let entries = line_with(&s, "[*] → java.util.HashMap$Node (");
+    assert!(entries.contains(" objects)"), "{s}");
+    let held: u64 = s
+        .lines()
+        .filter(|l| l.contains("value → com.example.Session"))
+        .map(|l| {
+            let n = l.split(" (").nth(1).unwrap().split(' ').next().unwrap();
+            n.replace(',', "").parse::<u64>().unwrap()
+        })
+        .sum();
+    assert_eq!(held, sessions, "{s}");
     // Enter inspects the row's object.
     let s = run(&mut a, &mut term, "\n");
     assert!(s.contains("Inspector — "), "{s}");
@@ -992,15 +1005,13 @@ fn ready(a: &mut App) -> &mut heaptui::ui::app::Ready {
 /// the GC roots of its selected class beside it (what `P` opens), built once the
 /// selection has rested, not on every key of a fast scroll; `Tab` gives it the keys,
 /// `Esc` or `Tab` gives them back. On the Java leak fixture: 12,000 sessions
-/// (truth.json), the 10,000 nearest the roots merged, all through the one map.
+/// (truth.json), all merged, all through the one map.
 #[test]
 fn wide_histogram_shows_the_selected_class_s_merged_paths_once_it_rests() {
     let t = fixture_json("java/leak/truth.json");
     let sessions = t["plants"]["session_cache"]["count"].as_u64().unwrap();
-    let want = format!(
-        "Merged paths from GC roots — 10,000 of {} com.example.Session",
-        with_commas(sessions as usize)
-    );
+    let all = with_commas(sessions as usize);
+    let want = format!("Merged paths from GC roots — {all} of {all} com.example.Session");
     let mut a = leak_app();
     a.on_key(&KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
     // A selection that never rests on its own: the test says when it has.
@@ -1033,7 +1044,9 @@ fn wide_histogram_shows_the_selected_class_s_merged_paths_once_it_rests() {
     // short there (the line under the list has them in words once it is focused).
     let map_row = line_with(&s, "static ");
     assert!(
-        map_row.contains("→ java") && map_row.contains("10,000 obj "),
+        map_row.contains("→ java")
+            && (map_row.contains(&format!("{all} objects"))
+                || map_row.contains(&format!("{all} obj "))),
         "{map_row}"
     );
     assert!(!s.contains("once the selection rests"), "{s}");
@@ -1595,7 +1608,7 @@ fn merged_paths_run_off_the_ui_thread_with_the_keys_live() {
     assert_eq!(a.jobs().running(), 1, "the keys did not wait for the job");
     let s = settled(&mut a, &mut t);
     assert!(
-        s.contains("Merged paths from GC roots — 10,000 of 11,044 byte[]"),
+        s.contains(" of 11,044 byte[]") && merged_title(&s).1 > 10_000,
         "{s}"
     );
     assert!(!s.contains("working…"), "{s}");
@@ -1662,26 +1675,79 @@ fn a_class_s_merged_paths_are_kept_for_the_next_ask() {
     assert!(a.jobs().ended() > ended);
 }
 
-/// Below the sessions map's table, entries with as many sessions below them are listed
-/// by their index in the table, as the table holds them (MAT lists a node's children in
-/// its references' order), whichever sessions the depths pick.
+/// Issue 39, friction 1: below the sessions map's table, the entries of one class held
+/// by one reference name are one row that says how many objects it stands for
+/// (`[*] → java.util.HashMap$Node (1,237 objects)`), the sessions below them another,
+/// and every session is counted (`expected.json`). `Enter` opens the row to its objects,
+/// a page of 500 at a time, with a row for the rest that `Enter` pages on; `Enter` on an
+/// object inspects it; `g` closes the row again.
 #[test]
-fn merged_entries_of_one_table_come_in_its_order() {
-    let (mut a, mut t) = app_at(120, 60);
-    let s = run(&mut a, &mut t, "/dev.heaptui.fixture.Session\nP");
+fn merged_rows_group_one_class_by_one_name_and_open_to_their_objects() {
+    let t = fixture_json("java/expected.json");
+    let sessions = t["instances"]["dev.heaptui.fixture.Session"]
+        .as_u64()
+        .unwrap();
+    let (mut a, mut term) = app_at(120, 60);
+    let s = run(&mut a, &mut term, "/dev.heaptui.fixture.Session\nP");
     let (_, merged) = merged_title(&s);
-    // All of the program's sessions (`expected.json`).
-    assert_eq!(merged, 1237, "{s}");
-    let indexes: Vec<u64> = s
+    assert_eq!(merged, sessions, "{s}");
+    let objects = |l: &str| -> u64 {
+        let n = l.split(" (").nth(1).unwrap().split(' ').next().unwrap();
+        n.replace(',', "").parse().unwrap()
+    };
+    // The sessions, by the entries that hold them: all of them.
+    let held: u64 = s
         .lines()
-        .filter(|l| l.contains("] → java.util.HashMap$Node") && l.contains(" 1 objects,"))
-        .filter_map(|l| {
-            let i = l.trim_start_matches(['│', ' ', '▶']).strip_prefix('[')?;
-            i.split(']').next()?.parse().ok()
-        })
-        .collect();
-    assert!(indexes.len() > 10, "{s}");
-    assert!(indexes.windows(2).all(|w| w[0] < w[1]), "{indexes:?}\n{s}");
+        .filter(|l| l.contains("value → dev.heaptui.fixture.Session ("))
+        .map(objects)
+        .sum();
+    assert_eq!(held, sessions, "{s}");
+    let lines: Vec<&str> = s.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.contains("[*] → java.util.HashMap$Node ("))
+        .expect(&s);
+    let entries = objects(lines[at]);
+    assert!(entries > 500, "{s}");
+    // The title is line 0: the row is `at - 1` rows down.
+    let s = run(&mut a, &mut term, &format!("{}\n", "j".repeat(at - 1)));
+    let lines: Vec<&str> = s.lines().collect();
+    assert!(
+        lines[at + 1]
+            .trim_start()
+            .starts_with("· java.util.HashMap$Node 0x"),
+        "{s}"
+    );
+    let rest = |n: u64| {
+        format!(
+            "… {} more objects: Enter shows the next 500",
+            with_commas(n as usize)
+        )
+    };
+    // The page's 500, then the row of the rest: `Enter` there lists 500 more.
+    let s = run(&mut a, &mut term, &"j".repeat(501));
+    assert!(s.contains(&rest(entries - 500)), "{s}");
+    assert_eq!(ready(&mut a).top().selected_object(), None);
+    let s = run(&mut a, &mut term, "\n");
+    // The selection on the first of the next 500; the rest after them.
+    assert!(s.contains("· java.util.HashMap$Node 0x"), "{s}");
+    let s = run(&mut a, &mut term, &"j".repeat(500));
+    if entries > 1000 {
+        assert!(s.contains(&rest(entries - 1000)), "{s}");
+    } else {
+        assert!(!s.contains("more objects: Enter"), "{s}");
+    }
+    // `Enter` on one of them inspects it.
+    let s = run(&mut a, &mut term, "k\n");
+    assert!(s.contains("Inspector — java.util.HashMap$Node"), "{s}");
+    let s = run(&mut a, &mut term, "\u{1b}");
+    assert!(s.contains("Merged paths from GC roots"), "{s}");
+    // `g` on one of them closes the row, and the selection is back on it: `Enter`
+    // opens it again.
+    let s = run(&mut a, &mut term, "g");
+    assert!(!s.contains("· java.util.HashMap$Node 0x"), "{s}");
+    let s = run(&mut a, &mut term, "\n");
+    assert!(s.contains("· java.util.HashMap$Node 0x"), "{s}");
 }
 
 /// Until the loading thread has built the depths from the roots (after the suspects),
@@ -1705,7 +1771,22 @@ fn merged_paths_without_the_depths_are_searched_for() {
         let title = title.to_string();
         let mut t = terminal(100, 30);
         let d = run(&mut with_depths, &mut t, keys);
-        assert_eq!(merged_title(&d), (title.as_str(), merged), "{s}\n{d}");
+        let (with, all) = merged_title(&d);
+        // The same instances counted; the search merges the 10,000 nearest the roots
+        // (and says so), the depths every one.
+        let of = |t: &str| {
+            let n = t.split(" of ").nth(1).unwrap().split(' ').next().unwrap();
+            n.to_string()
+        };
+        assert_eq!(of(&title), of(with), "{s}\n{d}");
+        let instances: u64 = of(with).replace(',', "").parse().unwrap();
+        assert!(all <= instances && all > instances * 9 / 10, "{d}");
+        assert_eq!(merged, all.min(10_000), "{s}");
+        assert_eq!(
+            title.contains("(the nearest the roots)"),
+            instances > 10_000,
+            "{s}"
+        );
         assert!(merged > 100, "{s}");
     }
 }
@@ -2016,7 +2097,7 @@ fn a_job_s_result_wakes_the_loop_and_is_drawn_without_a_key() {
     assert_eq!(woke, ["input", "arrived"]);
     let s = screen(&t);
     assert!(
-        s.contains("Merged paths from GC roots — 10,000 of 11,044 byte[]"),
+        s.contains(" of 11,044 byte[]") && merged_title(&s).1 > 10_000,
         "{s}"
     );
     assert!(!s.contains("working…"), "{s}");
@@ -2179,4 +2260,67 @@ fn slash_in_a_list_without_a_filter_goes_to_an_object() {
     assert!(s.contains("takes an object id"), "{s}");
     let s = run(&mut a, &mut term, "/@4000000000\n");
     assert!(s.contains("no object @4000000000 in this snapshot"), "{s}");
+}
+
+/// Bug 8 of issue 39: the paths pane (`p`) of the last node of the fixture's linked list
+/// (503 nodes from `static Main.CHAIN_ROOT`, `expected.json`) folds the run of `next`
+/// into one row but for its ends, with how many it leaves out, and names the head's
+/// holder; it does not list 500 rows.
+#[test]
+fn the_paths_pane_folds_a_linked_list() {
+    let t = fixture_json("java/expected.json");
+    let length = t["roots_and_structures"]["chain"]["length"]
+        .as_u64()
+        .unwrap();
+    let (p, snap) = open_fixture("java/coops/heap-live-jvmgz.hprof.gz");
+    let g = &snap.graph;
+    let chain = |o: u32| snap.class_name(o) == "dev.heaptui.fixture.ChainNode";
+    let tail = (0..g.len() as u32)
+        .find(|&o| chain(o) && !g.edges(o).any(|e| chain(g.out_targets[e])))
+        .unwrap();
+    let mut a = on_histogram(p, snap);
+    let mut term = terminal(120, 40);
+    let s = shown(&mut a, &mut term, Request::Paths(tail));
+    // The tail, five links, the fold, five links, the head: the links of the list less
+    // the 10 shown, and the head, which CHAIN_ROOT holds.
+    let folded = format!(
+        "… {} more dev.heaptui.fixture.ChainNode via next …",
+        with_commas(length as usize - 1 - 10)
+    );
+    assert!(s.contains(&folded), "{folded}:\n{s}");
+    assert!(s.contains("static CHAIN_ROOT"), "{s}");
+    assert!(s.contains("GC root"), "{s}");
+}
+
+/// Issue 39, bug 8 in the merged paths: `P` on the fixture's linked list (503 nodes from
+/// `static Main.CHAIN_ROOT`, `expected.json`) counts every node and folds the run of
+/// `next` rows but for its ends, as the paths pane does.
+#[test]
+fn merged_paths_fold_a_linked_list() {
+    let t = fixture_json("java/expected.json");
+    let length = t["roots_and_structures"]["chain"]["length"]
+        .as_u64()
+        .unwrap();
+    let (mut a, mut term) = app_at(120, 40);
+    let s = run(&mut a, &mut term, "/dev.heaptui.fixture.ChainNode\nP");
+    let all = with_commas(length as usize);
+    assert!(
+        s.contains(&format!("— {all} of {all} dev.heaptui.fixture.ChainNode")),
+        "{s}"
+    );
+    assert!(
+        s.contains("static CHAIN_ROOT → dev.heaptui.fixture.ChainNode"),
+        "{s}"
+    );
+    // The head's 502 links: 5 shown, the fold, 5 shown.
+    let folded = format!(
+        "… {} more dev.heaptui.fixture.ChainNode via next …",
+        with_commas(length as usize - 1 - 10)
+    );
+    assert!(s.contains(&folded), "{folded}\n{s}");
+    assert_eq!(
+        s.matches("next → dev.heaptui.fixture.ChainNode").count(),
+        10,
+        "{s}"
+    );
 }

@@ -122,6 +122,13 @@ impl Jobs {
         v.clone().downcast::<T>().ok()
     }
 
+    /// Forgets every result kept (benchmarks: the work done again, not read back).
+    pub fn forget_all(&self) {
+        if let Ok(mut m) = self.memo.0.lock() {
+            m.clear();
+        }
+    }
+
     /// Keeps `value` under `key` (the oldest kept goes once there are [`MEMO_KEEPS`]).
     pub fn remember<T: Any + Send + Sync>(&self, snap: &Arc<Snapshot>, key: u64, value: Arc<T>) {
         if let Ok(mut m) = self.memo.0.lock() {

@@ -1,17 +1,23 @@
 //! MAT's "Merge Shortest Paths to GC Roots" for a whole class (`P` on a class or an
-//! instance list): the shortest path of each instance (the 10,000 nearest the roots) from the GC
-//! roots, merged into one tree from the roots down, each node with how many of the
-//! instances reach it through it and what they retain. Where a thousand sessions all
-//! hang below one map, the map's row says `1,000 objects`.
+//! instance list): the shortest path of every instance from the GC roots, merged into one
+//! tree from the roots down, each row with how many of the instances reach it through it
+//! and what they retain. The objects of one class held by one reference name from one
+//! row are one row (`[*] → HashMap$Node (30,000 objects)`), which `Enter`, `→` or `g`
+//! opens to its objects, a page at a time; a run of single rows of one class by one
+//! reference name (a linked list's) is folded but for its ends, as paths are
+//! ([`crate::results::path::fold`]).
 //!
 //! Once the loading thread has built every object's depth from the roots
-//! ([`crate::heap::depth`]), the instances nearest the roots are picked by their depth and
-//! each path is read back from the instance through referrers one level nearer
-//! ([`crate::heap::depth::nearest_paths`]): 37 ms for the 5.5 M sessions of the 50 M-object
-//! bench dump. Until then (or where memory was short for them), one breadth-first search
-//! from the roots takes the first instances it reaches and stops once it has them
-//! ([`crate::heap::paths::first_paths`]): 190–310 ms there. Either runs after the frame
-//! that announces it ([`Pane::has_work`]).
+//! ([`crate::heap::depth`]), every instance's path is read from them, level by level from
+//! the deepest ([`crate::heap::merged::merge_all`]), and the objects of each level are
+//! grouped by their holder's row, their class and the reference's name (told by its place
+//! among the holder's references; a name is read once per row, and an array's elements
+//! are one name): the 5.5 M sessions of the 50 M-object bench dump in 230–330 ms from
+//! `P` to the frame (two cores shared with other builds). Until then (or where memory was
+//! short for them, or an instance lies beyond the depths' reach), one breadth-first
+//! search from the roots takes the first [`MAX_INSTANCES`] instances it reaches and stops
+//! once it has them ([`crate::heap::paths::first_paths`]): 190–310 ms on the 50 M-object
+//! bench dump. Either runs after the frame that announces it ([`Pane::has_work`]).
 
 use crossterm::event::KeyEvent;
 use ratatui::layout::Rect;
@@ -23,38 +29,49 @@ use super::histogram::thousands;
 use super::list::ListState;
 use super::{human, titled, Ctx, Outcome, Pane};
 use crate::heap::{ClassId, ObjId};
-use crate::ui::keys::{action_for, Action};
+use crate::ui::keys::{tree_action_for, Action};
 use crate::ui::panes::job::Job;
 use crate::ui::text::{fit_parts, sanitize, width, Part};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-/// Instances whose paths are merged.
+mod build;
+use build::{build, Built};
+
+/// Instances whose paths the search from the roots merges (where the depths cannot).
 pub const MAX_INSTANCES: usize = 10_000;
 
+/// Objects of a row listed at a time when it is opened.
+const PAGE: usize = 500;
+
 /// From this many columns the rows' figures are in words (`12 objects, 3.0 KiB
-/// retained`); narrower, in short (`12 obj 3.0 KiB`).
+/// retained`); narrower, in short (`12 obj 3.0 KiB`), so that the root kind and the id
+/// keep their room beside the histogram (the line under the list has them in words).
 const WORDY: usize = 80;
 
-/// Objects with this many references or more have their children's names read together.
-const MANY_REFERENCES: usize = 1024;
-
-struct Node {
-    obj: ObjId,
-    /// The name of the reference from the parent, when read with its siblings'.
-    label: Option<String>,
-    /// Where the reference from the parent comes among the parent's: siblings with as
-    /// many objects below them are listed in this order (an array's by index).
-    place: u32,
-    parent: usize,
-    children: Vec<usize>,
-    count: u64,
-    retained: u64,
-}
-
-struct Row {
-    depth: usize,
-    node: usize,
+/// What a row on the screen shows.
+#[derive(Clone, Debug, PartialEq)]
+enum Row {
+    Group {
+        g: u32,
+        depth: usize,
+    },
+    /// Object `i` of level `level`, one of an opened row's.
+    Member {
+        level: usize,
+        i: usize,
+        depth: usize,
+    },
+    /// The opened row `g`'s objects past the `shown` listed.
+    More {
+        g: u32,
+        shown: usize,
+        depth: usize,
+    },
+    /// Rows left out of a run (a linked list's), in words.
+    Fold {
+        text: String,
+        depth: usize,
+    },
 }
 
 pub struct MergedPathsPane {
@@ -67,20 +84,12 @@ pub struct MergedPathsPane {
     pending: bool,
     /// The search, running on a thread of its own.
     job: Option<Job<Built>>,
-}
-
-/// The merged paths, as a job's thread builds them.
-#[derive(Default)]
-struct Built {
-    /// Instances of the class (of `only`), and how many of them are merged.
-    instances: usize,
-    merged: usize,
-    unreached: usize,
-    nodes: Vec<Node>,
+    /// The rows on the screen.
     rows: Vec<Row>,
-    /// Built before the dominator tree was ready: each node's retained figure is the
-    /// instances' shallow sizes until it is built again.
-    shallow_only: bool,
+    /// Rows opened to their objects, and how many of them are listed.
+    open: std::collections::HashMap<u32, usize>,
+    /// The classes' names.
+    names: Vec<String>,
 }
 
 impl MergedPathsPane {
@@ -121,139 +130,140 @@ impl MergedPathsPane {
             list: ListState::new(),
             pending: true,
             job: None,
+            rows: Vec::new(),
+            open: Default::default(),
+            names: Vec::new(),
+        }
+    }
+
+    /// The rows again after the tree or what is open changed; the selection kept in
+    /// range.
+    fn refresh(&mut self) {
+        self.rows = self.rows();
+        self.list.scroll(self.rows.len());
+    }
+
+    /// The depth of row `g`'s line: its level, less the rows folded above it.
+    fn depth_of(&self, g: u32) -> usize {
+        self.rows
+            .iter()
+            .find_map(|r| match r {
+                Row::Group { g: x, depth } if *x == g => Some(*depth),
+                _ => None,
+            })
+            .unwrap_or(0)
+    }
+
+    /// The class names the folded rows say (read once).
+    fn names_from(&mut self, ctx: &Ctx) {
+        if self.names.is_empty() {
+            self.names = ctx
+                .snap
+                .graph
+                .classes
+                .iter()
+                .map(|c| c.name.clone())
+                .collect();
         }
     }
 }
 
-/// Finds and merges the paths of `class`'s instances (those marked in `only`).
-fn build(class: ClassId, only: Option<&[bool]>, ctx: &Ctx, cancel: &AtomicBool) -> Built {
-    let g = &ctx.snap.graph;
-    let mut b = Built {
-        shallow_only: ctx.dom.is_none(),
-        ..Built::default()
-    };
-    use rayon::prelude::*;
-    let wanted = |o: ObjId| {
-        g.class_of.get(o as usize) == class && only.is_none_or(|m| m.get(o as usize) == Some(&true))
-    };
-    let stop = || cancel.load(Ordering::Relaxed);
-    // From the depths, once built, on every core; else the instances counted on one core
-    // while the search runs on the other.
-    let nearest = g
-        .depths
-        .get()
-        .and_then(|d| crate::heap::depth::nearest_paths(g, d, class, only, MAX_INSTANCES));
-    let (instances, paths) = nearest.unwrap_or_else(|| {
-        rayon::join(
-            || {
-                (0..g.len() as ObjId)
-                    .into_par_iter()
-                    .filter(|&o| wanted(o))
-                    .count()
-            },
-            // The first instances the search from the roots reaches, nearest first; it
-            // stops once it has them.
-            || crate::heap::paths::first_paths(g, false, wanted, MAX_INSTANCES, stop),
-        )
-    });
-    b.instances = instances;
-    if stop() {
-        return b;
-    }
-    // Fewer reached than asked for: the others no root reaches.
-    b.unreached = b.instances.min(MAX_INSTANCES) - paths.len();
-    // A trie from the roots down; node 0 stands above the roots.
-    b.nodes = vec![Node {
-        obj: ObjId::MAX,
-        label: None,
-        place: 0,
-        parent: 0,
-        children: Vec::new(),
-        count: 0,
-        retained: 0,
-    }];
-    let mut index: std::collections::HashMap<(usize, ObjId), usize> = Default::default();
-    for path in &paths {
-        let Some(&o) = path.last() else {
-            continue;
-        };
-        b.merged += 1;
-        let retained = ctx
-            .dom
-            .and_then(|d| d.retained(o))
-            .unwrap_or_else(|| g.shallow_size(o));
-        let mut at = 0;
-        for &x in path {
-            at = match index.get(&(at, x)) {
-                Some(&c) => c,
-                None => {
-                    b.nodes.push(Node {
-                        obj: x,
-                        label: None,
-                        place: 0,
-                        parent: at,
-                        children: Vec::new(),
-                        count: 0,
-                        retained: 0,
+impl MergedPathsPane {
+    /// The rows on the screen: the tree from the roots, the busiest row first, opened
+    /// rows with their objects (a page at a time), runs of one class by one name folded.
+    fn rows(&self) -> Vec<Row> {
+        let b = &self.built;
+        let mut rows = Vec::new();
+        let mut stack: Vec<(u32, usize)> = b.tops.iter().rev().map(|&t| (t, 0)).collect();
+        while let Some((gi, depth)) = stack.pop() {
+            // A run of single rows of one class held by one name: its ends only.
+            let run = self.run_from(gi);
+            let keep = crate::results::path::RUN_SHOWN;
+            if run.len() > 2 * keep + 1 {
+                for (j, &r) in run[..keep].iter().enumerate() {
+                    rows.push(Row::Group {
+                        g: r,
+                        depth: depth + j,
                     });
-                    let c = b.nodes.len() - 1;
-                    b.nodes[at].children.push(c);
-                    index.insert((at, x), c);
-                    c
                 }
-            };
-            b.nodes[at].count += 1;
-            b.nodes[at].retained += retained;
-        }
-    }
-    // The names of the references from an object of many (a map's table) to its
-    // children here, read in one pass of it: each alone is a scan of the array up to it,
-    // and a frame of them took 55 ms on the 50 M-object bench dump. And where each
-    // child's reference comes among its parent's, for the siblings' order.
-    for p in 1..b.nodes.len() {
-        let kids = b.nodes[p].children.clone();
-        let from = b.nodes[p].obj;
-        let many = g.edges(from).len() >= MANY_REFERENCES;
-        if kids.len() < 2 && !many {
-            continue;
-        }
-        if stop() {
-            return b;
-        }
-        let to: Vec<ObjId> = kids.iter().map(|&c| b.nodes[c].obj).collect();
-        if kids.len() >= 2 {
-            let wanted: Vec<u64> = to.iter().map(|&o| o as u64).collect();
-            let refs = g.edges(from).map(|e| g.out_targets[e] as u64);
-            let at = crate::heap::positions::first_positions(&wanted, refs);
-            for (&c, i) in kids.iter().zip(at) {
-                b.nodes[c].place = i.map_or(u32::MAX, |i| i as u32);
+                let gr = &b.groups[gi as usize];
+                let class = self
+                    .names
+                    .get(gr.class as usize)
+                    .map_or("?", |n| n.as_str());
+                rows.push(Row::Fold {
+                    text: format!(
+                        "… {} more {class} via {} …",
+                        thousands((run.len() - 2 * keep) as u64),
+                        gr.edge.as_deref().unwrap_or("?")
+                    ),
+                    depth: depth + keep,
+                });
+                // The run's last rows, one by one (a run of `keep` is not folded again).
+                stack.push((run[run.len() - keep], depth + keep + 1));
+                continue;
+            }
+            rows.push(Row::Group { g: gi, depth });
+            let gr = &b.groups[gi as usize];
+            if let Some(&shown) = self.open.get(&gi) {
+                let level = &b.levels[gr.level];
+                let mut listed = 0;
+                for (i, &r) in level.1.iter().enumerate() {
+                    if r != gi {
+                        continue;
+                    }
+                    if listed == shown {
+                        break;
+                    }
+                    rows.push(Row::Member {
+                        level: gr.level,
+                        i,
+                        depth: depth + 1,
+                    });
+                    listed += 1;
+                }
+                if (shown as u64) < gr.objects {
+                    rows.push(Row::More {
+                        g: gi,
+                        shown,
+                        depth: depth + 1,
+                    });
+                }
+            }
+            for &c in gr.children.iter().rev() {
+                stack.push((c, depth + 1));
             }
         }
-        if many {
-            for (c, l) in kids.into_iter().zip(ctx.snap.edge_labels(from, &to)) {
-                b.nodes[c].label = l;
-            }
+        rows
+    }
+
+    /// The run of rows from `gi` down, while each is the only row below the one before,
+    /// of one object, of the same class and held by the same name.
+    fn run_from(&self, gi: u32) -> Vec<u32> {
+        let groups = &self.built.groups;
+        let first = &groups[gi as usize];
+        let mut run = vec![gi];
+        let mut at = first;
+        if first.objects != 1 || self.open.contains_key(&gi) {
+            return run;
         }
+        while let [only] = at.children[..] {
+            let c = &groups[only as usize];
+            if c.objects != 1
+                || c.class != first.class
+                || c.edge != first.edge
+                || self.open.contains_key(&only)
+            {
+                break;
+            }
+            run.push(only);
+            at = c;
+        }
+        run
     }
-    // Rows: depth first, the busiest branch first.
-    let mut stack: Vec<(usize, usize)> = Vec::new();
-    let mut top = b.nodes[0].children.clone();
-    top.sort_by_key(|&c| std::cmp::Reverse(b.nodes[c].count));
-    stack.extend(top.into_iter().rev().map(|c| (c, 0)));
-    while let Some((n, depth)) = stack.pop() {
-        b.rows.push(Row { depth, node: n });
-        let mut kids = b.nodes[n].children.clone();
-        kids.sort_by_key(|&c| (std::cmp::Reverse(b.nodes[c].count), b.nodes[c].place));
-        stack.extend(kids.into_iter().rev().map(|c| (c, depth + 1)));
-    }
-    b
 }
 
 impl Pane for MergedPathsPane {
-    fn click(&mut self, x: u16, y: u16, _ctx: &Ctx) -> bool {
-        self.list.click(x, y, self.built.rows.len())
-    }
-
     fn title(&self, ctx: &Ctx) -> String {
         let name = &ctx.snap.graph.classes[self.class as usize].name;
         let which = self
@@ -279,14 +289,65 @@ impl Pane for MergedPathsPane {
                 thousands(b.unreached as u64)
             ));
         }
+        if b.searched {
+            t.push_str(" (the nearest the roots)");
+        }
         t
     }
 
     fn handle(&mut self, key: &KeyEvent, _ctx: &Ctx) -> Outcome {
-        match Outcome::list_key(&mut self.list, action_for(key), self.built.rows.len()) {
-            Ok(Action::Open) => Outcome::inspect(self.selected_object()),
-            Ok(_) => Outcome::Ignored,
-            Err(o) => o,
+        let n = self.rows.len();
+        let action = tree_action_for(key);
+        let row = self.rows.get(self.list.selected).cloned();
+        match (action, row) {
+            // A row of several objects opens to them (and closes again); the row that
+            // stands for the rest of them lists the next page.
+            (Some(Action::Open | Action::Expand | Action::Group), Some(Row::Group { g, .. }))
+                if self.built.groups[g as usize].objects > 1 =>
+            {
+                let open = self.open.contains_key(&g);
+                match (action, open) {
+                    (Some(Action::Expand), true) => return Outcome::Consumed,
+                    (_, true) => {
+                        self.open.remove(&g);
+                    }
+                    (_, false) => {
+                        self.open.insert(g, PAGE);
+                    }
+                }
+                self.refresh();
+                Outcome::Consumed
+            }
+            (Some(Action::Open), Some(Row::More { g, shown, .. })) => {
+                self.open.insert(g, shown + PAGE);
+                self.refresh();
+                Outcome::Consumed
+            }
+            (Some(Action::Collapse | Action::Group), Some(Row::Member { level, i, .. })) => {
+                let g = self.built.levels[level].1[i];
+                self.open.remove(&g);
+                self.refresh();
+                // Back on the row they are of.
+                if let Some(at) = self.rows.iter().position(|r| {
+                    *r == Row::Group {
+                        g,
+                        depth: self.depth_of(g),
+                    }
+                }) {
+                    self.list.selected = at;
+                }
+                Outcome::Consumed
+            }
+            (Some(Action::Collapse), Some(Row::Group { g, .. })) if self.open.contains_key(&g) => {
+                self.open.remove(&g);
+                self.refresh();
+                Outcome::Consumed
+            }
+            _ => match Outcome::list_key(&mut self.list, action_for_list(key), n) {
+                Ok(Action::Open) => Outcome::inspect(self.selected_object()),
+                Ok(_) => Outcome::Ignored,
+                Err(o) => o,
+            },
         }
     }
 
@@ -305,13 +366,14 @@ impl Pane for MergedPathsPane {
     /// unless the app has the class's merged paths already.
     fn work(&mut self, ctx: &Ctx) {
         self.pending = false;
+        self.names_from(ctx);
         if let Some(b) = self
             .memo_key(ctx, ctx.dom.is_some())
             .and_then(|(j, snap, k)| j.remembered::<Built>(snap, k))
         {
             self.job = None;
             self.built = b;
-            self.list.scroll(self.built.rows.len());
+            self.refresh();
             return;
         }
         let class = self.class;
@@ -333,7 +395,7 @@ impl Pane for MergedPathsPane {
                 jobs.remember(snap, key, b.clone());
             }
             self.built = b;
-            self.list.scroll(self.built.rows.len());
+            self.refresh();
         }
         true
     }
@@ -341,41 +403,87 @@ impl Pane for MergedPathsPane {
     fn draw(&self, f: &mut Frame, area: Rect, ctx: &Ctx) {
         let snap = ctx.snap;
         let inner = titled(f, area, &self.title(ctx));
-        let (rows, nodes) = (&self.built.rows, &self.built.nodes);
+        let b = &self.built;
+        let rows = &self.rows;
         let range = self.list.visible_in(inner, rows.len());
         let w = inner.width as usize;
+        let clean = |t: &str| sanitize(t).into_owned();
         let lines: Vec<Line> = range
             .map(|i| {
-                let r = &rows[i];
-                let n = &nodes[r.node];
-                let clean = |t: &str| sanitize(t).into_owned();
-                // Cut in the middle of the names, never at the id or the root kind.
-                let mut parts = vec![Part::shrink("  ".repeat(r.depth.min(30)), 2)];
-                if r.depth == 0 {
-                    parts.push(Part::keep(format!(
-                        "[{}] ",
-                        clean(&snap.describe_roots(n.obj))
-                    )));
-                } else {
-                    let from = nodes[n.parent].obj;
-                    let e = n.label.clone().or_else(|| snap.edge_label(from, n.obj));
-                    let e = e.unwrap_or_else(|| "?".into());
-                    parts.push(Part::shrink(format!("{} → ", clean(&e)), 4));
-                }
-                parts.push(Part::shrink(clean(snap.class_name(n.obj)), 8));
-                parts.push(Part::keep(format!(" {}", clean(&snap.object_name(n.obj)))));
-                // The figures on the right, never cut: the name gives way. A narrow pane
-                // (beside the histogram) has them in short, so that the root kind and
-                // the id keep their room; the line under the list has them in words.
-                let figures = if w >= WORDY {
-                    format!(
-                        "  {} objects, {} retained",
-                        thousands(n.count),
-                        human(n.retained)
-                    )
-                } else {
-                    format!("  {} obj {}", thousands(n.count), human(n.retained))
+                let (parts, figures) = match &rows[i] {
+                    Row::Group { g, depth } => {
+                        let gr = &b.groups[*g as usize];
+                        // Cut in the middle of the names, never at the id or the root kind.
+                        let mut parts = vec![Part::shrink("  ".repeat((*depth).min(30)), 2)];
+                        if gr.level == 0 {
+                            parts.push(Part::keep(format!(
+                                "[{}] ",
+                                clean(&snap.describe_roots(gr.first))
+                            )));
+                        } else {
+                            let e = gr.edge.as_deref().unwrap_or("?");
+                            parts.push(Part::shrink(format!("{} → ", clean(e)), 4));
+                        }
+                        parts.push(Part::shrink(
+                            clean(&snap.graph.classes[gr.class as usize].name),
+                            8,
+                        ));
+                        if gr.objects == 1 {
+                            parts.push(Part::keep(format!(
+                                " {}",
+                                clean(&snap.object_name(gr.first))
+                            )));
+                        } else {
+                            parts.push(Part::keep(format!(" ({} objects)", thousands(gr.objects))));
+                        }
+                        let figures = if w >= WORDY {
+                            format!(
+                                "  {} objects, {} retained",
+                                thousands(gr.count),
+                                human(gr.bytes)
+                            )
+                        } else {
+                            format!("  {} obj {}", thousands(gr.count), human(gr.bytes))
+                        };
+                        (parts, figures)
+                    }
+                    Row::Member { level, i, depth } => {
+                        let o = b.levels[*level].0[*i];
+                        let parts = vec![
+                            Part::shrink("  ".repeat((*depth).min(30)), 2),
+                            Part::keep("· "),
+                            Part::shrink(clean(snap.class_name(o)), 8),
+                            Part::keep(format!(" {}", clean(&snap.object_name(o)))),
+                        ];
+                        let n = thousands(b.levels[*level].2[*i] as u64);
+                        let figures = if w >= WORDY {
+                            format!("  {n} objects")
+                        } else {
+                            format!("  {n} obj")
+                        };
+                        (parts, figures)
+                    }
+                    Row::More { g, shown, depth } => {
+                        let gr = &b.groups[*g as usize];
+                        let parts = vec![
+                            Part::shrink("  ".repeat((*depth).min(30)), 2),
+                            Part::keep(format!(
+                                "… {} more objects: Enter shows the next {}",
+                                thousands(gr.objects - *shown as u64),
+                                thousands(PAGE as u64)
+                            )),
+                        ];
+                        (parts, String::new())
+                    }
+                    Row::Fold { text, depth } => {
+                        let parts = vec![
+                            Part::shrink("  ".repeat((*depth).min(30)), 2),
+                            Part::shrink(clean(text), 8),
+                        ];
+                        (parts, String::new())
+                    }
                 };
+                // The figures on the right, never cut: the name gives way.
                 let room = w.saturating_sub(width(&figures));
                 let left = fit_parts(parts, room);
                 let pad = room.saturating_sub(width(&left));
@@ -386,33 +494,65 @@ impl Pane for MergedPathsPane {
         f.render_widget(Paragraph::new(lines), inner);
     }
 
-    fn selected_object(&self) -> Option<ObjId> {
-        self.built
-            .rows
-            .get(self.list.selected)
-            .map(|r| self.built.nodes[r.node].obj)
+    fn click(&mut self, x: u16, y: u16, _ctx: &Ctx) -> bool {
+        self.list.click(x, y, self.rows.len())
     }
 
-    /// The selected row whole: the root kind or the reference from the row above, the
-    /// object, and how many of the instances' paths go through it.
+    /// The selected row whole: a group with its reference, class and figures in words,
+    /// an object as the object line, a fold or a page row as it reads.
     fn selected_line(&self, ctx: &Ctx) -> Option<String> {
-        let r = self.built.rows.get(self.list.selected)?;
-        let nodes = &self.built.nodes;
-        let n = &nodes[r.node];
+        let b = &self.built;
         let snap = ctx.snap;
-        // A root's kind is in the object's line (`GC root: …`).
-        let head = if r.depth == 0 {
-            String::new()
-        } else {
-            let from = nodes[n.parent].obj;
-            let e = n.label.clone().or_else(|| snap.edge_label(from, n.obj));
-            format!("{} → ", e.as_deref().unwrap_or("?"))
-        };
-        Some(format!(
-            "{head}{} · the paths of {} objects, {} retained",
-            super::object_line(ctx, n.obj),
-            thousands(n.count),
-            human(n.retained)
-        ))
+        Some(match self.rows.get(self.list.selected)? {
+            Row::Group { g, .. } => {
+                let gr = &b.groups[*g as usize];
+                let head = match (&gr.edge, gr.level) {
+                    (_, 0) => format!("[{}] ", snap.describe_roots(gr.first)),
+                    (Some(e), _) => format!("{e} → "),
+                    (None, _) => "? → ".into(),
+                };
+                let what = if gr.objects == 1 {
+                    super::object_line(ctx, gr.first)
+                } else {
+                    format!(
+                        "{} ({} objects)",
+                        snap.graph.classes[gr.class as usize].name,
+                        thousands(gr.objects)
+                    )
+                };
+                format!(
+                    "{head}{what} · the paths of {} objects, {} retained",
+                    thousands(gr.count),
+                    human(gr.bytes)
+                )
+            }
+            Row::Member { level, i, .. } => super::object_line(ctx, b.levels[*level].0[*i]),
+            Row::More { g, shown, .. } => format!(
+                "{} more objects: Enter shows the next {}",
+                thousands(b.groups[*g as usize].objects - *shown as u64),
+                thousands(PAGE as u64)
+            ),
+            Row::Fold { text, .. } => text.clone(),
+        })
+    }
+
+    fn selected_object(&self) -> Option<ObjId> {
+        let b = &self.built;
+        match self.rows.get(self.list.selected)? {
+            Row::Group { g, .. } => {
+                let gr = &b.groups[*g as usize];
+                (gr.objects == 1).then_some(gr.first)
+            }
+            Row::Member { level, i, .. } => Some(b.levels[*level].0[*i]),
+            _ => None,
+        }
+    }
+}
+
+/// A key's action in the list (`g` is not `Home` here).
+fn action_for_list(key: &KeyEvent) -> Option<Action> {
+    match tree_action_for(key) {
+        Some(Action::Group) => None,
+        a => a,
     }
 }

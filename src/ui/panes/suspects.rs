@@ -158,11 +158,20 @@ impl SuspectsPane {
                 }
                 if !s.path.is_empty() {
                     let mut p = snap.describe_roots(s.path[0]);
-                    for k in 1..s.path.len() {
-                        let e = snap
-                            .edge_label(s.path[k - 1], s.path[k])
-                            .unwrap_or_else(|| "?".into());
-                        p.push_str(&format!(" → {e}"));
+                    use crate::results::path::{fold, Piece};
+                    for piece in fold(snap, &s.path).into_iter().skip(1) {
+                        match piece {
+                            Piece::Step(k) => {
+                                let e = snap
+                                    .edge_label(s.path[k - 1], s.path[k])
+                                    .unwrap_or_else(|| "?".into());
+                                p.push_str(&format!(" → {e}"));
+                            }
+                            Piece::Fold(f) => {
+                                let w = f.words(snap, |c| brief(snap.format, c));
+                                p.push_str(&format!(" → {w}"));
+                            }
+                        }
                     }
                     out.push(format!("path: {p}"));
                 }

@@ -153,16 +153,41 @@ impl TreePane {
                         };
                     self.rows.push(Row::text(0, text.into()));
                 }
-                // A trie of the reversed paths: (object, children), node 0 = the object.
-                let mut trie: Vec<(ObjId, Vec<usize>)> = vec![(o, Vec::new())];
+                // A trie of the reversed paths, each folded as the CLI folds it (a
+                // linked list's run of `next` is one row but for its ends): (step,
+                // children), node 0 = the object.
+                use crate::results::path::{fold, Piece};
+                #[derive(PartialEq)]
+                enum Step {
+                    Obj(ObjId),
+                    /// Steps left out: the first and last objects (from the root), and
+                    /// the words.
+                    Fold(ObjId, ObjId, String),
+                }
+                impl Step {
+                    /// The object the row below it in the tree is held by.
+                    fn rootward(&self) -> ObjId {
+                        match self {
+                            Step::Obj(x) | Step::Fold(x, _, _) => *x,
+                        }
+                    }
+                }
+                let snap = ctx.snap;
+                let mut trie: Vec<(Step, Vec<usize>)> = vec![(Step::Obj(o), Vec::new())];
                 for p in &paths {
                     let mut at = 0;
-                    for &x in p.iter().rev().skip(1) {
-                        let next = trie[at].1.iter().copied().find(|&c| trie[c].0 == x);
+                    for piece in fold(snap, p).iter().rev().skip(1) {
+                        let step = match piece {
+                            Piece::Step(i) => Step::Obj(p[*i]),
+                            Piece::Fold(f) => {
+                                Step::Fold(p[f.from], p[f.to - 1], f.words(snap, |c| c.to_string()))
+                            }
+                        };
+                        let next = trie[at].1.iter().copied().find(|&c| trie[c].0 == step);
                         at = match next {
                             Some(c) => c,
                             None => {
-                                trie.push((x, Vec::new()));
+                                trie.push((step, Vec::new()));
                                 let c = trie.len() - 1;
                                 trie[at].1.push(c);
                                 c
@@ -173,16 +198,22 @@ impl TreePane {
                 if !paths.is_empty() {
                     let mut stack = vec![(0usize, 0usize, None::<ObjId>)];
                     while let Some((node, depth, below)) = stack.pop() {
-                        let x = trie[node].0;
-                        let edge = below.and_then(|b| ctx.snap.edge_label(x, b));
-                        let mut r = row(depth, x, edge);
-                        r.expanded = true;
-                        if trie[node].1.is_empty() {
-                            r.text = Some(format!("GC root: {}", ctx.snap.describe_roots(x)));
-                        }
+                        let r = match &trie[node].0 {
+                            Step::Fold(_, _, words) => Row::text(depth, words.clone()),
+                            Step::Obj(x) => {
+                                let edge = below.and_then(|b| snap.edge_label(*x, b));
+                                let mut r = row(depth, *x, edge);
+                                r.expanded = true;
+                                if trie[node].1.is_empty() {
+                                    r.text = Some(format!("GC root: {}", snap.describe_roots(*x)));
+                                }
+                                r
+                            }
+                        };
                         self.rows.push(r);
+                        let up = trie[node].0.rootward();
                         for &c in trie[node].1.iter().rev() {
-                            stack.push((c, depth + 1, Some(x)));
+                            stack.push((c, depth + 1, Some(up)));
                         }
                     }
                 }
