@@ -58,7 +58,8 @@ const PANES: &[(&str, &str)] = &[
     ("dominators", "d"),
     ("dominators_expanded", "dl"),
     ("help", "?"),
-    ("summary", "i"),
+    // (Not the `i` summary: it shows the file's path and the memory left, which differ
+    // from machine to machine.)
     ("threads", "t"),
     ("threads_expanded", "tl"),
 ];
