@@ -81,7 +81,7 @@ key H
 wait_for "Class histogram"
 key / c o m . e x a m p l e . S e s s i o n Enter
 key P
-wait_for "Merged paths from GC roots — 10,000"
+wait_for "Merged paths from GC roots — 12,000 of 12,000"
 shot merged-paths
 # At 160 columns a list has the selected object's inspector beside it.
 key Escape
