@@ -544,3 +544,24 @@ fn snapshot_rows_cut_with_a_mark_and_shown_whole_under_the_list() {
     let label = label.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(joined.contains(&label), "{label:?} in\n{s}");
 }
+
+/// Bug 1 in the waste list: a finding's row wider than the pane (beside the inspector at
+/// 120 columns) was cut at the pane's edge without a mark; it ends with `…`, and the
+/// line under the list has it whole.
+#[test]
+fn waste_rows_cut_with_a_mark() {
+    let (mut a, mut term) = app_at(120, 40);
+    run(&mut a, &mut term, "!W");
+    // The next turns: the findings, then the inspector beside them.
+    a.tick();
+    run(&mut a, &mut term, "");
+    a.tick();
+    let s = run(&mut a, &mut term, "");
+    assert!(s.contains("Waste — "), "{s}");
+    let list = list_side(&s, 120);
+    let sparse = list
+        .lines()
+        .find(|l| l.contains(" sparse ") && l.trim_end().chars().count() >= 60)
+        .unwrap_or_else(|| panic!("no long sparse row:\n{list}"));
+    assert!(sparse.trim_end().ends_with('…'), "{sparse:?}\n{s}");
+}

@@ -309,7 +309,9 @@ impl Pane for SuspectsPane {
         let want = (detail.len() as u16 + 1).min(inner.height);
         let [top, bottom] =
             Layout::vertical([Constraint::Min(1), Constraint::Length(want)]).areas(inner);
-        let cut = |s: &str| -> String { take_width(&sanitize(s), w).to_string() };
+        // A row wider than the pane is cut with a mark (the line under the list has it
+        // whole), never silently.
+        let cut = |s: &str| -> String { crate::ui::text::cut_marked(&sanitize(s), w) };
         let lines: Vec<Line> = match self.mode {
             Mode::Suspects => {
                 let range = self.list.visible_in(top, self.len());
