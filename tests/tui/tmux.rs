@@ -641,7 +641,10 @@ fn a_dump_cut_short_on_disk_while_open_ends_with_a_message_and_a_clean_terminal(
     t.keys(&["Enter"]);
     t.keys(&["Enter"]);
     let s = t.exited_with_the_terminal_back("2", "");
-    assert!(s.contains("changed or shrank on disk"), "{s}");
+    // The message wraps at 80 columns; it names the file (issue 40, defect 10).
+    let joined: String = s.lines().collect();
+    assert!(joined.contains("changed or shrank on disk"), "{s}");
+    assert!(joined.contains("shrinking.hprof"), "{s}");
 }
 
 /// The TUI on the coops fixture with its own cache directory `dir` (and `env`, more
