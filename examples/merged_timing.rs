@@ -5,6 +5,10 @@
 //! fresh app each time (a class's merged paths are kept for the next ask).
 //!
 //! Usage: cargo run --release --example merged_timing -- FILE CLASS
+//!
+//! `ROUNDS=N` asks `P` N times (3 without it); `RELEASE=1` gives the allocator's pool
+//! back to the kernel before each (every block of the merged paths then faults in fresh
+//! pages, as with `HEAPTUI_NO_RESERVE=1` in the TUI).
 
 use std::time::Instant;
 
@@ -33,9 +37,8 @@ fn main() {
     let depth = g.depths.get().unwrap();
     for _ in 0..3 {
         let t = Instant::now();
-        let m =
-            heaptui::heap::merged::merge_all(g, depth, c, None, |o| g.shallow_size(o), || false)
-                .expect("within the depths' reach");
+        let m = heaptui::heap::merged::merge_all(g, depth, c, None, || false)
+            .expect("within the depths' reach");
         eprintln!(
             "merge_all: {} of {} instances on {} levels in {:.1} ms",
             m.merged,
@@ -74,7 +77,11 @@ fn main() {
     }
     let key = |c: KeyCode| KeyEvent::new(c, KeyModifiers::NONE);
     let mut app = App::with_snapshot(path.clone(), snap);
-    for _ in 0..3 {
+    let rounds: usize = std::env::var("ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(3);
+    for _ in 0..rounds {
         let mut term = Terminal::new(TestBackend::new(160, 45)).unwrap();
         // A fresh app is what the kept result would otherwise spare: P on another
         // class's row first would not clear it, so each round asks the jobs to forget.
@@ -89,6 +96,9 @@ fn main() {
         }
         app.on_key(&key(KeyCode::Enter));
         term.draw(|f| app.draw(f)).unwrap();
+        if std::env::var_os("RELEASE").is_some() {
+            heaptui::sys::alloc::release();
+        }
         let t = Instant::now();
         app.on_key(&key(KeyCode::Char('P')));
         term.draw(|f| app.draw(f)).unwrap();

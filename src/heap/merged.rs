@@ -7,8 +7,8 @@
 //! `d - 1` over strong references (the first in the referrer index: the only one where
 //! it has one), and the holders of one level, with the instances at that depth, make
 //! the level above, each object once. Every instance is counted, and each object on the
-//! tree knows how many instances lie below it and their retained bytes: the 5.5 M
-//! sessions of the 50 M-object bench dump make 11 M objects on two levels.
+//! tree knows how many instances lie below it: the 5.5 M sessions of the 50 M-object
+//! bench dump make 11 M objects on two levels.
 //!
 //! The tree holds no names: the caller groups the objects of one level by their holder's
 //! group, class and reference name (see `ui::panes::merged`).
@@ -28,13 +28,17 @@ pub struct Level {
     pub objs: Vec<ObjId>,
     /// Each one's holder on its path: its place in the level above ([`TOP`] on level 0).
     pub up: Vec<u32>,
-    /// How many instances the path of which goes through it (itself included).
+    /// How many instances the path of which goes through it (itself included); empty
+    /// where that is one each (a level of instances, or of their holders one each):
+    /// [`Level::count_of`].
     pub count: Vec<u32>,
-    /// Their retained bytes.
-    pub bytes: Vec<u64>,
-    /// Their places in order of their holders' (empty: in their own order), for a pass
-    /// over them that reads their holders' references in order.
-    pub by_up: Vec<u32>,
+}
+
+impl Level {
+    /// How many instances the path of which goes through the object at place `i`.
+    pub fn count_of(&self, i: usize) -> u32 {
+        self.count.get(i).copied().unwrap_or(1)
+    }
 }
 
 /// The merged paths of a class's instances: the levels from the roots (level 0) down.
@@ -47,16 +51,22 @@ pub struct Merged {
     pub merged: usize,
 }
 
-/// The merged paths of all instances of `class` (those marked in `only`), with the
-/// retained bytes of each instance from `retained`. `None` where an instance is [`FAR`]
-/// from the roots (the caller searches instead), where the depths are not this graph's,
-/// or once `stop` says so.
+/// The merged paths of all instances of `class` (those marked in `only`). `None` where
+/// an instance is [`FAR`] from the roots (the caller searches instead), where the depths
+/// are not this graph's, or once `stop` says so.
+///
+/// The tree holds counts, not bytes: the retained bytes below a row of the caller's are
+/// its own instances' and its rows' below, added up over the rows (a few), not the
+/// objects (millions). Every array it makes is touched once, by one pass: on the bench
+/// machine first touch of fresh memory runs at 0.35–2.9 GB/s, and in the TUI, where the
+/// build's freed pages have gone back to the kernel, clearing fresh pages took 79 % of the
+/// time of the 5.5 M sessions' merged paths when the tree carried bytes per object and
+/// the places in order of holder.
 pub fn merge_all(
     g: &Graph,
     depth: &[u8],
     class: u32,
     only: Option<&[bool]>,
-    retained: impl Fn(ObjId) -> u64 + Sync,
     stop: impl Fn() -> bool,
 ) -> Option<Merged> {
     let chunks = match &g.class_of {
@@ -68,11 +78,20 @@ pub fn merge_all(
         }
     };
     let instances: usize = chunks.iter().map(|c| c.0).sum();
+    // The instances at depth `d`, copied on every core (each core faults in its part of
+    // the fresh block).
     let at = |d: usize| -> Vec<ObjId> {
-        let mut v = Vec::with_capacity(chunks.iter().map(|c| c.1[d].len()).sum());
+        let mut v = vec![0 as ObjId; chunks.iter().map(|c| c.1[d].len()).sum()];
+        let mut parts = Vec::with_capacity(chunks.len());
+        let mut rest = &mut v[..];
         for c in &chunks {
-            v.extend_from_slice(&c.1[d]);
+            let (part, more) = rest.split_at_mut(c.1[d].len());
+            parts.push((part, &c.1[d]));
+            rest = more;
         }
+        parts
+            .into_par_iter()
+            .for_each(|(part, from)| part.copy_from_slice(from));
         v
     };
     if chunks.iter().any(|c| !c.1[FAR as usize].is_empty()) {
@@ -106,75 +125,51 @@ pub fn merge_all(
             .unwrap_or(ObjId::MAX)
     };
     let mut objs = at(deepest);
-    let mut count = vec![1u32; objs.len()];
-    let mut bytes: Vec<u64> = objs.par_iter().map(|&o| retained(o)).collect();
+    // One each (empty: see `Level::count`).
+    let mut count: Vec<u32> = Vec::new();
     let mut below: Vec<Level> = Vec::with_capacity(deepest + 1);
     for d in (1..=deepest).rev() {
         if stop() {
             return None;
         }
-        // Each object's holder with its place, by holder.
-        let mut keyed: Vec<u64> = objs
-            .par_iter()
-            .enumerate()
-            .map(|(i, &x)| (holder(x, d as u8) as u64) << 32 | i as u64)
-            .collect();
-        if !keyed.windows(2).all(|w| w[0] <= w[1]) {
-            radix_by_holder(&mut keyed, g.len());
-        }
-        if keyed.last().is_some_and(|&k| k >> 32 == ObjId::MAX as u64) {
+        // Each object's holder, then (in place) the holder's place in the level above.
+        let mut up: Vec<u32> = objs.par_iter().map(|&x| holder(x, d as u8)).collect();
+        if up.par_iter().any(|&h| h == ObjId::MAX) {
             // Not the depths of this graph: no tree rather than a wrong one.
             return None;
         }
+        // The level above: the holders and the instances at that depth, each once, in
+        // order of id.
         let inst = at(d - 1);
-        let mut up = vec![TOP; objs.len()];
-        let n = keyed.len() + inst.len();
-        let (mut next, mut ncount, mut nbytes) = (
-            Vec::with_capacity(n),
-            Vec::with_capacity(n),
-            Vec::with_capacity(n),
-        );
-        let (mut k, mut j) = (0usize, 0usize);
-        while k < keyed.len() || j < inst.len() {
-            let from_keyed = keyed.get(k).map(|&x| (x >> 32) as ObjId);
-            let o = match (from_keyed, inst.get(j)) {
-                (Some(a), Some(&b)) => a.min(b),
-                (Some(a), None) => a,
-                (None, Some(&b)) => b,
-                (None, None) => break,
-            };
-            let place = next.len() as u32;
-            next.push(o);
-            let (mut c, mut b) = (0u32, 0u64);
-            if inst.get(j) == Some(&o) {
-                j += 1;
-                c = 1;
-                b = retained(o);
+        let set = IdSet::of(&up, &inst);
+        let next = set.ids();
+        up.par_iter_mut().for_each(|h| *h = set.rank(*h));
+        let ncount = if count.is_empty() && inst.is_empty() && next.len() == up.len() {
+            // Each holder holds one object that lies on one path: one each.
+            Vec::new()
+        } else {
+            let mut ncount = vec![0u32; next.len()];
+            // Faulted in on every core before the one-core pass below.
+            ncount.par_chunks_mut(1 << 16).for_each(|c| c.fill(0));
+            for &o in &inst {
+                ncount[set.rank(o) as usize] = 1;
             }
-            while k < keyed.len() && (keyed[k] >> 32) as ObjId == o {
-                let i = keyed[k] as u32 as usize;
-                up[i] = place;
-                c = c.saturating_add(count[i]);
-                b += bytes[i];
-                k += 1;
+            for (i, &u) in up.iter().enumerate() {
+                let (u, c) = (u as usize, count.get(i).copied().unwrap_or(1));
+                ncount[u] = ncount[u].saturating_add(c);
             }
-            ncount.push(c);
-            nbytes.push(b);
-        }
+            ncount
+        };
         below.push(Level {
-            by_up: keyed.iter().map(|&k| k as u32).collect(),
             objs: std::mem::replace(&mut objs, next),
             up,
             count: std::mem::replace(&mut count, ncount),
-            bytes: std::mem::replace(&mut bytes, nbytes),
         });
     }
     below.push(Level {
         up: vec![TOP; objs.len()],
         objs,
         count,
-        bytes,
-        by_up: Vec::new(),
     });
     below.reverse();
     Some(Merged {
@@ -184,52 +179,97 @@ pub fn merge_all(
     })
 }
 
-/// `keyed` (holder << 32 | place) in order of holder, each holder's in order of place as
-/// they came (the places come in order): a least-significant-digit radix sort on the
-/// holder's bits in passes of 13 (8,192 counters, in the first cache), two for 50 M
-/// objects. The 5.5 M sessions' holders of the 50 M-object bench dump took 88 ms to sort
-/// by comparison on two loaded cores.
-fn radix_by_holder(keyed: &mut Vec<u64>, objects: usize) {
-    const BITS: u32 = 13;
-    let need = usize::BITS - objects.max(2).leading_zeros();
-    let mut from = std::mem::take(keyed);
-    let mut to = vec![0u64; from.len()];
-    let mut shift = 32;
-    while shift < 32 + need {
-        let mask = (1u64 << BITS) - 1;
-        let digit = |k: u64| ((k >> shift) & mask) as usize;
-        let mut at = vec![0usize; 1 << BITS];
-        for &k in &from {
-            at[digit(k)] += 1;
+/// A set of object ids as bits over the span they cover, with each word's count of the
+/// bits before it: the level above in order of id, and each holder's place in it, without
+/// a sort (a radix sort of the 5.5 M sessions' holders of the 50 M-object bench dump by
+/// holder took 48 ms of the 150; the set takes a sixth of that).
+struct IdSet {
+    /// The first word's number (id / 64).
+    base: usize,
+    words: Vec<u64>,
+    /// The bits set in the words before each.
+    ranks: Vec<u32>,
+}
+
+impl IdSet {
+    fn of(a: &[ObjId], b: &[ObjId]) -> IdSet {
+        let span = |v: &[ObjId]| {
+            v.par_iter()
+                .fold(|| (ObjId::MAX, 0), |(lo, hi), &x| (lo.min(x), hi.max(x)))
+                .reduce(|| (ObjId::MAX, 0), |x, y| (x.0.min(y.0), x.1.max(y.1)))
+        };
+        let ((alo, ahi), (blo, bhi)) = (span(a), span(b));
+        let (lo, hi) = (alo.min(blo), ahi.max(bhi));
+        if lo > hi {
+            return IdSet {
+                base: 0,
+                words: Vec::new(),
+                ranks: Vec::new(),
+            };
         }
-        let mut sum = 0;
-        for c in at.iter_mut() {
-            let n = *c;
-            *c = sum;
-            sum += n;
+        let base = lo as usize / 64;
+        let mut words = vec![0u64; hi as usize / 64 - base + 1];
+        for &x in a.iter().chain(b) {
+            words[x as usize / 64 - base] |= 1 << (x % 64);
         }
-        for &k in &from {
-            let d = digit(k);
-            to[at[d]] = k;
-            at[d] += 1;
+        let mut ranks = Vec::with_capacity(words.len());
+        let mut sum = 0u32;
+        for w in &words {
+            ranks.push(sum);
+            sum += w.count_ones();
         }
-        std::mem::swap(&mut from, &mut to);
-        shift += BITS;
+        IdSet { base, words, ranks }
     }
-    *keyed = from;
+
+    /// How many ids the set holds.
+    fn len(&self) -> usize {
+        match (self.ranks.last(), self.words.last()) {
+            (Some(&r), Some(w)) => r as usize + w.count_ones() as usize,
+            _ => 0,
+        }
+    }
+
+    /// The place of `x` (one of the set's) among the set's ids.
+    fn rank(&self, x: ObjId) -> u32 {
+        let w = x as usize / 64 - self.base;
+        self.ranks[w] + (self.words[w] & ((1u64 << (x % 64)) - 1)).count_ones()
+    }
+
+    /// The ids, in order.
+    fn ids(&self) -> Vec<ObjId> {
+        const WORDS: usize = 1 << 12;
+        let mut out = vec![0 as ObjId; self.len()];
+        let mut parts = Vec::new();
+        let mut rest = &mut out[..];
+        for (c, words) in self.words.chunks(WORDS).enumerate() {
+            let n: u32 = words.iter().map(|w| w.count_ones()).sum();
+            let (part, more) = rest.split_at_mut(n as usize);
+            rest = more;
+            parts.push((c * WORDS, words, part));
+        }
+        parts.into_par_iter().for_each(|(first, words, part)| {
+            let mut at = 0;
+            for (i, &w) in words.iter().enumerate() {
+                let mut w = w;
+                let from = ((self.base + first + i) * 64) as ObjId;
+                while w != 0 {
+                    part[at] = from + w.trailing_zeros();
+                    at += 1;
+                    w &= w - 1;
+                }
+            }
+        });
+        out
+    }
 }
 
 /// The same tree from paths found otherwise (each root first, its instance last; the
 /// search from the roots where the depths cannot tell): the objects of each level in the
 /// order met.
-pub fn from_paths(paths: &[Vec<ObjId>], retained: impl Fn(ObjId) -> u64) -> Vec<Level> {
+pub fn from_paths(paths: &[Vec<ObjId>]) -> Vec<Level> {
     let mut levels: Vec<Level> = Vec::new();
     let mut index: std::collections::HashMap<(usize, u32, ObjId), u32> = Default::default();
     for p in paths {
-        let Some(&last) = p.last() else {
-            continue;
-        };
-        let r = retained(last);
         let mut up = TOP;
         for (d, &x) in p.iter().enumerate() {
             if levels.len() <= d {
@@ -240,11 +280,9 @@ pub fn from_paths(paths: &[Vec<ObjId>], retained: impl Fn(ObjId) -> u64) -> Vec<
                 l.objs.push(x);
                 l.up.push(up);
                 l.count.push(0);
-                l.bytes.push(0);
                 l.objs.len() as u32 - 1
             });
             l.count[place as usize] += 1;
-            l.bytes[place as usize] += r;
             up = place;
         }
     }
@@ -256,22 +294,31 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_radix_sort_is_the_sort() {
+    fn the_id_set_is_the_sorted_ids_with_their_places() {
         let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-        for objects in [1usize, 100, 8_192, 50_000_000, u32::MAX as usize] {
-            let mut keyed: Vec<u64> = (0..20_000u64)
-                .map(|i| {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    (x % objects as u64) << 32 | i
-                })
-                .collect();
-            let mut want = keyed.clone();
+        for objects in [1u64, 100, 8_192, 50_000_000, u32::MAX as u64 - 1] {
+            let mut draw = |n: usize| -> Vec<ObjId> {
+                (0..n)
+                    .map(|_| {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        (x % objects) as ObjId
+                    })
+                    .collect()
+            };
+            let (a, b) = (draw(20_000), draw(300));
+            let set = IdSet::of(&a, &b);
+            let mut want: Vec<ObjId> = a.iter().chain(&b).copied().collect();
             want.sort();
-            radix_by_holder(&mut keyed, objects);
-            assert_eq!(keyed, want, "{objects}");
+            want.dedup();
+            assert_eq!(set.ids(), want, "{objects}");
+            for &v in a.iter().chain(&b) {
+                assert_eq!(want[set.rank(v) as usize], v);
+            }
         }
+        assert_eq!(IdSet::of(&[], &[]).ids(), Vec::<ObjId>::new());
+        assert_eq!(IdSet::of(&[7, 7, 3], &[]).ids(), vec![3, 7]);
     }
     use crate::heap::depth::{depths, nearest_paths};
 
@@ -285,14 +332,16 @@ mod tests {
         let classes: Vec<u32> = (0..n).map(|o| (o % 13 == 0) as u32).collect();
         let g = Graph::random_for_tests(n, 0x2545_f491_4f6c_dd1d, &classes);
         let d = depths(&g, || false).unwrap();
-        let m = merge_all(&g, &d, 1, None, |o| o as u64, || false).unwrap();
+        let m = merge_all(&g, &d, 1, None, || false).unwrap();
         let wanted = (0..n).filter(|o| o % 13 == 0).count();
         assert_eq!(m.instances, wanted);
         let reached = (0..n)
             .filter(|&o| o % 13 == 0 && d[o as usize] != crate::heap::depth::UNREACHED)
             .count();
         assert_eq!(m.merged, reached);
-        let top: u64 = m.levels[0].count.iter().map(|&c| c as u64).sum();
+        let top: u64 = (0..m.levels[0].objs.len())
+            .map(|i| m.levels[0].count_of(i) as u64)
+            .sum();
         assert_eq!(top as usize, reached);
         let strong = |a: u32, b: u32| g.edges(a).any(|e| g.out_targets[e] == b && !g.is_weak(e));
         for (k, l) in m.levels.iter().enumerate() {
@@ -309,17 +358,17 @@ mod tests {
                 let mut sum = vec![0u64; l.objs.len()];
                 let next = &m.levels[k + 1];
                 for (i, &u) in next.up.iter().enumerate() {
-                    sum[u as usize] += next.count[i] as u64;
+                    sum[u as usize] += next.count_of(i) as u64;
                 }
                 for (i, &x) in l.objs.iter().enumerate() {
                     let own = (x % 13 == 0) as u64;
-                    assert_eq!(l.count[i] as u64, sum[i] + own);
+                    assert_eq!(l.count_of(i) as u64, sum[i] + own);
                 }
             }
         }
         // The same objects as the paths read back one by one.
         let (_, paths) = nearest_paths(&g, &d, 1, None, usize::MAX).unwrap();
-        let by_paths = from_paths(&paths, |o| o as u64);
+        let by_paths = from_paths(&paths);
         for (a, b) in m.levels.iter().zip(&by_paths) {
             let mut x = b.objs.clone();
             x.sort();
@@ -331,6 +380,6 @@ mod tests {
         classes[299] = 1;
         let g = Graph::from_edge_list(&[8; 300], &classes, &edges, &[0]);
         let d = depths(&g, || false).unwrap();
-        assert_eq!(merge_all(&g, &d, 1, None, |_| 0, || false), None);
+        assert_eq!(merge_all(&g, &d, 1, None, || false), None);
     }
 }

@@ -107,7 +107,7 @@ fn merged_all(rel: &str) {
         if totals.count[c as usize] < 20 {
             continue;
         }
-        let Some(m) = merge_all(g, &d, c, None, |o| g.shallow_size(o), || false) else {
+        let Some(m) = merge_all(g, &d, c, None, || false) else {
             continue;
         };
         checked += 1;
@@ -118,7 +118,7 @@ fn merged_all(rel: &str) {
         let on_tree: u64 = m
             .levels
             .first()
-            .map_or(0, |l| l.count.iter().map(|&n| n as u64).sum());
+            .map_or(0, |l| (0..l.objs.len()).map(|i| l.count_of(i) as u64).sum());
         assert_eq!(on_tree as usize, m.merged, "{rel} class {c}");
         let (_, paths) = nearest_paths(g, &d, c, None, usize::MAX).unwrap();
         assert_eq!(paths.len(), m.merged, "{rel} class {c}");

@@ -207,20 +207,12 @@ impl MergedPathsPane {
             let gr = &b.groups[gi as usize];
             if let Some(&shown) = self.open.get(&gi) {
                 let level = &b.levels[gr.level];
-                let mut listed = 0;
-                for (i, &r) in level.1.iter().enumerate() {
-                    if r != gi {
-                        continue;
-                    }
-                    if listed == shown {
-                        break;
-                    }
+                for i in level.1.of(gi, level.0.len()).take(shown) {
                     rows.push(Row::Member {
                         level: gr.level,
                         i,
                         depth: depth + 1,
                     });
-                    listed += 1;
                 }
                 if (shown as u64) < gr.objects {
                     rows.push(Row::More {
@@ -324,7 +316,7 @@ impl Pane for MergedPathsPane {
                 Outcome::Consumed
             }
             (Some(Action::Collapse | Action::Group), Some(Row::Member { level, i, .. })) => {
-                let g = self.built.levels[level].1[i];
+                let g = self.built.levels[level].1.get(i);
                 self.open.remove(&g);
                 self.refresh();
                 // Back on the row they are of.
@@ -455,7 +447,7 @@ impl Pane for MergedPathsPane {
                             Part::shrink(clean(snap.class_name(o)), 8),
                             Part::keep(format!(" {}", clean(&snap.object_name(o)))),
                         ];
-                        let n = thousands(b.levels[*level].2[*i] as u64);
+                        let n = thousands(b.levels[*level].2.get(*i).copied().unwrap_or(1) as u64);
                         let figures = if w >= WORDY {
                             format!("  {n} objects")
                         } else {
