@@ -8,7 +8,7 @@
 //!
 //! `ROUNDS=N` asks `P` N times (3 without it); `RELEASE=1` gives the allocator's pool
 //! back to the kernel before each (every block of the merged paths then faults in fresh
-//! pages, as with `HEAPTUI_NO_RESERVE=1` in the TUI).
+//! pages, as they do in the TUI once loading is over).
 
 use std::time::Instant;
 

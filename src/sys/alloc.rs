@@ -21,12 +21,8 @@
 //! it until it is full or the pool is empty; the rest is ordinary fresh memory. Growing
 //! a block moves its own pages first; shrinking one pools its tail. Memory held by the
 //! process therefore never exceeds its peak of live memory, and [`release`] gives the
-//! pool back to the kernel. The TUI, once the index and the dominator tree are built,
-//! gives back all but a browsing reserve ([`browsing_reserve`]: 8 bytes per object,
-//! 512 MiB and a quarter of the memory left at most, [`release_beyond`]), fills the
-//! reserve on a core nobody else wants ([`fill`]), and from then on gives back what
-//! browsing frees beyond it: the large blocks of a class's merged paths or a filter then
-//! take resident pages instead of faulting in fresh ones. [`prefault`] lets
+//! pool back to the kernel (the TUI calls it once the index and the dominator tree are
+//! built, and from then on whenever browsing has freed a large block). [`prefault`] lets
 //! an idle core fill the pool ahead of a phase that needs fresh memory (the V8 reader's
 //! second core, for the referrers, while the first walks what the page owns). Smaller
 //! blocks, and every block on other systems, go to the system allocator unchanged.
@@ -137,29 +133,6 @@ impl Recycler {
         }
         p.len = 0;
         p.bytes = 0;
-    }
-
-    /// Gives pooled pages back to the kernel until the pool holds `keep` bytes at most
-    /// (the spans pooled first go first; a span is cut at a [`UNIT`]).
-    pub fn release_beyond(&self, keep: usize) {
-        let mut p = self.lock();
-        let mut gone = 0;
-        while p.bytes > keep && gone < p.len {
-            let (a, l) = p.spans[gone];
-            let excess = round(p.bytes - keep);
-            if l <= excess {
-                unmap(a, l);
-                p.bytes -= l;
-                gone += 1;
-            } else {
-                unmap(a + l - excess, excess);
-                p.spans[gone] = (a, l - excess);
-                p.bytes -= excess;
-            }
-        }
-        let len = p.len;
-        p.spans.copy_within(gone..len, 0);
-        p.len -= gone;
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Pool> {
@@ -521,60 +494,6 @@ pub fn release() {
     POOL.release();
 }
 
-/// [`release`] beyond `keep` bytes: the pool keeps that much for the blocks to come.
-pub fn release_beyond(keep: usize) {
-    POOL.release_beyond(keep);
-}
-
-/// Bytes of freed pages the TUI keeps pooled once loading is over, for the large blocks
-/// of browsing a graph of `objects` objects (a class's merged paths, a filter, a
-/// grouping): [`RESERVE_PER_OBJECT`] per object, [`RESERVE`] at most, a quarter of the
-/// memory still available ([`crate::sys::budget`]) at most; none when the index is on
-/// disk, where [`Global`] is not the allocator, with `HEAPTUI_NO_RECYCLE=1` or
-/// `HEAPTUI_NO_RESERVE=1`, or below [`MIN`] (a small dump's blocks are not ours).
-pub fn browsing_reserve(objects: usize) -> usize {
-    use std::sync::atomic::Ordering::Relaxed;
-    if spill::on()
-        || !ACTIVE.load(Relaxed)
-        || !RECYCLE.load(Relaxed)
-        || super::env::flag("HEAPTUI_NO_RESERVE")
-    {
-        return 0;
-    }
-    let left = match crate::sys::budget::budget() {
-        Ok(Some(b)) => b.bytes as usize,
-        _ => RESERVE,
-    };
-    let keep = RESERVE
-        .min(left / 4)
-        .min(objects.saturating_mul(RESERVE_PER_OBJECT))
-        / UNIT
-        * UNIT;
-    if keep < MIN {
-        0
-    } else {
-        keep
-    }
-}
-
-/// The most [`browsing_reserve`] keeps. The 5.5 M sessions' merged paths of the 50 M-
-/// object bench dump take 230 MB of blocks; with every page fresh (the pool given back)
-/// they took 317 ms, most of it clearing pages, where pooled pages take 170.
-pub const RESERVE: usize = 512 << 20;
-/// The reserve per object of the graph: the merged paths of a class whose instances are
-/// a tenth of the objects take about 4 bytes per object.
-pub const RESERVE_PER_OBJECT: usize = 8;
-
-/// Faults in `more` bytes of fresh memory (rounded up to a [`UNIT`]) in blocks of 32 MiB
-/// and leaves them in the process-wide pool, until `stop` is set; the pool's own pages
-/// are not touched (a block being built meanwhile takes them). A no-op where [`Global`]
-/// is not the allocator.
-pub fn fill(more: usize, stop: &std::sync::atomic::AtomicBool) {
-    if ACTIVE.load(std::sync::atomic::Ordering::Relaxed) {
-        POOL.fill(more, stop);
-    }
-}
-
 /// Work for an idle core: faults in up to `more` bytes of fresh memory and leaves it in
 /// the process-wide pool, for a phase that is about to ask for at least that much more
 /// than the pool holds. On this project's VM the first touch of fresh memory runs at
@@ -591,29 +510,6 @@ pub fn prefault(more: usize, stop: &std::sync::atomic::AtomicBool) {
 }
 
 impl Recycler {
-    /// [`fill`] for this pool.
-    pub fn fill(&self, more: usize, stop: &std::sync::atomic::AtomicBool) {
-        use std::sync::atomic::Ordering;
-        let mut left = round(more);
-        while left > 0 && !stop.load(Ordering::Relaxed) && !self.disk_on() {
-            let len = left.min(16 * UNIT);
-            let Some(base) = reserve(len) else {
-                return;
-            };
-            // Under the build's guard, only as far as its limit allows.
-            if self.guarded() && !spill::adopted(base, len, self.pooled()) {
-                unmap(base, len);
-                return;
-            }
-            for page in (0..len).step_by(4096) {
-                // SAFETY: `base .. base + len` is the mapping just made, ours.
-                unsafe { std::ptr::write_volatile((base + page) as *mut u8, 0) };
-            }
-            self.give(base, len);
-            left -= len;
-        }
-    }
-
     /// [`prefault`] for this pool.
     pub fn prefault(&self, more: usize, stop: &std::sync::atomic::AtomicBool) {
         use std::sync::atomic::Ordering;
@@ -654,4 +550,163 @@ pub fn pooled_resident() -> usize {
 }
 
 #[cfg(all(test, target_os = "linux"))]
-mod tests;
+mod tests {
+    use super::*;
+
+    fn fill(p: *mut u8, len: usize, seed: u8) {
+        for i in (0..len).step_by(4096) {
+            // SAFETY: `p .. p + len` is a live block.
+            unsafe { *p.add(i) = seed.wrapping_add((i / 4096) as u8) };
+        }
+    }
+
+    fn check(p: *mut u8, len: usize, seed: u8) {
+        for i in (0..len).step_by(4096) {
+            // SAFETY: as above.
+            let v = unsafe { *p.add(i) };
+            assert_eq!(v, seed.wrapping_add((i / 4096) as u8), "byte {i}");
+        }
+    }
+
+    #[test]
+    fn freed_pages_serve_the_next_block_and_are_zeroed_when_asked() {
+        let r = Recycler::new();
+        let a = Layout::from_size_align(20 << 20, 8).unwrap();
+        // SAFETY: layouts are non-zero; every block is freed with its own layout.
+        unsafe {
+            let p = r.alloc(a);
+            assert_eq!(p as usize % UNIT, 0);
+            fill(p, a.size(), 7);
+            r.dealloc(p, a);
+            assert_eq!(r.pooled(), round(a.size()));
+            // A larger block takes all of it, and the rest fresh.
+            let b = Layout::from_size_align(50 << 20, 8).unwrap();
+            let q = r.alloc_zeroed(b);
+            assert_eq!(r.pooled(), 0);
+            for i in (0..b.size()).step_by(4096) {
+                assert_eq!(*q.add(i), 0, "byte {i} of a zeroed block");
+            }
+            fill(q, b.size(), 5);
+            r.dealloc(q, b);
+            // A smaller one takes part and leaves the rest.
+            let c = Layout::from_size_align(10 << 20, 8).unwrap();
+            let s = r.alloc(c);
+            assert_eq!(r.pooled(), round(b.size()) - round(c.size()));
+            fill(s, c.size(), 1);
+            check(s, c.size(), 1);
+            r.dealloc(s, c);
+            r.release();
+            assert_eq!(r.pooled(), 0);
+        }
+    }
+
+    #[test]
+    fn realloc_keeps_contents_across_every_size_class() {
+        let r = Recycler::new();
+        // Pool something, so that growth takes pooled pages too.
+        let junk = Layout::from_size_align(30 << 20, 8).unwrap();
+        // SAFETY: as above; each realloc's result replaces the pointer and layout.
+        unsafe {
+            let j = r.alloc(junk);
+            fill(j, junk.size(), 99);
+            r.dealloc(j, junk);
+            let sizes = [
+                1 << 20,
+                (9 << 20) + 123,
+                64 << 20,
+                (12 << 20) + 1,
+                40 << 20,
+                3 << 20,
+                100,
+            ];
+            let mut l = Layout::from_size_align(4096, 8).unwrap();
+            let mut p = r.alloc(l);
+            fill(p, l.size(), 3);
+            for &n in &sizes {
+                let keep = l.size().min(n);
+                p = r.realloc(p, l, n);
+                assert!(!p.is_null());
+                check(p, keep, 3);
+                l = Layout::from_size_align(n, 8).unwrap();
+                fill(p, n, 3);
+            }
+            r.dealloc(p, l);
+            r.release();
+        }
+    }
+
+    #[test]
+    fn the_pool_keeps_no_more_than_its_slots() {
+        let r = Recycler::new();
+        let l = Layout::from_size_align(MIN, 8).unwrap();
+        // SAFETY: as above.
+        unsafe {
+            let blocks: Vec<*mut u8> = (0..SLOTS + 3).map(|_| r.alloc(l)).collect();
+            for &b in &blocks {
+                assert!(!b.is_null());
+                // The last page: the whole block counts as used.
+                *b.add(l.size() - 1) = 1;
+                r.dealloc(b, l);
+            }
+        }
+        assert_eq!(r.pooled(), SLOTS * round(MIN));
+        r.release();
+    }
+
+    #[test]
+    fn prefaulting_leaves_touched_pages_in_the_pool_until_told_to_stop() {
+        use std::sync::atomic::AtomicBool;
+        let r = Recycler::new();
+        let go = AtomicBool::new(false);
+        r.prefault(MIN - 1, &go);
+        assert_eq!(r.pooled(), 0, "less than a large block: nothing");
+        r.prefault(24 << 20, &go);
+        assert_eq!(r.pooled_resident(), 24 << 20);
+        // On top of what the pool holds.
+        r.prefault(16 << 20, &go);
+        assert_eq!(r.pooled_resident(), 40 << 20);
+        // Told to stop: nothing more.
+        let stop = AtomicBool::new(true);
+        r.prefault(64 << 20, &stop);
+        assert_eq!(r.pooled_resident(), 40 << 20);
+        // The pooled pages serve the next block.
+        let layout = Layout::from_size_align(40 << 20, UNIT).unwrap();
+        // SAFETY: a block of this layout, allocated and freed by this recycler only.
+        unsafe {
+            let p = r.alloc(layout);
+            assert_eq!(r.pooled(), 0);
+            r.dealloc(p, layout);
+        }
+        r.release();
+    }
+
+    #[test]
+    fn pages_never_touched_are_not_pooled() {
+        let r = Recycler::new();
+        // SAFETY: as above.
+        unsafe {
+            // A block reserved for 64 MiB of which the first 5 MiB were written: the pool
+            // keeps them, rounded up to a unit (6 MiB), and nothing of the rest.
+            let l = Layout::from_size_align(64 << 20, 8).unwrap();
+            let p = r.alloc(l);
+            fill(p, 5 << 20, 2);
+            r.dealloc(p, l);
+            assert_eq!(r.pooled(), 6 << 20);
+            // A block that touches nothing itself keeps only the pages it was given.
+            let q = r.alloc(l);
+            assert_eq!(r.pooled(), 0);
+            r.dealloc(q, l);
+            assert_eq!(r.pooled(), 6 << 20);
+            r.release();
+            // A shrink gives back an untouched tail without pooling it.
+            let s = r.alloc(l);
+            fill(s, 3 << 20, 4);
+            let s = r.realloc(s, l, 20 << 20);
+            assert_eq!(r.pooled(), 0);
+            check(s, 3 << 20, 4);
+            r.dealloc(s, Layout::from_size_align(20 << 20, 8).unwrap());
+            assert_eq!(r.pooled(), 4 << 20);
+            r.release();
+        }
+    }
+}

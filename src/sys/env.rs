@@ -77,11 +77,6 @@ pub const VARS: &[Var] = &[
         doc: "give freed large blocks back to the kernel at once instead of reusing their pages (for measurements)",
     },
     Var {
-        name: "HEAPTUI_NO_RESERVE",
-        kind: Kind::Flag,
-        doc: "keep no browsing reserve of resident pages once the TUI has loaded a dump: browsing's large blocks then fault in fresh pages (for measurements)",
-    },
-    Var {
         name: "HEAPTUI_NO_HUGEPAGES",
         kind: Kind::Flag,
         doc: "ask for no transparent huge pages for the large blocks (for measurements)",

@@ -133,23 +133,6 @@ pub(super) fn assembled(
     fits
 }
 
-/// A block of `len` fresh anonymous bytes at `base`, made to be pooled at once (the
-/// browsing reserve, [`super::alloc::fill`]), while the pool holds `pooled`: whether it
-/// stays within the guard's limit, and then it is counted as a live block (until
-/// [`freed`]). Unlike [`assembled`], a block that does not fit is not noted as spilled:
-/// the caller gives it back.
-pub(super) fn adopted(base: usize, len: usize, pooled: usize) -> bool {
-    let mut g = guard();
-    if g.len >= g.blocks.len() || g.live + pooled + len > g.limit {
-        return false;
-    }
-    let i = g.len;
-    g.blocks[i] = (base, len);
-    g.len += 1;
-    g.live += len;
-    true
-}
-
 /// A block (or the tail of one) at `addr` of `len` bytes is freed: whether it may go to
 /// the pool (a whole block that is wholly anonymous); its bytes leave the guard's count.
 pub(super) fn freed(addr: usize, len: usize) -> bool {

@@ -53,7 +53,6 @@ mod draw;
 mod load;
 mod mouse;
 mod ready;
-mod reserve;
 pub use mouse::DOUBLE_CLICK;
 pub mod split;
 mod split_keys;
@@ -182,8 +181,6 @@ pub struct App {
     queue: Queue,
     /// Where `--goto` opens, kept until it can ([`App::go_to`]).
     goto: Option<crate::ui::goto::Goto>,
-    /// The pages kept for browsing once loading is over.
-    reserve: reserve::Reserve,
 }
 
 impl App {
@@ -273,7 +270,6 @@ impl App {
             jobs: crate::ui::panes::job::Jobs::new(queue.notifier()),
             queue,
             goto: None,
-            reserve: Default::default(),
         }
     }
 
@@ -544,10 +540,9 @@ impl App {
         }
         // Once loading is over (the trees are in, no cache entry is being written), the
         // pages the allocator kept for the build's phases (`crate::sys::alloc`) go back to the
-        // kernel but for the browsing reserve, and so, from then on, do large blocks that
-        // browsing frees.
-        if self.dom_rx.is_none() && !self.cache_entry_pending() {
-            self.reserve.loaded(reserve::objects(&self.screen));
+        // kernel, and so, from then on, do large blocks that browsing frees.
+        if self.dom_rx.is_none() && !self.cache_entry_pending() && crate::sys::alloc::pooled() > 0 {
+            crate::sys::alloc::release();
         }
         if let Some(rx) = &self.early_rx {
             let got = rx.try_recv();

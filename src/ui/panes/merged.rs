@@ -12,8 +12,9 @@
 //! the deepest ([`crate::heap::merged::merge_all`]), and the objects of each level are
 //! grouped by their holder's row, their class and the reference's name (told by its place
 //! among the holder's references; a name is read once per row, and an array's elements
-//! are one name): the 5.5 M sessions of the 50 M-object bench dump in 230–330 ms from
-//! `P` to the frame (two cores shared with other builds). Until then (or where memory was
+//! are one name), each level on every core in chunks whose objects' rows are kept as runs
+//! where they run long: the 5.5 M sessions of the 50 M-object bench dump in 164–205 ms
+//! from the key to the frame in `bench/tui-latency.sh`. Until then (or where memory was
 //! short for them, or an instance lies beyond the depths' reach), one breadth-first
 //! search from the roots takes the first [`MAX_INSTANCES`] instances it reaches and stops
 //! once it has them ([`crate::heap::paths::first_paths`]): 190–310 ms on the 50 M-object
