@@ -156,6 +156,86 @@ pub fn nearest<'a>(names: impl Iterator<Item = &'a str>, wanted: &str) -> Vec<&'
         .collect()
 }
 
+/// What to add to "no class named `wanted`": the class meant, when `wanted` is the end
+/// of exactly one class name after a separator (`LeakyEntry` of `holdout.LeakyEntry`,
+/// `Node` of `java.util.HashMap$Node`, `Order` of `package:app/model.dart::Order`) or
+/// equals one but for case; the candidates when there are a few; else nothing. `names`
+/// are the classes that have instances (what `--class` can pick from).
+pub fn class_suggestion<'a>(names: impl Iterator<Item = &'a str> + Clone, wanted: &str) -> String {
+    if wanted.is_empty() {
+        return String::new();
+    }
+    let names_again = names.clone();
+    let lower = wanted.to_lowercase();
+    // The end of a name after a separator, with the case as given or, failing that, in
+    // any case (`string` for `java.lang.String`).
+    let ends = |n: &str, w: &str| {
+        n.len() > w.len()
+            && n.is_char_boundary(n.len() - w.len())
+            && n[..n.len() - w.len()]
+                .chars()
+                .next_back()
+                .is_some_and(|c| !c.is_alphanumeric() && c != '_')
+    };
+    let mut suffix: Vec<&str> = Vec::new();
+    let mut suffix_caseless: Vec<&str> = Vec::new();
+    let mut caseless: Vec<&str> = Vec::new();
+    for n in names {
+        if n.ends_with(wanted) && ends(n, wanted) {
+            suffix.push(n);
+        } else if n.to_lowercase() == lower {
+            caseless.push(n);
+        } else if n.to_lowercase().ends_with(&lower) && ends(&n.to_lowercase(), &lower) {
+            suffix_caseless.push(n);
+        }
+    }
+    if suffix.is_empty() && caseless.is_empty() {
+        suffix = suffix_caseless;
+    }
+    suffix.sort_unstable();
+    suffix.dedup();
+    let list = |v: &[&str]| {
+        v.iter()
+            .map(|n| format!("`{n}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if suffix.is_empty() && caseless.is_empty() {
+        return near_classes(names_again, wanted);
+    }
+    match (suffix.as_slice(), caseless.as_slice()) {
+        ([one], _) => format!(": did you mean `{one}`?"),
+        ([], [one]) => format!(": did you mean `{one}`?"),
+        (several, _) if (2..=8).contains(&several.len()) => {
+            format!(": several classes end in `{wanted}`: {}", list(several))
+        }
+        (several, _) if several.len() > 8 => format!(
+            ": {} classes end in `{wanted}`, such as {}",
+            several.len(),
+            list(&several[..5])
+        ),
+        _ => String::new(),
+    }
+}
+
+/// The classes nearest to `wanted` by edit distance ([`crate::heap::matcher::nearest`]):
+/// one is suggested, a few are listed, none gives nothing.
+fn near_classes<'a>(names: impl Iterator<Item = &'a str>, wanted: &str) -> String {
+    match nearest(names, wanted).as_slice() {
+        [] => String::new(),
+        [one] => format!(": did you mean `{one}`?"),
+        several => format!(
+            ": did you mean one of {}?",
+            several
+                .iter()
+                .take(5)
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

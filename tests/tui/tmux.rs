@@ -1525,7 +1525,7 @@ fn a_sixteen_colour_terminal_gets_no_256_colour_sequences() {
 
 /// Issue 39, friction 3: `heaptui FILE --goto …` opens there: an object by its id (the
 /// node id the program asked V8 for, `fixtures/node/leak/truth.json`), a class's
-/// instances, the waste findings.
+/// instances, the waste findings; a class name in the wrong case gets a "did you mean".
 #[test]
 fn goto_opens_the_tui_on_an_object_a_class_or_a_view() {
     let t = fixture_json("node/leak/truth.json");
@@ -1539,6 +1539,11 @@ fn goto_opens_the_tui_on_an_object_a_class_or_a_view() {
         (id.clone(), format!("Inspector — {class} {id}")),
         (format!("class:{class}"), format!("Instances of {class}")),
         ("view:waste".to_string(), "Waste — ".to_string()),
+        // A class name not quite right: the status line says which was meant.
+        (
+            format!("class:{}", class.to_lowercase()),
+            format!("did you mean `{class}`?"),
+        ),
     ] {
         let line = heaptui_line("", &format!("{file} --goto {goto}"), false);
         let Some(t) = Tmux::start(&format!("goto{}", want.len()), &line) else {

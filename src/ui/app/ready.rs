@@ -681,7 +681,15 @@ impl Ready {
             Goto::Class(name) => match self.snap.graph.classes.iter().position(|c| &c.name == name)
             {
                 Some(c) => Request::Instances(c as crate::heap::ClassId),
-                None => return Err(format!("--goto: no class named {}", clean(name))),
+                None => {
+                    let names = self.snap.graph.classes.iter().map(|c| c.name.as_str());
+                    let meant = crate::heap::matcher::class_suggestion(names, name);
+                    return Err(format!(
+                        "--goto: no class named {}{}",
+                        clean(name),
+                        clean(&meant)
+                    ));
+                }
             },
             Goto::Suspects | Goto::Waste if self.suspects.is_none() => return Ok(Some(goto)),
             Goto::Suspects | Goto::Waste => Request::Suspects(goto == Goto::Waste),
