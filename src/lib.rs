@@ -31,6 +31,8 @@ pub mod format;
 pub mod heap;
 pub mod leaks;
 pub mod present;
+#[cfg(feature = "sql")]
+pub mod query;
 pub mod results;
 pub mod session;
 pub mod source;

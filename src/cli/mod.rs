@@ -10,6 +10,8 @@ mod commands;
 mod compare;
 pub mod findings;
 pub mod install;
+#[cfg(feature = "sql")]
+mod query;
 mod usage;
 
 pub use crate::present::{rss, summary_lines_for, value_text};
@@ -203,6 +205,23 @@ pub enum Cmd {
         /// Print one JSON document on stdout instead of the table
         #[arg(long)]
         json: bool,
+    },
+    /// Run an SQL query over the snapshot's tables (objects, classes)
+    #[cfg(feature = "sql")]
+    Query {
+        /// The heap snapshot: HPROF, V8, Go, MoarVM or Dart, gzip-compressed or not
+        file: PathBuf,
+        /// The query (or --file)
+        sql: Option<String>,
+        /// Read the query from this file
+        #[arg(long = "file", short = 'f', conflicts_with = "sql")]
+        query_file: Option<PathBuf>,
+        /// Print one JSON document on stdout instead of the table
+        #[arg(long, conflicts_with = "csv")]
+        json: bool,
+        /// Print comma-separated values, a header line first
+        #[arg(long)]
+        csv: bool,
     },
     /// Print the shell completion script for SHELL on stdout
     Completions {
@@ -469,6 +488,14 @@ pub fn run(cli: Cli, tui: Tui) -> Result<()> {
             keep_tree(&snap, &d);
             Ok(())
         }
+        #[cfg(feature = "sql")]
+        Some(Cmd::Query {
+            file,
+            sql,
+            query_file,
+            json,
+            csv,
+        }) => query::run(&file, sql, query_file, json, csv),
         Some(Cmd::Completions { shell }) => install::completions(shell),
         Some(Cmd::Man) => install::man(),
         None => {

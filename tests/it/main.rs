@@ -31,6 +31,8 @@ mod layers;
 mod merged_paths;
 mod moarvm_fixture;
 mod on_disk;
+#[cfg(feature = "sql")]
+mod query;
 mod schema;
 mod suspects;
 mod v8_cuts;
