@@ -12,7 +12,7 @@
 //! | 4 | `format` |
 //! | 5 | `diff`, `leaks`, `suspects`, `waste` (the analyses) |
 //! | 6 | `results` (every command's result as serde types), `session` (the one way from a path to an analysed snapshot) |
-//! | 7 | `present` (what the front-ends both say) |
+//! | 7 | `present` (what the front-ends both say), `query` (SQL over a snapshot: the engine the front-ends ask) |
 //! | 8 | `cli`, `ui` (the front-ends) |
 //!
 //! Beside the ranks: the front-ends open dumps only through the session (they name
@@ -37,6 +37,7 @@ const RANKS: &[(&str, u8)] = &[
     ("results", 6),
     ("session", 6),
     ("present", 7),
+    ("query", 7),
     ("cli", 8),
     ("ui", 8),
 ];
