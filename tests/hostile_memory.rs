@@ -143,8 +143,9 @@ fn heaptui_limited(args: &[&str], limit: u64) -> std::process::Output {
 
 #[test]
 fn an_allocation_failure_exits_2_naming_the_file() {
-    // Defect 1: when memory does run out (here an address-space limit 40 MiB above the
-    // file's size, which starting takes and indexing 1 M objects does not fit in), the
+    // Defect 1: when memory does run out (here an address-space limit 25 MiB above the
+    // file's size and the binary's segments, which starting takes and indexing 1 M
+    // objects does not fit in), the
     // process ended with "memory allocation of N bytes failed" and SIGABRT (134). It now
     // ends with exit 2 and a message naming the file (the TUI's terminal is put back:
     // `tests/tui/tmux.rs`).
@@ -154,7 +155,7 @@ fn an_allocation_failure_exits_2_naming_the_file() {
     std::fs::write(&f, &bytes).unwrap();
     drop(bytes);
     let f = f.to_str().unwrap();
-    let limit = std::fs::metadata(f).unwrap().len() + (40 << 20);
+    let limit = common::address_space_for(std::fs::metadata(f).unwrap().len(), 25 << 20);
     for args in [
         &["summary", f, "--no-cache"][..],
         &["histogram", f, "--json", "--no-cache"][..],

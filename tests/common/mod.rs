@@ -185,6 +185,43 @@ pub fn heaptui_command(args: &[&str]) -> Command {
     c
 }
 
+/// An address-space limit (bytes) that leaves `room` bytes above a `file_len`-byte dump's
+/// map and the binary's own loaded segments (its ELF `PT_LOAD` sizes): tests of running
+/// out of memory under `RLIMIT_AS` stay calibrated whatever the binary weighs (with SQL,
+/// DataFusion adds about 120 MiB of segments to the debug binary).
+pub fn address_space_for(file_len: u64, room: u64) -> u64 {
+    file_len + binary_loaded_bytes() + room
+}
+
+/// The bytes the real binary's loadable segments take once mapped (0 when it cannot be
+/// read as a 64-bit little-endian ELF file).
+pub fn binary_loaded_bytes() -> u64 {
+    let Ok(b) = std::fs::read(env!("CARGO_BIN_EXE_heaptui")) else {
+        return 0;
+    };
+    let u16_at = |o: usize| {
+        b.get(o..o + 2)
+            .map_or(0, |x| u16::from_le_bytes([x[0], x[1]]) as usize)
+    };
+    let u32_at = |o: usize| {
+        b.get(o..o + 4)
+            .map_or(0, |x| u32::from_le_bytes(x.try_into().unwrap()))
+    };
+    let u64_at = |o: usize| {
+        b.get(o..o + 8)
+            .map_or(0, |x| u64::from_le_bytes(x.try_into().unwrap()))
+    };
+    if b.get(..5) != Some(b"\x7fELF\x02") {
+        return 0;
+    }
+    let (off, size, n) = (u64_at(0x20) as usize, u16_at(0x36), u16_at(0x38));
+    (0..n)
+        .map(|i| off + i * size)
+        .filter(|&h| u32_at(h) == 1)
+        .map(|h| u64_at(h + 0x28))
+        .sum()
+}
+
 /// Runs the real binary with a private cache directory.
 pub fn heaptui(args: &[&str]) -> Output {
     heaptui_command(args).output().expect("run heaptui")

@@ -985,7 +985,8 @@ fn running_out_of_memory_ends_with_exit_2_and_a_clean_terminal() {
     // try: this is about running out all the same.)
     let f = scratch().join("oom.hprof");
     std::fs::write(&f, common::hostile::hprof_instances(1_000_000)).unwrap();
-    let kb = (std::fs::metadata(&f).unwrap().len() + (40 << 20)) / 1024;
+    let kb =
+        crate::common::address_space_for(std::fs::metadata(&f).unwrap().len(), 25 << 20) / 1024;
     let cmd = heaptui_line(
         &format!("ulimit -v {kb}; MALLOC_ARENA_MAX=1 HEAPTUI_IGNORE_MEMORY=1 "),
         &f.display().to_string(),
