@@ -2262,16 +2262,21 @@ fn slash_in_a_list_without_a_filter_goes_to_an_object() {
     assert!(s.contains("no object @4000000000 in this snapshot"), "{s}");
 }
 
+/// The links of the Java fixture's linked list, as its program wrote them
+/// (`expected.json`).
+fn chain_length() -> u64 {
+    fixture_json("java/expected.json")["roots_and_structures"]["chain"]["length"]
+        .as_u64()
+        .unwrap()
+}
+
 /// Bug 8 of issue 39: the paths pane (`p`) of the last node of the fixture's linked list
 /// (503 nodes from `static Main.CHAIN_ROOT`, `expected.json`) folds the run of `next`
 /// into one row but for its ends, with how many it leaves out, and names the head's
 /// holder; it does not list 500 rows.
 #[test]
 fn the_paths_pane_folds_a_linked_list() {
-    let t = fixture_json("java/expected.json");
-    let length = t["roots_and_structures"]["chain"]["length"]
-        .as_u64()
-        .unwrap();
+    let length = chain_length();
     let (p, snap) = open_fixture("java/coops/heap-live-jvmgz.hprof.gz");
     let g = &snap.graph;
     let chain = |o: u32| snap.class_name(o) == "dev.heaptui.fixture.ChainNode";
@@ -2297,10 +2302,7 @@ fn the_paths_pane_folds_a_linked_list() {
 /// `next` rows but for its ends, as the paths pane does.
 #[test]
 fn merged_paths_fold_a_linked_list() {
-    let t = fixture_json("java/expected.json");
-    let length = t["roots_and_structures"]["chain"]["length"]
-        .as_u64()
-        .unwrap();
+    let length = chain_length();
     let (mut a, mut term) = app_at(120, 40);
     let s = run(&mut a, &mut term, "/dev.heaptui.fixture.ChainNode\nP");
     let all = with_commas(length as usize);
