@@ -408,6 +408,11 @@ pub trait Decoder: Send + Sync {
     fn content<'a>(&self, _bytes: &'a [u8], _g: &Graph, _o: ObjId) -> Option<Content<'a>> {
         None
     }
+    /// The names of the classes `o`'s class extends, nearest first, where the format has
+    /// subclasses (HPROF instances); empty elsewhere.
+    fn superclasses(&self, _bytes: &[u8], _g: &Graph, _o: ObjId) -> Vec<String> {
+        Vec::new()
+    }
     /// Bytes of memory the decoder's own state holds (what it keeps beside the graph to
     /// decode on demand: string tables, per-object or per-edge side columns), counted
     /// with the graph in `summary`'s `index_bytes`. Vectors by capacity; maps and strings

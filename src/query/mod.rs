@@ -1,5 +1,6 @@
-//! SQL over a snapshot (issue 41): the index's columns as tables of Apache DataFusion,
-//! which parses, plans and runs the query (heaptui writes no SQL parser or executor).
+//! SQL over a snapshot (issue 41): the index's columns and the analyses' results as
+//! tables of Apache DataFusion, which parses, plans and runs the query (heaptui writes no
+//! SQL parser or executor).
 //!
 //! Why DataFusion (`bench/README.md`, "what an SQL engine costs"): over 50 M objects the
 //! acceptance's `GROUP BY class` took 0.47 s on two cores, where SQLite over a virtual
@@ -8,21 +9,36 @@
 //! default cargo feature `sql`: a build without it (`--no-default-features`) has every
 //! other command, and test binaries that do not query link none of it.
 //!
-//! Tables so far: `objects(id, class, shallow, retained)` (`id` in the `OBJECT` syntax of
-//! `../shared/CLI.md`, `retained` NULL where no GC root reaches the object) and
-//! `classes(name, package, count, shallow, retained)`. `objects` is made batch by batch
-//! as the query reads it, and only the columns it reads: the id's text is decoded from the
-//! dump only when `id` is asked for.
+//! The tables (`docs/query.md` says what each column is): `objects`, `refs` and `strings`
+//! are made batch by batch from the index as the query reads them, and only the columns it
+//! reads ([`objects`]); `classes`, `roots`, `threads`, `frames`, `locals`, `suspects`,
+//! `waste` and `diff` are computed when first read ([`tables`]). The functions `field`,
+//! `path`, `referrers`, `class_of`, `is_instance_of`, `text`, `size` and the table
+//! function `fields('Class')` decode what they need per row ([`functions`]). Two
+//! snapshots open (`--base`) give the schemas `base` and `target` (the unqualified names
+//! are the target's) and the table `diff`.
+//!
+//! Every front-end runs a query here ([`run_each`]): the CLI streams its rows, the TUI
+//! collects them ([`run_until`]) on a thread it can stop.
 
+mod functions;
+mod lazy;
 mod objects;
+mod tables;
 
+pub use functions::parse_size;
+pub use lazy::CANCELLED;
+pub use objects::id_number;
+
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use datafusion::arrow::array::{ArrayRef, RecordBatch, StringArray, UInt64Array};
-use datafusion::arrow::datatypes::{DataType, Field, Schema};
+use datafusion::arrow::array::{Array, ArrayRef, RecordBatch};
+use datafusion::catalog::{MemorySchemaProvider, TableProvider};
 use datafusion::common::ScalarValue;
-use datafusion::datasource::MemTable;
-use datafusion::prelude::SessionContext;
+use datafusion::execution::runtime_env::RuntimeEnvBuilder;
+use datafusion::prelude::{SessionConfig, SessionContext};
+use futures::StreamExt;
 
 use crate::format::Snapshot;
 use crate::heap::dominators::Dominators;
@@ -35,90 +51,289 @@ pub struct QueryResult {
     pub rows: Vec<Vec<serde_json::Value>>,
 }
 
-/// Runs `sql` over `snap` (with its dominator tree's retained sizes when given). `Err`
+/// One snapshot a query reads, with its dominator tree where it has one (the columns
+/// and tables of retained sizes and suspects are NULL or empty without it).
+#[derive(Clone)]
+pub struct Input {
+    pub snap: Arc<Snapshot>,
+    pub dom: Option<Arc<Dominators>>,
+}
+
+/// What a query reads: a snapshot, or two (`base` and `target`).
+#[derive(Clone)]
+pub struct Inputs {
+    pub target: Input,
+    pub base: Option<Input>,
+}
+
+impl Inputs {
+    pub fn one(snap: Arc<Snapshot>, dom: Option<Arc<Dominators>>) -> Inputs {
+        Inputs {
+            target: Input { snap, dom },
+            base: None,
+        }
+    }
+}
+
+/// The tables and their columns, in the order `SELECT *` gives them: for completion and
+/// the docs' test. `diff` is there only with two snapshots.
+pub const TABLES: &[(&str, &[&str])] = &[
+    (
+        "objects",
+        &[
+            "id",
+            "class",
+            "shallow",
+            "retained",
+            "dominator",
+            "depth",
+            "reachable",
+            "root_kind",
+            "label",
+            "n",
+            "dominator_n",
+            "id_num",
+        ],
+    ),
+    (
+        "classes",
+        &["name", "package", "count", "shallow", "retained"],
+    ),
+    ("refs", &["src", "dst", "name", "kind", "src_n", "dst_n"]),
+    ("roots", &["id", "kind", "thread", "frame", "n"]),
+    ("strings", &["id", "text", "length", "bytes", "n"]),
+    (
+        "threads",
+        &["id", "name", "state", "object", "system", "frames"],
+    ),
+    (
+        "frames",
+        &["thread", "depth", "function", "location", "locals"],
+    ),
+    ("locals", &["thread", "frame", "id", "class", "n"]),
+    (
+        "suspects",
+        &[
+            "rank", "kind", "object", "class", "retained", "share", "holder", "title", "objects",
+        ],
+    ),
+    (
+        "waste",
+        &[
+            "kind",
+            "class",
+            "text",
+            "count",
+            "bytes_each",
+            "wasted",
+            "holder",
+            "example",
+            "length",
+            "capacity",
+        ],
+    ),
+    (
+        "diff",
+        &[
+            "class",
+            "base_count",
+            "target_count",
+            "delta_count",
+            "base_shallow",
+            "target_shallow",
+            "delta_shallow",
+            "base_retained",
+            "target_retained",
+            "delta_retained",
+            "new",
+            "gone",
+        ],
+    ),
+];
+
+/// The functions a query may call beside DataFusion's own.
+pub const FUNCTIONS: &[&str] = &[
+    "field",
+    "path",
+    "referrers",
+    "class_of",
+    "is_instance_of",
+    "text",
+    "size",
+    "fields",
+];
+
+/// The tables of one snapshot, by name.
+fn tables_of(i: &Input, stop: &Arc<AtomicBool>) -> Vec<(&'static str, Arc<dyn TableProvider>)> {
+    let (s, d) = (&i.snap, &i.dom);
+    vec![
+        (
+            "objects",
+            objects::objects(s, d, stop) as Arc<dyn TableProvider>,
+        ),
+        ("classes", tables::classes(s, d, stop)),
+        ("refs", objects::refs(s, stop)),
+        ("roots", tables::roots(s, stop)),
+        ("strings", objects::strings(s, stop)),
+        ("threads", tables::threads(s, stop)),
+        ("frames", tables::frames(s, stop)),
+        ("locals", tables::locals(s, stop)),
+        ("suspects", tables::suspects(s, d, stop)),
+        ("waste", tables::waste(s, stop)),
+    ]
+}
+
+/// The memory DataFusion's operators may hold (hash tables, sorts; they spill to the
+/// cache directory past it): half of what the budget leaves, at least 256 MiB.
+fn memory_limit() -> usize {
+    let left = crate::sys::budget::budget()
+        .ok()
+        .flatten()
+        .map_or(u64::MAX, |b| b.bytes);
+    (left / 2).max(256 << 20).min(usize::MAX as u64) as usize
+}
+
+/// A session with the tables and functions of `inputs`.
+fn context(inputs: &Inputs, stop: &Arc<AtomicBool>) -> Result<SessionContext, String> {
+    let e = |e: datafusion::error::DataFusionError| e.to_string();
+    let mut rt = RuntimeEnvBuilder::new().with_memory_limit(memory_limit(), 1.0);
+    if let Some(dir) = crate::sys::files::cache_dir() {
+        rt = rt.with_temp_file_path(dir.join("spill"));
+    }
+    let config = SessionConfig::new()
+        .with_target_partitions(rayon::current_num_threads().max(1))
+        .with_information_schema(true);
+    let ctx = SessionContext::new_with_config_rt(config, rt.build_arc().map_err(e)?);
+    for (name, t) in tables_of(&inputs.target, stop) {
+        ctx.register_table(name, t).map_err(e)?;
+    }
+    if let Some(base) = &inputs.base {
+        let catalog = ctx
+            .catalog("datafusion")
+            .ok_or("DataFusion's default catalog is missing")?;
+        for (schema, input) in [("base", base), ("target", &inputs.target)] {
+            catalog
+                .register_schema(schema, Arc::new(MemorySchemaProvider::new()))
+                .map_err(e)?;
+            for (name, t) in tables_of(input, stop) {
+                ctx.register_table(format!("{schema}.{name}"), t)
+                    .map_err(e)?;
+            }
+        }
+        let d = tables::diff(
+            (&base.snap, &base.dom),
+            (&inputs.target.snap, &inputs.target.dom),
+            stop,
+        );
+        ctx.register_table("diff", d).map_err(e)?;
+    }
+    functions::register(&ctx, &inputs.target.snap, stop);
+    Ok(ctx)
+}
+
+/// The threads a query runs on: as many as rayon's.
+fn runtime() -> Result<tokio::runtime::Runtime, String> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(rayon::current_num_threads().max(1))
+        .thread_name("query")
+        .build()
+        .map_err(|e| format!("the query's threads: {e}"))
+}
+
+/// Runs `sql` over `inputs`, giving `columns` the columns' names once and then `rows`
+/// the rows a batch at a time, as they come; `rows` returns `false` to end the query
+/// early (`| head`). `stop` set from another thread ends it with [`CANCELLED`]. `Err`
 /// carries the engine's message (a syntax error names its position).
+pub fn run_each(
+    inputs: &Inputs,
+    sql: &str,
+    stop: &Arc<AtomicBool>,
+    columns: impl FnOnce(Vec<String>),
+    mut rows: impl FnMut(Vec<Vec<serde_json::Value>>) -> bool,
+) -> Result<(), String> {
+    let rt = runtime()?;
+    rt.block_on(async {
+        let ctx = context(inputs, stop)?;
+        let df = ctx.sql(sql).await.map_err(|e| e.to_string())?;
+        columns(
+            df.schema()
+                .fields()
+                .iter()
+                .map(|f| f.name().clone())
+                .collect(),
+        );
+        let mut stream = df.execute_stream().await.map_err(|e| e.to_string())?;
+        while let Some(b) = stream.next().await {
+            if stop.load(Ordering::Relaxed) {
+                return Err(CANCELLED.to_string());
+            }
+            let b = b.map_err(|e| message(&e.to_string()))?;
+            if !rows(json_rows(&b)?) {
+                break;
+            }
+        }
+        Ok(())
+    })
+}
+
+/// The engine's message without its wrapping (`External error: `, `Execution error: `
+/// before one of ours).
+fn message(m: &str) -> String {
+    match m.find(CANCELLED) {
+        Some(_) => CANCELLED.to_string(),
+        None => m.to_string(),
+    }
+}
+
+/// Runs `sql` over `inputs` and collects its answer ([`run_each`]).
+pub fn run_until(
+    inputs: &Inputs,
+    sql: &str,
+    stop: &Arc<AtomicBool>,
+) -> Result<QueryResult, String> {
+    let mut out = QueryResult {
+        columns: Vec::new(),
+        rows: Vec::new(),
+    };
+    let mut cols = Vec::new();
+    run_each(
+        inputs,
+        sql,
+        stop,
+        |c| cols = c,
+        |r| {
+            out.rows.extend(r);
+            true
+        },
+    )?;
+    out.columns = cols;
+    Ok(out)
+}
+
+/// Runs `sql` over `snap` (with its dominator tree's retained sizes when given).
 pub fn run(
     snap: Arc<Snapshot>,
     dom: Option<Arc<Dominators>>,
     sql: &str,
 ) -> Result<QueryResult, String> {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(rayon::current_num_threads().max(1))
-        .thread_name("query")
-        .build()
-        .map_err(|e| format!("the query's threads: {e}"))?;
-    rt.block_on(async move {
-        let ctx = SessionContext::new();
-        ctx.register_table(
-            "objects",
-            Arc::new(objects::Objects::new(snap.clone(), dom.clone())),
-        )
-        .map_err(|e| e.to_string())?;
-        ctx.register_table("classes", classes(&snap, dom.as_deref())?)
-            .map_err(|e| e.to_string())?;
-        let df = ctx.sql(sql).await.map_err(|e| e.to_string())?;
-        let columns = df
-            .schema()
-            .fields()
-            .iter()
-            .map(|f| f.name().clone())
-            .collect();
-        let batches = df.collect().await.map_err(|e| e.to_string())?;
-        let mut rows = Vec::new();
-        for b in &batches {
-            for r in 0..b.num_rows() {
-                let row = b
-                    .columns()
-                    .iter()
-                    .map(|c| json_of(c, r))
-                    .collect::<Result<Vec<_>, String>>()?;
-                rows.push(row);
-            }
-        }
-        Ok(QueryResult { columns, rows })
-    })
+    run_until(&Inputs::one(snap, dom), sql, &Arc::default())
 }
 
-/// The `classes` table: the histogram's rows.
-fn classes(snap: &Snapshot, dom: Option<&Dominators>) -> Result<Arc<MemTable>, String> {
-    let mut rows = crate::heap::histogram::by_class(&snap.graph);
-    if let Some(d) = dom {
-        crate::heap::histogram::add_retained(&mut rows, &d.class_retained(&snap.graph));
-    }
-    let schema = Arc::new(Schema::new(vec![
-        Field::new("name", DataType::Utf8, false),
-        Field::new("package", DataType::Utf8, false),
-        Field::new("count", DataType::UInt64, false),
-        Field::new("shallow", DataType::UInt64, false),
-        Field::new("retained", DataType::UInt64, true),
-    ]));
-    let columns: Vec<ArrayRef> = vec![
-        Arc::new(StringArray::from_iter_values(
-            rows.iter().map(|r| r.name.as_str()),
-        )),
-        Arc::new(StringArray::from_iter_values(
-            rows.iter()
-                .map(|r| crate::heap::histogram::package_of(&r.name)),
-        )),
-        Arc::new(UInt64Array::from_iter_values(rows.iter().map(|r| r.count))),
-        Arc::new(UInt64Array::from_iter_values(
-            rows.iter().map(|r| r.shallow),
-        )),
-        Arc::new(UInt64Array::from_iter(rows.iter().map(|r| r.retained))),
-    ];
-    let batch = RecordBatch::try_new(schema.clone(), columns).map_err(|e| e.to_string())?;
-    MemTable::try_new(schema, vec![vec![batch]])
-        .map(Arc::new)
-        .map_err(|e| e.to_string())
+/// A batch's rows as JSON.
+fn json_rows(b: &RecordBatch) -> Result<Vec<Vec<serde_json::Value>>, String> {
+    (0..b.num_rows())
+        .map(|r| b.columns().iter().map(|c| json_of(c, r)).collect())
+        .collect()
 }
 
-/// Row `r` of `column` as JSON: numbers as numbers, text as strings, NULL as null.
+/// Row `r` of `column` as JSON: numbers as numbers, text as strings, lists as arrays,
+/// NULL as null.
 fn json_of(column: &ArrayRef, r: usize) -> Result<serde_json::Value, String> {
     use serde_json::Value;
-    let v = ScalarValue::try_from_array(column, r).map_err(|e| e.to_string())?;
-    if v.is_null() {
+    if column.is_null(r) {
         return Ok(Value::Null);
     }
+    let v = ScalarValue::try_from_array(column, r).map_err(|e| e.to_string())?;
     Ok(match v {
         ScalarValue::Boolean(Some(b)) => Value::Bool(b),
         ScalarValue::UInt8(Some(x)) => x.into(),
@@ -141,6 +356,13 @@ fn json_of(column: &ArrayRef, r: usize) -> Result<serde_json::Value, String> {
         ScalarValue::Dictionary(_, inner) => {
             let a = inner.to_array().map_err(|e| e.to_string())?;
             return json_of(&a, 0);
+        }
+        ScalarValue::List(l) => {
+            let items = l.value(0);
+            return (0..items.len())
+                .map(|i| json_of(&items, i))
+                .collect::<Result<Vec<_>, _>>()
+                .map(Value::Array);
         }
         other => Value::String(other.to_string()),
     })

@@ -1,171 +1,310 @@
-//! The `objects` table: one row per object of the graph, made batch by batch from the
-//! index's columns as the query reads it, and only the columns it reads.
+//! The tables with a row per object or per reference: `objects`, `refs` and `strings`,
+//! made from the index's columns batch by batch as a query reads them ([`Lazy`]), and
+//! only the columns it reads: the id's text, a label or a reference's name is decoded
+//! from the dump only when that column is asked for.
 
-use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, OnceLock};
 
-use async_trait::async_trait;
 use datafusion::arrow::array::{
-    ArrayRef, DictionaryArray, RecordBatch, StringArray, UInt32Array, UInt64Array,
+    ArrayRef, BooleanArray, DictionaryArray, StringArray, StringBuilder, UInt32Array, UInt64Array,
 };
-use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef, UInt32Type};
-use datafusion::catalog::Session;
-use datafusion::datasource::{TableProvider, TableType};
+use datafusion::arrow::datatypes::{DataType, Field, Schema, UInt32Type};
 use datafusion::error::Result;
-use datafusion::execution::TaskContext;
-use datafusion::logical_expr::Expr;
-use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
-use datafusion::physical_plan::streaming::{PartitionStream, StreamingTableExec};
-use datafusion::physical_plan::{ExecutionPlan, SendableRecordBatchStream};
 
-use crate::format::Snapshot;
-use crate::heap::dominators::Dominators;
+use super::lazy::Lazy;
+use crate::format::{Encoding, Snapshot};
+use crate::heap::dominators::{Dominators, VIRTUAL_ROOT};
+use crate::heap::ObjId;
 
 /// Objects per batch.
 const BATCH: usize = 1 << 16;
 
-pub struct Objects {
-    snap: Arc<Snapshot>,
-    dom: Option<Arc<Dominators>>,
-    schema: SchemaRef,
+fn dict() -> DataType {
+    DataType::Dictionary(Box::new(DataType::UInt32), Box::new(DataType::Utf8))
 }
 
-impl std::fmt::Debug for Objects {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "objects of {}", self.snap.source.path.display())
-    }
+/// The classes' names, the dictionary of every `class` column.
+fn class_names(snap: &Snapshot) -> ArrayRef {
+    Arc::new(StringArray::from_iter_values(
+        snap.graph.classes.iter().map(|c| c.name.as_str()),
+    ))
 }
 
-impl Objects {
-    pub fn new(snap: Arc<Snapshot>, dom: Option<Arc<Dominators>>) -> Self {
-        let schema = Arc::new(Schema::new(vec![
-            Field::new("id", DataType::Utf8, false),
-            Field::new(
-                "class",
-                DataType::Dictionary(Box::new(DataType::UInt32), Box::new(DataType::Utf8)),
-                false,
-            ),
-            Field::new("shallow", DataType::UInt64, false),
-            Field::new("retained", DataType::UInt64, true),
-        ]));
-        Objects { snap, dom, schema }
-    }
+fn class_column(snap: &Snapshot, names: &ArrayRef, objs: &[ObjId]) -> Result<ArrayRef> {
+    let keys =
+        UInt32Array::from_iter_values(objs.iter().map(|&o| snap.graph.class_of.get(o as usize)));
+    Ok(Arc::new(DictionaryArray::<UInt32Type>::try_new(
+        keys,
+        names.clone(),
+    )?))
 }
 
-#[async_trait]
-impl TableProvider for Objects {
-    fn schema(&self) -> SchemaRef {
-        self.schema.clone()
+/// The number in an object's name (`0x1f00` → 7936, `@42` → 42, `#7` → 7).
+pub fn id_number(name: &str) -> Option<u64> {
+    if let Some(h) = name.strip_prefix("0x") {
+        return u64::from_str_radix(h, 16).ok();
     }
-
-    fn table_type(&self) -> TableType {
-        TableType::Base
-    }
-
-    async fn scan(
-        &self,
-        state: &dyn Session,
-        projection: Option<&Vec<usize>>,
-        _filters: &[Expr],
-        limit: Option<usize>,
-    ) -> Result<Arc<dyn ExecutionPlan>> {
-        let columns: Vec<usize> = match projection {
-            Some(p) => p.clone(),
-            None => (0..self.schema.fields().len()).collect(),
-        };
-        let schema = Arc::new(self.schema.project(&columns)?);
-        let names: ArrayRef = Arc::new(StringArray::from_iter_values(
-            self.snap.graph.classes.iter().map(|c| c.name.as_str()),
-        ));
-        let n = self.snap.graph.len();
-        let parts = state.config().target_partitions().max(1);
-        let per = n.div_ceil(parts).max(1);
-        let partitions: Vec<Arc<dyn PartitionStream>> = (0..n.div_ceil(per).max(1))
-            .map(|p| {
-                Arc::new(Part {
-                    snap: self.snap.clone(),
-                    dom: self.dom.clone(),
-                    schema: schema.clone(),
-                    columns: columns.clone(),
-                    names: names.clone(),
-                    from: p * per,
-                    to: ((p + 1) * per).min(n),
-                }) as Arc<dyn PartitionStream>
-            })
-            .collect();
-        Ok(Arc::new(StreamingTableExec::try_new(
-            schema,
-            partitions,
-            None,
-            Vec::new(),
-            false,
-            limit,
-        )?))
-    }
+    name.trim_start_matches(['@', '#']).parse().ok()
 }
 
-/// One partition of the table: the objects `from..to`.
-struct Part {
-    snap: Arc<Snapshot>,
-    dom: Option<Arc<Dominators>>,
-    schema: SchemaRef,
-    /// The table's columns this scan reads, in the schema's order.
-    columns: Vec<usize>,
-    names: ArrayRef,
-    from: usize,
-    to: usize,
+/// Every object's depth from the roots, computed once per query when a column needs it
+/// (the TUI's own when it has built them).
+type Depths = Arc<OnceLock<Arc<Vec<u8>>>>;
+
+fn depths_of<'a>(snap: &'a Snapshot, kept: &'a Depths) -> &'a [u8] {
+    if let Some(d) = snap.graph.depths.get() {
+        return d;
+    }
+    kept.get_or_init(|| {
+        Arc::new(crate::heap::depth::depths(&snap.graph, || false).unwrap_or_default())
+    })
 }
 
-impl std::fmt::Debug for Part {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "objects {}..{}", self.from, self.to)
-    }
-}
-
-impl PartitionStream for Part {
-    fn schema(&self) -> &SchemaRef {
-        &self.schema
-    }
-
-    fn execute(&self, _ctx: Arc<TaskContext>) -> SendableRecordBatchStream {
-        let (snap, dom, schema, columns, names) = (
-            self.snap.clone(),
-            self.dom.clone(),
-            self.schema.clone(),
-            self.columns.clone(),
-            self.names.clone(),
-        );
-        let to = self.to;
-        let batches = (self.from..to).step_by(BATCH).map(move |at| {
-            let objs = at as u32..(at + BATCH).min(to) as u32;
-            let cols: Vec<ArrayRef> = columns
+/// `objects(id, class, shallow, retained, dominator, depth, reachable, root_kind, label,
+/// n, dominator_n, id_num)`.
+pub fn objects(
+    snap: &Arc<Snapshot>,
+    dom: &Option<Arc<Dominators>>,
+    stop: &Arc<AtomicBool>,
+) -> Arc<Lazy> {
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("id", DataType::Utf8, false),
+        Field::new("class", dict(), false),
+        Field::new("shallow", DataType::UInt64, false),
+        Field::new("retained", DataType::UInt64, true),
+        Field::new("dominator", DataType::Utf8, true),
+        Field::new("depth", DataType::UInt32, true),
+        Field::new("reachable", DataType::Boolean, false),
+        Field::new("root_kind", DataType::Utf8, true),
+        Field::new("label", DataType::Utf8, true),
+        Field::new("n", DataType::UInt32, false),
+        Field::new("dominator_n", DataType::UInt32, true),
+        Field::new("id_num", DataType::UInt64, true),
+    ]));
+    let names = class_names(snap);
+    let depths: Depths = Default::default();
+    let (snap, dom) = (snap.clone(), dom.clone());
+    Lazy::new(
+        "objects",
+        schema,
+        snap.graph.len(),
+        BATCH,
+        stop,
+        move |cols, range| {
+            let objs: Vec<ObjId> = (range.start as u32..range.end as u32).collect();
+            let g = &snap.graph;
+            let idom = |o: ObjId| {
+                dom.as_ref()
+                    .and_then(|d| d.idom(o))
+                    .filter(|&d| d != VIRTUAL_ROOT)
+            };
+            let out = cols
                 .iter()
                 .map(|&c| -> Result<ArrayRef> {
-                    let g = &snap.graph;
+                    let it = objs.iter().copied();
                     Ok(match c {
                         0 => Arc::new(StringArray::from_iter_values(
-                            objs.clone().map(|o| snap.object_name(o)),
+                            it.map(|o| snap.object_name(o)),
                         )),
-                        1 => {
-                            let keys = UInt32Array::from_iter_values(
-                                objs.clone().map(|o| g.class_of.get(o as usize)),
-                            );
-                            Arc::new(DictionaryArray::<UInt32Type>::try_new(keys, names.clone())?)
+                        1 => class_column(&snap, &names, &objs)?,
+                        2 => Arc::new(UInt64Array::from_iter_values(it.map(|o| g.shallow_size(o)))),
+                        3 => Arc::new(UInt64Array::from_iter(
+                            it.map(|o| dom.as_ref().and_then(|d| d.retained(o))),
+                        )),
+                        4 => Arc::new(StringArray::from_iter(
+                            it.map(|o| idom(o).map(|d| snap.object_name(d))),
+                        )),
+                        5 => {
+                            let d = depths_of(&snap, &depths);
+                            Arc::new(UInt32Array::from_iter(it.map(|o| {
+                                d.get(o as usize)
+                                    .filter(|&&x| x != crate::heap::depth::UNREACHED)
+                                    .map(|&x| x as u32)
+                            })))
                         }
-                        2 => Arc::new(UInt64Array::from_iter_values(
-                            objs.clone().map(|o| g.shallow_size(o)),
-                        )),
+                        6 => {
+                            let d = depths_of(&snap, &depths);
+                            Arc::new(BooleanArray::from_iter(it.map(|o| {
+                                Some(
+                                    d.get(o as usize)
+                                        .is_some_and(|&x| x != crate::heap::depth::UNREACHED),
+                                )
+                            })))
+                        }
+                        7 => Arc::new(StringArray::from_iter(it.map(|o| {
+                            let mut kinds: Vec<&str> =
+                                g.roots_of(o).iter().map(|r| r.kind.name()).collect();
+                            kinds.dedup();
+                            (!kinds.is_empty()).then(|| kinds.join(", "))
+                        }))),
+                        8 => Arc::new(StringArray::from_iter(it.map(|o| snap.label(o)))),
+                        9 => Arc::new(UInt32Array::from_iter_values(it)),
+                        10 => Arc::new(UInt32Array::from_iter(it.map(idom))),
                         _ => Arc::new(UInt64Array::from_iter(
-                            objs.clone()
-                                .map(|o| dom.as_ref().and_then(|d| d.retained(o))),
+                            it.map(|o| id_number(&snap.object_name(o))),
                         )),
                     })
                 })
-                .collect::<Result<_>>()?;
-            Ok(RecordBatch::try_new(schema.clone(), cols)?)
-        });
-        Box::pin(RecordBatchStreamAdapter::new(
-            self.schema.clone(),
-            futures::stream::iter(batches),
-        ))
+                .collect::<Result<Vec<_>>>()?;
+            Ok((out, objs.len()))
+        },
+    )
+}
+
+/// What kind of reference a name and its weak flag say it is.
+fn ref_kind(snap: &Snapshot, name: Option<&str>, weak: bool) -> &'static str {
+    if weak {
+        return "weak";
     }
+    match name {
+        Some(n) if n.starts_with('[') => "element",
+        Some(n) if n.starts_with("static ") => "static",
+        _ if snap.format == crate::format::Format::V8 => "property",
+        _ => "field",
+    }
+}
+
+/// `refs(src, dst, name, kind, src_n, dst_n)`: one row per reference of the index, in
+/// the order of their sources.
+pub fn refs(snap: &Arc<Snapshot>, stop: &Arc<AtomicBool>) -> Arc<Lazy> {
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("src", DataType::Utf8, false),
+        Field::new("dst", DataType::Utf8, false),
+        Field::new("name", DataType::Utf8, true),
+        Field::new("kind", DataType::Utf8, false),
+        Field::new("src_n", DataType::UInt32, false),
+        Field::new("dst_n", DataType::UInt32, false),
+    ]));
+    let snap = snap.clone();
+    // Sources per batch: fewer than objects', as a batch holds their references.
+    Lazy::new(
+        "refs",
+        schema,
+        snap.graph.len(),
+        BATCH / 4,
+        stop,
+        move |cols, range| {
+            let g = &snap.graph;
+            let (from, to) = (range.start as u32, range.end as u32);
+            let (lo, hi) = (g.edges(from).start, g.edges(to - 1).end);
+            let rows = hi - lo;
+            let src: Vec<ObjId> = (from..to)
+                .flat_map(|o| std::iter::repeat_n(o, g.edges(o).len()))
+                .collect();
+            let dst = &g.out_targets[lo..hi];
+            let needs_names = cols.iter().any(|&c| c == 2 || c == 3);
+            let names: Vec<Option<String>> = if needs_names {
+                (from..to)
+                    .flat_map(|o| snap.edge_labels(o, &g.out_targets[g.edges(o)]))
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            let out = cols
+                .iter()
+                .map(|&c| -> ArrayRef {
+                    match c {
+                        0 => Arc::new(StringArray::from_iter_values(
+                            src.iter().map(|&o| snap.object_name(o)),
+                        )),
+                        1 => Arc::new(StringArray::from_iter_values(
+                            dst.iter().map(|&o| snap.object_name(o)),
+                        )),
+                        2 => Arc::new(StringArray::from_iter(names.iter().cloned())),
+                        3 => {
+                            Arc::new(StringArray::from_iter_values((lo..hi).map(|e| {
+                                ref_kind(&snap, names[e - lo].as_deref(), g.is_weak(e))
+                            })))
+                        }
+                        4 => Arc::new(UInt32Array::from(src.clone())),
+                        _ => Arc::new(UInt32Array::from_iter_values(dst.iter().copied())),
+                    }
+                })
+                .collect();
+            Ok((out, rows))
+        },
+    )
+}
+
+/// Appends a string's text to `b` as UTF-8, without a copy where the dump's bytes are
+/// already (ASCII in Latin-1 or UTF-8).
+fn append_text(b: &mut StringBuilder, c: &crate::format::Content<'_>) {
+    match c.encoding {
+        Encoding::Utf8 | Encoding::Latin1 if c.data.is_ascii() => {
+            // ASCII is UTF-8 as it is.
+            b.append_value(std::str::from_utf8(&c.data).unwrap_or_default())
+        }
+        Encoding::Utf8 => b.append_value(String::from_utf8_lossy(&c.data)),
+        _ => b.append_value(c.text()),
+    }
+}
+
+/// `strings(id, text, length, bytes, n)`: every string whose text the dump keeps.
+pub fn strings(snap: &Arc<Snapshot>, stop: &Arc<AtomicBool>) -> Arc<Lazy> {
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("id", DataType::Utf8, false),
+        Field::new("text", DataType::Utf8, false),
+        Field::new("length", DataType::UInt64, false),
+        Field::new("bytes", DataType::UInt64, false),
+        Field::new("n", DataType::UInt32, false),
+    ]));
+    let mut is_text = vec![false; snap.graph.classes.len()];
+    for c in snap.decoder.content_classes(snap.bytes(), &snap.graph) {
+        if let Some(x) = is_text.get_mut(c as usize) {
+            *x = true;
+        }
+    }
+    let snap = snap.clone();
+    Lazy::new(
+        "strings",
+        schema,
+        snap.graph.len(),
+        BATCH,
+        stop,
+        move |cols, range| {
+            let g = &snap.graph;
+            let mut objs = Vec::new();
+            let mut text = StringBuilder::new();
+            let (mut lengths, mut bytes) = (Vec::new(), Vec::new());
+            let want_text = cols.contains(&1);
+            for o in range.start as u32..range.end as u32 {
+                if !is_text[g.class_of.get(o as usize) as usize] {
+                    continue;
+                }
+                let Some(c) = snap.decoder.content(snap.bytes(), g, o) else {
+                    continue;
+                };
+                if !c.string {
+                    continue;
+                }
+                objs.push(o);
+                lengths.push(c.length);
+                bytes.push(c.bytes);
+                if want_text {
+                    append_text(&mut text, &c);
+                }
+            }
+            let mut text = Some(text);
+            let out = cols
+                .iter()
+                .map(|&c| -> ArrayRef {
+                    match c {
+                        0 => Arc::new(StringArray::from_iter_values(
+                            objs.iter().map(|&o| snap.object_name(o)),
+                        )),
+                        1 => Arc::new(
+                            text.take()
+                                .map(|mut t| t.finish())
+                                .unwrap_or_else(|| StringArray::from(Vec::<String>::new())),
+                        ),
+                        2 => Arc::new(UInt64Array::from(lengths.clone())),
+                        3 => Arc::new(UInt64Array::from(bytes.clone())),
+                        _ => Arc::new(UInt32Array::from(objs.clone())),
+                    }
+                })
+                .collect();
+            Ok((out, objs.len()))
+        },
+    )
 }

@@ -758,6 +758,20 @@ impl Decoder for HprofDecoder {
         Some(words.join(" "))
     }
 
+    fn superclasses(&self, bytes: &[u8], g: &Graph, o: ObjId) -> Vec<String> {
+        match self.record(bytes, g, o) {
+            Ok(Record::Instance { class, .. }) => self
+                .class_chain(bytes, g, class)
+                .0
+                .iter()
+                .skip(1)
+                .map(|d| self.class_name(bytes, d.id))
+                .collect(),
+            Ok(Record::ObjArray { .. }) => vec!["java.lang.Object".to_string()],
+            _ => Vec::new(),
+        }
+    }
+
     fn label(&self, bytes: &[u8], g: &Graph, o: ObjId) -> Option<String> {
         match self.record(bytes, g, o).ok()? {
             Record::Class(d, ..) => Some(format!("class {}", self.class_name(bytes, d.id))),
