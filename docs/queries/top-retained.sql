@@ -4,4 +4,4 @@ SELECT class, count(*) AS n, sum(retained) AS retained
 FROM objects
 GROUP BY class
 ORDER BY 3 DESC NULLS LAST
-LIMIT 2
+LIMIT 20

@@ -206,22 +206,38 @@ pub enum Cmd {
         #[arg(long)]
         json: bool,
     },
-    /// Run an SQL query over the snapshot's tables (objects, classes)
+    /// Run an SQL query over the snapshot's tables (docs/query.md)
     #[cfg(feature = "sql")]
     Query {
         /// The heap snapshot: HPROF, V8, Go, MoarVM or Dart, gzip-compressed or not
         file: PathBuf,
-        /// The query (or --file)
+        /// The query, or :NAME for a shipped one (--list)
         sql: Option<String>,
         /// Read the query from this file
         #[arg(long = "file", short = 'f', conflicts_with = "sql")]
         query_file: Option<PathBuf>,
+        /// A second snapshot: the tables of both as base.TABLE and target.TABLE (FILE
+        /// is the target), and the table diff
+        #[arg(long)]
+        base: Option<PathBuf>,
+        /// List the shipped queries (run one as :NAME)
+        #[arg(long)]
+        list: bool,
         /// Print one JSON document on stdout instead of the table
         #[arg(long, conflicts_with = "csv")]
         json: bool,
         /// Print comma-separated values, a header line first
         #[arg(long)]
         csv: bool,
+    },
+    /// Write the query tables as Parquet files, one per table, for other engines
+    #[cfg(feature = "sql")]
+    Export {
+        /// The heap snapshot: HPROF, V8, Go, MoarVM or Dart, gzip-compressed or not
+        file: PathBuf,
+        /// The folder for objects.parquet, classes.parquet, ... (made if missing)
+        #[arg(long)]
+        parquet: PathBuf,
     },
     /// Print the shell completion script for SHELL on stdout
     Completions {
@@ -493,9 +509,20 @@ pub fn run(cli: Cli, tui: Tui) -> Result<()> {
             file,
             sql,
             query_file,
+            base,
+            list,
             json,
             csv,
-        }) => query::run(&file, sql, query_file, json, csv),
+        }) => query::run(
+            &file,
+            sql,
+            query_file,
+            base,
+            list,
+            query::Output { json, csv },
+        ),
+        #[cfg(feature = "sql")]
+        Some(Cmd::Export { file, parquet }) => query::export(&file, &parquet),
         Some(Cmd::Completions { shell }) => install::completions(shell),
         Some(Cmd::Man) => install::man(),
         None => {

@@ -21,6 +21,7 @@
 //! Every front-end runs a query here ([`run_each`]): the CLI streams its rows, the TUI
 //! collects them ([`run_until`]) on a thread it can stop.
 
+pub mod export;
 mod functions;
 mod lazy;
 mod objects;
@@ -31,7 +32,7 @@ pub use lazy::CANCELLED;
 pub use objects::id_number;
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use datafusion::arrow::array::{Array, ArrayRef, RecordBatch};
 use datafusion::catalog::{MemorySchemaProvider, TableProvider};
@@ -51,12 +52,48 @@ pub struct QueryResult {
     pub rows: Vec<Vec<serde_json::Value>>,
 }
 
-/// One snapshot a query reads, with its dominator tree where it has one (the columns
-/// and tables of retained sizes and suspects are NULL or empty without it).
+/// A snapshot's dominator tree as a query gets it: given, or made the first time a
+/// table or column that needs it is read (`SELECT count(*) FROM strings` never builds
+/// it). The columns and tables of retained sizes and suspects are NULL or empty without
+/// one.
+#[derive(Clone)]
+pub struct Tree {
+    kept: Arc<OnceLock<Option<Arc<Dominators>>>>,
+    make: Arc<dyn Fn() -> Option<Arc<Dominators>> + Send + Sync>,
+}
+
+impl Tree {
+    /// A tree already built (or none).
+    pub fn ready(d: Option<Arc<Dominators>>) -> Tree {
+        Tree {
+            kept: Arc::new(OnceLock::from(d)),
+            make: Arc::new(|| None),
+        }
+    }
+
+    /// A tree `make` builds when a query first needs it.
+    pub fn when_asked(make: impl Fn() -> Option<Arc<Dominators>> + Send + Sync + 'static) -> Tree {
+        Tree {
+            kept: Arc::default(),
+            make: Arc::new(make),
+        }
+    }
+
+    pub fn get(&self) -> Option<&Arc<Dominators>> {
+        self.kept.get_or_init(|| (self.make)()).as_ref()
+    }
+
+    /// The tree, if a query has built or been given one.
+    pub fn built(&self) -> Option<&Arc<Dominators>> {
+        self.kept.get().and_then(Option::as_ref)
+    }
+}
+
+/// One snapshot a query reads, with its dominator tree.
 #[derive(Clone)]
 pub struct Input {
     pub snap: Arc<Snapshot>,
-    pub dom: Option<Arc<Dominators>>,
+    pub dom: Tree,
 }
 
 /// What a query reads: a snapshot, or two (`base` and `target`).
@@ -69,7 +106,10 @@ pub struct Inputs {
 impl Inputs {
     pub fn one(snap: Arc<Snapshot>, dom: Option<Arc<Dominators>>) -> Inputs {
         Inputs {
-            target: Input { snap, dom },
+            target: Input {
+                snap,
+                dom: Tree::ready(dom),
+            },
             base: None,
         }
     }

@@ -13,8 +13,9 @@ use datafusion::arrow::datatypes::{DataType, Field, Schema, UInt32Type};
 use datafusion::error::Result;
 
 use super::lazy::Lazy;
+use super::Tree;
 use crate::format::{Encoding, Snapshot};
-use crate::heap::dominators::{Dominators, VIRTUAL_ROOT};
+use crate::heap::dominators::VIRTUAL_ROOT;
 use crate::heap::ObjId;
 
 /// Objects per batch.
@@ -63,11 +64,7 @@ fn depths_of<'a>(snap: &'a Snapshot, kept: &'a Depths) -> &'a [u8] {
 
 /// `objects(id, class, shallow, retained, dominator, depth, reachable, root_kind, label,
 /// n, dominator_n, id_num)`.
-pub fn objects(
-    snap: &Arc<Snapshot>,
-    dom: &Option<Arc<Dominators>>,
-    stop: &Arc<AtomicBool>,
-) -> Arc<Lazy> {
+pub fn objects(snap: &Arc<Snapshot>, dom: &Tree, stop: &Arc<AtomicBool>) -> Arc<Lazy> {
     let schema = Arc::new(Schema::new(vec![
         Field::new("id", DataType::Utf8, false),
         Field::new("class", dict(), false),
@@ -95,7 +92,7 @@ pub fn objects(
             let objs: Vec<ObjId> = (range.start as u32..range.end as u32).collect();
             let g = &snap.graph;
             let idom = |o: ObjId| {
-                dom.as_ref()
+                dom.get()
                     .and_then(|d| d.idom(o))
                     .filter(|&d| d != VIRTUAL_ROOT)
             };
@@ -110,7 +107,7 @@ pub fn objects(
                         1 => class_column(&snap, &names, &objs)?,
                         2 => Arc::new(UInt64Array::from_iter_values(it.map(|o| g.shallow_size(o)))),
                         3 => Arc::new(UInt64Array::from_iter(
-                            it.map(|o| dom.as_ref().and_then(|d| d.retained(o))),
+                            it.map(|o| dom.get().and_then(|d| d.retained(o))),
                         )),
                         4 => Arc::new(StringArray::from_iter(
                             it.map(|o| idom(o).map(|d| snap.object_name(d))),

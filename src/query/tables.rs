@@ -11,8 +11,8 @@ use datafusion::common::ScalarValue;
 use datafusion::error::Result;
 
 use super::lazy::Lazy;
+use super::Tree;
 use crate::format::Snapshot;
-use crate::heap::dominators::Dominators;
 
 /// How many suspects the `suspects` table lists.
 pub const SUSPECTS: usize = 100;
@@ -78,11 +78,7 @@ const T: DataType = DataType::Utf8;
 const N: DataType = DataType::UInt64;
 
 /// `classes(name, package, count, shallow, retained)`: the histogram's rows.
-pub fn classes(
-    snap: &Arc<Snapshot>,
-    dom: &Option<Arc<Dominators>>,
-    stop: &Arc<AtomicBool>,
-) -> Arc<Lazy> {
+pub fn classes(snap: &Arc<Snapshot>, dom: &Tree, stop: &Arc<AtomicBool>) -> Arc<Lazy> {
     let (snap, dom) = (snap.clone(), dom.clone());
     let units = snap.graph.classes.len();
     small(
@@ -97,7 +93,7 @@ pub fn classes(
         stop,
         move || {
             let mut rows = crate::heap::histogram::by_class(&snap.graph);
-            if let Some(d) = &dom {
+            if let Some(d) = dom.get() {
                 crate::heap::histogram::add_retained(&mut rows, &d.class_retained(&snap.graph));
             }
             rows.iter()
@@ -270,11 +266,7 @@ pub fn locals(snap: &Arc<Snapshot>, stop: &Arc<AtomicBool>) -> Arc<Lazy> {
 
 /// `suspects(rank, kind, object, class, retained, share, holder, title, objects)`: the
 /// `suspects` command's rows, its first [`SUSPECTS`]. Empty without a dominator tree.
-pub fn suspects(
-    snap: &Arc<Snapshot>,
-    dom: &Option<Arc<Dominators>>,
-    stop: &Arc<AtomicBool>,
-) -> Arc<Lazy> {
+pub fn suspects(snap: &Arc<Snapshot>, dom: &Tree, stop: &Arc<AtomicBool>) -> Arc<Lazy> {
     let (s, dom) = (snap.clone(), dom.clone());
     small(
         "suspects",
@@ -291,7 +283,9 @@ pub fn suspects(
         ],
         stop,
         move || {
-            let Some(d) = &dom else { return Vec::new() };
+            let Some(d) = dom.get() else {
+                return Vec::new();
+            };
             let doc =
                 crate::results::suspects::Suspects::of(&s, &crate::suspects::find(&s, d, SUSPECTS));
             doc.suspects
@@ -394,8 +388,8 @@ pub fn waste(snap: &Arc<Snapshot>, stop: &Arc<AtomicBool>) -> Arc<Lazy> {
 /// delta_shallow, base_retained, target_retained, delta_retained, new, gone)`: per class,
 /// both snapshots' figures, as `diff` prints them.
 pub fn diff(
-    base: (&Arc<Snapshot>, &Option<Arc<Dominators>>),
-    target: (&Arc<Snapshot>, &Option<Arc<Dominators>>),
+    base: (&Arc<Snapshot>, &Tree),
+    target: (&Arc<Snapshot>, &Tree),
     stop: &Arc<AtomicBool>,
 ) -> Arc<Lazy> {
     let (a, da) = (base.0.clone(), base.1.clone());
@@ -421,7 +415,7 @@ pub fn diff(
         stop,
         move || {
             let (ids, _) = crate::diff::identity_checked(&a, &b);
-            let doms = match (&da, &db) {
+            let doms = match (da.get(), db.get()) {
                 (Some(x), Some(y)) => Some((x.as_ref(), y.as_ref())),
                 _ => None,
             };
