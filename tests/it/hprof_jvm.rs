@@ -29,7 +29,7 @@ const VARIANTS: &[(&str, &str, &str)] = &[
 ///   (`specs/NOTES.md` §1, "Histogram vs. dump");
 /// - cleaner references (`PhantomCleanableRef`): phantom-reachable, cleared by the full
 ///   GC the histogram runs after the dump, so the dump may hold more of them.
-fn count_may_differ(class: &str, ours: u64, jvm: u64) -> bool {
+pub(crate) fn count_may_differ(class: &str, ours: u64, jvm: u64) -> bool {
     class == "java.lang.Class" || (class.ends_with("PhantomCleanableRef") && ours >= jvm)
 }
 

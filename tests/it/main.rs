@@ -33,6 +33,8 @@ mod moarvm_fixture;
 mod on_disk;
 #[cfg(feature = "sql")]
 mod query;
+#[cfg(feature = "sql")]
+mod query_tables;
 mod schema;
 mod suspects;
 mod v8_cuts;

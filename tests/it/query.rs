@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use crate::common::{fixture, gunzipped, heaptui};
 
-fn json(args: &[&str]) -> serde_json::Value {
+pub(crate) fn json(args: &[&str]) -> serde_json::Value {
     let out = heaptui(args);
     assert!(
         out.status.success(),
