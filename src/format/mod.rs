@@ -183,6 +183,16 @@ impl Format {
         self == Format::V8
     }
 
+    /// What the query tables call a named reference of this format: `property` (V8's
+    /// properties, context variables and internal slots) or `field`.
+    pub fn reference_kind(self) -> &'static str {
+        if self == Format::V8 {
+            "property"
+        } else {
+            "field"
+        }
+    }
+
     /// The name a person reads.
     pub fn title(self) -> &'static str {
         match self {

@@ -117,29 +117,13 @@ impl std::hash::Hash for FieldFn {
     }
 }
 
-/// The first instance of every class, in class order (`None` for a class without one).
-fn first_instances(snap: &Snapshot) -> Vec<Option<ObjId>> {
-    let mut first = vec![None; snap.graph.classes.len()];
-    let mut left = first.len();
-    for (o, c) in snap.graph.class_of.iter().enumerate() {
-        if left == 0 {
-            break;
-        }
-        if let Some(f @ None) = first.get_mut(c as usize) {
-            *f = Some(o as ObjId);
-            left -= 1;
-        }
-    }
-    first
-}
-
 impl FieldFn {
     fn type_named(&self, name: &str) -> DataType {
         if let Some(t) = self.types.lock().unwrap().get(name) {
             return t.clone();
         }
         let mut ty = DataType::Utf8;
-        'classes: for o in first_instances(&self.snap).into_iter().flatten() {
+        'classes: for o in super::objects::first_instances(&self.snap).into_iter().flatten() {
             for f in self.snap.inspect(o).fields {
                 if f.name == name && !f.is_static {
                     if let Some(t) = type_of(&f.value) {

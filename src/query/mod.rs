@@ -276,6 +276,7 @@ fn runtime() -> Result<tokio::runtime::Runtime, String> {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(rayon::current_num_threads().max(1))
         .thread_name("query")
+        .enable_time()
         .build()
         .map_err(|e| format!("the query's threads: {e}"))
 }
@@ -292,7 +293,7 @@ pub fn run_each(
     mut rows: impl FnMut(Vec<Vec<serde_json::Value>>) -> bool,
 ) -> Result<(), String> {
     let rt = runtime()?;
-    rt.block_on(async {
+    let r = rt.block_on(async {
         let ctx = context(inputs, stop)?;
         let df = ctx.sql(sql).await.map_err(|e| e.to_string())?;
         columns(
@@ -303,17 +304,32 @@ pub fn run_each(
                 .collect(),
         );
         let mut stream = df.execute_stream().await.map_err(|e| e.to_string())?;
-        while let Some(b) = stream.next().await {
-            if stop.load(Ordering::Relaxed) {
-                return Err(CANCELLED.to_string());
-            }
+        loop {
+            // The flag is watched while the engine works, not only between batches: a
+            // join's first batch may be minutes away.
+            let next = tokio::select! {
+                b = stream.next() => b,
+                _ = stopped(stop) => return Err(CANCELLED.to_string()),
+            };
+            let Some(b) = next else { break };
             let b = b.map_err(|e| message(&e.to_string()))?;
             if !rows(json_rows(&b)?) {
                 break;
             }
         }
         Ok(())
-    })
+    });
+    // Without waiting for a batch still being made on a worker thread: it ends at its
+    // table's next batch, when it finds the flag set or its stream gone.
+    rt.shutdown_background();
+    r
+}
+
+/// Ends when `stop` is set.
+async fn stopped(stop: &AtomicBool) {
+    while !stop.load(Ordering::Relaxed) {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
 }
 
 /// The engine's message without its wrapping (`External error: `, `Execution error: `

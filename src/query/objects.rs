@@ -41,6 +41,22 @@ fn class_column(snap: &Snapshot, names: &ArrayRef, objs: &[ObjId]) -> Result<Arr
     )?))
 }
 
+/// The first instance of every class, in class order (`None` for a class without one).
+pub(super) fn first_instances(snap: &Snapshot) -> Vec<Option<ObjId>> {
+    let mut first = vec![None; snap.graph.classes.len()];
+    let mut left = first.len();
+    for (o, c) in snap.graph.class_of.iter().enumerate() {
+        if left == 0 {
+            break;
+        }
+        if let Some(f @ None) = first.get_mut(c as usize) {
+            *f = Some(o as ObjId);
+            left -= 1;
+        }
+    }
+    first
+}
+
 /// The number in an object's name (`0x1f00` → 7936, `@42` → 42, `#7` → 7).
 pub fn id_number(name: &str) -> Option<u64> {
     if let Some(h) = name.strip_prefix("0x") {
@@ -157,8 +173,7 @@ fn ref_kind(snap: &Snapshot, name: Option<&str>, weak: bool) -> &'static str {
     match name {
         Some(n) if n.starts_with('[') => "element",
         Some(n) if n.starts_with("static ") => "static",
-        _ if snap.format == crate::format::Format::V8 => "property",
-        _ => "field",
+        _ => snap.format.reference_kind(),
     }
 }
 
@@ -246,10 +261,19 @@ pub fn strings(snap: &Arc<Snapshot>, stop: &Arc<AtomicBool>) -> Arc<Lazy> {
         Field::new("bytes", DataType::UInt64, false),
         Field::new("n", DataType::UInt32, false),
     ]));
+    // The classes of strings: those with contents but for the ones whose first instance's
+    // contents are not a string (primitive arrays: such a class is never scanned).
+    let content = snap.decoder.content_classes(snap.bytes(), &snap.graph);
+    let first = first_instances(snap);
     let mut is_text = vec![false; snap.graph.classes.len()];
-    for c in snap.decoder.content_classes(snap.bytes(), &snap.graph) {
+    for c in content {
+        let array = first.get(c as usize).copied().flatten().is_some_and(|o| {
+            snap.decoder
+                .content(snap.bytes(), &snap.graph, o)
+                .is_some_and(|x| !x.string)
+        });
         if let Some(x) = is_text.get_mut(c as usize) {
-            *x = true;
+            *x = !array;
         }
     }
     let snap = snap.clone();

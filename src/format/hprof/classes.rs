@@ -3,6 +3,7 @@
 //! ([`Classes`]).
 
 use super::*;
+use super::decode::Record;
 
 /// Per-class facts pass 2 needs for every instance.
 pub(super) struct ClassRec {
@@ -414,5 +415,67 @@ impl Classes {
         c.class_instance_size = class_instance_size;
         c.prim_groups = prim_groups;
         c
+    }
+}
+
+/// What the decoder reads of classes beside its own file.
+impl super::decode::HprofDecoder {
+    /// The class dumps of `cid` and its superclasses, the class itself first.
+    pub(super) fn class_chain(
+        &self,
+        bytes: &[u8],
+        g: &Graph,
+        cid: u64,
+    ) -> (Vec<ClassDump>, Option<String>) {
+        let mut chain = Vec::new();
+        let mut cur = cid;
+        while cur != 0 {
+            // Stop at the first class met twice: a loop's fields are listed once.
+            if chain.iter().any(|d: &ClassDump| d.id == cur) {
+                return (chain, Some("the superclass chain loops".into()));
+            }
+            if chain.len() >= 512 {
+                return (
+                    chain,
+                    Some("the superclass chain is deeper than 512 classes: the fields past the 512th are not read".into()),
+                );
+            }
+            let Some(o) = self.find_addr(bytes, g, cur) else {
+                return (
+                    chain,
+                    Some(format!(
+                        "class 0x{cur:x} has no CLASS DUMP in the file, so its fields cannot be named"
+                    )),
+                );
+            };
+            let off = g.offset.at(o as usize) as usize;
+            match parse_class_dump(bytes, off, self.id_size) {
+                Ok(d) if d.id == cur => {
+                    cur = d.super_id;
+                    chain.push(d);
+                }
+                Ok(_) => {
+                    return (chain, Some(format!("class 0x{cur:x} has no CLASS DUMP")));
+                }
+                Err(e) => return (chain, Some(format!("class dump unreadable: {e}"))),
+            }
+        }
+        (chain, None)
+    }
+
+    /// [`Decoder::superclasses`](crate::format::Decoder::superclasses): the names of
+    /// the classes an instance's class extends, nearest first.
+    pub(super) fn superclass_names(&self, bytes: &[u8], g: &Graph, o: ObjId) -> Vec<String> {
+        match self.record(bytes, g, o) {
+            Ok(Record::Instance { class, .. }) => self
+                .class_chain(bytes, g, class)
+                .0
+                .iter()
+                .skip(1)
+                .map(|d| self.class_name(bytes, d.id))
+                .collect(),
+            Ok(Record::ObjArray { .. }) => vec!["java.lang.Object".to_string()],
+            _ => Vec::new(),
+        }
     }
 }
