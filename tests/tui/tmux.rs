@@ -11,6 +11,8 @@ use std::time::{Duration, Instant};
 
 use common::*;
 
+mod query;
+
 /// How long a test waits for what the program must do (a screen, an exit): generous, for
 /// a machine busy with other work (a debug build under two busy CPU loops); a test that
 /// passes waits only as long as the program takes.
