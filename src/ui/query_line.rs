@@ -526,17 +526,18 @@ mod tests {
         l.key(&key(KeyCode::Tab), &[], NAMES);
         let (c, at) = l.candidates().unwrap();
         assert_eq!(c, ["classes", "count", "class", "class_of", "count_it"]);
+        assert_eq!(at, Some(0));
+        assert_eq!(l.text(), "SELECT classes FROM classes");
+        l.key(&key(KeyCode::Tab), &[], NAMES);
+        assert_eq!(l.text(), "SELECT count FROM classes");
+        assert_eq!(l.cursor, "SELECT count".len());
+        // After FROM: a table (or a table function).
         let mut l = QueryLine::with_text("SELECT * FROM c");
         l.key(&key(KeyCode::Tab), &[], NAMES);
         assert_eq!(
             l.candidates().unwrap().0,
             ["classes", "class_of", "count_it"]
         );
-        assert_eq!(at, Some(0));
-        assert_eq!(l.text(), "SELECT classes FROM classes");
-        l.key(&key(KeyCode::Tab), &[], NAMES);
-        assert_eq!(l.text(), "SELECT count FROM classes");
-        assert_eq!(l.cursor, "SELECT count".len());
         // A common beginning longer than the word: to it, then each in turn.
         let mut l = QueryLine::with_text("SELECT id_");
         l.key(&key(KeyCode::Tab), &[], NAMES);
