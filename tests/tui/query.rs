@@ -192,6 +192,38 @@ mod with_sql {
         assert_eq!(kept, format!("{CHAIN}\n"));
     }
 
+    /// From 120 columns the selected row's object is inspected beside the rows, as an
+    /// instance's is; a row that names none has the width to itself.
+    #[test]
+    fn a_wide_screen_inspects_the_selected_row_s_object_beside_the_rows() {
+        let (mut a, mut t) = query_app(160, 40, None);
+        let sql = "SELECT id, class FROM objects \
+            WHERE class = 'dev.heaptui.fixture.ChainNode' ORDER BY id LIMIT 2";
+        run(&mut a, &mut t, &format!(":{sql}\n"));
+        settle(&mut a);
+        let s = run(&mut a, &mut t, "");
+        assert!(s.contains("Query — 2 rows in "), "{s}");
+        let id = s
+            .lines()
+            .nth(2)
+            .unwrap()
+            .split(' ')
+            .next()
+            .unwrap()
+            .to_string();
+        assert!(
+            s.contains(&format!("Inspector — dev.heaptui.fixture.ChainNode {id}")),
+            "{s}"
+        );
+        run(&mut a, &mut t, ":SELECT 'no object' AS what\n");
+        settle(&mut a);
+        let s = run(&mut a, &mut t, "");
+        assert!(
+            s.contains("Query — 1 row in ") && !s.contains("Inspector — "),
+            "{s}"
+        );
+    }
+
     /// `Tab` completes a table's name, and a column of the table the line names.
     #[test]
     fn tab_completes_the_schema_s_names_on_the_line() {

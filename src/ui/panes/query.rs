@@ -149,7 +149,8 @@ impl QueryPane {
         self.sql.split_whitespace().collect::<Vec<_>>().join(" ")
     }
 
-    fn heading(&self) -> String {
+    /// The title: what the query came to (`more` after it), then the query.
+    fn heading(&self, more: &str) -> String {
         let what = match &self.state {
             State::Running { since, .. } => {
                 format!("working… {} s (Esc cancels)", since.elapsed().as_secs())
@@ -170,7 +171,7 @@ impl QueryPane {
             State::Failed(_) => "failed".into(),
             State::Cancelled => "cancelled".into(),
         };
-        format!("Query — {what}: {}", self.one_line())
+        format!("Query — {what}{more}: {}", self.one_line())
     }
 
     fn answer(&self) -> Option<&Answer> {
@@ -216,17 +217,17 @@ impl QueryPane {
         let widths = self.widths(a, range.clone(), area.width as usize);
         self.shown_cols.set(widths.len());
         let cols = self.first_col..self.first_col + widths.len();
-        let mut title = self.heading();
-        if widths.len() < a.columns.len() {
-            title = format!(
-                "{} · columns {}–{} of {} (→←)",
-                title,
+        let more = if widths.len() < a.columns.len() {
+            format!(
+                " · columns {}–{} of {} (→←)",
                 cols.start + 1,
                 cols.end,
                 a.columns.len()
-            );
-        }
-        let inner = super::titled(f, area, &title);
+            )
+        } else {
+            String::new()
+        };
+        let inner = super::titled(f, area, &self.heading(&more));
         if a.rows.is_empty() {
             let p = Paragraph::new("(no rows)").style(ctx.theme.dim());
             f.render_widget(
@@ -279,7 +280,7 @@ impl QueryPane {
 
     /// A pane with no rows to show: what it says, wrapped.
     fn draw_words(&self, f: &mut Frame, area: Rect, ctx: &Ctx) {
-        let inner = super::titled(f, area, &self.heading());
+        let inner = super::titled(f, area, &self.heading(""));
         let (text, style) = match &self.state {
             State::Running { since, .. } => (
                 format!(
@@ -380,7 +381,7 @@ fn run(
 
 impl Pane for QueryPane {
     fn title(&self, _ctx: &Ctx) -> String {
-        self.heading()
+        self.heading("")
     }
 
     fn handle(&mut self, key: &KeyEvent, _ctx: &Ctx) -> Outcome {
@@ -478,6 +479,11 @@ impl Pane for QueryPane {
             Err(()) => State::Failed("the query's thread ended without an answer".into()),
         };
         self.list = ListState::new();
+        true
+    }
+
+    /// On a wide screen, a row's object is inspected beside the rows, as an instance's.
+    fn wants_detail(&self) -> bool {
         true
     }
 
