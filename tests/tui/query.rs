@@ -224,12 +224,18 @@ mod with_sql {
         );
     }
 
-    /// `Tab` completes a table's name, and a column of the table the line names.
+    /// `Tab` completes a table's name, and a column of the table the line names; a
+    /// double click on a row leaves the line as it is (its `Enter` is not the line's).
     #[test]
     fn tab_completes_the_schema_s_names_on_the_line() {
         let (mut a, mut t) = query_app(100, 30, None);
         let s = run(&mut a, &mut t, ":SELECT reta\t FROM obje\t");
         assert!(s.contains(" SQL: SELECT retained FROM objects▏"), "{s}");
+        a.on_click(3, 4);
+        a.on_click(3, 4);
+        let s = run(&mut a, &mut t, "");
+        assert!(s.contains(" SQL: SELECT retained FROM objects▏"), "{s}");
+        assert!(s.contains("Class histogram"), "{s}");
     }
 
     /// An error is the engine's message, naming the line and the column; the line's `↑`

@@ -413,6 +413,10 @@ impl Ready {
     pub fn click(&mut self, x: u16, y: u16, theme: &Theme, detail: bool) -> bool {
         self.touched = true;
         self.last_key = Instant::now();
+        // The query line keeps the keys (a double click's `Enter` would run it).
+        if self.query_line.is_some() {
+            return false;
+        }
         let beside = detail && self.beside();
         let ctx = ctx_of(&self.snap, &self.dom, &self.jobs, theme);
         if let Some((_, d)) = self.detail.as_mut().filter(|_| beside) {
