@@ -113,6 +113,12 @@ pub fn disable_cache() {
     crate::cache::disable();
 }
 
+/// Whether the cache is read and written: not after [`disable_cache`] nor with
+/// `HEAPTUI_NO_CACHE=1` (the TUI's query history follows it too).
+pub fn cache_enabled() -> bool {
+    crate::cache::enabled()
+}
+
 /// Fails, before anything else is done (the TUI checks before it takes the screen), when
 /// `path` (with its `#N` suffix, if any) names no file that could be opened: missing, a
 /// directory, a device.

@@ -52,6 +52,7 @@ pub use clipboard::osc52;
 mod draw;
 mod load;
 mod mouse;
+mod query;
 mod ready;
 pub use mouse::DOUBLE_CLICK;
 pub mod split;
@@ -296,7 +297,7 @@ impl App {
     /// senders wake the loop.
     pub fn wait(&self) -> Wait {
         Wait {
-            ticking: self.rx.is_some() || self.early_rx.is_some() || self.dom_rx.is_some(),
+            ticking: self.ticking(),
             rest: match &self.screen {
                 Screen::Ready(r) => r.rest_left(),
                 _ => None,

@@ -38,6 +38,8 @@ pub enum Action {
     MergedPaths,
     SortMenu,
     Internal,
+    /// `:`: the query line (SQL over the snapshot).
+    Query,
     /// `<`: the split between side-by-side panes moves left (the right pane widens).
     SplitLeft,
     /// `>`: the split moves right (the left pane widens).
@@ -219,6 +221,12 @@ pub const KEYMAP: &[Binding] = &[
         keys: &["#"],
         action: Action::Snapshots,
         help: "the snapshots of a file that holds several (MoarVM): pick one to open",
+        hint: None,
+    },
+    Binding {
+        keys: &[":"],
+        action: Action::Query,
+        help: "a query in SQL over the snapshot (Tab completes, ↑↓ the history, Enter runs it, Esc closes); its rows a list where Enter, p, r, d work on a row's object",
         hint: None,
     },
     Binding {

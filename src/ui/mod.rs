@@ -8,6 +8,7 @@ pub mod events;
 pub mod goto;
 pub mod keys;
 pub mod panes;
+pub mod query_line;
 pub mod terminal;
 /// Sanitising and fitting text: `crate::text`, shared with the CLI.
 pub use crate::text;

@@ -1,5 +1,5 @@
 //! The TUI's tests: the run loop driven in-process over ratatui's `TestBackend` (`app`,
-//! `diff`, `keys`, `v8`, `widths`), its screens against insta snapshots (`snapshots`, files in
+//! `diff`, `keys`, `query`, `v8`, `widths`), its screens against insta snapshots (`snapshots`, files in
 //! `tests/tui/snapshots/`), and the real binary in a real terminal under tmux (`tmux`).
 //! One binary for them (the crate linked once); like `tests/it/`, no test here sets the
 //! process's environment.
@@ -12,6 +12,7 @@ mod diff;
 mod inspector;
 mod keys;
 mod layout;
+mod query;
 mod snapshots;
 mod tmux;
 mod v8;

@@ -11,6 +11,8 @@ use std::time::{Duration, Instant};
 
 use common::*;
 
+mod query;
+
 /// How long a test waits for what the program must do (a screen, an exit): generous, for
 /// a machine busy with other work (a debug build under two busy CPU loops); a test that
 /// passes waits only as long as the program takes.
@@ -437,11 +439,12 @@ fn the_leak_hunt_in_a_real_terminal_with_a_resize_and_ctrl_c() {
     assert!(s.contains("1,237"), "{s}");
     let s = t.press(&["Enter"], "Instances of dev.heaptui.fixture.Session");
     assert!(s.contains("1,237 objects, by retained size"), "{s}");
-    let s = t.press(&["Enter"], "Inspector — dev.heaptui.fixture.Session");
-    assert!(
-        s.contains("long") && s.contains("id") && s.contains("user"),
-        "{s}"
-    );
+    // The whole frame: a capture can catch one half written, its fields not yet there.
+    t.keys(&["Enter"]);
+    let s = t.wait_until_whole("a session's inspector", |s| {
+        s.contains("Inspector — dev.heaptui.fixture.Session") && s.contains("user")
+    });
+    assert!(s.contains("long") && s.contains("id"), "{s}");
     // A wider terminal mid-session: the pane redraws at the new size.
     t.tmux(&["resize-window", "-x", "140", "-y", "40"]);
     let s = t.wait_until("the pane redrawn wider", |s| {

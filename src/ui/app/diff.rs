@@ -44,6 +44,10 @@ pub enum Side {
     Target,
 }
 
+/// What `:` says in the diff view.
+const ONE_SNAPSHOT: &str = "`:` queries one snapshot open alone (heaptui FILE); both at once: \
+     heaptui query TARGET --base BASE \"SQL\", with base.TABLE and target.TABLE";
+
 /// From this many columns the two sides get the focused side's inspector beside them.
 pub const DIFF_WIDE: u16 = 160;
 
@@ -268,6 +272,10 @@ impl DiffView {
                         });
                         return true;
                     }
+                    Some(Action::Query) => {
+                        *message = Some(ONE_SNAPSHOT.into());
+                        return true;
+                    }
                     Some(Action::Back) if r.stack.len() == 1 => {
                         // A filter on the first pane is cleared first.
                         let (ctx, stack, _) = r.parts(theme);
@@ -286,6 +294,10 @@ impl DiffView {
         let Some(a) = action else {
             return false;
         };
+        if a == Action::Query {
+            *message = Some(ONE_SNAPSHOT.into());
+            return true;
+        }
         if let Some(used) = self.owners_key(a, theme, message) {
             return used;
         }

@@ -178,9 +178,12 @@ impl App {
                         self.dom_progress.fraction() * 100.0
                     )
                 };
-                let line = match &self.message {
-                    Some(m) => format!(" {}", sanitize(m)),
-                    None => status_line(
+                // The query line, while it is open, in place of the status.
+                let query = r.query_status(status.width as usize);
+                let line = match (query, &self.message) {
+                    (Some(q), _) => q,
+                    (None, Some(m)) => format!(" {}", sanitize(m)),
+                    (None, None) => status_line(
                         format!(
                             " {} · {} objects{trunc}{}{retained}",
                             r.snap.format.title(),
@@ -239,6 +242,11 @@ impl App {
             }
         }
         let hint = match &self.screen {
+            // What a key on the query line said, or its keys.
+            Screen::Ready(r) if r.query_line.is_some() => match &self.message {
+                Some(m) => sanitize(m).into_owned(),
+                None => r.query_hint().unwrap_or_default(),
+            },
             Screen::Ready(r) if r.goto_prompt.is_some() => format!(
                 "go to object: {}▏ (@N, 0x…, #N) Enter opens its inspector, Esc gives up",
                 crate::ui::text::sanitize(r.goto_prompt.as_deref().unwrap_or(""))

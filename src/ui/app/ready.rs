@@ -32,6 +32,10 @@ pub struct Ready {
     /// `/` in a pane without a filter of its own: an object id being typed, whose
     /// inspector `Enter` opens ([`crate::ui::goto`]).
     pub goto_prompt: Option<String>,
+    /// `:`: the query line, while it is open ([`crate::ui::query_line`]), and the
+    /// queries run before.
+    pub query_line: Option<crate::ui::query_line::QueryLine>,
+    pub history: crate::ui::query_line::History,
     /// The summary overlay's lines: a walk of the whole graph (reachability), so the
     /// loading thread fills them in after handing the index over, or the overlay does on
     /// first use.
@@ -134,6 +138,8 @@ impl Ready {
             forward: Vec::new(),
             snap,
             goto_prompt: None,
+            query_line: None,
+            history: crate::ui::query_line::History::in_cache(),
             summary: Default::default(),
             own_summary: Default::default(),
             dom: None,
@@ -214,6 +220,9 @@ impl Ready {
         if self.goto_prompt.is_some() {
             self.goto_key(key, theme, message);
             return true;
+        }
+        if self.query_line.is_some() {
+            return self.query_key(key, theme, message);
         }
         let used = 'key: {
             // Tab moves the keys between the list and the detail beside it.
@@ -375,6 +384,10 @@ impl Ready {
                     });
                     break 'key true;
                 }
+                Some(Action::Query) => {
+                    self.open_query_line(message);
+                    break 'key true;
+                }
                 // A pane without a filter of its own: `/` takes an object id.
                 Some(Action::Filter) => {
                     self.goto_prompt = Some(String::new());
@@ -400,6 +413,10 @@ impl Ready {
     pub fn click(&mut self, x: u16, y: u16, theme: &Theme, detail: bool) -> bool {
         self.touched = true;
         self.last_key = Instant::now();
+        // The query line keeps the keys (a double click's `Enter` would run it).
+        if self.query_line.is_some() {
+            return false;
+        }
         let beside = detail && self.beside();
         let ctx = ctx_of(&self.snap, &self.dom, &self.jobs, theme);
         if let Some((_, d)) = self.detail.as_mut().filter(|_| beside) {

@@ -20,7 +20,7 @@ impl App {
     /// Whether the pane on screen takes every key (a filter being typed).
     pub(super) fn editing(&self) -> bool {
         match &self.screen {
-            Screen::Ready(r) => r.top().is_editing(),
+            Screen::Ready(r) => r.top().is_editing() || r.query_line.is_some(),
             Screen::Diff(v) => v.editing_hint().is_some(),
             _ => false,
         }

@@ -195,41 +195,55 @@ impl<T: Send + 'static> Job<T> {
     where
         F: FnOnce(&Ctx, &AtomicBool) -> T + Send + 'static,
     {
-        let (tx, rx) = std::sync::mpsc::channel();
-        let cancel = Arc::new(AtomicBool::new(false));
         match &ctx.shared {
             Some(shared) => {
                 let snap = shared.snap.clone();
                 let dom = shared.dom.cloned();
                 let theme = *ctx.theme;
-                let flag = cancel.clone();
-                shared.jobs.running.fetch_add(1, Ordering::SeqCst);
-                let running = Running(shared.jobs.clone());
-                let delay = shared.jobs.delay_ms.load(Ordering::SeqCst);
-                std::thread::spawn(move || {
-                    let _running = running;
-                    // Dropped before `_running`: the loop, woken by it, finds the result
-                    // (or the sender gone, after a panic).
-                    let tx = tx;
-                    if delay > 0 {
-                        std::thread::sleep(Duration::from_millis(delay));
-                    }
-                    if flag.load(Ordering::Relaxed) {
-                        return;
-                    }
+                Self::spawn(shared.jobs, move |flag| {
                     let ctx = Ctx {
                         snap: &snap,
                         dom: dom.as_deref(),
                         theme: &theme,
                         shared: None,
                     };
-                    let _ = tx.send(f(&ctx, &flag));
-                });
+                    f(&ctx, flag)
+                })
             }
             None => {
+                let (tx, rx) = std::sync::mpsc::channel();
+                let cancel = Arc::new(AtomicBool::new(false));
                 let _ = tx.send(f(ctx, &cancel));
+                Job { rx, cancel }
             }
         }
+    }
+
+    /// Runs `f` on a thread of its own, counted among `jobs`, with the flag that
+    /// dropping the job sets (for work that hands it on: a query's engine).
+    pub fn spawn<F>(jobs: &Jobs, f: F) -> Self
+    where
+        F: FnOnce(&Arc<AtomicBool>) -> T + Send + 'static,
+    {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let cancel = Arc::new(AtomicBool::new(false));
+        let flag = cancel.clone();
+        jobs.running.fetch_add(1, Ordering::SeqCst);
+        let running = Running(jobs.clone());
+        let delay = jobs.delay_ms.load(Ordering::SeqCst);
+        std::thread::spawn(move || {
+            let _running = running;
+            // Dropped before `_running`: the loop, woken by it, finds the result (or the
+            // sender gone, after a panic).
+            let tx = tx;
+            if delay > 0 {
+                std::thread::sleep(Duration::from_millis(delay));
+            }
+            if flag.load(Ordering::Relaxed) {
+                return;
+            }
+            let _ = tx.send(f(&flag));
+        });
         Job { rx, cancel }
     }
 

@@ -11,6 +11,7 @@ pub mod job;
 pub mod leaks;
 pub mod list;
 pub mod merged;
+pub mod query;
 pub mod snapshots;
 pub mod suspects;
 pub mod threads;
@@ -208,6 +209,11 @@ pub trait Pane {
     /// Does the work [`Pane::has_work`] announced, or starts it on a thread of its own
     /// ([`crate::ui::panes::job`]).
     fn work(&mut self, _ctx: &Ctx) {}
+    /// Whether the pane wants drawing again while nothing else happens (a running query
+    /// counts its seconds): the run loop's ticker runs meanwhile.
+    fn ticking(&self) -> bool {
+        false
+    }
     /// Takes the result of work running on a thread of its own, if it has come: whether
     /// the pane changed.
     fn poll(&mut self, _ctx: &Ctx) -> bool {

@@ -1,0 +1,301 @@
+//! Issue 41, item 4: `:` and the query pane, in-process. The pane's drawing over a
+//! `TestBackend` (headers, rows, numbers right-aligned, a dump's control characters
+//! stripped), and, with SQL built in, the line's history and a query's rows against the
+//! engine's own answer, `Enter` on a row to its object, an error, a cancel. The real
+//! binary under tmux is `tmux::query`.
+
+use crate::common;
+
+use common::tui::*;
+use common::*;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use heaptui::ui::app::App;
+use heaptui::ui::panes::query::QueryPane;
+use heaptui::ui::panes::{Ctx, Pane};
+use serde_json::json;
+
+/// The app at `w`×`h` on the Java fixture, its query history in `file` (never the
+/// user's).
+fn query_app(
+    w: u16,
+    h: u16,
+    file: Option<std::path::PathBuf>,
+) -> (App, ratatui::Terminal<ratatui::backend::TestBackend>) {
+    let (mut a, t) = app_at(w, h);
+    a.set_query_history(file);
+    (a, t)
+}
+
+/// The column (0-based) where `word` ends on the screen line `line`.
+fn end_of(line: &str, word: &str) -> usize {
+    let at = line
+        .find(word)
+        .unwrap_or_else(|| panic!("no {word:?} in {line:?}"));
+    line[..at].chars().count() + word.chars().count()
+}
+
+/// The pane draws the columns as headers and the rows below them: numbers (and their
+/// header) right-aligned, text left-aligned, every cell sanitised (a bell and an escape
+/// sequence from the dump are not drawn); the row whose cell names an object is that
+/// object's, the others are no object's.
+#[test]
+fn the_query_pane_draws_headers_rows_numbers_right_aligned_and_clean_cells() {
+    let (_, session) = open_fixture("java/coops/heap-live-jvmgz.hprof.gz");
+    let snap = session.snapshot().clone();
+    let first = snap.object_name(0);
+    let rows = vec![
+        vec![
+            json!(first),
+            json!("a\u{7}b\u{1b}[31mc"),
+            json!(7),
+            json!(null),
+        ],
+        vec![
+            json!("not an id"),
+            json!("plain"),
+            json!(1234567),
+            json!(true),
+        ],
+    ];
+    let columns = ["id", "text", "count", "flag"].map(String::from).to_vec();
+    let mut pane = QueryPane::answered("SELECT …", columns, rows, &snap);
+    let theme = heaptui::ui::theme::Theme { color: false };
+    let ctx = Ctx {
+        snap: &snap,
+        dom: None,
+        theme: &theme,
+        shared: None,
+    };
+    let mut t = terminal(60, 8);
+    t.draw(|f| pane.draw(f, f.area(), &ctx)).unwrap();
+    let s = screen(&t);
+    let lines: Vec<&str> = s.lines().collect();
+    assert!(lines[0].contains("Query — 2 rows"), "{s}");
+    let (header, one, two) = (lines[1], lines[2], lines[3]);
+    assert!(header.starts_with("id "), "{s}");
+    // The numbers' column: its header and both numbers end in the same cell.
+    let right = end_of(header, "count");
+    assert_eq!(end_of(one, " 7"), right, "{s}");
+    assert_eq!(end_of(two, "1234567"), right, "{s}");
+    // Text starts where its header does.
+    let text_at = end_of(header, "text") - 4;
+    assert_eq!(end_of(one, "abc") - 3, text_at, "{s}");
+    assert_eq!(end_of(two, "plain") - 5, text_at, "{s}");
+    assert!(one.starts_with(&first), "{s}");
+    assert!(two.contains("true"), "{s}");
+    assert!(
+        !s.contains('\u{7}') && !s.contains('\u{1b}') && !s.contains("[31m"),
+        "{s:?}"
+    );
+    // The first row is its object's; the second names none.
+    assert_eq!(pane.selected_object(), snap.find_object(&first));
+    assert!(pane.selected_object().is_some());
+    let down = KeyEvent::new(KeyCode::Down, KeyModifiers::NONE);
+    pane.handle(&down, &ctx);
+    assert_eq!(pane.selected_object(), None);
+    let enter = KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE);
+    let out = pane.handle(&enter, &ctx);
+    assert!(
+        format!("{out:?}").contains("no cell of this row names an object"),
+        "{out:?}"
+    );
+    // The row whole under the list: each column's name and value.
+    let line = pane.selected_line(&ctx).unwrap();
+    assert_eq!(
+        line,
+        "id not an id · text plain · count 1234567 · flag true"
+    );
+}
+
+/// Without SQL built in, `:` says so.
+#[cfg(not(feature = "sql"))]
+#[test]
+fn colon_says_this_heaptui_has_no_sql() {
+    let (mut a, mut t) = query_app(100, 30, None);
+    let s = run(&mut a, &mut t, ":");
+    assert!(s.contains("this heaptui was built without SQL"), "{s}");
+}
+
+#[cfg(feature = "sql")]
+mod with_sql {
+    use super::*;
+    use heaptui::ui::app::{Ready, Screen};
+
+    fn ready(a: &mut App) -> &mut Ready {
+        match &mut a.screen {
+            Screen::Ready(r) => r,
+            _ => panic!("not ready"),
+        }
+    }
+
+    const CHAIN: &str = "SELECT id, retained, shallow FROM objects \
+        WHERE class = 'dev.heaptui.fixture.ChainNode' ORDER BY retained DESC";
+
+    fn up() -> KeyEvent {
+        KeyEvent::new(KeyCode::Up, KeyModifiers::NONE)
+    }
+
+    /// `:`, the query and `Enter`: the pane's rows are the engine's (count, first id,
+    /// the numbers right-aligned under their header); `Enter` on the first opens its
+    /// inspector, `Esc` comes back to the rows, `Esc` again to the histogram.
+    #[test]
+    fn a_query_s_rows_are_the_engine_s_and_enter_inspects_a_row_s_object() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut a, mut t) = query_app(100, 30, Some(dir.path().join("query-history")));
+        let truth = {
+            let r = ready(&mut a);
+            heaptui::query::run(r.snap.clone(), r.dom.clone(), CHAIN).unwrap()
+        };
+        assert!(truth.rows.len() > 100, "{truth:?}");
+        let first = truth.rows[0][0].as_str().unwrap().to_string();
+        let s = run(&mut a, &mut t, ":");
+        assert!(s.contains(" SQL: ▏") && s.contains("Tab complete"), "{s}");
+        run(&mut a, &mut t, &format!("{CHAIN}\n"));
+        settle(&mut a);
+        let s = run(&mut a, &mut t, "");
+        let title = format!("Query — {} rows in ", with_commas(truth.rows.len()));
+        assert!(s.contains(&title), "{s}");
+        let lines: Vec<&str> = s.lines().collect();
+        assert!(lines[1].starts_with("id "), "{s}");
+        assert!(lines[2].starts_with(&first), "{s}");
+        let retained = truth.rows[0][1].to_string();
+        assert_eq!(
+            end_of(lines[2], &retained),
+            end_of(lines[1], "retained"),
+            "{s}"
+        );
+        // The row whole under the list, its object in the status line.
+        assert!(
+            s.contains(&format!("▸ id {first} · retained {retained}")),
+            "{s}"
+        );
+        let s = run(&mut a, &mut t, "\n");
+        assert!(
+            s.contains(&format!(
+                "Inspector — dev.heaptui.fixture.ChainNode {first}"
+            )),
+            "{s}"
+        );
+        let s = run(&mut a, &mut t, "\u{1b}");
+        assert!(s.contains(&title), "{s}");
+        // `p` on the row: its paths, as on an instance.
+        let s = run(&mut a, &mut t, "p");
+        assert!(
+            s.contains(&format!("dev.heaptui.fixture.ChainNode {first}")),
+            "{s}"
+        );
+        assert!(s.contains("Shortest paths"), "{s}");
+        let s = run(&mut a, &mut t, "\u{1b}\u{1b}");
+        assert!(s.contains("Class histogram"), "{s}");
+        // The query is in the history file.
+        let kept = std::fs::read_to_string(dir.path().join("query-history")).unwrap();
+        assert_eq!(kept, format!("{CHAIN}\n"));
+    }
+
+    /// From 120 columns the selected row's object is inspected beside the rows, as an
+    /// instance's is; a row that names none has the width to itself.
+    #[test]
+    fn a_wide_screen_inspects_the_selected_row_s_object_beside_the_rows() {
+        let (mut a, mut t) = query_app(160, 40, None);
+        let sql = "SELECT id, class FROM objects \
+            WHERE class = 'dev.heaptui.fixture.ChainNode' ORDER BY id LIMIT 2";
+        run(&mut a, &mut t, &format!(":{sql}\n"));
+        settle(&mut a);
+        let s = run(&mut a, &mut t, "");
+        assert!(s.contains("Query — 2 rows in "), "{s}");
+        let id = s
+            .lines()
+            .nth(2)
+            .unwrap()
+            .split(' ')
+            .next()
+            .unwrap()
+            .to_string();
+        assert!(
+            s.contains(&format!("Inspector — dev.heaptui.fixture.ChainNode {id}")),
+            "{s}"
+        );
+        run(&mut a, &mut t, ":SELECT 'no object' AS what\n");
+        settle(&mut a);
+        let s = run(&mut a, &mut t, "");
+        assert!(
+            s.contains("Query — 1 row in ") && !s.contains("Inspector — "),
+            "{s}"
+        );
+    }
+
+    /// `Tab` completes a table's name, and a column of the table the line names; a
+    /// double click on a row leaves the line as it is (its `Enter` is not the line's).
+    #[test]
+    fn tab_completes_the_schema_s_names_on_the_line() {
+        let (mut a, mut t) = query_app(100, 30, None);
+        let s = run(&mut a, &mut t, ":SELECT reta\t FROM obje\t");
+        assert!(s.contains(" SQL: SELECT retained FROM objects▏"), "{s}");
+        a.on_click(3, 4);
+        a.on_click(3, 4);
+        let s = run(&mut a, &mut t, "");
+        assert!(s.contains(" SQL: SELECT retained FROM objects▏"), "{s}");
+        assert!(s.contains("Class histogram"), "{s}");
+    }
+
+    /// An error is the engine's message, naming the line and the column; the line's `↑`
+    /// brings the query back (history in memory only here).
+    #[test]
+    fn a_bad_query_shows_the_engine_s_message_and_up_brings_it_back() {
+        let (mut a, mut t) = query_app(100, 30, None);
+        run(&mut a, &mut t, ":SELEC 1\n");
+        settle(&mut a);
+        let s = run(&mut a, &mut t, "");
+        assert!(s.contains("Query — failed: SELEC 1"), "{s}");
+        let flat: String = s.chars().filter(|c| !c.is_whitespace()).collect();
+        assert!(flat.contains("Line:1,Column:1"), "{s}");
+        run(&mut a, &mut t, ":");
+        a.on_key(&up());
+        let s = run(&mut a, &mut t, "");
+        assert!(s.contains(" SQL: SELEC 1▏"), "{s}");
+    }
+
+    /// A second app with the same history file recalls the first one's query with `↑`.
+    #[test]
+    fn the_history_is_read_by_the_next_app() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("query-history");
+        let (mut a, mut t) = query_app(100, 30, Some(file.clone()));
+        run(&mut a, &mut t, ":SELECT count(*) FROM classes\n");
+        settle(&mut a);
+        let s = run(&mut a, &mut t, "");
+        assert!(s.contains("Query — 1 row in "), "{s}");
+        let (mut b, mut t) = query_app(100, 30, Some(file));
+        run(&mut b, &mut t, ":");
+        b.on_key(&up());
+        let s = run(&mut b, &mut t, "");
+        assert!(s.contains(" SQL: SELECT count(*) FROM classes▏"), "{s}");
+    }
+
+    /// A query held back (the jobs' delay) says "working…"; `Esc` cancels it, and the
+    /// pane says so; `Esc` again goes back.
+    #[test]
+    fn esc_cancels_a_running_query() {
+        let (mut a, mut t) = query_app(100, 30, None);
+        a.jobs().set_delay(std::time::Duration::from_millis(2000));
+        for k in events(":SELECT count(*) FROM objects\n") {
+            if let crossterm::event::Event::Key(k) = k {
+                a.on_key(&k);
+            }
+        }
+        t.draw(|f| a.draw(f)).unwrap();
+        let s = screen(&t);
+        assert!(s.contains("Query — working… 0 s (Esc cancels)"), "{s}");
+        assert_eq!(a.jobs().running(), 1, "{s}");
+        a.on_key(&KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
+        settle(&mut a);
+        t.draw(|f| a.draw(f)).unwrap();
+        let s = screen(&t);
+        assert!(
+            s.contains("Query — cancelled") && s.contains("the query was cancelled"),
+            "{s}"
+        );
+        let s = run(&mut a, &mut t, "\u{1b}");
+        assert!(s.contains("Class histogram"), "{s}");
+    }
+}
