@@ -9,53 +9,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
-use crate::query::{Input, Inputs, Tree};
+use crate::query::{about, Input, Inputs, Tree, SHIPPED};
 use crate::session::Session;
 use crate::text::sanitize;
-
-/// The queries shipped with heaptui: plain `.sql` files in `docs/queries/`, named by
-/// their file name; the first comment lines say what each answers.
-pub const SHIPPED: &[(&str, &str)] = &[
-    (
-        "top-retained",
-        include_str!("../../docs/queries/top-retained.sql"),
-    ),
-    (
-        "largest-objects",
-        include_str!("../../docs/queries/largest-objects.sql"),
-    ),
-    (
-        "duplicate-strings",
-        include_str!("../../docs/queries/duplicate-strings.sql"),
-    ),
-    (
-        "unreachable",
-        include_str!("../../docs/queries/unreachable.sql"),
-    ),
-    (
-        "roots-by-kind",
-        include_str!("../../docs/queries/roots-by-kind.sql"),
-    ),
-    (
-        "thread-locals",
-        include_str!("../../docs/queries/thread-locals.sql"),
-    ),
-    (
-        "jwt-strings",
-        include_str!("../../docs/queries/jwt-strings.sql"),
-    ),
-    ("big-maps", include_str!("../../docs/queries/big-maps.sql")),
-    ("growth", include_str!("../../docs/queries/growth.sql")),
-];
-
-/// What a shipped query answers: its leading comment lines, joined.
-pub fn about(sql: &str) -> String {
-    sql.lines()
-        .map_while(|l| l.trim().strip_prefix("--"))
-        .map(str::trim)
-        .collect::<Vec<_>>()
-        .join(" ")
-}
 
 /// The shipped queries, one per line: the name and what it answers.
 fn list() {
@@ -69,10 +25,8 @@ fn list() {
 fn sql_of(sql: Option<String>, query_file: Option<PathBuf>) -> Result<String> {
     match (sql, query_file) {
         (Some(q), _) => match q.strip_prefix(':') {
-            Some(name) => SHIPPED
-                .iter()
-                .find(|(n, _)| *n == name)
-                .map(|(_, s)| s.to_string())
+            Some(name) => crate::query::shipped(name)
+                .map(str::to_string)
                 .ok_or_else(|| {
                     let names: Vec<String> = SHIPPED.iter().map(|(n, _)| format!(":{n}")).collect();
                     Error::Usage(format!(

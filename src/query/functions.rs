@@ -123,7 +123,10 @@ impl FieldFn {
             return t.clone();
         }
         let mut ty = DataType::Utf8;
-        'classes: for o in super::objects::first_instances(&self.snap).into_iter().flatten() {
+        'classes: for o in super::objects::first_instances(&self.snap)
+            .into_iter()
+            .flatten()
+        {
             for f in self.snap.inspect(o).fields {
                 if f.name == name && !f.is_static {
                     if let Some(t) = type_of(&f.value) {

@@ -191,6 +191,55 @@ pub const TABLES: &[(&str, &[&str])] = &[
     ),
 ];
 
+/// The queries shipped with heaptui: plain `.sql` files in `docs/queries/`, named by
+/// their file name; the first comment lines say what each answers.
+pub const SHIPPED: &[(&str, &str)] = &[
+    (
+        "top-retained",
+        include_str!("../../docs/queries/top-retained.sql"),
+    ),
+    (
+        "largest-objects",
+        include_str!("../../docs/queries/largest-objects.sql"),
+    ),
+    (
+        "duplicate-strings",
+        include_str!("../../docs/queries/duplicate-strings.sql"),
+    ),
+    (
+        "unreachable",
+        include_str!("../../docs/queries/unreachable.sql"),
+    ),
+    (
+        "roots-by-kind",
+        include_str!("../../docs/queries/roots-by-kind.sql"),
+    ),
+    (
+        "thread-locals",
+        include_str!("../../docs/queries/thread-locals.sql"),
+    ),
+    (
+        "jwt-strings",
+        include_str!("../../docs/queries/jwt-strings.sql"),
+    ),
+    ("big-maps", include_str!("../../docs/queries/big-maps.sql")),
+    ("growth", include_str!("../../docs/queries/growth.sql")),
+];
+
+/// What a shipped query answers: its leading comment lines, joined.
+pub fn about(sql: &str) -> String {
+    sql.lines()
+        .map_while(|l| l.trim().strip_prefix("--"))
+        .map(str::trim)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The SQL of the shipped query `name` (without its `:`).
+pub fn shipped(name: &str) -> Option<&'static str> {
+    SHIPPED.iter().find(|(n, _)| *n == name).map(|(_, s)| *s)
+}
+
 /// The functions a query may call beside DataFusion's own.
 pub const FUNCTIONS: &[&str] = &[
     "field",

@@ -593,11 +593,27 @@ fn a_query_over_a_cut_dump_says_which_tables_are_partial() {
     std::fs::write(&cut, &whole[..whole.len() / 2]).unwrap();
     let cut = cut.to_str().unwrap();
     let out = heaptui(&["query", cut, "SELECT count(*) FROM objects", "--json"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("cut short at byte") && err.contains("objects, classes, refs"), "{err}");
+    assert!(
+        err.contains("cut short at byte") && err.contains("objects, classes, refs"),
+        "{err}"
+    );
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let s = json(&["summary", cut, "--json"]);
     assert_eq!(v["rows"][0][0], s["objects"]);
-    assert!(s["objects"].as_u64().unwrap() < json(&["summary", &file("java/coops/heap-live-jvmgz.hprof.gz"), "--json"])["objects"].as_u64().unwrap());
+    assert!(
+        s["objects"].as_u64().unwrap()
+            < json(&[
+                "summary",
+                &file("java/coops/heap-live-jvmgz.hprof.gz"),
+                "--json"
+            ])["objects"]
+                .as_u64()
+                .unwrap()
+    );
 }

@@ -192,6 +192,31 @@ mod with_sql {
         assert_eq!(kept, format!("{CHAIN}\n"));
     }
 
+    /// `:NAME` on the line runs a shipped query, as `heaptui query FILE :NAME` does: its
+    /// rows are the engine's for the file's SQL; a name not shipped says which are.
+    #[test]
+    fn a_shipped_query_runs_by_its_name() {
+        let (mut a, mut t) = query_app(160, 40, None);
+        let truth = {
+            let r = ready(&mut a);
+            let sql = heaptui::query::shipped("largest-objects").unwrap();
+            heaptui::query::run(r.snap.clone(), r.dom.clone(), sql).unwrap()
+        };
+        assert_eq!(truth.rows.len(), 20);
+        run(&mut a, &mut t, "::largest-objects\n");
+        settle(&mut a);
+        let s = run(&mut a, &mut t, "");
+        assert!(s.contains("Query — 20 rows in "), "{s}");
+        let first = truth.rows[0][0].as_str().unwrap();
+        assert!(s.lines().nth(2).unwrap().starts_with(first), "{s}");
+        run(&mut a, &mut t, "\u{1b}::no-such\n");
+        settle(&mut a);
+        let s = run(&mut a, &mut t, "");
+        let squeezed: String = s.split_whitespace().collect();
+        assert!(squeezed.contains("noshippedquery:no-such"), "{s}");
+        assert!(squeezed.contains(":top-retained"), "{s}");
+    }
+
     /// From 120 columns the selected row's object is inspected beside the rows, as an
     /// instance's is; a row that names none has the width to itself.
     #[test]

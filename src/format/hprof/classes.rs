@@ -2,8 +2,8 @@
 //! instance layout and statics that both passes and the quick readers size objects with
 //! ([`Classes`]).
 
-use super::*;
 use super::decode::Record;
+use super::*;
 
 /// Per-class facts pass 2 needs for every instance.
 pub(super) struct ClassRec {

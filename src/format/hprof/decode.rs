@@ -667,8 +667,18 @@ impl Decoder for HprofDecoder {
     }
 
     fn edge_labels(&self, b: &[u8], g: &Graph, from: ObjId, to: &[ObjId]) -> Vec<Option<String>> {
-        labels::of_array(self, b, g, from, to)
-            .unwrap_or_else(|| to.iter().map(|&t| self.edge_label(b, g, from, t)).collect())
+        if let Some(l) = labels::of_array(self, b, g, from, to) {
+            return l;
+        }
+        match labels::of_instance(self, b, g, from, to) {
+            // What no field holds (a class loader's defined classes) is named one by one.
+            Some(l) => l
+                .into_iter()
+                .zip(to)
+                .map(|(l, &t)| l.or_else(|| self.edge_label(b, g, from, t)))
+                .collect(),
+            None => to.iter().map(|&t| self.edge_label(b, g, from, t)).collect(),
+        }
     }
 
     fn first_fields(&self, bytes: &[u8], g: &Graph, o: ObjId) -> Option<String> {

@@ -109,7 +109,21 @@ impl QueryPane {
         };
         let inputs = crate::query::Inputs::one(shared.snap.clone(), shared.dom.cloned());
         let snap = shared.snap.clone();
-        let q = sql.clone();
+        // `:NAME` runs a shipped query, as on the command line.
+        let q = match sql.trim().strip_prefix(':') {
+            Some(name) => match crate::query::shipped(name) {
+                Some(q) => q.to_string(),
+                None => {
+                    let names: Vec<String> = crate::query::SHIPPED
+                        .iter()
+                        .map(|(n, _)| format!(":{n}"))
+                        .collect();
+                    let why = format!("no shipped query :{name} (they are {})", names.join(", "));
+                    return Self::with(sql, State::Failed(why));
+                }
+            },
+            None => sql.clone(),
+        };
         let job = Job::spawn(shared.jobs, move |stop| run(&inputs, &snap, &q, stop));
         let since = Instant::now();
         Self::with(sql, State::Running { job, since })
