@@ -286,8 +286,12 @@ fn memory_limit() -> usize {
 fn context(inputs: &Inputs, stop: &Arc<AtomicBool>) -> Result<SessionContext, String> {
     let e = |e: datafusion::error::DataFusionError| e.to_string();
     let mut rt = RuntimeEnvBuilder::new().with_memory_limit(memory_limit(), 1.0);
-    if let Some(dir) = crate::sys::files::cache_dir() {
-        rt = rt.with_temp_file_path(dir.join("spill"));
+    // Spill files in the cache directory's `spill/` where it can be made, else the
+    // system's temporary directory (DataFusion's own choice).
+    if let Some(dir) = crate::sys::files::spill_dir() {
+        if std::fs::create_dir_all(&dir).is_ok() {
+            rt = rt.with_temp_file_path(dir);
+        }
     }
     let config = SessionConfig::new()
         .with_target_partitions(rayon::current_num_threads().max(1))
