@@ -238,123 +238,187 @@ fn node_go_moarvm_and_dart_sql_equals_the_runtimes_figures() {
     assert!(checked >= 4, "{checked}");
 }
 
-#[test]
-fn the_tables_equal_summary_threads_suspects_and_waste_in_every_format() {
-    for rel in EVERY_FORMAT {
-        let f = file(rel);
-        let s = json(&["summary", &f, "--json"]);
-        let one = |sql: &str| number(&f, sql);
-        assert_eq!(
-            Some(one("SELECT count(*) FROM objects")),
-            s["objects"].as_u64(),
-            "{rel}"
-        );
-        assert_eq!(
-            Some(one("SELECT count(*) FROM refs")),
-            s["edges"].as_u64(),
-            "{rel}"
-        );
-        assert_eq!(
-            Some(one("SELECT count(*) FROM roots")),
-            s["roots"].as_u64(),
-            "{rel}"
-        );
-        assert_eq!(
-            Some(one("SELECT count(*) FROM objects WHERE reachable")),
-            s["reachable_objects"].as_u64(),
-            "{rel}"
-        );
-        assert_eq!(
-            Some(one("SELECT count(*) FROM threads")),
-            s["threads"].as_u64(),
-            "{rel}"
-        );
-        // Threads, frames and locals: the threads command's.
-        let t = json(&["threads", &f, "--json"]);
-        let threads = t["threads"].as_array().unwrap();
-        let frames: usize = threads
+/// Every bundled dump whose name ends in one of `ends` (its path under fixtures/).
+fn dumps(ends: &[&str]) -> Vec<String> {
+    fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    let root = fixture("");
+    let mut all = Vec::new();
+    walk(&root, &mut all);
+    let mut out: Vec<String> = all
+        .iter()
+        .map(|p| {
+            p.strip_prefix(&root)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .filter(|p| ends.iter().any(|e| p.ends_with(e)))
+        .collect();
+    out.sort();
+    assert!(!out.is_empty(), "{ends:?}");
+    out
+}
+
+/// `objects`, `refs`, `roots`, `threads`, `frames`, `locals`, `suspects` and `waste` of
+/// the fixture `rel` against `summary`, `threads`, `suspects` and `waste`.
+fn tables_equal_the_commands(rel: &str) {
+    let f = file(rel);
+    let s = json(&["summary", &f, "--json"]);
+    let one = |sql: &str| number(&f, sql);
+    assert_eq!(
+        Some(one("SELECT count(*) FROM objects")),
+        s["objects"].as_u64(),
+        "{rel}"
+    );
+    assert_eq!(
+        Some(one("SELECT count(*) FROM refs")),
+        s["edges"].as_u64(),
+        "{rel}"
+    );
+    assert_eq!(
+        Some(one("SELECT count(*) FROM roots")),
+        s["roots"].as_u64(),
+        "{rel}"
+    );
+    assert_eq!(
+        Some(one("SELECT count(*) FROM objects WHERE reachable")),
+        s["reachable_objects"].as_u64(),
+        "{rel}"
+    );
+    assert_eq!(
+        Some(one("SELECT count(*) FROM threads")),
+        s["threads"].as_u64(),
+        "{rel}"
+    );
+    // Threads, frames and locals: the threads command's.
+    let t = json(&["threads", &f, "--json"]);
+    let threads = t["threads"].as_array().unwrap();
+    let frames: usize = threads
+        .iter()
+        .map(|t| t["frames"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(one("SELECT count(*) FROM frames") as usize, frames, "{rel}");
+    let locals: usize = threads
+        .iter()
+        .map(|t| {
+            t["held"].as_array().unwrap().len()
+                + t["frames"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|f| f["locals"].as_array().unwrap().len())
+                    .sum::<usize>()
+        })
+        .sum();
+    assert_eq!(one("SELECT count(*) FROM locals") as usize, locals, "{rel}");
+    // Suspects: the command's, row for row.
+    let cmd = json(&["suspects", &f, "--json", "--top", "100"]);
+    let want: Vec<Vec<Value>> = cmd["suspects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| {
+            [
+                "rank",
+                "kind",
+                "object",
+                "class",
+                "retained_bytes",
+                "holder",
+            ]
             .iter()
-            .map(|t| t["frames"].as_array().unwrap().len())
-            .sum();
-        assert_eq!(one("SELECT count(*) FROM frames") as usize, frames, "{rel}");
-        let locals: usize = threads
-            .iter()
-            .map(|t| {
-                t["held"].as_array().unwrap().len()
-                    + t["frames"]
-                        .as_array()
-                        .unwrap()
-                        .iter()
-                        .map(|f| f["locals"].as_array().unwrap().len())
-                        .sum::<usize>()
-            })
-            .sum();
-        assert_eq!(one("SELECT count(*) FROM locals") as usize, locals, "{rel}");
-        // Suspects: the command's, row for row.
-        let cmd = json(&["suspects", &f, "--json", "--top", "100"]);
-        let want: Vec<Vec<Value>> = cmd["suspects"]
+            .map(|k| x[*k].clone())
+            .collect()
+        })
+        .collect();
+    assert_eq!(
+        rows(
+            &f,
+            "SELECT rank, kind, object, class, retained, holder FROM suspects ORDER BY rank"
+        ),
+        want,
+        "{rel}: suspects"
+    );
+    // Waste: the command's three lists.
+    let w = json(&["waste", &f, "--json", "--top", "1000"]);
+    let list = |key: &str, fields: &[&str]| -> Vec<Vec<Value>> {
+        w[key]
             .as_array()
             .unwrap()
             .iter()
-            .map(|x| {
-                [
-                    "rank",
-                    "kind",
-                    "object",
-                    "class",
-                    "retained_bytes",
-                    "holder",
-                ]
-                .iter()
-                .map(|k| x[*k].clone())
-                .collect()
-            })
-            .collect();
-        assert_eq!(
-            rows(
-                &f,
-                "SELECT rank, kind, object, class, retained, holder FROM suspects ORDER BY rank"
-            ),
-            want,
-            "{rel}: suspects"
-        );
-        // Waste: the command's three lists.
-        let w = json(&["waste", &f, "--json", "--top", "1000"]);
-        let list = |key: &str, fields: &[&str]| -> Vec<Vec<Value>> {
-            w[key]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|x| fields.iter().map(|k| x[*k].clone()).collect())
-                .collect()
-        };
-        assert_eq!(
-            rows(
-                &f,
-                "SELECT text, count, wasted, example FROM waste WHERE kind = 'duplicate string'"
-            ),
-            list(
-                "duplicate_strings",
-                &["text", "count", "wasted_bytes", "example"]
-            ),
-            "{rel}: duplicate strings"
-        );
-        assert_eq!(
-            rows(
-                &f,
-                "SELECT class, count, wasted, example FROM waste WHERE kind = 'duplicate array'"
-            ),
-            list(
-                "duplicate_arrays",
-                &["class", "count", "wasted_bytes", "example"]
-            ),
-            "{rel}: duplicate arrays"
-        );
-        assert_eq!(
-            rows(&f, "SELECT class, holder, count, wasted, example FROM waste WHERE kind = 'sparse collection'"),
-            list("sparse_collections", &["class", "holder", "count", "wasted_bytes", "example"]),
-            "{rel}: sparse collections"
-        );
+            .map(|x| fields.iter().map(|k| x[*k].clone()).collect())
+            .collect()
+    };
+    assert_eq!(
+        rows(
+            &f,
+            "SELECT text, count, wasted, example FROM waste WHERE kind = 'duplicate string'"
+        ),
+        list(
+            "duplicate_strings",
+            &["text", "count", "wasted_bytes", "example"]
+        ),
+        "{rel}: duplicate strings"
+    );
+    assert_eq!(
+        rows(
+            &f,
+            "SELECT class, count, wasted, example FROM waste WHERE kind = 'duplicate array'"
+        ),
+        list(
+            "duplicate_arrays",
+            &["class", "count", "wasted_bytes", "example"]
+        ),
+        "{rel}: duplicate arrays"
+    );
+    assert_eq!(
+        rows(&f, "SELECT class, holder, count, wasted, example FROM waste WHERE kind = 'sparse collection'"),
+        list("sparse_collections", &["class", "holder", "count", "wasted_bytes", "example"]),
+        "{rel}: sparse collections"
+    );
+}
+
+#[test]
+fn the_tables_equal_the_commands_on_every_hprof_fixture() {
+    for rel in dumps(&[".hprof.gz"]) {
+        tables_equal_the_commands(&rel);
+    }
+}
+
+#[test]
+fn the_tables_equal_the_commands_on_every_v8_fixture() {
+    for rel in dumps(&[".heapsnapshot.gz"]) {
+        tables_equal_the_commands(&rel);
+    }
+}
+
+#[test]
+fn the_tables_equal_the_commands_on_every_go_fixture() {
+    for rel in dumps(&[".dump.gz"]) {
+        tables_equal_the_commands(&rel);
+    }
+}
+
+#[test]
+fn the_tables_equal_the_commands_on_every_moarvm_fixture() {
+    for rel in dumps(&[".mvmheap.gz"]) {
+        tables_equal_the_commands(&rel);
+    }
+}
+
+#[test]
+fn the_tables_equal_the_commands_on_every_dart_fixture() {
+    for rel in dumps(&[".dartheap.gz"]) {
+        tables_equal_the_commands(&rel);
     }
 }
 
@@ -482,8 +546,8 @@ fn parquet_export_reads_back_in_pyarrow_with_the_same_counts() {
         .is_ok_and(|o| o.status.success());
     if !have {
         assert!(
-            std::env::var_os("HEAPTUI_REQUIRE_PYARROW").is_none(),
-            "python3 cannot import pyarrow, and HEAPTUI_REQUIRE_PYARROW is set (.ci/run installs it)"
+            std::env::var_os("REQUIRE_PYARROW").is_none(),
+            "python3 cannot import pyarrow, and REQUIRE_PYARROW is set (.ci/run installs it)"
         );
         eprintln!("skipped: python3 cannot import pyarrow (pip install pyarrow; .ci/run does)");
         return;
