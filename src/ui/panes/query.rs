@@ -506,15 +506,6 @@ impl Pane for QueryPane {
     }
 
     fn hints(&self) -> &'static [Action] {
-        &[
-            Action::Down,
-            Action::Open,
-            Action::Back,
-            Action::Paths,
-            Action::Referrers,
-            Action::DominatorTree,
-            Action::Help,
-            Action::Quit,
-        ]
+        &super::OBJECT_HINTS
     }
 }
