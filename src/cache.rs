@@ -476,8 +476,8 @@ pub fn store(
             return Err(format!("{}: {e}", tmp.display()));
         }
     };
-    // The tree kept beside the entry it replaces is of that entry: gone with it.
-    let _ = std::fs::remove_file(tree::path_beside(&path));
+    // What is kept beside the entry it replaces is of that entry: gone with it.
+    remove_beside(&path);
     std::fs::rename(&tmp, &path).map_err(|e| format!("{}: {e}", path.display()))?;
     prune(&dir);
     prune_temporaries(&dir);
@@ -487,7 +487,18 @@ pub fn store(
     }))
 }
 
-/// Removes the temporary entries (`.<pid>.tmp`, `.<pid>.tree.tmp`) of writers that are gone
+/// The files kept beside an index entry, by extension: the dominator tree
+/// (`tree.rs`) and the strings' text (`texts.rs`). They are of that entry only.
+const BESIDE: &[&str] = &["tree", "strings"];
+
+/// Removes the files kept beside the entry at `idx`.
+fn remove_beside(idx: &Path) {
+    for b in BESIDE {
+        let _ = std::fs::remove_file(idx.with_extension(b));
+    }
+}
+
+/// Removes the temporary entries (`.<pid>.tmp`, `.<pid>.tree.tmp`, `.<pid>.strings.tmp`) of writers that are gone
 /// ([`crate::sys::tmpfiles::stale`]): a process killed while it wrote one left it.
 fn prune_temporaries(dir: &Path) {
     let Ok(rd) = std::fs::read_dir(dir) else {
@@ -496,8 +507,11 @@ fn prune_temporaries(dir: &Path) {
     for e in rd.flatten() {
         let name = e.file_name();
         let pid = name.to_str().and_then(|n| {
-            let n = n.strip_prefix('.')?.strip_suffix(".tmp")?;
-            n.strip_suffix(".tree").unwrap_or(n).parse::<u32>().ok()
+            let n0 = n.strip_prefix('.')?.strip_suffix(".tmp")?;
+            let n = BESIDE
+                .iter()
+                .find_map(|b| n0.strip_suffix(&format!(".{b}")[..]));
+            n.unwrap_or(n0).parse::<u32>().ok()
         });
         if pid.is_some_and(|pid| crate::sys::tmpfiles::stale(&e.path(), pid)) {
             let _ = std::fs::remove_file(e.path());
@@ -532,10 +546,14 @@ fn prune(dir: &Path) {
     entries.sort_by_key(|e| std::cmp::Reverse(e.0));
     for (_, p) in entries.into_iter().skip(KEEP) {
         let _ = std::fs::remove_file(&p);
-        let _ = std::fs::remove_file(tree::path_beside(&p));
+        remove_beside(&p);
     }
-    // A tree whose entry is gone (removed by hand, or by a build that kept no trees).
-    for e in files.iter().filter(|e| named(e, "tree") && ours(e)) {
+    // A file kept beside an entry that is gone (removed by hand, or by a build that kept
+    // none of them).
+    for e in files
+        .iter()
+        .filter(|e| BESIDE.iter().any(|b| named(e, b)) && ours(e))
+    {
         if !e.path().with_extension("idx").exists() {
             let _ = std::fs::remove_file(e.path());
         }
@@ -755,6 +773,8 @@ fn read_entry(key: &Key, f: File, path: &Path, file_bytes: u64) -> Result<Parts,
 
 mod check;
 mod sum;
+mod texts;
 mod tree;
 pub use sum::column_digest;
+pub use texts::{load_texts, store_texts, TextsLoaded};
 pub use tree::{load_tree, store_tree, TreeLoaded};

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
-use crate::query::{about, Input, Inputs, Tree, SHIPPED};
+use crate::query::{about, Input, Inputs, Strings, Tree, SHIPPED};
 use crate::session::Session;
 use crate::text::sanitize;
 
@@ -55,8 +55,10 @@ fn input(file: &Path) -> Result<(Arc<Session>, Input)> {
     }
     let for_tree = s.clone();
     let dom = Tree::when_asked(move || Some(Arc::new(super::dominators_for_cli(&for_tree))));
+    let for_texts = s.clone();
+    let texts = Strings::when_asked(move |stop| for_texts.texts(stop));
     let snap = s.snapshot().clone();
-    Ok((s, Input { snap, dom }))
+    Ok((s, Input { snap, dom, texts }))
 }
 
 /// Keeps a tree the query built in the cache entry, as the other commands do.

@@ -82,6 +82,7 @@ impl Restored {
             decoder,
             snapshots: o.snapshots,
             snapshot_index: o.snapshot_index,
+            texts: Default::default(),
         }
     }
 }

@@ -17,6 +17,7 @@ mod quick;
 pub mod read;
 mod roles;
 mod snapshot;
+pub mod texts;
 pub mod v8;
 mod words;
 

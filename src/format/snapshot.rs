@@ -32,6 +32,8 @@ pub struct Snapshot {
     /// and which of them this one is.
     pub snapshots: Vec<SnapshotInfo>,
     pub snapshot_index: usize,
+    /// The strings' text, once a query has asked for it ([`Snapshot::texts`]).
+    pub(super) texts: std::sync::Mutex<Option<std::sync::Arc<super::texts::Texts>>>,
 }
 
 impl Snapshot {
@@ -60,6 +62,7 @@ impl Snapshot {
             decoder,
             snapshots: Vec::new(),
             snapshot_index: 0,
+            texts: Default::default(),
         }
     }
 }

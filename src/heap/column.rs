@@ -26,6 +26,7 @@ pub enum Column<T> {
 
 /// Plain integers: every byte pattern is a value and there is no padding.
 pub trait Plain: Copy + Default + Send + Sync + 'static {}
+impl Plain for u8 {}
 impl Plain for u16 {}
 impl Plain for u32 {}
 impl Plain for u64 {}

@@ -41,6 +41,7 @@ use datafusion::execution::runtime_env::RuntimeEnvBuilder;
 use datafusion::prelude::{SessionConfig, SessionContext};
 use futures::StreamExt;
 
+use crate::format::texts::Texts;
 use crate::format::Snapshot;
 use crate::heap::dominators::Dominators;
 
@@ -89,11 +90,48 @@ impl Tree {
     }
 }
 
-/// One snapshot a query reads, with its dominator tree.
+/// A snapshot's strings' text as a query gets it ([`crate::format::texts`]): made the
+/// first time the `strings` table is read, and kept. The session's reads it from beside
+/// the index cache entry, or makes it and writes it there ([`Strings::when_asked`]).
+#[derive(Clone)]
+pub struct Strings(Arc<dyn Fn(&AtomicBool) -> Option<Arc<Texts>> + Send + Sync>);
+
+impl Strings {
+    /// Made in memory and kept in the snapshot.
+    pub fn of(snap: &Arc<Snapshot>) -> Strings {
+        let snap = snap.clone();
+        Strings(Arc::new(move |stop| snap.texts(stop)))
+    }
+
+    /// Given by `make` (`None` when stopped).
+    pub fn when_asked(
+        make: impl Fn(&AtomicBool) -> Option<Arc<Texts>> + Send + Sync + 'static,
+    ) -> Strings {
+        Strings(Arc::new(make))
+    }
+
+    pub fn get(&self, stop: &AtomicBool) -> Option<Arc<Texts>> {
+        (self.0)(stop)
+    }
+}
+
+/// One snapshot a query reads, with its dominator tree and its strings.
 #[derive(Clone)]
 pub struct Input {
     pub snap: Arc<Snapshot>,
     pub dom: Tree,
+    pub texts: Strings,
+}
+
+impl Input {
+    /// `snap` with `dom`, its strings made in memory when asked for.
+    pub fn new(snap: Arc<Snapshot>, dom: Tree) -> Input {
+        Input {
+            texts: Strings::of(&snap),
+            snap,
+            dom,
+        }
+    }
 }
 
 /// What a query reads: a snapshot, or two (`base` and `target`).
@@ -106,10 +144,7 @@ pub struct Inputs {
 impl Inputs {
     pub fn one(snap: Arc<Snapshot>, dom: Option<Arc<Dominators>>) -> Inputs {
         Inputs {
-            target: Input {
-                snap,
-                dom: Tree::ready(dom),
-            },
+            target: Input::new(snap, Tree::ready(dom)),
             base: None,
         }
     }
@@ -263,7 +298,7 @@ fn tables_of(i: &Input, stop: &Arc<AtomicBool>) -> Vec<(&'static str, Arc<dyn Ta
         ("classes", tables::classes(s, d, stop)),
         ("refs", objects::refs(s, stop)),
         ("roots", tables::roots(s, stop)),
-        ("strings", objects::strings(s, stop)),
+        ("strings", objects::strings(s, &i.texts, stop)),
         ("threads", tables::threads(s, stop)),
         ("frames", tables::frames(s, stop)),
         ("locals", tables::locals(s, stop)),

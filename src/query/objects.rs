@@ -7,14 +7,16 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, OnceLock};
 
 use datafusion::arrow::array::{
-    ArrayRef, BooleanArray, DictionaryArray, StringArray, StringBuilder, UInt32Array, UInt64Array,
+    ArrayRef, BooleanArray, DictionaryArray, StringArray, UInt32Array, UInt64Array,
 };
+use datafusion::arrow::buffer::{Buffer, OffsetBuffer, ScalarBuffer};
 use datafusion::arrow::datatypes::{DataType, Field, Schema, UInt32Type};
 use datafusion::error::Result;
 
 use super::lazy::Lazy;
-use super::Tree;
-use crate::format::{Encoding, Snapshot};
+use super::{Strings, Tree};
+use crate::format::texts::Texts;
+use crate::format::Snapshot;
 use crate::heap::dominators::VIRTUAL_ROOT;
 use crate::heap::ObjId;
 
@@ -239,21 +241,10 @@ pub fn refs(snap: &Arc<Snapshot>, stop: &Arc<AtomicBool>) -> Arc<Lazy> {
     )
 }
 
-/// Appends a string's text to `b` as UTF-8, without a copy where the dump's bytes are
-/// already (ASCII in Latin-1 or UTF-8).
-fn append_text(b: &mut StringBuilder, c: &crate::format::Content<'_>) {
-    match c.encoding {
-        Encoding::Utf8 | Encoding::Latin1 if c.data.is_ascii() => {
-            // ASCII is UTF-8 as it is.
-            b.append_value(std::str::from_utf8(&c.data).unwrap_or_default())
-        }
-        Encoding::Utf8 => b.append_value(String::from_utf8_lossy(&c.data)),
-        _ => b.append_value(c.text()),
-    }
-}
-
-/// `strings(id, text, length, bytes, n)`: every string whose text the dump keeps.
-pub fn strings(snap: &Arc<Snapshot>, stop: &Arc<AtomicBool>) -> Arc<Lazy> {
+/// `strings(id, text, length, bytes, n)`: every string whose text the dump keeps, from
+/// the snapshot's strings' text ([`crate::format::texts`], made the first time the table
+/// is read): a batch's text is one copy of a run of it, whatever the format.
+pub fn strings(snap: &Arc<Snapshot>, texts: &Strings, stop: &Arc<AtomicBool>) -> Arc<Lazy> {
     let schema = Arc::new(Schema::new(vec![
         Field::new("id", DataType::Utf8, false),
         Field::new("text", DataType::Utf8, false),
@@ -261,71 +252,50 @@ pub fn strings(snap: &Arc<Snapshot>, stop: &Arc<AtomicBool>) -> Arc<Lazy> {
         Field::new("bytes", DataType::UInt64, false),
         Field::new("n", DataType::UInt32, false),
     ]));
-    // The classes of strings: those with contents but for the ones whose first instance's
-    // contents are not a string (primitive arrays: such a class is never scanned).
-    let content = snap.decoder.content_classes(snap.bytes(), &snap.graph);
-    let first = first_instances(snap);
-    let mut is_text = vec![false; snap.graph.classes.len()];
-    for c in content {
-        let array = first.get(c as usize).copied().flatten().is_some_and(|o| {
-            snap.decoder
-                .content(snap.bytes(), &snap.graph, o)
-                .is_some_and(|x| !x.string)
-        });
-        if let Some(x) = is_text.get_mut(c as usize) {
-            *x = !array;
-        }
-    }
-    let snap = snap.clone();
+    let (snap, texts, halt) = (snap.clone(), texts.clone(), stop.clone());
     Lazy::new(
         "strings",
         schema,
         snap.graph.len(),
-        BATCH,
+        BATCH * 4,
         stop,
         move |cols, range| {
-            let g = &snap.graph;
-            let mut objs = Vec::new();
-            let mut text = StringBuilder::new();
-            let (mut lengths, mut bytes) = (Vec::new(), Vec::new());
-            let want_text = cols.contains(&1);
-            for o in range.start as u32..range.end as u32 {
-                if !is_text[g.class_of.get(o as usize) as usize] {
-                    continue;
-                }
-                let Some(c) = snap.decoder.content(snap.bytes(), g, o) else {
-                    continue;
-                };
-                if !c.string {
-                    continue;
-                }
-                objs.push(o);
-                lengths.push(c.length);
-                bytes.push(c.bytes);
-                if want_text {
-                    append_text(&mut text, &c);
-                }
-            }
-            let mut text = Some(text);
+            let t = texts.get(&halt).ok_or_else(|| {
+                datafusion::error::DataFusionError::Execution(super::CANCELLED.into())
+            })?;
+            let at = t.places(range.start as ObjId, range.end as ObjId);
+            let objs = &t.objs[at.clone()];
             let out = cols
                 .iter()
-                .map(|&c| -> ArrayRef {
-                    match c {
+                .map(|&c| -> Result<ArrayRef> {
+                    Ok(match c {
                         0 => Arc::new(StringArray::from_iter_values(
                             objs.iter().map(|&o| snap.object_name(o)),
                         )),
-                        1 => Arc::new(
-                            text.take()
-                                .map(|mut t| t.finish())
-                                .unwrap_or_else(|| StringArray::from(Vec::<String>::new())),
-                        ),
-                        2 => Arc::new(UInt64Array::from(lengths.clone())),
-                        3 => Arc::new(UInt64Array::from(bytes.clone())),
-                        _ => Arc::new(UInt32Array::from(objs.clone())),
-                    }
+                        1 => Arc::new(text_column(&t, at.clone())?),
+                        2 => Arc::new(UInt64Array::from(t.length[at.clone()].to_vec())),
+                        3 => Arc::new(UInt64Array::from(t.bytes[at.clone()].to_vec())),
+                        _ => Arc::new(UInt32Array::from(objs.to_vec())),
+                    })
                 })
-                .collect();
+                .collect::<Result<Vec<_>>>()?;
             Ok((out, objs.len()))
         },
     )
+}
+
+/// The text of strings `at` as an Arrow column: their run of text copied once, the
+/// places made relative to it (a batch's text must be under 2 GiB).
+fn text_column(t: &Texts, at: std::ops::Range<usize>) -> Result<StringArray> {
+    let starts = &t.starts[at.start..=at.end];
+    let (first, last) = (starts[0], starts[starts.len() - 1]);
+    if last - first > i32::MAX as u64 {
+        return Err(datafusion::error::DataFusionError::Execution(
+            "strings: more than 2 GiB of text among 262,144 objects".into(),
+        ));
+    }
+    let offsets: Vec<i32> = starts.iter().map(|&s| (s - first) as i32).collect();
+    let values = Buffer::from(&t.text[first as usize..last as usize]);
+    StringArray::try_new(OffsetBuffer::new(ScalarBuffer::from(offsets)), values, None)
+        .map_err(Into::into)
 }

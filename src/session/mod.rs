@@ -27,6 +27,7 @@
 //! [`quick_waste`]) are decided here too: they run only where no cache entry would answer
 //! faster. The session names no format; it asks the format listing.
 
+mod texts;
 mod tree;
 
 use std::path::{Path, PathBuf};
