@@ -18,6 +18,8 @@ pub mod read;
 mod roles;
 mod snapshot;
 pub mod texts;
+
+pub use snapshot::id_number;
 pub mod v8;
 mod words;
 
@@ -353,6 +355,11 @@ pub struct Inspection {
 pub trait Decoder: Send + Sync {
     /// The object's name in the CLI's `OBJECT` syntax (`0x…` for HPROF and Go).
     fn object_name(&self, bytes: &[u8], g: &Graph, o: ObjId) -> String;
+    /// The number in the object's name: its address (HPROF, Go) or id (`@N`, `#N`); by
+    /// default read back from the name. `None` for a name without one.
+    fn object_number(&self, bytes: &[u8], g: &Graph, o: ObjId) -> Option<u64> {
+        id_number(&self.object_name(bytes, g, o))
+    }
     /// Finds an object by its `OBJECT` name.
     fn find_object(&self, bytes: &[u8], g: &Graph, name: &str) -> Option<ObjId>;
     /// Fields with values, previews and lengths.

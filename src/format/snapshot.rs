@@ -76,6 +76,14 @@ pub struct SnapshotInfo {
     pub objects: u64,
 }
 
+/// The number in an object's name (`0x…` read as hexadecimal, `@N`, `#N`).
+pub fn id_number(name: &str) -> Option<u64> {
+    if let Some(h) = name.strip_prefix("0x") {
+        return u64::from_str_radix(h, 16).ok();
+    }
+    name.trim_start_matches(['@', '#']).parse().ok()
+}
+
 impl Snapshot {
     pub fn bytes(&self) -> &[u8] {
         self.source.bytes()
@@ -83,6 +91,21 @@ impl Snapshot {
 
     pub fn object_name(&self, o: ObjId) -> String {
         self.decoder.object_name(self.bytes(), &self.graph, o)
+    }
+
+    /// The number in the object's name ([`super::Decoder::object_number`]).
+    pub fn object_number(&self, o: ObjId) -> Option<u64> {
+        self.decoder.object_number(self.bytes(), &self.graph, o)
+    }
+
+    /// Appends the object's name to `w`: what [`Snapshot::object_name`] gives, made from
+    /// its number without a string of its own where it has one.
+    pub fn write_object_name(&self, o: ObjId, w: &mut impl std::fmt::Write) -> std::fmt::Result {
+        match (self.object_number(o), self.object_prefix()) {
+            (Some(n), Some(p)) => write!(w, "{p}{n}"),
+            (Some(n), None) => write!(w, "0x{n:x}"),
+            (None, _) => w.write_str(&self.object_name(o)),
+        }
     }
 
     pub fn class_name(&self, o: ObjId) -> &str {

@@ -67,7 +67,7 @@ pub fn parquet(input: &Input, dump: &str, dir: &Path) -> Result<Vec<(&'static st
     let stop = Arc::default();
     let rt = super::runtime()?;
     rt.block_on(async {
-        let ctx = super::context(&inputs, &stop)?;
+        let (ctx, _spill) = super::context(&inputs, &stop)?;
         let mut out = Vec::new();
         for &t in TABLES {
             let df = ctx

@@ -27,9 +27,9 @@ mod lazy;
 mod objects;
 mod tables;
 
+pub use crate::format::id_number;
 pub use functions::parse_size;
 pub use lazy::CANCELLED;
-pub use objects::id_number;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -308,8 +308,12 @@ fn tables_of(i: &Input, stop: &Arc<AtomicBool>) -> Vec<(&'static str, Arc<dyn Ta
 }
 
 /// The memory DataFusion's operators may hold (hash tables, sorts; they spill to the
-/// cache directory past it): half of what the budget leaves, at least 256 MiB.
+/// cache directory past it): `HEAPTUI_QUERY_MEMORY`, else half of what the budget
+/// leaves, at least 256 MiB.
 fn memory_limit() -> usize {
+    if let Some(b) = crate::sys::env::bytes("HEAPTUI_QUERY_MEMORY") {
+        return b.min(usize::MAX as u64) as usize;
+    }
     let left = crate::sys::budget::budget()
         .ok()
         .flatten()
@@ -318,19 +322,24 @@ fn memory_limit() -> usize {
 }
 
 /// A session with the tables and functions of `inputs`.
-fn context(inputs: &Inputs, stop: &Arc<AtomicBool>) -> Result<SessionContext, String> {
+fn context(inputs: &Inputs, stop: &Arc<AtomicBool>) -> Result<(SessionContext, SpillDir), String> {
     let e = |e: datafusion::error::DataFusionError| e.to_string();
-    let mut rt = RuntimeEnvBuilder::new().with_memory_limit(memory_limit(), 1.0);
-    // Spill files in the cache directory's `spill/` where it can be made, else the
-    // system's temporary directory (DataFusion's own choice).
-    if let Some(dir) = crate::sys::files::spill_dir() {
-        if std::fs::create_dir_all(&dir).is_ok() {
-            rt = rt.with_temp_file_path(dir);
-        }
+    let (pool, parts) = (memory_limit(), rayon::current_num_threads().max(1));
+    let mut rt = RuntimeEnvBuilder::new().with_memory_limit(pool, 1.0);
+    // Spill files in a folder of this query's own under the cache directory's `spill/`
+    // where it can be made, else the system's temporary directory (DataFusion's own
+    // choice).
+    let spill = SpillDir::new();
+    if let Some(dir) = &spill.0 {
+        rt = rt.with_temp_file_path(dir);
     }
-    let config = SessionConfig::new()
-        .with_target_partitions(rayon::current_num_threads().max(1))
+    let mut config = SessionConfig::new()
+        .with_target_partitions(parts)
         .with_information_schema(true);
+    // What each sort keeps back for merging its spilled runs: DataFusion's 10 MiB, or
+    // less in a small pool, so that a sort there spills instead of failing.
+    config.options_mut().execution.sort_spill_reservation_bytes =
+        (10 << 20).min(pool / (4 * parts));
     let ctx = SessionContext::new_with_config_rt(config, rt.build_arc().map_err(e)?);
     for (name, t) in tables_of(&inputs.target, stop) {
         ctx.register_table(name, t).map_err(e)?;
@@ -356,7 +365,48 @@ fn context(inputs: &Inputs, stop: &Arc<AtomicBool>) -> Result<SessionContext, St
         ctx.register_table("diff", d).map_err(e)?;
     }
     functions::register(&ctx, &inputs.target.snap, stop);
-    Ok(ctx)
+    Ok((ctx, spill))
+}
+
+/// A query's spill folder, `spill/query-<pid>-<n>` in the cache directory, removed with
+/// what is in it when the query is done (DataFusion's own folders inside it are removed
+/// only when the engine is dropped, which a process that exits skips). One left by a
+/// process that is gone (killed) is removed by the next query.
+struct SpillDir(Option<std::path::PathBuf>);
+
+impl SpillDir {
+    fn new() -> SpillDir {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let Some(root) = crate::sys::files::spill_dir() else {
+            return SpillDir(None);
+        };
+        if let Ok(rd) = std::fs::read_dir(&root) {
+            for e in rd.flatten() {
+                let name = e.file_name();
+                let pid = name.to_str().and_then(|n| {
+                    n.strip_prefix("query-")?
+                        .split('-')
+                        .next()?
+                        .parse::<u32>()
+                        .ok()
+                });
+                if pid.is_some_and(|pid| crate::sys::tmpfiles::stale(&e.path(), pid)) {
+                    let _ = std::fs::remove_dir_all(e.path());
+                }
+            }
+        }
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let dir = root.join(format!("query-{}-{n}", std::process::id()));
+        SpillDir(std::fs::create_dir_all(&dir).is_ok().then_some(dir))
+    }
+}
+
+impl Drop for SpillDir {
+    fn drop(&mut self) {
+        if let Some(d) = &self.0 {
+            let _ = std::fs::remove_dir_all(d);
+        }
+    }
 }
 
 /// The threads a query runs on: as many as rayon's.
@@ -382,7 +432,7 @@ pub fn run_each(
 ) -> Result<(), String> {
     let rt = runtime()?;
     let r = rt.block_on(async {
-        let ctx = context(inputs, stop)?;
+        let (ctx, _spill) = context(inputs, stop)?;
         let df = ctx.sql(sql).await.map_err(|e| e.to_string())?;
         columns(
             df.schema()

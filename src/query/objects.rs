@@ -7,7 +7,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, OnceLock};
 
 use datafusion::arrow::array::{
-    ArrayRef, BooleanArray, DictionaryArray, StringArray, UInt32Array, UInt64Array,
+    ArrayRef, BooleanArray, DictionaryArray, StringArray, StringBuilder, UInt32Array, UInt64Array,
 };
 use datafusion::arrow::buffer::{Buffer, OffsetBuffer, ScalarBuffer};
 use datafusion::arrow::datatypes::{DataType, Field, Schema, UInt32Type};
@@ -43,6 +43,23 @@ fn class_column(snap: &Snapshot, names: &ArrayRef, objs: &[ObjId]) -> Result<Arr
     )?))
 }
 
+/// The names of `objs` as heaptui prints them (`0x…`, `@N`, `#N`), NULL for `None`:
+/// written into the column, without a string of their own.
+fn ids(snap: &Snapshot, objs: impl Iterator<Item = Option<ObjId>>) -> StringArray {
+    let mut b = StringBuilder::new();
+    for o in objs {
+        match o {
+            Some(o) => {
+                // Writing into a builder cannot fail.
+                let _ = snap.write_object_name(o, &mut b);
+                b.append_value("");
+            }
+            None => b.append_null(),
+        }
+    }
+    b.finish()
+}
+
 /// The first instance of every class, in class order (`None` for a class without one).
 pub(super) fn first_instances(snap: &Snapshot) -> Vec<Option<ObjId>> {
     let mut first = vec![None; snap.graph.classes.len()];
@@ -57,14 +74,6 @@ pub(super) fn first_instances(snap: &Snapshot) -> Vec<Option<ObjId>> {
         }
     }
     first
-}
-
-/// The number in an object's name (`0x1f00` → 7936, `@42` → 42, `#7` → 7).
-pub fn id_number(name: &str) -> Option<u64> {
-    if let Some(h) = name.strip_prefix("0x") {
-        return u64::from_str_radix(h, 16).ok();
-    }
-    name.trim_start_matches(['@', '#']).parse().ok()
 }
 
 /// Every object's depth from the roots, computed once per query when a column needs it
@@ -119,17 +128,13 @@ pub fn objects(snap: &Arc<Snapshot>, dom: &Tree, stop: &Arc<AtomicBool>) -> Arc<
                 .map(|&c| -> Result<ArrayRef> {
                     let it = objs.iter().copied();
                     Ok(match c {
-                        0 => Arc::new(StringArray::from_iter_values(
-                            it.map(|o| snap.object_name(o)),
-                        )),
+                        0 => Arc::new(ids(&snap, it.map(Some))),
                         1 => class_column(&snap, &names, &objs)?,
                         2 => Arc::new(UInt64Array::from_iter_values(it.map(|o| g.shallow_size(o)))),
                         3 => Arc::new(UInt64Array::from_iter(
                             it.map(|o| dom.get().and_then(|d| d.retained(o))),
                         )),
-                        4 => Arc::new(StringArray::from_iter(
-                            it.map(|o| idom(o).map(|d| snap.object_name(d))),
-                        )),
+                        4 => Arc::new(ids(&snap, it.map(idom))),
                         5 => {
                             let d = depths_of(&snap, &depths);
                             Arc::new(UInt32Array::from_iter(it.map(|o| {
@@ -156,9 +161,7 @@ pub fn objects(snap: &Arc<Snapshot>, dom: &Tree, stop: &Arc<AtomicBool>) -> Arc<
                         8 => Arc::new(StringArray::from_iter(it.map(|o| snap.label(o)))),
                         9 => Arc::new(UInt32Array::from_iter_values(it)),
                         10 => Arc::new(UInt32Array::from_iter(it.map(idom))),
-                        _ => Arc::new(UInt64Array::from_iter(
-                            it.map(|o| id_number(&snap.object_name(o))),
-                        )),
+                        _ => Arc::new(UInt64Array::from_iter(it.map(|o| snap.object_number(o)))),
                     })
                 })
                 .collect::<Result<Vec<_>>>()?;
@@ -219,12 +222,8 @@ pub fn refs(snap: &Arc<Snapshot>, stop: &Arc<AtomicBool>) -> Arc<Lazy> {
                 .iter()
                 .map(|&c| -> ArrayRef {
                     match c {
-                        0 => Arc::new(StringArray::from_iter_values(
-                            src.iter().map(|&o| snap.object_name(o)),
-                        )),
-                        1 => Arc::new(StringArray::from_iter_values(
-                            dst.iter().map(|&o| snap.object_name(o)),
-                        )),
+                        0 => Arc::new(ids(&snap, src.iter().map(|&o| Some(o)))),
+                        1 => Arc::new(ids(&snap, dst.iter().map(|&o| Some(o)))),
                         2 => Arc::new(StringArray::from_iter(names.iter().cloned())),
                         3 => {
                             Arc::new(StringArray::from_iter_values((lo..hi).map(|e| {
@@ -269,9 +268,7 @@ pub fn strings(snap: &Arc<Snapshot>, texts: &Strings, stop: &Arc<AtomicBool>) ->
                 .iter()
                 .map(|&c| -> Result<ArrayRef> {
                     Ok(match c {
-                        0 => Arc::new(StringArray::from_iter_values(
-                            objs.iter().map(|&o| snap.object_name(o)),
-                        )),
+                        0 => Arc::new(ids(&snap, objs.iter().map(|&o| Some(o)))),
                         1 => Arc::new(text_column(&t, at.clone())?),
                         2 => Arc::new(UInt64Array::from(t.length[at.clone()].to_vec())),
                         3 => Arc::new(UInt64Array::from(t.bytes[at.clone()].to_vec())),

@@ -62,6 +62,11 @@ pub const VARS: &[Var] = &[
         doc: "the memory heaptui may use, instead of what the kernel, the memory cgroup and the resource limits allow",
     },
     Var {
+        name: "HEAPTUI_QUERY_MEMORY",
+        kind: Kind::Bytes,
+        doc: "the memory a query's sorts, joins and groupings may hold before they spill to the cache directory's spill/ (default: half of what the memory budget leaves, at least 256 MiB)",
+    },
+    Var {
         name: "HEAPTUI_IGNORE_MEMORY",
         kind: Kind::Flag,
         doc: "build the index in memory even when the memory check says it will not fit",

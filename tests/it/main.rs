@@ -34,6 +34,8 @@ mod on_disk;
 #[cfg(feature = "sql")]
 mod query;
 #[cfg(feature = "sql")]
+mod query_engine;
+#[cfg(feature = "sql")]
 mod query_tables;
 mod schema;
 mod suspects;

@@ -211,6 +211,10 @@ impl Decoder for DartDecoder {
             + vec_bytes(&self.hashes.marks)
     }
 
+    fn object_number(&self, _b: &[u8], _g: &Graph, o: ObjId) -> Option<u64> {
+        Some(o as u64 + 1)
+    }
+
     fn object_name(&self, _b: &[u8], _g: &Graph, o: ObjId) -> String {
         format!("#{}", o as u64 + 1)
     }

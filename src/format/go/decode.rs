@@ -116,6 +116,10 @@ impl Decoder for GoDecoder {
             + frames
     }
 
+    fn object_number(&self, _b: &[u8], _g: &Graph, o: ObjId) -> Option<u64> {
+        self.ranges.addrs().get(o as usize).copied()
+    }
+
     fn object_name(&self, _b: &[u8], _g: &Graph, o: ObjId) -> String {
         match self.ranges.addrs().get(o as usize) {
             Some(a) => format!("0x{a:x}"),

@@ -488,6 +488,10 @@ impl Decoder for HprofDecoder {
         format!("0x{:x}", self.address(bytes, g, o))
     }
 
+    fn object_number(&self, bytes: &[u8], g: &Graph, o: ObjId) -> Option<u64> {
+        Some(self.address(bytes, g, o))
+    }
+
     fn find_object(&self, bytes: &[u8], g: &Graph, name: &str) -> Option<ObjId> {
         let hex = name
             .strip_prefix("0x")

@@ -76,6 +76,10 @@ impl Decoder for MoarDecoder {
             + self.snapshot.capacity() as u64
     }
 
+    fn object_number(&self, _b: &[u8], _g: &Graph, o: ObjId) -> Option<u64> {
+        Some(o as u64)
+    }
+
     fn object_name(&self, _b: &[u8], _g: &Graph, o: ObjId) -> String {
         format!("#{o}")
     }

@@ -368,6 +368,11 @@ impl Decoder for V8Decoder {
             + vec_bytes(&self.edge_checkpoint)
     }
 
+    fn object_number(&self, b: &[u8], g: &Graph, o: ObjId) -> Option<u64> {
+        self.node(b, g, o)
+            .and_then(|r| u64::try_from(r[self.cols.n_id]).ok())
+    }
+
     fn object_name(&self, b: &[u8], g: &Graph, o: ObjId) -> String {
         match self.node(b, g, o) {
             Some(r) => format!("@{}", r[self.cols.n_id]),
