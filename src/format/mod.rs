@@ -371,7 +371,7 @@ pub trait Decoder: Send + Sync {
     /// order (past the last, its first again): all of `from`'s references asked at once
     /// (the `refs` table) are each named by its own place, `[0]` and `[3]` for an array
     /// that holds one object twice, not `[0]` twice. This default names each one at a
-    /// time, by its first place.
+    /// time, by its first place; every format overrides it.
     fn edge_labels(
         &self,
         bytes: &[u8],

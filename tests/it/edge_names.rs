@@ -1,6 +1,7 @@
 //! Issue 41's small gaps: an object that refers to one target several times (an array
-//! holding it at `[0]` and `[3]`, two fields of an instance) names each reference by its
-//! own place, in the decoder and in the `refs` table. Each was named by the first place.
+//! holding it at `[0]` and `[3]`, two fields of an instance, two properties) names each
+//! reference by its own place, in every format's decoder and in the `refs` table. Each
+//! was named by the first place.
 
 use std::collections::BTreeMap;
 
@@ -157,6 +158,35 @@ fn hprof_names_each_reference_to_one_target_by_its_own_slot() {
     }
     assert!(arrays > 100 && instances > 10, "{arrays} {instances}");
     assert!(each_named_by_its_place(rel, snap).unwrap() > 100);
+}
+
+/// The other formats' decoders name each of an object's references to one target by
+/// its own place too (a V8 node's two properties, a Go object's two pointer slots, a
+/// MoarVM or Dart object's two references), as their inspections name those places.
+#[test]
+fn every_format_names_each_reference_to_one_target_apart() {
+    let (mut seen, mut wrong) = (BTreeMap::new(), Vec::new());
+    for rel in [
+        "node/baseline.heapsnapshot.gz",
+        "go/heap.dump.gz",
+        "moarvm/app-v2.mvmheap.gz",
+        "moarvm/app-v3.mvmheap.gz",
+        "dart/after.dartheap.gz",
+    ] {
+        let (_, session) = open_fixture(rel);
+        match each_named_by_its_place(rel, session.snapshot()) {
+            Ok(n) => {
+                seen.insert(rel, n);
+            }
+            Err(e) => wrong.push(e),
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+    // Each fixture has such references to check (34 in the Go dump, thousands in the
+    // others).
+    for (rel, n) in &seen {
+        assert!(*n >= 30, "{rel}: only {n} repeated references checked");
+    }
 }
 
 /// The `refs` table: no two rows from one array to one target share an index.
