@@ -73,6 +73,29 @@ pub fn in_turn(wanted: &[u64], items: impl Iterator<Item = u64>) -> Vec<Option<u
     out
 }
 
+/// How many times each of `wanted` stands in `items` (a value wanted twice is counted
+/// for both), in one pass.
+pub fn counts(wanted: &[u64], items: impl Iterator<Item = u64>) -> Vec<usize> {
+    let bits = filter_bits(wanted.len());
+    let mut filter = vec![0u64; bits / 64];
+    let mut seen: HashMap<u64, usize> = HashMap::with_capacity(wanted.len());
+    for &k in wanted {
+        let s = slot(k, bits);
+        filter[s / 64] |= 1 << (s % 64);
+        seen.insert(k, 0);
+    }
+    for k in items {
+        let s = slot(k, bits);
+        if filter[s / 64] >> (s % 64) & 1 == 0 {
+            continue;
+        }
+        if let Some(n) = seen.get_mut(&k) {
+            *n += 1;
+        }
+    }
+    wanted.iter().map(|k| seen[k]).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -98,6 +121,10 @@ mod tests {
         assert_eq!(
             in_turn(&wanted, items.iter().copied()),
             vec![Some(1), Some(0), Some(5001), Some(10001), None, None]
+        );
+        assert_eq!(
+            counts(&[8, 7, 0, 8], items.iter().copied()),
+            [20, 0, 20, 20]
         );
         let wanted = vec![3u64; 4];
         assert_eq!(

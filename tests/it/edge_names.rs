@@ -1,7 +1,7 @@
 //! Issue 41's small gaps: an object that refers to one target several times (an array
 //! holding it at `[0]` and `[3]`, two fields of an instance, two properties) names each
-//! reference by its own place, in every format's decoder and in the `refs` table. Each
-//! was named by the first place.
+//! reference by its own place, in every format's decoder, in the `refs` table and in the
+//! views that list the pair once (`[0], [3]`). Each was named by the first place.
 
 use std::collections::BTreeMap;
 
@@ -109,7 +109,8 @@ fn each_named_by_its_place(rel: &str, snap: &Snapshot) -> Result<usize, String> 
 /// On the Java leak fixture: object arrays that hold one object at several indexes (an
 /// empty map's table shared by many slots) name each reference `[i]` by an index that
 /// holds it; instances whose fields share one object (a `ModuleDescriptor`'s empty
-/// sets) name each reference by a field that holds it.
+/// sets) name each reference by a field that holds it; the views that list a target
+/// once name all of its references.
 #[test]
 fn hprof_names_each_reference_to_one_target_by_its_own_slot() {
     let rel = "java/leak/heap-live.hprof.gz";
@@ -153,6 +154,9 @@ fn hprof_names_each_reference_to_one_target_by_its_own_slot() {
                     snap.object_name(t)
                 );
             }
+            // The views that list each target once (the referrer tree, the inspector)
+            // name every reference.
+            assert_eq!(snap.edge_name(o, t), Some(named.join(", ")));
             assert_eq!(named.len(), n);
         }
     }
