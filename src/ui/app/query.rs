@@ -4,7 +4,7 @@
 //! keys (or what a key said) on the hint line.
 
 use super::*;
-use crate::ui::panes::query::{QueryPane, AVAILABLE, NAMES, WITHOUT_SQL};
+use crate::ui::panes::query::{names, QueryPane, AVAILABLE, WITHOUT_SQL};
 use crate::ui::query_line::{Edit, History, QueryLine};
 
 impl Ready {
@@ -29,7 +29,7 @@ impl Ready {
         let Some(line) = self.query_line.as_mut() else {
             return false;
         };
-        match line.key(key, self.history.entries(), NAMES) {
+        match line.key(key, self.history.entries(), names(false)) {
             Edit::Done => {}
             Edit::Ignored => return false,
             Edit::Say(m) => *message = Some(m),

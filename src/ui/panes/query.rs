@@ -49,12 +49,22 @@ pub const CANCELLED: &str = crate::query::CANCELLED;
 #[cfg(not(feature = "sql"))]
 pub const CANCELLED: &str = "the query was cancelled";
 
-/// The names the query line completes: the tables with their columns, the functions.
+/// The names the query line completes: the tables with their columns, the functions;
+/// with `two` snapshots (the diff view), the schemas `base` and `target` and the table
+/// `diff`, as `heaptui query --base` has them.
 #[cfg(feature = "sql")]
-pub const NAMES: crate::ui::query_line::Names<'static> =
-    (crate::query::TABLES, crate::query::FUNCTIONS);
+pub fn names(two: bool) -> crate::ui::query_line::Names<'static> {
+    crate::ui::query_line::Names {
+        tables: crate::query::TABLES,
+        functions: crate::query::FUNCTIONS,
+        schemas: if two { &["base", "target"] } else { &[] },
+        two_only: &["diff"],
+    }
+}
 #[cfg(not(feature = "sql"))]
-pub const NAMES: crate::ui::query_line::Names<'static> = (&[], &[]);
+pub fn names(_two: bool) -> crate::ui::query_line::Names<'static> {
+    crate::ui::query_line::Names::default()
+}
 
 /// A query's rows, and the object each names.
 #[derive(Debug, Default)]
