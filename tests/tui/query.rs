@@ -323,4 +323,174 @@ mod with_sql {
         let s = run(&mut a, &mut t, "\u{1b}");
         assert!(s.contains("Class histogram"), "{s}");
     }
+
+    /// The diff view of the Java growth pair (`heaptui BASE TARGET`), its query history
+    /// in memory only.
+    fn diff_query_app(w: u16, h: u16) -> (App, ratatui::Terminal<ratatui::backend::TestBackend>) {
+        let open = |f: &str| {
+            heaptui::open(&gunzipped(f), &heaptui::sys::progress::Progress::new()).unwrap()
+        };
+        let mut a = App::with_snapshots(
+            open("java/growth/base.hprof.gz"),
+            open("java/growth/target.hprof.gz"),
+        );
+        a.set_query_history(None);
+        (a, terminal(w, h))
+    }
+
+    /// The diff view's two snapshots, as `heaptui query TARGET --base BASE` reads them.
+    fn both(a: &App) -> heaptui::query::Inputs {
+        let Screen::Diff(v) = &a.screen else {
+            panic!("not the diff view")
+        };
+        let input = |r: &Ready| heaptui::query::Input {
+            snap: r.snap.clone(),
+            dom: heaptui::query::Tree::ready(r.dom.clone()),
+        };
+        heaptui::query::Inputs {
+            target: input(&v.target),
+            base: Some(input(&v.base)),
+        }
+    }
+
+    const GROWN: &str = "SELECT class, base_count, target_count, delta_count FROM diff \
+        WHERE class = 'dev.heaptui.growth.CacheEntry'";
+
+    /// Issue 41's gap: in the diff view `:` runs the query over both snapshots, as
+    /// `heaptui query TARGET --base BASE` does: `diff` has the class's 2,000 → 5,000
+    /// entries, `base.objects` and `target.objects` each snapshot's objects and the
+    /// unqualified `objects` the target's. From the table the answer has the whole
+    /// width (the target side alone); its rows name target objects, which `Enter`
+    /// inspects; `Esc` goes back to the answer, then to the table.
+    #[test]
+    fn in_the_diff_view_a_query_reads_both_snapshots() {
+        let (mut a, mut t) = diff_query_app(100, 30);
+        let s = run(&mut a, &mut t, "");
+        assert!(s.contains("classes changed"), "{s}");
+        let s = run(&mut a, &mut t, ":");
+        assert!(s.contains(" SQL: ▏") && s.contains("Tab complete"), "{s}");
+        run(&mut a, &mut t, &format!("{GROWN}\n"));
+        settle(&mut a);
+        let s = run(&mut a, &mut t, "");
+        assert!(s.contains("Query of base and target — 1 row in "), "{s}");
+        let row = line_with(&s, "dev.heaptui.growth.CacheEntry");
+        let figures: Vec<&str> = row.split_whitespace().skip(1).collect();
+        assert_eq!(figures, ["2000", "5000", "3000"], "{s}");
+        // Alone: the target side's header, no base side beside it.
+        assert!(s.contains("TARGET ◆") && !s.contains("BASE"), "{s}");
+        let s = run(&mut a, &mut t, "\u{1b}");
+        assert!(s.contains("classes changed"), "{s}");
+
+        // Each snapshot's objects, and the unqualified names the target's.
+        let counts = "SELECT (SELECT count(*) FROM base.objects) AS b, \
+            (SELECT count(*) FROM target.objects) AS t, (SELECT count(*) FROM objects) AS o";
+        let truth = heaptui::query::run_until(&both(&a), counts, &Default::default()).unwrap();
+        let (Screen::Diff(v), _) = (&a.screen, ()) else {
+            panic!("not the diff view")
+        };
+        let (nb, nt) = (v.base.snap.graph.len(), v.target.snap.graph.len());
+        assert_eq!(truth.rows[0], [json!(nb), json!(nt), json!(nt)]);
+        assert_ne!(nb, nt);
+        run(&mut a, &mut t, &format!(":{counts}\n"));
+        settle(&mut a);
+        let s = run(&mut a, &mut t, "");
+        let row = s.lines().nth(3).unwrap();
+        let got: Vec<&str> = row.split_whitespace().collect();
+        assert_eq!(got, [nb.to_string(), nt.to_string(), nt.to_string()], "{s}");
+
+        // A row's object, looked up in the target: Enter inspects it there.
+        let entries = "SELECT id, shallow FROM target.objects \
+            WHERE class = 'dev.heaptui.growth.CacheEntry' ORDER BY id LIMIT 3";
+        let truth = heaptui::query::run_until(&both(&a), entries, &Default::default()).unwrap();
+        let first = truth.rows[0][0].as_str().unwrap().to_string();
+        let s = run(&mut a, &mut t, &format!("\u{1b}:{entries}\n"));
+        settle(&mut a);
+        let s2 = run(&mut a, &mut t, "");
+        assert!(
+            s2.contains("Query of base and target — 3 rows in "),
+            "{s}\n{s2}"
+        );
+        assert!(s2.lines().nth(3).unwrap().starts_with(&first), "{s2}");
+        let s = run(&mut a, &mut t, "\n");
+        assert!(
+            s.contains(&format!(
+                "Inspector — dev.heaptui.growth.CacheEntry {first}"
+            )),
+            "{s}"
+        );
+        let s = run(&mut a, &mut t, "\u{1b}");
+        assert!(s.contains("Query of base and target — 3 rows"), "{s}");
+        let s = run(&mut a, &mut t, "\u{1b}");
+        assert!(s.contains("classes changed"), "{s}");
+    }
+
+    /// On a side (both shown, a class's instances), `:` puts the answer on that side:
+    /// the base's, whose objects its rows name; `Tab` from a query alone brings the base
+    /// side back beside it.
+    #[test]
+    fn on_a_side_the_answer_is_that_side_s() {
+        let (mut a, mut t) = diff_query_app(120, 30);
+        run(&mut a, &mut t, "");
+        let base_one = "SELECT id FROM base.objects \
+            WHERE class = 'dev.heaptui.growth.CacheEntry' ORDER BY id LIMIT 1";
+        let truth = heaptui::query::run_until(&both(&a), base_one, &Default::default()).unwrap();
+        let id = truth.rows[0][0].as_str().unwrap().to_string();
+        // Enter on the first class: both sides, the target focused; Tab: the base.
+        let s = run(&mut a, &mut t, "\n\t");
+        assert!(s.contains("BASE ◆"), "{s}");
+        run(&mut a, &mut t, &format!(":{base_one}\n"));
+        settle(&mut a);
+        let s = run(&mut a, &mut t, "");
+        assert!(s.contains("BASE ◆") && s.contains("TARGET"), "{s}");
+        assert!(s.contains("Query of base and target — 1 row"), "{s}");
+        let s = run(&mut a, &mut t, "\n");
+        assert!(
+            s.contains(&format!("Inspector — dev.heaptui.growth.CacheEntry {id}")),
+            "{s}"
+        );
+        // From the table, alone; Tab: the base side beside it, with the keys.
+        run(&mut a, &mut t, "\u{1b}\u{1b}\u{1b}");
+        run(&mut a, &mut t, &format!(":{GROWN}\n"));
+        settle(&mut a);
+        let s = run(&mut a, &mut t, "");
+        assert!(!s.contains("BASE"), "{s}");
+        let s = run(&mut a, &mut t, "\t");
+        assert!(s.contains("BASE ◆") && s.contains("TARGET ·"), "{s}");
+        assert!(s.contains("Query of base and target"), "{s}");
+    }
+
+    /// `Tab` on the diff view's line completes the schemas `base.` and `target.`, their
+    /// tables, and `diff`, which a view of one snapshot does not offer.
+    #[test]
+    fn in_the_diff_view_tab_completes_base_target_and_diff() {
+        let (mut a, mut t) = diff_query_app(100, 30);
+        run(&mut a, &mut t, "");
+        let s = run(&mut a, &mut t, ":SELECT * FROM ba\t");
+        assert!(s.contains(" SQL: SELECT * FROM base.▏"), "{s}");
+        let s = run(&mut a, &mut t, "obj\t JOIN tar\t");
+        assert!(
+            s.contains(" SQL: SELECT * FROM base.objects JOIN target.▏"),
+            "{s}"
+        );
+        let s = run(&mut a, &mut t, "cla\t JOIN di\t");
+        assert!(
+            s.contains(" SQL: SELECT * FROM base.objects JOIN target.classes JOIN diff▏"),
+            "{s}"
+        );
+        // Elsewhere a column too: `target_count` of `diff` beside the schema.
+        let s = run(&mut a, &mut t, " WHERE tar\t");
+        assert!(s.contains("Tab: target. target_count"), "{s}");
+        // One snapshot: no diff, no schema.
+        let (mut one, mut t) = query_app(100, 30, None);
+        let s = run(&mut one, &mut t, ":SELECT * FROM di\t");
+        assert!(
+            s.contains("no table, column or function begins with \"di\""),
+            "{s}"
+        );
+        let s = run(&mut one, &mut t, "\u{1b}:SELECT * FROM ba\t");
+        assert!(
+            s.contains("no table, column or function begins with \"ba\""),
+            "{s}"
+        );
+    }
 }
