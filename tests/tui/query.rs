@@ -128,6 +128,18 @@ mod with_sql {
         }
     }
 
+    /// The screen once `keys` (a query typed on the line and `Enter`) has run it and
+    /// its answer has come.
+    fn answered(
+        a: &mut App,
+        t: &mut ratatui::Terminal<ratatui::backend::TestBackend>,
+        keys: &str,
+    ) -> String {
+        run(a, t, keys);
+        settle(a);
+        run(a, t, "")
+    }
+
     const CHAIN: &str = "SELECT id, retained, shallow FROM objects \
         WHERE class = 'dev.heaptui.fixture.ChainNode' ORDER BY retained DESC";
 
@@ -150,9 +162,7 @@ mod with_sql {
         let first = truth.rows[0][0].as_str().unwrap().to_string();
         let s = run(&mut a, &mut t, ":");
         assert!(s.contains(" SQL: ▏") && s.contains("Tab complete"), "{s}");
-        run(&mut a, &mut t, &format!("{CHAIN}\n"));
-        settle(&mut a);
-        let s = run(&mut a, &mut t, "");
+        let s = answered(&mut a, &mut t, &format!("{CHAIN}\n"));
         let title = format!("Query — {} rows in ", with_commas(truth.rows.len()));
         assert!(s.contains(&title), "{s}");
         let lines: Vec<&str> = s.lines().collect();
@@ -203,15 +213,11 @@ mod with_sql {
             heaptui::query::run(r.snap.clone(), r.dom.clone(), sql).unwrap()
         };
         assert_eq!(truth.rows.len(), 20);
-        run(&mut a, &mut t, "::largest-objects\n");
-        settle(&mut a);
-        let s = run(&mut a, &mut t, "");
+        let s = answered(&mut a, &mut t, "::largest-objects\n");
         assert!(s.contains("Query — 20 rows in "), "{s}");
         let first = truth.rows[0][0].as_str().unwrap();
         assert!(s.lines().nth(2).unwrap().starts_with(first), "{s}");
-        run(&mut a, &mut t, "\u{1b}::no-such\n");
-        settle(&mut a);
-        let s = run(&mut a, &mut t, "");
+        let s = answered(&mut a, &mut t, "\u{1b}::no-such\n");
         let squeezed: String = s.split_whitespace().collect();
         assert!(squeezed.contains("noshippedquery:no-such"), "{s}");
         assert!(squeezed.contains(":top-retained"), "{s}");
@@ -224,9 +230,7 @@ mod with_sql {
         let (mut a, mut t) = query_app(160, 40, None);
         let sql = "SELECT id, class FROM objects \
             WHERE class = 'dev.heaptui.fixture.ChainNode' ORDER BY id LIMIT 2";
-        run(&mut a, &mut t, &format!(":{sql}\n"));
-        settle(&mut a);
-        let s = run(&mut a, &mut t, "");
+        let s = answered(&mut a, &mut t, &format!(":{sql}\n"));
         assert!(s.contains("Query — 2 rows in "), "{s}");
         let id = s
             .lines()
@@ -240,9 +244,7 @@ mod with_sql {
             s.contains(&format!("Inspector — dev.heaptui.fixture.ChainNode {id}")),
             "{s}"
         );
-        run(&mut a, &mut t, ":SELECT 'no object' AS what\n");
-        settle(&mut a);
-        let s = run(&mut a, &mut t, "");
+        let s = answered(&mut a, &mut t, ":SELECT 'no object' AS what\n");
         assert!(
             s.contains("Query — 1 row in ") && !s.contains("Inspector — "),
             "{s}"
@@ -268,9 +270,7 @@ mod with_sql {
     #[test]
     fn a_bad_query_shows_the_engine_s_message_and_up_brings_it_back() {
         let (mut a, mut t) = query_app(100, 30, None);
-        run(&mut a, &mut t, ":SELEC 1\n");
-        settle(&mut a);
-        let s = run(&mut a, &mut t, "");
+        let s = answered(&mut a, &mut t, ":SELEC 1\n");
         assert!(s.contains("Query — failed: SELEC 1"), "{s}");
         let flat: String = s.chars().filter(|c| !c.is_whitespace()).collect();
         assert!(flat.contains("Line:1,Column:1"), "{s}");
@@ -286,9 +286,7 @@ mod with_sql {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("query-history");
         let (mut a, mut t) = query_app(100, 30, Some(file.clone()));
-        run(&mut a, &mut t, ":SELECT count(*) FROM classes\n");
-        settle(&mut a);
-        let s = run(&mut a, &mut t, "");
+        let s = answered(&mut a, &mut t, ":SELECT count(*) FROM classes\n");
         assert!(s.contains("Query — 1 row in "), "{s}");
         let (mut b, mut t) = query_app(100, 30, Some(file));
         run(&mut b, &mut t, ":");
@@ -369,9 +367,7 @@ mod with_sql {
         assert!(s.contains("classes changed"), "{s}");
         let s = run(&mut a, &mut t, ":");
         assert!(s.contains(" SQL: ▏") && s.contains("Tab complete"), "{s}");
-        run(&mut a, &mut t, &format!("{GROWN}\n"));
-        settle(&mut a);
-        let s = run(&mut a, &mut t, "");
+        let s = answered(&mut a, &mut t, &format!("{GROWN}\n"));
         assert!(s.contains("Query of base and target — 1 row in "), "{s}");
         let row = line_with(&s, "dev.heaptui.growth.CacheEntry");
         let figures: Vec<&str> = row.split_whitespace().skip(1).collect();
@@ -391,9 +387,7 @@ mod with_sql {
         let (nb, nt) = (v.base.snap.graph.len(), v.target.snap.graph.len());
         assert_eq!(truth.rows[0], [json!(nb), json!(nt), json!(nt)]);
         assert_ne!(nb, nt);
-        run(&mut a, &mut t, &format!(":{counts}\n"));
-        settle(&mut a);
-        let s = run(&mut a, &mut t, "");
+        let s = answered(&mut a, &mut t, &format!(":{counts}\n"));
         let row = s.lines().nth(3).unwrap();
         let got: Vec<&str> = row.split_whitespace().collect();
         assert_eq!(got, [nb.to_string(), nt.to_string(), nt.to_string()], "{s}");
@@ -403,14 +397,9 @@ mod with_sql {
             WHERE class = 'dev.heaptui.growth.CacheEntry' ORDER BY id LIMIT 3";
         let truth = heaptui::query::run_until(&both(&a), entries, &Default::default()).unwrap();
         let first = truth.rows[0][0].as_str().unwrap().to_string();
-        let s = run(&mut a, &mut t, &format!("\u{1b}:{entries}\n"));
-        settle(&mut a);
-        let s2 = run(&mut a, &mut t, "");
-        assert!(
-            s2.contains("Query of base and target — 3 rows in "),
-            "{s}\n{s2}"
-        );
-        assert!(s2.lines().nth(3).unwrap().starts_with(&first), "{s2}");
+        let s = answered(&mut a, &mut t, &format!("\u{1b}:{entries}\n"));
+        assert!(s.contains("Query of base and target — 3 rows in "), "{s}");
+        assert!(s.lines().nth(3).unwrap().starts_with(&first), "{s}");
         let s = run(&mut a, &mut t, "\n");
         assert!(
             s.contains(&format!(
@@ -438,9 +427,7 @@ mod with_sql {
         // Enter on the first class: both sides, the target focused; Tab: the base.
         let s = run(&mut a, &mut t, "\n\t");
         assert!(s.contains("BASE ◆"), "{s}");
-        run(&mut a, &mut t, &format!(":{base_one}\n"));
-        settle(&mut a);
-        let s = run(&mut a, &mut t, "");
+        let s = answered(&mut a, &mut t, &format!(":{base_one}\n"));
         assert!(s.contains("BASE ◆") && s.contains("TARGET"), "{s}");
         assert!(s.contains("Query of base and target — 1 row"), "{s}");
         let s = run(&mut a, &mut t, "\n");
@@ -450,9 +437,7 @@ mod with_sql {
         );
         // From the table, alone; Tab: the base side beside it, with the keys.
         run(&mut a, &mut t, "\u{1b}\u{1b}\u{1b}");
-        run(&mut a, &mut t, &format!(":{GROWN}\n"));
-        settle(&mut a);
-        let s = run(&mut a, &mut t, "");
+        let s = answered(&mut a, &mut t, &format!(":{GROWN}\n"));
         assert!(!s.contains("BASE"), "{s}");
         let s = run(&mut a, &mut t, "\t");
         assert!(s.contains("BASE ◆") && s.contains("TARGET ·"), "{s}");
@@ -465,32 +450,30 @@ mod with_sql {
     fn in_the_diff_view_tab_completes_base_target_and_diff() {
         let (mut a, mut t) = diff_query_app(100, 30);
         run(&mut a, &mut t, "");
-        let s = run(&mut a, &mut t, ":SELECT * FROM ba\t");
-        assert!(s.contains(" SQL: SELECT * FROM base.▏"), "{s}");
-        let s = run(&mut a, &mut t, "obj\t JOIN tar\t");
-        assert!(
-            s.contains(" SQL: SELECT * FROM base.objects JOIN target.▏"),
-            "{s}"
-        );
-        let s = run(&mut a, &mut t, "cla\t JOIN di\t");
-        assert!(
-            s.contains(" SQL: SELECT * FROM base.objects JOIN target.classes JOIN diff▏"),
-            "{s}"
-        );
+        for (keys, line) in [
+            (":SELECT * FROM ba\t", "SELECT * FROM base."),
+            (
+                "obj\t JOIN tar\t",
+                "SELECT * FROM base.objects JOIN target.",
+            ),
+            (
+                "cla\t JOIN di\t",
+                "SELECT * FROM base.objects JOIN target.classes JOIN diff",
+            ),
+        ] {
+            let s = run(&mut a, &mut t, keys);
+            assert!(s.contains(&format!(" SQL: {line}▏")), "{s}");
+        }
         // Elsewhere a column too: `target_count` of `diff` beside the schema.
         let s = run(&mut a, &mut t, " WHERE tar\t");
         assert!(s.contains("Tab: target. target_count"), "{s}");
         // One snapshot: no diff, no schema.
         let (mut one, mut t) = query_app(100, 30, None);
-        let s = run(&mut one, &mut t, ":SELECT * FROM di\t");
-        assert!(
-            s.contains("no table, column or function begins with \"di\""),
-            "{s}"
-        );
-        let s = run(&mut one, &mut t, "\u{1b}:SELECT * FROM ba\t");
-        assert!(
-            s.contains("no table, column or function begins with \"ba\""),
-            "{s}"
-        );
+        for word in ["di", "ba"] {
+            let s = run(&mut one, &mut t, &format!(":SELECT * FROM {word}\t"));
+            let nothing = format!("no table, column or function begins with \"{word}\"");
+            assert!(s.contains(&nothing), "{s}");
+            run(&mut one, &mut t, "\u{1b}");
+        }
     }
 }
