@@ -444,6 +444,28 @@ mod with_sql {
         assert!(s.contains("Query of base and target"), "{s}");
     }
 
+    /// In the diff view too, `Esc` cancels a running query (its pane then says so, the
+    /// target side's only pane), and `Esc` again goes back to the table.
+    #[test]
+    fn in_the_diff_view_esc_cancels_a_running_query_then_goes_back() {
+        let (mut a, mut t) = diff_query_app(100, 30);
+        run(&mut a, &mut t, "");
+        a.jobs().set_delay(std::time::Duration::from_millis(2000));
+        for k in events(&format!(":{GROWN}\n")) {
+            if let crossterm::event::Event::Key(k) = k {
+                a.on_key(&k);
+            }
+        }
+        assert_eq!(a.jobs().running(), 1);
+        a.on_key(&KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
+        settle(&mut a);
+        t.draw(|f| a.draw(f)).unwrap();
+        let s = screen(&t);
+        assert!(s.contains("Query of base and target — cancelled"), "{s}");
+        let s = run(&mut a, &mut t, "\u{1b}");
+        assert!(s.contains("classes changed"), "{s}");
+    }
+
     /// `Tab` on the diff view's line completes the schemas `base.` and `target.`, their
     /// tables, and `diff`, which a view of one snapshot does not offer.
     #[test]

@@ -282,11 +282,17 @@ impl DiffView {
                         return true;
                     }
                     Some(Action::Back) if r.stack.len() == 1 => {
-                        // A filter on the first pane is cleared first.
+                        // A filter on the first pane is cleared first, a running query
+                        // cancelled.
                         let (ctx, stack, _) = r.parts(theme);
                         let top = stack.last_mut().expect("one pane");
-                        if top.handle(key, &ctx) == Outcome::Consumed {
-                            return true;
+                        match top.handle(key, &ctx) {
+                            Outcome::Consumed => return true,
+                            Outcome::Done(m) => {
+                                *message = Some(m);
+                                return true;
+                            }
+                            _ => {}
                         }
                         self.sides = None;
                         self.alone = false;
