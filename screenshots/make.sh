@@ -8,13 +8,28 @@
 # First the leak suspects and the waste findings on the Java leak fixture (the first
 # screen once the dominator tree is ready). Then the walk is the leak hunt: histogram,
 # filter, instances, inspector, paths, dominator tree, plus the summary and the keys;
-# then the diff view on the Java growth pair.
+# then the diff view on the Java growth pair; the query pane (`:`) on the leak fixture.
+#
+# `screenshots/make.sh NAME...` makes only the runs that take those screenshots
+# (`screenshots/make.sh query`); HEAPTUI_BIN=PATH runs that binary instead of building
+# the release one.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"
 cd "$root"
-cargo build --release -q
-bin="$root/target/release/heaptui"
+bin="${HEAPTUI_BIN:-}"
+if [[ -z "$bin" ]]; then
+  cargo build --release -q
+  bin="${CARGO_TARGET_DIR:-$root/target}/release/heaptui"
+fi
+only=("$@")
+# Whether one of the screenshots NAME... is asked for (all are, without arguments).
+wanted() {
+  [[ ${#only[@]} -eq 0 ]] && return 0
+  local n o
+  for n; do for o in "${only[@]}"; do [[ "$n" == "$o" ]] && return 0; done; done
+  return 1
+}
 dump="fixtures/java/coops/heap-live-jvmgz.hprof.gz"
 sock="heaptui-shots-$$"
 own_cache=
@@ -38,8 +53,6 @@ t() { tmux -L "$sock" "$@"; }
 sock_path=
 # tmux leaves its socket file behind; it is removed with the server.
 trap 't kill-server 2>/dev/null || true; [[ -z "$sock_path" ]] || rm -f "$sock_path"; [[ -z "$own_cache" ]] || rm -rf "$own_cache"' EXIT
-t -f /dev/null new-session -d -x 80 -y 24 "$bin fixtures/java/leak/heap-live.hprof.gz"
-sock_path="$(t display -p '#{socket_path}')"
 wait_for() {
   for _ in $(seq 1 300); do
     t capture-pane -p | grep -q "$1" && return 0
@@ -63,6 +76,14 @@ shot() {
   echo "wrote screenshots/$1.txt and $1.png"
 }
 key() { t send-keys "$@"; sleep 0.2; }
+# Starts a tmux session running COMMAND at 80x24 (the tmux server with the first).
+start() {
+  t -f /dev/null new-session -d -x 80 -y 24 "$1"
+  [[ -n "$sock_path" ]] || sock_path="$(t display -p '#{socket_path}')"
+}
+
+if wanted suspects waste grouped-tree merged-paths split-layout; then
+start "$bin fixtures/java/leak/heap-live.hprof.gz"
 wait_for "Leak suspects"
 shot suspects
 key W
@@ -93,8 +114,11 @@ wait_for "Inspector — com.example.Session"
 W=160 H=45 shot split-layout
 t send-keys q
 sleep 0.5
+fi
 
-t -f /dev/null new-session -d -x 80 -y 24 "$bin $dump"
+if wanted histogram histogram-filter histogram-by-count histogram-by-retained instances \
+  inspector paths dominators summary help; then
+start "$bin $dump"
 # It opens on the leak suspects once the dominator tree is ready; Esc goes back to the
 # histogram.
 wait_for "Leak suspects"
@@ -143,12 +167,13 @@ wait_for "Keys"
 shot help
 # q closes the help, then quits.
 t send-keys q q
+sleep 0.5
+fi
 
 # The diff view on the Java pair of fixtures/java/growth: the table, then both sides.
 # (q ended the first session, and with it the server.)
-sleep 0.5
-t -f /dev/null new-session -d -x 80 -y 24 \
-  "$bin fixtures/java/growth/base.hprof.gz fixtures/java/growth/target.hprof.gz"
+if wanted diff diff-sides; then
+start "$bin fixtures/java/growth/base.hprof.gz fixtures/java/growth/target.hprof.gz"
 wait_for "classes changed"
 wait_for "Owners that grew"
 key s s
@@ -160,26 +185,49 @@ key Enter
 wait_for "Inspector — "
 shot diff-sides
 t send-keys q
+sleep 0.5
+fi
 
 # memlab's three-snapshot view on the Node fixtures: the leak clusters of FINAL.
-sleep 0.5
-t -f /dev/null new-session -d -x 80 -y 24 \
-  "$bin fixtures/node/baseline.heapsnapshot.gz fixtures/node/target.heapsnapshot.gz fixtures/node/final.heapsnapshot.gz"
+if wanted leaks; then
+start "$bin fixtures/node/baseline.heapsnapshot.gz fixtures/node/target.heapsnapshot.gz fixtures/node/final.heapsnapshot.gz"
 wait_for " clusters ("
 shot leaks
 t send-keys q
+sleep 0.5
+fi
+
+# The query pane: `:` and a question in SQL on the Java leak fixture, its rows on
+# screen (once the dominator tree is ready: it opens on the leak suspects).
+if wanted query; then
+start "$bin fixtures/java/leak/heap-live.hprof.gz"
+wait_for "Leak suspects"
+key Escape
+wait_for "Class histogram"
+key :
+wait_for " SQL: "
+t send-keys -l "SELECT class, count(*) AS n, sum(shallow) AS bytes FROM objects GROUP BY class ORDER BY bytes DESC LIMIT 15"
+sleep 0.2
+key Enter
+wait_for "Query — 15 rows in "
+shot query
+t send-keys q
+sleep 0.5
+fi
 
 # The quick histogram of a large HPROF dump, browsable while its index is built: on the
 # dump named by $LARGE_HPROF, or one of 5 M objects that bench/gen-large-hprof.sh makes
 # (SCALE 450, 245 MB) and keeps in the cache directory. No index cache, so that the
 # index is built.
+if wanted histogram-while-indexing; then
 large="${LARGE_HPROF:-}"
 if [[ -z "$large" ]]; then
   large="${XDG_CACHE_HOME:-$HOME/.cache}/heaptui/screenshot-dump-450.hprof"
   [[ -s "$large" ]] || bench/gen-large-hprof.sh "$large" 450
 fi
 sleep 0.5
-t -f /dev/null new-session -d -x 80 -y 24 "env HEAPTUI_NO_CACHE=1 $bin $large"
+start "env HEAPTUI_NO_CACHE=1 $bin $large"
 wait_for "indexing: "
 shot histogram-while-indexing 0
 t send-keys q
+fi

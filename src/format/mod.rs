@@ -374,7 +374,12 @@ pub trait Decoder: Send + Sync {
     /// field, a property or variable name. `None` when `from` does not refer to `to`.
     fn edge_label(&self, bytes: &[u8], g: &Graph, from: ObjId, to: ObjId) -> Option<String>;
     /// [`Decoder::edge_label`] of each of `to`, in one pass of `from`'s references where
-    /// the format allows it (an array of millions: [`crate::heap::positions`]).
+    /// the format allows it (an array of millions: [`crate::heap::positions`]). A target
+    /// named again in `to` gets the name of `from`'s next reference to it, in the index's
+    /// order (past the last, its first again): all of `from`'s references asked at once
+    /// (the `refs` table) are each named by its own place, `[0]` and `[3]` for an array
+    /// that holds one object twice, not `[0]` twice. This default names each one at a
+    /// time, by its first place; every format overrides it.
     fn edge_labels(
         &self,
         bytes: &[u8],

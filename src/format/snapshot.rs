@@ -149,10 +149,45 @@ impl Snapshot {
         self.decoder.edge_label(self.bytes(), &self.graph, from, to)
     }
 
-    /// The names of the references from `from` to each of `to` ([`Decoder::edge_labels`]).
+    /// The names of the references from `from` to each of `to` ([`Decoder::edge_labels`]):
+    /// where `to` names a target again, its next reference, in turn (past the last, its
+    /// first again).
     pub fn edge_labels(&self, from: ObjId, to: &[ObjId]) -> Vec<Option<String>> {
         self.decoder
             .edge_labels(self.bytes(), &self.graph, from, to)
+    }
+
+    /// For a view that lists each target of `from` once (the outgoing tree, the
+    /// inspector's elements by class): the names of every reference from `from` to each
+    /// of `to`, joined (`[0], [3]` for an array that holds it twice), in one pass over
+    /// `from`'s references; `None` where it refers to it by none. Each of `to` once.
+    pub fn edge_names(&self, from: ObjId, to: &[ObjId]) -> Vec<Option<String>> {
+        let g = &self.graph;
+        let want: Vec<u64> = to.iter().map(|&t| t as u64).collect();
+        let ends = g.edges(from).map(|e| g.out_targets[e] as u64);
+        // Each target as often as `from` refers to it (once where it does not: `None`).
+        let each: Vec<usize> = crate::heap::positions::counts(&want, ends)
+            .into_iter()
+            .map(|n| n.max(1))
+            .collect();
+        let wanted: Vec<ObjId> = to
+            .iter()
+            .zip(&each)
+            .flat_map(|(&t, &n)| std::iter::repeat_n(t, n))
+            .collect();
+        let mut names = self.edge_labels(from, &wanted).into_iter();
+        each.iter()
+            .map(|&n| {
+                let all: Vec<String> = names.by_ref().take(n).flatten().collect();
+                (!all.is_empty()).then(|| all.join(", "))
+            })
+            .collect()
+    }
+
+    /// [`Snapshot::edge_names`] of one target: every reference from `from` to `to` named
+    /// (the referrer tree's and the inspector's rows, one per referrer).
+    pub fn edge_name(&self, from: ObjId, to: ObjId) -> Option<String> {
+        self.edge_names(from, &[to]).pop().flatten()
     }
 
     pub fn label(&self, o: ObjId) -> Option<String> {

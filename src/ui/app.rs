@@ -53,6 +53,7 @@ mod draw;
 mod load;
 mod mouse;
 mod query;
+use query::LineKey;
 mod ready;
 pub use mouse::DOUBLE_CLICK;
 pub mod split;

@@ -226,7 +226,7 @@ pub const KEYMAP: &[Binding] = &[
     Binding {
         keys: &[":"],
         action: Action::Query,
-        help: "a query in SQL over the snapshot (Tab completes, ↑↓ the history, Enter runs it, Esc closes); its rows a list where Enter, p, r, d work on a row's object",
+        help: "a query in SQL over the snapshot (Tab completes, ↑↓ the history, Enter runs it, Esc closes); its rows a list where Enter, p, r, d work on a row's object; in the diff view over both snapshots (base.TABLE, target.TABLE, diff)",
         hint: None,
     },
     Binding {

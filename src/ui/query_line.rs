@@ -23,8 +23,18 @@ pub const HISTORY_FILE: &str = "query-history";
 /// The longest history file read (a larger one is someone else's: ignored).
 const HISTORY_BYTES: u64 = 8 << 20;
 
-/// The names `Tab` completes from: the tables with their columns, and the functions.
-pub type Names<'a> = (&'a [(&'a str, &'a [&'a str])], &'a [&'a str]);
+/// The names `Tab` completes from.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Names<'a> {
+    /// The tables with their columns.
+    pub tables: &'a [(&'a str, &'a [&'a str])],
+    pub functions: &'a [&'a str],
+    /// The schemas, with two snapshots open (`base`, `target`): each holds the tables
+    /// but those of `two_only`. None with one.
+    pub schemas: &'a [&'a str],
+    /// The tables there only with two snapshots (`diff`), and then outside the schemas.
+    pub two_only: &'a [&'a str],
+}
 
 /// The queries run before, oldest first, and the file they are kept in (none: in memory).
 #[derive(Debug, Default)]
@@ -421,44 +431,61 @@ fn word_start(chars: &[char], cursor: usize) -> usize {
 }
 
 /// The names that begin with `prefix` (in any case), best first: the tables, the
-/// columns of the tables `line` names, the other columns, the functions; after `FROM`
-/// or `JOIN` (the text `before` the word ends with one), the tables and the functions
-/// only (`fields('Class')` is a table).
-pub fn candidates(
-    before: &str,
-    line: &str,
-    prefix: &str,
-    (tables, functions): Names,
-) -> Vec<String> {
+/// schemas (`base.`, `target.`), the columns of the tables `line` names, the other
+/// columns, the functions; after `FROM` or `JOIN` (the text `before` the word ends with
+/// one), the tables, the schemas and the functions only (`fields('Class')` is a table);
+/// after a schema's `base.`, its tables.
+pub fn candidates(before: &str, line: &str, prefix: &str, names: Names) -> Vec<String> {
     let p = prefix.to_lowercase();
+    let two = !names.schemas.is_empty();
+    // With one snapshot, the tables of two are not there.
+    let tables: Vec<&(&str, &[&str])> = names
+        .tables
+        .iter()
+        .filter(|(t, _)| two || !names.two_only.contains(t))
+        .collect();
+    let keep = |all: Vec<String>| -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for n in all {
+            if n.to_lowercase().starts_with(&p) && !out.contains(&n) {
+                out.push(n);
+            }
+        }
+        out
+    };
+    let low = before.to_lowercase();
+    let in_schema = names.schemas.iter().any(|s| {
+        low.strip_suffix('.')
+            .and_then(|b| b.strip_suffix(&s.to_lowercase()))
+            .is_some_and(|b| !b.ends_with(is_word))
+    });
+    if in_schema {
+        let all = tables
+            .iter()
+            .filter(|(t, _)| !names.two_only.contains(t))
+            .map(|(t, _)| t.to_string())
+            .collect();
+        return keep(all);
+    }
     let words: Vec<String> = line
         .split(|c: char| !is_word(c))
         .map(|w| w.to_lowercase())
         .collect();
     let named = |t: &str| words.iter().any(|w| w == t);
-    let last = before
-        .split_whitespace()
-        .last()
-        .unwrap_or("")
-        .to_lowercase();
+    let last = low.split_whitespace().last().unwrap_or("");
     let table_only = last == "from" || last == "join";
-    let mut all: Vec<&str> = tables.iter().map(|(t, _)| *t).collect();
+    let mut all: Vec<String> = tables.iter().map(|(t, _)| t.to_string()).collect();
+    all.extend(names.schemas.iter().map(|s| format!("{s}.")));
     if !table_only {
         for (_, cols) in tables.iter().filter(|(t, _)| named(t)) {
-            all.extend(cols.iter());
+            all.extend(cols.iter().map(|c| c.to_string()));
         }
-        for (_, cols) in tables {
-            all.extend(cols.iter());
-        }
-    }
-    all.extend(functions.iter());
-    let mut out: Vec<String> = Vec::new();
-    for n in all {
-        if n.to_lowercase().starts_with(&p) && !out.iter().any(|o| o == n) {
-            out.push(n.to_string());
+        for (_, cols) in &tables {
+            all.extend(cols.iter().map(|c| c.to_string()));
         }
     }
-    out
+    all.extend(names.functions.iter().map(|f| f.to_string()));
+    keep(all)
 }
 
 /// The longest beginning all of `names` share.
@@ -487,8 +514,14 @@ mod tests {
         ("objects", &["id", "class", "shallow", "retained", "id_num"]),
         ("classes", &["name", "count"]),
         ("roots", &["id", "kind"]),
+        ("diff", &["class", "delta_count"]),
     ];
-    const NAMES: Names = (TABLES, &["class_of", "count_it", "is_it"]);
+    const NAMES: Names = Names {
+        tables: TABLES,
+        functions: &["class_of", "count_it", "is_it"],
+        schemas: &[],
+        two_only: &["diff"],
+    };
 
     fn key(code: KeyCode) -> KeyEvent {
         KeyEvent::new(code, KeyModifiers::NONE)
@@ -552,6 +585,57 @@ mod tests {
         let mut l = QueryLine::with_text("SELECT zz");
         let e = l.key(&key(KeyCode::Tab), &[], NAMES);
         assert!(matches!(e, Edit::Say(m) if m.contains("\"zz\"")));
+    }
+
+    #[test]
+    fn with_two_snapshots_tab_completes_the_schemas_their_tables_and_diff() {
+        let two = Names {
+            schemas: &["base", "target"],
+            ..NAMES
+        };
+        // One snapshot: no `diff`, its columns neither, no schema.
+        let mut l = QueryLine::with_text("SELECT * FROM d");
+        assert!(matches!(
+            l.key(&key(KeyCode::Tab), &[], NAMES),
+            Edit::Say(_)
+        ));
+        let mut l = QueryLine::with_text("SELECT delta");
+        assert!(matches!(
+            l.key(&key(KeyCode::Tab), &[], NAMES),
+            Edit::Say(_)
+        ));
+        let mut l = QueryLine::with_text("SELECT * FROM ba");
+        assert!(matches!(
+            l.key(&key(KeyCode::Tab), &[], NAMES),
+            Edit::Say(_)
+        ));
+        // Two: `diff` and its columns, the schemas with their dot, then a schema's
+        // tables (not `diff`, which is outside them).
+        let mut l = QueryLine::with_text("SELECT * FROM d");
+        l.key(&key(KeyCode::Tab), &[], two);
+        assert_eq!(l.text(), "SELECT * FROM diff");
+        let mut l = QueryLine::with_text("SELECT delta");
+        l.key(&key(KeyCode::Tab), &[], two);
+        assert_eq!(l.text(), "SELECT delta_count");
+        let mut l = QueryLine::with_text("SELECT * FROM ba");
+        l.key(&key(KeyCode::Tab), &[], two);
+        assert_eq!(l.text(), "SELECT * FROM base.");
+        typed(&mut l, "o");
+        l.key(&key(KeyCode::Tab), &[], two);
+        assert_eq!(l.text(), "SELECT * FROM base.objects");
+        let mut l = QueryLine::with_text("SELECT count(*) FROM Target.");
+        l.key(&key(KeyCode::Tab), &[], two);
+        assert_eq!(l.candidates().unwrap().0, ["objects", "classes", "roots"]);
+        let mut l = QueryLine::with_text("SELECT * FROM base.d");
+        assert!(matches!(l.key(&key(KeyCode::Tab), &[], two), Edit::Say(_)));
+        // After FROM: the tables, then the schemas.
+        let mut l = QueryLine::with_text("SELECT * FROM ");
+        l.key(&key(KeyCode::Tab), &[], two);
+        let (c, _) = l.candidates().unwrap();
+        assert_eq!(
+            &c[..6],
+            ["objects", "classes", "roots", "diff", "base.", "target."]
+        );
     }
 
     #[test]

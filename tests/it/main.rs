@@ -19,6 +19,7 @@ mod dart_fixture;
 mod dart_hand_built;
 mod docs;
 mod dominators;
+mod edge_names;
 mod fuzz_regressions;
 mod go_fixture;
 mod hostile_sweep;

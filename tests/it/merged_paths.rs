@@ -57,7 +57,8 @@ fn the_node_snapshot_s_merged_paths_are_each_instance_s_first_path() {
 
 /// The names of many references read together (a merged tree's children below a map's
 /// table) are those read one at a time, for every object of 16 references or more (about
-/// 64 of its references each).
+/// 64 of its references each); a target asked for again is named by its next reference
+/// where the object holds it again (`[0]` then `[3]`), else by its first again.
 fn labels_together(rel: &str) {
     let (_, snap) = common::open_fixture(rel);
     let g = &snap.graph;
@@ -74,13 +75,33 @@ fn labels_together(rel: &str) {
         to.reverse();
         to.extend_from_slice(&to.clone()[..3]);
         to.push(o);
-        let one_by_one: Vec<Option<String>> = to.iter().map(|&t| snap.edge_label(o, t)).collect();
-        assert_eq!(
-            snap.edge_labels(o, &to),
-            one_by_one,
-            "{rel}: {}",
-            snap.object_name(o)
-        );
+        let together = snap.edge_labels(o, &to);
+        for (j, &t) in to.iter().enumerate() {
+            let before: Vec<&Option<String>> = (0..j)
+                .filter(|&i| to[i] == t)
+                .map(|i| &together[i])
+                .collect();
+            let held = g.edges(o).filter(|&e| g.out_targets[e] == t).count();
+            let name = &together[j];
+            if before.is_empty() || before.len() >= held {
+                assert_eq!(
+                    *name,
+                    snap.edge_label(o, t),
+                    "{rel}: {}",
+                    snap.object_name(o)
+                );
+            } else {
+                // (Two fields may share a name, a class's and its superclass's `parent`;
+                // two indexes never do. `edge_names.rs` holds each name to its place.)
+                let index = name.as_deref().is_some_and(|n| n.starts_with('['));
+                assert!(
+                    name.is_some() && !(index && before.contains(&name)),
+                    "{rel}: {} names its references to {} {before:?} then {name:?}",
+                    snap.object_name(o),
+                    snap.object_name(t)
+                );
+            }
+        }
         checked += 1;
     }
     assert!(checked > 50, "{rel}: {checked}");

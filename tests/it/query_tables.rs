@@ -17,7 +17,11 @@ fn file(rel: &str) -> String {
 
 /// The rows of `SQL` over `file`.
 fn rows(file: &str, sql: &str) -> Vec<Vec<Value>> {
-    let v = json(&["query", file, sql, "--json"]);
+    rows_of(&json(&["query", file, sql, "--json"]))
+}
+
+/// The rows of a `query --json` document.
+fn rows_of(v: &Value) -> Vec<Vec<Value>> {
     v["rows"]
         .as_array()
         .unwrap()
@@ -35,10 +39,14 @@ fn number(file: &str, sql: &str) -> u64 {
         .unwrap_or_else(|| panic!("{sql}: {:?}", r[0][0]))
 }
 
-/// Class → count from rows of (class, count).
-fn counts(r: &[Vec<Value>]) -> BTreeMap<String, u64> {
+/// Class → its `N` figures, from rows of (class, figure, …): the counts of the query's
+/// answer, a command's JSON or a runtime's, keyed alike to be compared.
+fn per_class<const N: usize>(r: &[Vec<Value>]) -> BTreeMap<String, [u64; N]> {
     r.iter()
-        .map(|r| (r[0].as_str().unwrap().to_string(), r[1].as_u64().unwrap()))
+        .map(|r| {
+            let class = r[0].as_str().unwrap().to_string();
+            (class, std::array::from_fn(|i| r[i + 1].as_u64().unwrap()))
+        })
         .collect()
 }
 
@@ -55,29 +63,21 @@ const EVERY_FORMAT: &[&str] = &[
 fn java_sql_equals_jcmds_histogram_and_the_programs_field_rules() {
     let f = file("java/coops/heap-live-jvmgz.hprof.gz");
     let text = std::fs::read_to_string(fixture("java/coops/histo-live-after-jvmgz.txt")).unwrap();
-    let mut jvm: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+    let mut jvm: BTreeMap<String, [u64; 2]> = BTreeMap::new();
     for (name, n, b) in parse_jcmd_histogram(&text) {
         let e = jvm.entry(name).or_default();
-        e.0 += n;
-        e.1 += b;
+        e[0] += n;
+        e[1] += b;
     }
-    let sql: BTreeMap<String, (u64, u64)> = rows(
+    let sql = per_class::<2>(&rows(
         &f,
         "SELECT class, count(*), sum(shallow) FROM objects GROUP BY class",
-    )
-    .iter()
-    .map(|r| {
-        (
-            r[0].as_str().unwrap().to_string(),
-            (r[1].as_u64().unwrap(), r[2].as_u64().unwrap()),
-        )
-    })
-    .collect();
+    ));
     let mut same = 0;
     for (class, want) in &jvm {
         // The classes hprof_jvm.rs names, whose count in a live dump may differ from a
         // histogram taken after it.
-        if crate::hprof_jvm::count_may_differ(class, sql.get(class).map_or(0, |x| x.0), want.0) {
+        if crate::hprof_jvm::count_may_differ(class, sql.get(class).map_or(0, |x| x[0]), want[0]) {
             continue;
         }
         assert_eq!(sql.get(class), Some(want), "{class}: SQL against jcmd");
@@ -165,13 +165,13 @@ fn node_go_moarvm_and_dart_sql_equals_the_runtimes_figures() {
     // Node: the counts program.js printed for its baseline snapshot.
     let e = fixture_json("node/expected.json");
     let f = file("node/baseline.heapsnapshot.gz");
-    let got = counts(&rows(
+    let got = per_class::<1>(&rows(
         &f,
         "SELECT class, count(*) FROM objects WHERE class LIKE 'Heaptui%' GROUP BY class",
     ));
     for (class, n) in e["snapshots"][0]["counts"].as_object().unwrap() {
         assert_eq!(
-            got.get(class).copied().unwrap_or(0),
+            got.get(class).map_or(0, |x| x[0]),
             n.as_u64().unwrap(),
             "{class}"
         );
@@ -207,19 +207,11 @@ fn node_go_moarvm_and_dart_sql_equals_the_runtimes_figures() {
     // Dart: getAllocationProfile's instances and bytes of the app's classes.
     let e = fixture_json("dart/expected.json");
     let f = file("dart/after.dartheap.gz");
-    let got: BTreeMap<String, (u64, u64)> = rows(
+    let got = per_class::<2>(&rows(
         &f,
         "SELECT class, count(*), sum(shallow) FROM objects \
          WHERE class LIKE 'package:heapshape/model.dart::%' GROUP BY class",
-    )
-    .iter()
-    .map(|r| {
-        (
-            r[0].as_str().unwrap().to_string(),
-            (r[1].as_u64().unwrap(), r[2].as_u64().unwrap()),
-        )
-    })
-    .collect();
+    ));
     let mut checked = 0;
     for r in e["snapshots"]["after"]["allocation_profile"]
         .as_array()
@@ -227,10 +219,10 @@ fn node_go_moarvm_and_dart_sql_equals_the_runtimes_figures() {
     {
         let class = r["class"].as_str().unwrap();
         if class.starts_with("package:heapshape/model.dart::") {
-            let want = (
+            let want = [
                 r["instances"].as_u64().unwrap(),
                 r["bytes"].as_u64().unwrap(),
-            );
+            ];
             assert_eq!(got.get(class), Some(&want), "{class}");
             checked += 1;
         }
@@ -496,18 +488,15 @@ fn two_snapshots_are_base_and_target_with_the_diffs_classes() {
     );
     // The diff table is the diff command's classes.
     let d = json(&["diff", &a, &b, "--json", "--top", "100000"]);
-    let want: BTreeMap<String, (u64, u64)> = d["classes"]
+    let want: Vec<Vec<Value>> = d["classes"]
         .as_array()
         .unwrap()
         .iter()
         .map(|c| {
-            (
-                c["class"].as_str().unwrap().to_string(),
-                (
-                    c["base_count"].as_u64().unwrap(),
-                    c["target_count"].as_u64().unwrap(),
-                ),
-            )
+            ["class", "base_count", "target_count"]
+                .iter()
+                .map(|k| c[*k].clone())
+                .collect()
         })
         .collect();
     let v = json(&[
@@ -518,18 +507,11 @@ fn two_snapshots_are_base_and_target_with_the_diffs_classes() {
         "SELECT class, base_count, target_count FROM diff WHERE delta_count <> 0",
         "--json",
     ]);
-    let got: BTreeMap<String, (u64, u64)> = v["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| {
-            (
-                r[0].as_str().unwrap().to_string(),
-                (r[1].as_u64().unwrap(), r[2].as_u64().unwrap()),
-            )
-        })
+    let got = per_class::<2>(&rows_of(&v));
+    let want: BTreeMap<_, _> = per_class::<2>(&want)
+        .into_iter()
+        .filter(|(_, [x, y])| x != y)
         .collect();
-    let want: BTreeMap<_, _> = want.into_iter().filter(|(_, (x, y))| x != y).collect();
     assert!(want.len() > 5, "{}", want.len());
     assert_eq!(got, want);
     // Without --base there is no base schema: the engine says so, exit 1.

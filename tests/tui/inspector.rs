@@ -565,3 +565,31 @@ fn waste_rows_cut_with_a_mark() {
         .unwrap_or_else(|| panic!("no long sparse row:\n{list}"));
     assert!(sparse.trim_end().ends_with('…'), "{sparse:?}\n{s}");
 }
+
+/// An object one array holds at ten places (the leak fixture's `String[]` 0xf07246e0
+/// holds one string at `[2]` to `[11]`): the outgoing tree's one row for it names every
+/// place, and so do the referrer tree and the inspector's referrers of the string (each
+/// named by the first place before).
+#[test]
+fn a_target_held_at_several_places_is_one_row_naming_them_all() {
+    let (p, session) = open_fixture("java/leak/heap-live.hprof.gz");
+    let snap = session.snapshot().clone();
+    let array = snap.find_object("0xf07246e0").unwrap();
+    let held = snap.find_object("0xfff00010").unwrap();
+    let all = "[2], [3], [4], [5], [6], [7], [8], [9], [10], [11]";
+    let mut a = on_histogram(p, snap);
+    let mut t = terminal(160, 40);
+    let s = shown(&mut a, &mut t, Request::Outgoing(array));
+    assert!(s.contains(&format!("{all} ")), "{s}");
+    let s = shown(&mut a, &mut t, Request::Referrers(held));
+    let row = line_with(&s, "0xf07246e0");
+    assert!(row.contains(all), "{s}");
+    // The inspector lists its first three referrers: another array that holds it
+    // twice, and a URL whose two fields hold it.
+    let s = shown(&mut a, &mut t, Request::Inspect(held));
+    assert!(
+        s.contains("0xf0318a20 java.lang.String[] via [11], [12]"),
+        "{s}"
+    );
+    assert!(s.contains("java.net.URL via authority, host"), "{s}");
+}

@@ -128,6 +128,18 @@ mod with_sql {
         }
     }
 
+    /// The screen once `keys` (a query typed on the line and `Enter`) has run it and
+    /// its answer has come.
+    fn answered(
+        a: &mut App,
+        t: &mut ratatui::Terminal<ratatui::backend::TestBackend>,
+        keys: &str,
+    ) -> String {
+        run(a, t, keys);
+        settle(a);
+        run(a, t, "")
+    }
+
     const CHAIN: &str = "SELECT id, retained, shallow FROM objects \
         WHERE class = 'dev.heaptui.fixture.ChainNode' ORDER BY retained DESC";
 
@@ -150,9 +162,7 @@ mod with_sql {
         let first = truth.rows[0][0].as_str().unwrap().to_string();
         let s = run(&mut a, &mut t, ":");
         assert!(s.contains(" SQL: ▏") && s.contains("Tab complete"), "{s}");
-        run(&mut a, &mut t, &format!("{CHAIN}\n"));
-        settle(&mut a);
-        let s = run(&mut a, &mut t, "");
+        let s = answered(&mut a, &mut t, &format!("{CHAIN}\n"));
         let title = format!("Query — {} rows in ", with_commas(truth.rows.len()));
         assert!(s.contains(&title), "{s}");
         let lines: Vec<&str> = s.lines().collect();
@@ -203,15 +213,11 @@ mod with_sql {
             heaptui::query::run(r.snap.clone(), r.dom.clone(), sql).unwrap()
         };
         assert_eq!(truth.rows.len(), 20);
-        run(&mut a, &mut t, "::largest-objects\n");
-        settle(&mut a);
-        let s = run(&mut a, &mut t, "");
+        let s = answered(&mut a, &mut t, "::largest-objects\n");
         assert!(s.contains("Query — 20 rows in "), "{s}");
         let first = truth.rows[0][0].as_str().unwrap();
         assert!(s.lines().nth(2).unwrap().starts_with(first), "{s}");
-        run(&mut a, &mut t, "\u{1b}::no-such\n");
-        settle(&mut a);
-        let s = run(&mut a, &mut t, "");
+        let s = answered(&mut a, &mut t, "\u{1b}::no-such\n");
         let squeezed: String = s.split_whitespace().collect();
         assert!(squeezed.contains("noshippedquery:no-such"), "{s}");
         assert!(squeezed.contains(":top-retained"), "{s}");
@@ -224,9 +230,7 @@ mod with_sql {
         let (mut a, mut t) = query_app(160, 40, None);
         let sql = "SELECT id, class FROM objects \
             WHERE class = 'dev.heaptui.fixture.ChainNode' ORDER BY id LIMIT 2";
-        run(&mut a, &mut t, &format!(":{sql}\n"));
-        settle(&mut a);
-        let s = run(&mut a, &mut t, "");
+        let s = answered(&mut a, &mut t, &format!(":{sql}\n"));
         assert!(s.contains("Query — 2 rows in "), "{s}");
         let id = s
             .lines()
@@ -240,9 +244,7 @@ mod with_sql {
             s.contains(&format!("Inspector — dev.heaptui.fixture.ChainNode {id}")),
             "{s}"
         );
-        run(&mut a, &mut t, ":SELECT 'no object' AS what\n");
-        settle(&mut a);
-        let s = run(&mut a, &mut t, "");
+        let s = answered(&mut a, &mut t, ":SELECT 'no object' AS what\n");
         assert!(
             s.contains("Query — 1 row in ") && !s.contains("Inspector — "),
             "{s}"
@@ -268,9 +270,7 @@ mod with_sql {
     #[test]
     fn a_bad_query_shows_the_engine_s_message_and_up_brings_it_back() {
         let (mut a, mut t) = query_app(100, 30, None);
-        run(&mut a, &mut t, ":SELEC 1\n");
-        settle(&mut a);
-        let s = run(&mut a, &mut t, "");
+        let s = answered(&mut a, &mut t, ":SELEC 1\n");
         assert!(s.contains("Query — failed: SELEC 1"), "{s}");
         let flat: String = s.chars().filter(|c| !c.is_whitespace()).collect();
         assert!(flat.contains("Line:1,Column:1"), "{s}");
@@ -286,9 +286,7 @@ mod with_sql {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("query-history");
         let (mut a, mut t) = query_app(100, 30, Some(file.clone()));
-        run(&mut a, &mut t, ":SELECT count(*) FROM classes\n");
-        settle(&mut a);
-        let s = run(&mut a, &mut t, "");
+        let s = answered(&mut a, &mut t, ":SELECT count(*) FROM classes\n");
         assert!(s.contains("Query — 1 row in "), "{s}");
         let (mut b, mut t) = query_app(100, 30, Some(file));
         run(&mut b, &mut t, ":");
@@ -322,5 +320,182 @@ mod with_sql {
         );
         let s = run(&mut a, &mut t, "\u{1b}");
         assert!(s.contains("Class histogram"), "{s}");
+    }
+
+    /// The diff view of the Java growth pair (`heaptui BASE TARGET`), its query history
+    /// in memory only.
+    fn diff_query_app(w: u16, h: u16) -> (App, ratatui::Terminal<ratatui::backend::TestBackend>) {
+        let open = |f: &str| {
+            heaptui::open(&gunzipped(f), &heaptui::sys::progress::Progress::new()).unwrap()
+        };
+        let mut a = App::with_snapshots(
+            open("java/growth/base.hprof.gz"),
+            open("java/growth/target.hprof.gz"),
+        );
+        a.set_query_history(None);
+        (a, terminal(w, h))
+    }
+
+    /// The diff view's two snapshots, as `heaptui query TARGET --base BASE` reads them.
+    fn both(a: &App) -> heaptui::query::Inputs {
+        let Screen::Diff(v) = &a.screen else {
+            panic!("not the diff view")
+        };
+        let input = |r: &Ready| heaptui::query::Input {
+            snap: r.snap.clone(),
+            dom: heaptui::query::Tree::ready(r.dom.clone()),
+        };
+        heaptui::query::Inputs {
+            target: input(&v.target),
+            base: Some(input(&v.base)),
+        }
+    }
+
+    const GROWN: &str = "SELECT class, base_count, target_count, delta_count FROM diff \
+        WHERE class = 'dev.heaptui.growth.CacheEntry'";
+
+    /// Issue 41's gap: in the diff view `:` runs the query over both snapshots, as
+    /// `heaptui query TARGET --base BASE` does: `diff` has the class's 2,000 → 5,000
+    /// entries, `base.objects` and `target.objects` each snapshot's objects and the
+    /// unqualified `objects` the target's. From the table the answer has the whole
+    /// width (the target side alone); its rows name target objects, which `Enter`
+    /// inspects; `Esc` goes back to the answer, then to the table.
+    #[test]
+    fn in_the_diff_view_a_query_reads_both_snapshots() {
+        let (mut a, mut t) = diff_query_app(100, 30);
+        let s = run(&mut a, &mut t, "");
+        assert!(s.contains("classes changed"), "{s}");
+        let s = run(&mut a, &mut t, ":");
+        assert!(s.contains(" SQL: ▏") && s.contains("Tab complete"), "{s}");
+        let s = answered(&mut a, &mut t, &format!("{GROWN}\n"));
+        assert!(s.contains("Query of base and target — 1 row in "), "{s}");
+        let row = line_with(&s, "dev.heaptui.growth.CacheEntry");
+        let figures: Vec<&str> = row.split_whitespace().skip(1).collect();
+        assert_eq!(figures, ["2000", "5000", "3000"], "{s}");
+        // Alone: the target side's header, no base side beside it.
+        assert!(s.contains("TARGET ◆") && !s.contains("BASE"), "{s}");
+        let s = run(&mut a, &mut t, "\u{1b}");
+        assert!(s.contains("classes changed"), "{s}");
+
+        // Each snapshot's objects, and the unqualified names the target's.
+        let counts = "SELECT (SELECT count(*) FROM base.objects) AS b, \
+            (SELECT count(*) FROM target.objects) AS t, (SELECT count(*) FROM objects) AS o";
+        let truth = heaptui::query::run_until(&both(&a), counts, &Default::default()).unwrap();
+        let (Screen::Diff(v), _) = (&a.screen, ()) else {
+            panic!("not the diff view")
+        };
+        let (nb, nt) = (v.base.snap.graph.len(), v.target.snap.graph.len());
+        assert_eq!(truth.rows[0], [json!(nb), json!(nt), json!(nt)]);
+        assert_ne!(nb, nt);
+        let s = answered(&mut a, &mut t, &format!(":{counts}\n"));
+        let row = s.lines().nth(3).unwrap();
+        let got: Vec<&str> = row.split_whitespace().collect();
+        assert_eq!(got, [nb.to_string(), nt.to_string(), nt.to_string()], "{s}");
+
+        // A row's object, looked up in the target: Enter inspects it there.
+        let entries = "SELECT id, shallow FROM target.objects \
+            WHERE class = 'dev.heaptui.growth.CacheEntry' ORDER BY id LIMIT 3";
+        let truth = heaptui::query::run_until(&both(&a), entries, &Default::default()).unwrap();
+        let first = truth.rows[0][0].as_str().unwrap().to_string();
+        let s = answered(&mut a, &mut t, &format!("\u{1b}:{entries}\n"));
+        assert!(s.contains("Query of base and target — 3 rows in "), "{s}");
+        assert!(s.lines().nth(3).unwrap().starts_with(&first), "{s}");
+        let s = run(&mut a, &mut t, "\n");
+        assert!(
+            s.contains(&format!(
+                "Inspector — dev.heaptui.growth.CacheEntry {first}"
+            )),
+            "{s}"
+        );
+        let s = run(&mut a, &mut t, "\u{1b}");
+        assert!(s.contains("Query of base and target — 3 rows"), "{s}");
+        let s = run(&mut a, &mut t, "\u{1b}");
+        assert!(s.contains("classes changed"), "{s}");
+    }
+
+    /// On a side (both shown, a class's instances), `:` puts the answer on that side:
+    /// the base's, whose objects its rows name; `Tab` from a query alone brings the base
+    /// side back beside it.
+    #[test]
+    fn on_a_side_the_answer_is_that_side_s() {
+        let (mut a, mut t) = diff_query_app(120, 30);
+        run(&mut a, &mut t, "");
+        let base_one = "SELECT id FROM base.objects \
+            WHERE class = 'dev.heaptui.growth.CacheEntry' ORDER BY id LIMIT 1";
+        let truth = heaptui::query::run_until(&both(&a), base_one, &Default::default()).unwrap();
+        let id = truth.rows[0][0].as_str().unwrap().to_string();
+        // Enter on the first class: both sides, the target focused; Tab: the base.
+        let s = run(&mut a, &mut t, "\n\t");
+        assert!(s.contains("BASE ◆"), "{s}");
+        let s = answered(&mut a, &mut t, &format!(":{base_one}\n"));
+        assert!(s.contains("BASE ◆") && s.contains("TARGET"), "{s}");
+        assert!(s.contains("Query of base and target — 1 row"), "{s}");
+        let s = run(&mut a, &mut t, "\n");
+        assert!(
+            s.contains(&format!("Inspector — dev.heaptui.growth.CacheEntry {id}")),
+            "{s}"
+        );
+        // From the table, alone; Tab: the base side beside it, with the keys.
+        run(&mut a, &mut t, "\u{1b}\u{1b}\u{1b}");
+        let s = answered(&mut a, &mut t, &format!(":{GROWN}\n"));
+        assert!(!s.contains("BASE"), "{s}");
+        let s = run(&mut a, &mut t, "\t");
+        assert!(s.contains("BASE ◆") && s.contains("TARGET ·"), "{s}");
+        assert!(s.contains("Query of base and target"), "{s}");
+    }
+
+    /// In the diff view too, `Esc` cancels a running query (its pane then says so, the
+    /// target side's only pane), and `Esc` again goes back to the table.
+    #[test]
+    fn in_the_diff_view_esc_cancels_a_running_query_then_goes_back() {
+        let (mut a, mut t) = diff_query_app(100, 30);
+        run(&mut a, &mut t, "");
+        a.jobs().set_delay(std::time::Duration::from_millis(2000));
+        for k in events(&format!(":{GROWN}\n")) {
+            if let crossterm::event::Event::Key(k) = k {
+                a.on_key(&k);
+            }
+        }
+        assert_eq!(a.jobs().running(), 1);
+        a.on_key(&KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
+        settle(&mut a);
+        t.draw(|f| a.draw(f)).unwrap();
+        let s = screen(&t);
+        assert!(s.contains("Query of base and target — cancelled"), "{s}");
+        let s = run(&mut a, &mut t, "\u{1b}");
+        assert!(s.contains("classes changed"), "{s}");
+    }
+
+    /// `Tab` on the diff view's line completes the schemas `base.` and `target.`, their
+    /// tables, and `diff`, which a view of one snapshot does not offer.
+    #[test]
+    fn in_the_diff_view_tab_completes_base_target_and_diff() {
+        let (mut a, mut t) = diff_query_app(100, 30);
+        run(&mut a, &mut t, "");
+        for (keys, line) in [
+            (":SELECT * FROM ba\t", "SELECT * FROM base."),
+            (
+                "obj\t JOIN tar\t",
+                "SELECT * FROM base.objects JOIN target.",
+            ),
+            (
+                "cla\t JOIN di\t",
+                "SELECT * FROM base.objects JOIN target.classes JOIN diff",
+            ),
+        ] {
+            let s = run(&mut a, &mut t, keys);
+            assert!(s.contains(&format!(" SQL: {line}▏")), "{s}");
+        }
+        // Elsewhere a column too: `target_count` of `diff` beside the schema.
+        let s = run(&mut a, &mut t, " WHERE tar\t");
+        assert!(s.contains("Tab: target. target_count"), "{s}");
+        // One snapshot: no diff, no schema.
+        let (mut one, mut t) = query_app(100, 30, None);
+        for word in ["di", "ba"] {
+            let s = run(&mut one, &mut t, &format!(":SELECT * FROM {word}\t"));
+            let nothing = format!("no table, column or function begins with \"{word}\"");
+            assert!(s.contains(&nothing), "{s}");
+            run(&mut one, &mut t, "\u{1b}");
+        }
     }
 }

@@ -337,6 +337,26 @@ impl Decoder for DartDecoder {
         })
     }
 
+    /// Each of `to` named by its own reference, in turn: two fields holding one target
+    /// are named apart, not both by the first.
+    fn edge_labels(&self, b: &[u8], g: &Graph, from: ObjId, to: &[ObjId]) -> Vec<Option<String>> {
+        let Some(rec) = self.record(b, g, from) else {
+            return vec![None; to.len()];
+        };
+        let want: Vec<u64> = to.iter().map(|&t| t as u64 + 1).collect();
+        let class = self.classes.get(rec.class as usize);
+        crate::heap::positions::in_turn(&want, rec.refs.iter().copied())
+            .into_iter()
+            .map(|pos| {
+                let pos = pos? as u64;
+                Some(match class {
+                    Some(k) => k.ref_label(pos),
+                    None => format!("[{pos}]"),
+                })
+            })
+            .collect()
+    }
+
     fn label(&self, b: &[u8], g: &Graph, o: ObjId) -> Option<String> {
         let class = g.class_of.try_get(o as usize)?;
         let d = self.data_of(b, g, o)?;

@@ -204,20 +204,38 @@ impl Decoder for GoDecoder {
     }
 
     fn edge_label(&self, b: &[u8], g: &Graph, from: ObjId, to: ObjId) -> Option<String> {
-        let (content, slots) = self.record(b, g, from)?;
+        self.edge_labels(b, g, from, &[to]).pop().flatten()
+    }
+
+    /// Each of `to` named by its own pointer slot, in turn: two slots pointing into one
+    /// object are named apart, not both by the first.
+    fn edge_labels(&self, b: &[u8], g: &Graph, from: ObjId, to: &[ObjId]) -> Vec<Option<String>> {
+        let Some((content, slots)) = self.record(b, g, from) else {
+            return vec![None; to.len()];
+        };
+        // (target, slot, offset in the target) of each slot that points into an object,
+        // in slot order (the index's).
+        let mut held: Vec<(ObjId, u64, u64)> = Vec::new();
         for s in slots {
-            let w = self.word(content, s as usize)?;
+            let Some(w) = self.word(content, s as usize) else {
+                break;
+            };
             if let Some((t, off)) = self.ranges.resolve(w) {
-                if t == to {
-                    return Some(if off == 0 {
-                        format!("+0x{s:x}")
-                    } else {
-                        format!("+0x{s:x} (→ +0x{off:x})")
-                    });
-                }
+                held.push((t, s, off));
             }
         }
-        None
+        let want: Vec<u64> = to.iter().map(|&t| t as u64).collect();
+        crate::heap::positions::in_turn(&want, held.iter().map(|h| h.0 as u64))
+            .into_iter()
+            .map(|i| {
+                let (_, s, off) = held[i?];
+                Some(if off == 0 {
+                    format!("+0x{s:x}")
+                } else {
+                    format!("+0x{s:x} (→ +0x{off:x})")
+                })
+            })
+            .collect()
     }
 
     fn label(&self, b: &[u8], g: &Graph, o: ObjId) -> Option<String> {

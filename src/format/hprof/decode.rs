@@ -97,6 +97,16 @@ pub(super) enum Record<'a> {
 }
 
 impl HprofDecoder {
+    /// `from`, whose references [`labels`] names.
+    fn referrer<'a>(&'a self, b: &'a [u8], g: &'a Graph, from: ObjId) -> labels::Referrer<'a> {
+        labels::Referrer {
+            d: self,
+            b,
+            g,
+            from,
+        }
+    }
+
     pub(super) fn address(&self, bytes: &[u8], g: &Graph, o: ObjId) -> u64 {
         let Some(off) = g.offset.get(o as usize) else {
             return 0;
@@ -646,40 +656,28 @@ impl Decoder for HprofDecoder {
                 let ins = self.inspect(bytes, g, from);
                 let field = ins
                     .fields
-                    .iter()
+                    .into_iter()
                     .find(|f| f.value == Value::Object(to))
-                    .map(|f| {
-                        if f.is_static && !f.name.starts_with('<') {
-                            format!("static {}", f.name)
-                        } else {
-                            f.name.clone()
-                        }
-                    });
-                field.or_else(|| {
-                    // The index's reference from a class loader to a class it defined.
-                    let from_addr = self.address(bytes, g, from);
-                    match self.record(bytes, g, to).ok()? {
-                        Record::Class(d, ..) if d.loader_id == from_addr => {
-                            Some("<defined class>".into())
-                        }
-                        _ => None,
-                    }
-                })
+                    .map(|f| labels::static_name(f.is_static, f.name));
+                field.or_else(|| self.referrer(bytes, g, from).defined_class(to))
             }
             Record::PrimArray { .. } | Record::NoData { .. } => None,
         }
     }
 
+    /// Each of `to` named by its own place in turn ([`labels`]): an array holding one
+    /// target at `[0]` and `[3]` names the first reference `[0]` and the second `[3]`.
     fn edge_labels(&self, b: &[u8], g: &Graph, from: ObjId, to: &[ObjId]) -> Vec<Option<String>> {
-        if let Some(l) = labels::of_array(self, b, g, from, to) {
+        let r = self.referrer(b, g, from);
+        if let Some(l) = r.of_array(to) {
             return l;
         }
-        match labels::of_instance(self, b, g, from, to) {
+        match r.of_instance(to).or_else(|| r.of_class(to)) {
             // What no field holds (a class loader's defined classes) is named one by one.
             Some(l) => l
                 .into_iter()
                 .zip(to)
-                .map(|(l, &t)| l.or_else(|| self.edge_label(b, g, from, t)))
+                .map(|(l, &t)| l.or_else(|| r.defined_class(t)))
                 .collect(),
             None => to.iter().map(|&t| self.edge_label(b, g, from, t)).collect(),
         }

@@ -167,6 +167,22 @@ impl Decoder for MoarDecoder {
             .map(|e| self.label_of(e))
     }
 
+    /// Each of `to` named by its own reference, in turn: two references to one target
+    /// are named apart, not both by the first.
+    fn edge_labels(&self, _b: &[u8], g: &Graph, from: ObjId, to: &[ObjId]) -> Vec<Option<String>> {
+        if from as usize >= g.len() {
+            return vec![None; to.len()];
+        }
+        let edges = g.edges(from);
+        let first = edges.start;
+        let want: Vec<u64> = to.iter().map(|&t| t as u64).collect();
+        let ends = edges.map(|e| g.out_targets[e] as u64);
+        crate::heap::positions::in_turn(&want, ends)
+            .into_iter()
+            .map(|i| i.map(|i| self.label_of(first + i)))
+            .collect()
+    }
+
     fn label(&self, _b: &[u8], g: &Graph, o: ObjId) -> Option<String> {
         let i = o as usize;
         let kind = *self.kind.get(i)?;

@@ -547,7 +547,8 @@ impl Decoder for V8Decoder {
         let edges = self.edges(b, g, from, count);
         let want: Vec<u64> = to.iter().map(|&t| t as u64).collect();
         let ends = edges.iter().map(|e| e.to.map_or(u64::MAX, |t| t as u64));
-        let at = crate::heap::positions::first_positions(&want, ends);
+        // Two edges to one target (two properties holding one object) each get their own.
+        let at = crate::heap::positions::in_turn(&want, ends);
         at.into_iter()
             .map(|i| Some(self.edge_name(b, &edges[i?])))
             .collect()

@@ -9,7 +9,7 @@
 //! the left and the new ones on the right, `n` shows all). Each side is a whole
 //! single-snapshot view with its own navigation stack (inspector, paths, dominators,
 //! ...); `Tab` moves between the sides and `Esc` from a side's first pane returns to
-//! the table.
+//! the table. `:` queries both snapshots in SQL (`query`).
 //!
 //! The owners are a list too (MAT's compare basket rows, memlab's retainer traces): `Tab`
 //! moves the keys between the class table and them, and on an owner `Enter` opens its
@@ -27,6 +27,7 @@ use ratatui::Frame;
 use super::Ready;
 
 mod owners;
+mod query;
 use crate::diff::{ClassDelta, DiffSort, Identity, OwnerDelta};
 use crate::heap::dominators::Dominators;
 use crate::ui::keys::{action_for, Action};
@@ -43,10 +44,6 @@ pub enum Side {
     Base,
     Target,
 }
-
-/// What `:` says in the diff view.
-const ONE_SNAPSHOT: &str = "`:` queries one snapshot open alone (heaptui FILE); both at once: \
-     heaptui query TARGET --base BASE \"SQL\", with base.TABLE and target.TABLE";
 
 /// From this many columns the two sides get the focused side's inspector beside them.
 pub const DIFF_WIDE: u16 = 160;
@@ -79,6 +76,9 @@ pub struct DiffView {
     list: ListState,
     /// Side by side on a class, and which side has the keys; `None` shows the table.
     pub sides: Option<Side>,
+    /// The focused side alone, the whole width: a query's answer asked for on the table
+    /// (`query`).
+    pub alone: bool,
     /// Why the comparison is coarser than it could be (different formats, no common ids).
     pub warning: Option<String>,
 }
@@ -109,8 +109,10 @@ impl DiffView {
             sort: DiffSort::DeltaShallow,
             list: ListState::new(),
             sides: None,
+            alone: false,
             warning,
         };
+        v.pair_sides();
         v.compute();
         v
     }
@@ -178,6 +180,7 @@ impl DiffView {
         self.every = classes;
         self.base.set_dominators(a, theme);
         self.target.set_dominators(b, theme);
+        self.pair_sides();
         self.show();
     }
 
@@ -260,10 +263,16 @@ impl DiffView {
         clipboard: &Mutex<Vec<String>>,
         message: &mut Option<String>,
     ) -> bool {
+        if let Some(used) = self.query_key(key, theme, message) {
+            return used;
+        }
         let action = action_for(key);
         if let Some(side) = self.sides {
-            let r = self.side_mut(side);
-            if !r.top().is_editing() {
+            if !self.side(side).top().is_editing() {
+                if self.alone_key(action) {
+                    return true;
+                }
+                let r = self.side_mut(side);
                 match action {
                     Some(Action::Side) => {
                         self.sides = Some(match side {
@@ -272,30 +281,33 @@ impl DiffView {
                         });
                         return true;
                     }
-                    Some(Action::Query) => {
-                        *message = Some(ONE_SNAPSHOT.into());
-                        return true;
-                    }
                     Some(Action::Back) if r.stack.len() == 1 => {
-                        // A filter on the first pane is cleared first.
+                        // A filter on the first pane is cleared first, a running query
+                        // cancelled.
                         let (ctx, stack, _) = r.parts(theme);
                         let top = stack.last_mut().expect("one pane");
-                        if top.handle(key, &ctx) == Outcome::Consumed {
-                            return true;
+                        match top.handle(key, &ctx) {
+                            Outcome::Consumed => return true,
+                            Outcome::Done(m) => {
+                                *message = Some(m);
+                                return true;
+                            }
+                            _ => {}
                         }
                         self.sides = None;
+                        self.alone = false;
                         return true;
                     }
                     _ => {}
                 }
             }
-            return r.on_key(key, theme, clipboard, message);
+            return self.side_mut(side).on_key(key, theme, clipboard, message);
         }
         let Some(a) = action else {
             return false;
         };
         if a == Action::Query {
-            *message = Some(ONE_SNAPSHOT.into());
+            self.open_query_line(message);
             return true;
         }
         if let Some(used) = self.owners_key(a, theme, message) {
@@ -507,7 +519,7 @@ impl DiffView {
         // focused side alone.
         let share = split.left(self.left_share(area.width));
         let (left, right) = match self.third(area.width) {
-            _ if split.zoom => match focus {
+            _ if split.zoom || self.alone => match focus {
                 Side::Base => (area, Rect::default()),
                 Side::Target => (Rect::default(), area),
             },

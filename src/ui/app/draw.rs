@@ -225,9 +225,14 @@ impl App {
                     ""
                 };
                 let title = sanitize(self.title.as_deref().unwrap_or_default()).into_owned();
-                let line = match &self.message {
-                    Some(m) => format!(" {}", sanitize(m)),
-                    None => status_line(
+                // The query line, while it is open, in place of the status.
+                let query = v
+                    .query_line_open()
+                    .and_then(|r| r.query_status(status.width as usize));
+                let line = match (query, &self.message) {
+                    (Some(q), _) => q,
+                    (None, Some(m)) => format!(" {}", sanitize(m)),
+                    (None, None) => status_line(
                         format!(
                             " diff · {} → {} objects{trunc}",
                             count(Side::Base),
@@ -253,6 +258,13 @@ impl App {
             ),
             Screen::Ready(r) if r.top().is_editing() => r.top().editing_hint().unwrap_or_default(),
             Screen::Ready(r) => hint_line_for(r.top().hints()),
+            Screen::Diff(v) if v.query_line_open().is_some() => match &self.message {
+                Some(m) => sanitize(m).into_owned(),
+                None => v
+                    .query_line_open()
+                    .and_then(|r| r.query_hint())
+                    .unwrap_or_default(),
+            },
             Screen::Diff(v) => v.editing_hint().unwrap_or_else(|| hint_line_for(v.hints())),
             Screen::Loading => match &self.early {
                 Some(h) if h.is_editing() => {

@@ -1,11 +1,23 @@
 //! `:` on one snapshot's view (issue 41): the query line opened, its keys, and its
 //! query run in a pane of its own on top of the stack (`crate::ui::panes::query`), which
 //! `Esc` leaves for the pane it came from. The line is drawn on the status line, its
-//! keys (or what a key said) on the hint line.
+//! keys (or what a key said) on the hint line. On a side of the diff view the query
+//! reads the other side's snapshot too ([`Ready::partner`]; `crate::ui::app::diff`).
 
 use super::*;
-use crate::ui::panes::query::{QueryPane, AVAILABLE, NAMES, WITHOUT_SQL};
+use crate::ui::panes::query::{names, QueryPane, AVAILABLE, WITHOUT_SQL};
 use crate::ui::query_line::{Edit, History, QueryLine};
+
+/// What a key on the query line came to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LineKey {
+    /// Not the line's (`Ctrl-c`), or no line is open.
+    NotMine,
+    /// The line took it.
+    Used,
+    /// `Enter`: the query runs, its pane on top of the stack.
+    Ran,
+}
 
 impl Ready {
     /// `:`: the query line, empty (`↑` brings back the last query).
@@ -18,20 +30,20 @@ impl Ready {
         self.query_line = Some(QueryLine::new());
     }
 
-    /// A key while the query line is open: false for the keys that are the app's
-    /// (`Ctrl-c` quits).
+    /// A key while the query line is open: [`LineKey::NotMine`] for the keys that are
+    /// the app's (`Ctrl-c` quits).
     pub(super) fn query_key(
         &mut self,
         key: &KeyEvent,
         theme: &Theme,
         message: &mut Option<String>,
-    ) -> bool {
+    ) -> LineKey {
         let Some(line) = self.query_line.as_mut() else {
-            return false;
+            return LineKey::NotMine;
         };
-        match line.key(key, self.history.entries(), NAMES) {
+        match line.key(key, self.history.entries(), names(self.partner.is_some())) {
             Edit::Done => {}
-            Edit::Ignored => return false,
+            Edit::Ignored => return LineKey::NotMine,
             Edit::Say(m) => *message = Some(m),
             Edit::Close => self.query_line = None,
             Edit::Run(sql) => {
@@ -39,12 +51,13 @@ impl Ready {
                 if let Err(e) = self.history.add(&sql) {
                     *message = Some(e);
                 }
-                let pane = QueryPane::start(sql, &self.ctx(theme));
+                let pane = QueryPane::start(sql, &self.ctx(theme), self.partner.as_ref());
                 self.stack.push(Box::new(pane));
                 self.forward.clear();
+                return LineKey::Ran;
             }
         }
-        true
+        LineKey::Used
     }
 
     /// The status line while the query line is open: the line, `cells` wide.
@@ -79,8 +92,13 @@ impl App {
     /// Keeps the query history in `file` (`None`: in memory only) from now on (tests,
     /// which must not write the user's).
     pub fn set_query_history(&mut self, file: Option<PathBuf>) {
-        if let Screen::Ready(r) = &mut self.screen {
-            r.history = History::at(file);
+        match &mut self.screen {
+            Screen::Ready(r) => r.history = History::at(file),
+            Screen::Diff(v) => {
+                v.base.history = History::at(file.clone());
+                v.target.history = History::at(file);
+            }
+            _ => {}
         }
     }
 

@@ -36,6 +36,8 @@ pub struct Ready {
     /// queries run before.
     pub query_line: Option<crate::ui::query_line::QueryLine>,
     pub history: crate::ui::query_line::History,
+    /// On a side of the diff view, the other snapshot, which its queries read too.
+    pub partner: Option<crate::ui::panes::query::Partner>,
     /// The summary overlay's lines: a walk of the whole graph (reachability), so the
     /// loading thread fills them in after handing the index over, or the overlay does on
     /// first use.
@@ -140,6 +142,7 @@ impl Ready {
             goto_prompt: None,
             query_line: None,
             history: crate::ui::query_line::History::in_cache(),
+            partner: None,
             summary: Default::default(),
             own_summary: Default::default(),
             dom: None,
@@ -222,7 +225,7 @@ impl Ready {
             return true;
         }
         if self.query_line.is_some() {
-            return self.query_key(key, theme, message);
+            return self.query_key(key, theme, message) != LineKey::NotMine;
         }
         let used = 'key: {
             // Tab moves the keys between the list and the detail beside it.

@@ -21,7 +21,7 @@ impl App {
     pub(super) fn editing(&self) -> bool {
         match &self.screen {
             Screen::Ready(r) => r.top().is_editing() || r.query_line.is_some(),
-            Screen::Diff(v) => v.editing_hint().is_some(),
+            Screen::Diff(v) => v.editing_hint().is_some() || v.query_line_open().is_some(),
             _ => false,
         }
     }

@@ -111,7 +111,7 @@ impl InspectorPane {
         let referrers = refs
             .iter()
             .take(SHOWN_REFERRERS)
-            .map(|&r| (r, snap.edge_label(r, o).unwrap_or_else(|| "?".into())))
+            .map(|&r| (r, snap.edge_name(r, o).unwrap_or_else(|| "?".into())))
             .collect();
         let mut p = InspectorPane {
             o,
@@ -217,7 +217,7 @@ impl InspectorPane {
             .filter(|&t| g.class_of.get(t as usize) == gr.class && seen.insert(t))
             .collect();
         let page = &all[skip.min(all.len())..(skip + MEMBER_PAGE).min(all.len())];
-        let labels = ctx.snap.edge_labels(self.o, page);
+        let labels = ctx.snap.edge_names(self.o, page);
         let rows = page
             .iter()
             .zip(labels)

@@ -1,12 +1,13 @@
 //! The answer to a query typed on the `:` line (issue 41, `crate::ui::query_line`): the
 //! columns as headers and the rows below, a list like the others (the movement keys,
 //! `→`/`←` over columns that do not all fit). The query runs on a thread of its own
-//! ([`crate::ui::panes::job`]) over the snapshot and its dominator tree once built: the
-//! pane says "working…" with the seconds it has taken, `Esc` cancels it (the engine's
-//! stop flag is set), and every other key stays live. A row whose cell names an object
-//! of the snapshot (`0x…`, `@N`, `#N`: the first such cell) is that object's row: `Enter`
-//! inspects it, and `p`, `r`, `d` work on it as on an instance. An error is the engine's
-//! message, which names the line and the column.
+//! ([`crate::ui::panes::job`]) over the snapshot and its dominator tree once built (in
+//! the diff view over both snapshots, as `base.` and `target.` with `diff`: [`Partner`]),
+//! and the pane says "working…" with the seconds it has taken, `Esc` cancels it (the
+//! engine's stop flag is set), and every other key stays live. A row whose cell names an
+//! object of the pane's snapshot (`0x…`, `@N`, `#N`: the first such cell) is that
+//! object's row: `Enter` inspects it, and `p`, `r`, `d` work on it as on an instance. An
+//! error is the engine's message, which names the line and the column.
 //!
 //! Every cell is text from the dump, sanitised before it is drawn; numbers are right-
 //! aligned. At most [`MAX_ROWS`] rows are kept (the title says when more came).
@@ -49,12 +50,32 @@ pub const CANCELLED: &str = crate::query::CANCELLED;
 #[cfg(not(feature = "sql"))]
 pub const CANCELLED: &str = "the query was cancelled";
 
-/// The names the query line completes: the tables with their columns, the functions.
+/// The names the query line completes: the tables with their columns, the functions;
+/// with `two` snapshots (the diff view), the schemas `base` and `target` and the table
+/// `diff`, as `heaptui query --base` has them.
 #[cfg(feature = "sql")]
-pub const NAMES: crate::ui::query_line::Names<'static> =
-    (crate::query::TABLES, crate::query::FUNCTIONS);
+pub fn names(two: bool) -> crate::ui::query_line::Names<'static> {
+    crate::ui::query_line::Names {
+        tables: crate::query::TABLES,
+        functions: crate::query::FUNCTIONS,
+        schemas: if two { &["base", "target"] } else { &[] },
+        two_only: &["diff"],
+    }
+}
 #[cfg(not(feature = "sql"))]
-pub const NAMES: crate::ui::query_line::Names<'static> = (&[], &[]);
+pub fn names(_two: bool) -> crate::ui::query_line::Names<'static> {
+    crate::ui::query_line::Names::default()
+}
+
+/// The diff view's other snapshot, which a query typed on one of its sides reads too
+/// (`base.` and `target.`, `diff`: as `heaptui query TARGET --base BASE`).
+#[derive(Clone)]
+pub struct Partner {
+    pub snap: std::sync::Arc<Snapshot>,
+    pub dom: Option<std::sync::Arc<crate::heap::dominators::Dominators>>,
+    /// The other snapshot is the base (the query's own is the target).
+    pub is_base: bool,
+}
 
 /// A query's rows, and the object each names.
 #[derive(Debug, Default)]
@@ -82,6 +103,8 @@ enum State {
 
 pub struct QueryPane {
     sql: String,
+    /// It reads two snapshots (the diff view's).
+    two: bool,
     state: State,
     list: ListState,
     /// The first column drawn (`→`/`←` move it), and how many fitted when last drawn.
@@ -93,6 +116,7 @@ impl QueryPane {
     fn with(sql: String, state: State) -> QueryPane {
         QueryPane {
             sql,
+            two: false,
             state,
             list: ListState::new(),
             first_col: 0,
@@ -101,13 +125,39 @@ impl QueryPane {
     }
 
     /// Runs `sql` on a thread of its own over the snapshot `ctx` shares and its
-    /// dominator tree, if built.
+    /// dominator tree, if built, and over the `partner` snapshot of the diff view, if
+    /// any: each row's object is looked up in the snapshot of `ctx`.
     #[cfg(feature = "sql")]
-    pub fn start(sql: String, ctx: &Ctx) -> QueryPane {
+    pub fn start(sql: String, ctx: &Ctx, partner: Option<&Partner>) -> QueryPane {
+        use crate::query::{Input, Inputs, Tree};
         let Some(shared) = ctx.shared else {
             return Self::with(sql, State::Failed("no snapshot to query here".into()));
         };
-        let inputs = crate::query::Inputs::one(shared.snap.clone(), shared.dom.cloned());
+        let own = Input {
+            snap: shared.snap.clone(),
+            dom: Tree::ready(shared.dom.cloned()),
+        };
+        let inputs = match partner {
+            None => Inputs {
+                target: own,
+                base: None,
+            },
+            Some(p) => {
+                let other = Input {
+                    snap: p.snap.clone(),
+                    dom: Tree::ready(p.dom.clone()),
+                };
+                let (target, base) = if p.is_base {
+                    (own, other)
+                } else {
+                    (other, own)
+                };
+                Inputs {
+                    target,
+                    base: Some(base),
+                }
+            }
+        };
         let snap = shared.snap.clone();
         // `:NAME` runs a shipped query, as on the command line.
         let q = match sql.trim().strip_prefix(':') {
@@ -126,12 +176,14 @@ impl QueryPane {
         };
         let job = Job::spawn(shared.jobs, move |stop| run(&inputs, &snap, &q, stop));
         let since = Instant::now();
-        Self::with(sql, State::Running { job, since })
+        let mut pane = Self::with(sql, State::Running { job, since });
+        pane.two = partner.is_some();
+        pane
     }
 
     /// Without SQL: says so.
     #[cfg(not(feature = "sql"))]
-    pub fn start(sql: String, _ctx: &Ctx) -> QueryPane {
+    pub fn start(sql: String, _ctx: &Ctx, _partner: Option<&Partner>) -> QueryPane {
         Self::with(sql, State::Failed(WITHOUT_SQL.into()))
     }
 
@@ -185,7 +237,8 @@ impl QueryPane {
             State::Failed(_) => "failed".into(),
             State::Cancelled => "cancelled".into(),
         };
-        format!("Query — {what}{more}: {}", self.one_line())
+        let over = if self.two { " of base and target" } else { "" };
+        format!("Query{over} — {what}{more}: {}", self.one_line())
     }
 
     fn answer(&self) -> Option<&Answer> {

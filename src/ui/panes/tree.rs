@@ -318,18 +318,14 @@ impl TreePane {
         // Name the reference from the dominator where there is a direct one and finding
         // it is cheap (a parent of a few hundred references at most).
         let dom_label = o != VIRTUAL_ROOT && g.edges(o).len() <= 256;
-        let kids = page
-            .iter()
-            .map(|&c| {
-                let e = match self.kind {
-                    TreeKind::Dominators(_) if dom_label => snap.edge_label(o, c),
-                    TreeKind::Dominators(_) => None,
-                    TreeKind::Referrers(_) => snap.edge_label(c, o),
-                    _ => snap.edge_label(o, c),
-                };
-                (c, e)
-            })
-            .collect();
+        // A child held by several references has them all named (`[0], [3]`), the
+        // page's in one pass over `o`'s references.
+        let names = match self.kind {
+            TreeKind::Dominators(_) if !dom_label => vec![None; page.len()],
+            TreeKind::Referrers(_) => page.iter().map(|&c| snap.edge_name(c, o)).collect(),
+            _ => snap.edge_names(o, page),
+        };
+        let kids = page.iter().copied().zip(names).collect();
         (kids, total, rest_bytes)
     }
 

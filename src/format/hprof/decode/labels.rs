@@ -1,79 +1,130 @@
-//! The indexes of many of an object array's elements at once ([`of_array`]): a part of
-//! the decoder (its parent module), kept apart for its one pass over an array.
+//! The names of many of an object's references at once ([`Referrer::of_array`],
+//! [`Referrer::of_instance`], [`Referrer::of_class`]): a part of the decoder (its parent
+//! module), kept apart for its one pass over a record.
+//!
+//! The references come as the index lists them (pass 2: the class first, then the
+//! elements or the reference fields in record order, then the classes a loader defined),
+//! and one target may come several times: an array holding it at `[0]` and `[3]`, two
+//! fields of one instance. Each is named by its own place, in turn
+//! ([`crate::heap::positions::in_turn`]): the first by the first place that holds it,
+//! the second by the second. Naming each by the first (`[0]` twice) was the old way.
 
 use super::{HprofDecoder, Record};
 use crate::format::read::be_id;
+use crate::format::Value;
+use crate::heap::positions::in_turn;
 use crate::heap::{Graph, ObjId};
 
-/// `[i]`, the index in the object array `from` of each of `to`, in one pass over the
-/// array (its class, where `to` holds it, `<class>`); `None` when `from` is not an object
-/// array, for [`crate::format::Decoder::edge_label`] one at a time.
-pub(super) fn of_array(
-    d: &HprofDecoder,
-    b: &[u8],
-    g: &Graph,
-    from: ObjId,
-    to: &[ObjId],
-) -> Option<Vec<Option<String>>> {
-    let want: Vec<u64> = to.iter().map(|&t| d.address(b, g, t)).collect();
-    let Ok(Record::ObjArray { class, elems, .. }) = d.record(b, g, from) else {
-        return None;
-    };
-    let ids = elems.chunks_exact(d.id_size).map(|e| be_id(e, d.id_size));
-    let at = crate::heap::positions::first_positions(&want, ids);
-    // The array's class is named as edge_label names it (an array of millions asked
-    // one by one took a pass over the array for each: hours for the 50 M-object dump).
-    Some(
-        at.into_iter()
-            .zip(&want)
-            .map(|(i, &w)| match i {
-                _ if w == class => Some("<class>".to_string()),
-                Some(i) => Some(format!("[{i}]")),
-                None => None,
-            })
-            .collect(),
-    )
+/// An object whose references to others are named, read from the dump's bytes.
+pub(super) struct Referrer<'a> {
+    pub d: &'a HprofDecoder,
+    pub b: &'a [u8],
+    pub g: &'a Graph,
+    pub from: ObjId,
 }
 
-/// The field of the instance `from` that holds each of `to`, in one pass over its
-/// fields by their raw ids (the addresses of `to` read once, no field resolved to an
-/// object): `<class>` for its class, `None` where no field holds it (the index's reference
-/// from a class loader to a class it defined, which [`crate::format::Decoder::edge_label`]
-/// names). `None` when `from` is not an instance.
-pub(super) fn of_instance(
-    d: &HprofDecoder,
-    b: &[u8],
-    g: &Graph,
-    from: ObjId,
-    to: &[ObjId],
-) -> Option<Vec<Option<String>>> {
-    let Ok(Record::Instance { class, data, .. }) = d.record(b, g, from) else {
-        return None;
-    };
-    let id = d.id_size;
-    let f = d.fields(b, g, class);
-    // (raw id, field name) of every reference field, in the fields' order.
-    let mut held: Vec<(u64, &str)> = Vec::new();
-    let mut at = 0usize;
-    for (name, t) in &f.0 {
-        let size = crate::format::hprof::spec::type_size(*t, id)?;
-        let raw = data.get(at..at + size)?;
-        if *t == crate::format::hprof::spec::T_OBJECT {
-            held.push((be_id(raw, id), name.as_str()));
-        }
-        at += size;
+impl Referrer<'_> {
+    /// `[i]`, the index in the object array `from` of each of `to`, in one pass over the
+    /// array (its class, where `to` holds it, `<class>`); `None` when `from` is not an
+    /// object array, for [`crate::format::Decoder::edge_label`] one at a time.
+    pub fn of_array(&self, to: &[ObjId]) -> Option<Vec<Option<String>>> {
+        let Self { d, b, g, from } = *self;
+        let Ok(Record::ObjArray { class, elems, .. }) = d.record(b, g, from) else {
+            return None;
+        };
+        let want: Vec<u64> = to.iter().map(|&t| d.address(b, g, t)).collect();
+        // The array's class is named as edge_label names it (an array of millions asked
+        // one by one took a pass over the array for each: hours for the 50 M-object dump).
+        let ids = elems.chunks_exact(d.id_size).map(|e| be_id(e, d.id_size));
+        let at = in_turn(&want, std::iter::once(class).chain(ids));
+        Some(
+            at.into_iter()
+                .map(|i| match i? {
+                    0 => Some("<class>".to_string()),
+                    i => Some(format!("[{}]", i - 1)),
+                })
+                .collect(),
+        )
     }
-    Some(
-        to.iter()
-            .map(|&t| {
-                let want = d.address(b, g, t);
-                if want == class {
-                    return Some("<class>".to_string());
-                }
-                held.iter()
-                    .find(|(raw, _)| *raw == want)
-                    .map(|(_, n)| n.to_string())
+
+    /// The field of the instance `from` that holds each of `to`, in one pass over its
+    /// fields by their raw ids (the addresses of `to` read once, no field resolved to an
+    /// object): `<class>` for its class, `None` where no field holds it (the index's
+    /// reference from a class loader to a class it defined, [`Referrer::defined_class`]).
+    /// `None` when `from` is not an instance.
+    pub fn of_instance(&self, to: &[ObjId]) -> Option<Vec<Option<String>>> {
+        let Self { d, b, g, from } = *self;
+        let Ok(Record::Instance { class, data, .. }) = d.record(b, g, from) else {
+            return None;
+        };
+        let id = d.id_size;
+        let f = d.fields(b, g, class);
+        // (raw id, name) of the class and of every reference field, in the fields' order.
+        let mut held: Vec<(u64, &str)> = vec![(class, "<class>")];
+        let mut at = 0usize;
+        for (name, t) in &f.0 {
+            let size = crate::format::hprof::spec::type_size(*t, id)?;
+            let raw = data.get(at..at + size)?;
+            if *t == crate::format::hprof::spec::T_OBJECT {
+                held.push((be_id(raw, id), name.as_str()));
+            }
+            at += size;
+        }
+        let want: Vec<u64> = to.iter().map(|&t| d.address(b, g, t)).collect();
+        let at = in_turn(&want, held.iter().map(|(raw, _)| *raw));
+        Some(
+            at.into_iter()
+                .map(|i| i.map(|i| held[i].1.to_string()))
+                .collect(),
+        )
+    }
+
+    /// The field of the class object `from` that holds each of `to` (`<super>`, a
+    /// constant pool entry, `static NAME`), from one inspection of it, each target in
+    /// turn; `None` where none holds it ([`Referrer::defined_class`]). `None` when `from`
+    /// is not a class.
+    pub fn of_class(&self, to: &[ObjId]) -> Option<Vec<Option<String>>> {
+        use crate::format::Decoder;
+        let Self { d, b, g, from } = *self;
+        let Ok(Record::Class(..)) = d.record(b, g, from) else {
+            return None;
+        };
+        let held: Vec<(u64, String)> = d
+            .inspect(b, g, from)
+            .fields
+            .into_iter()
+            .filter_map(|f| match f.value {
+                Value::Object(t) => Some((t as u64, static_name(f.is_static, f.name))),
+                _ => None,
             })
-            .collect(),
-    )
+            .collect();
+        let want: Vec<u64> = to.iter().map(|&t| t as u64).collect();
+        let at = in_turn(&want, held.iter().map(|(t, _)| *t));
+        Some(
+            at.into_iter()
+                .map(|i| i.map(|i| held[i].1.clone()))
+                .collect(),
+        )
+    }
+
+    /// `<defined class>` where `to` is a class the class loader `from` defined (the
+    /// index's reference from a loader to each of its classes, which no field holds).
+    pub fn defined_class(&self, to: ObjId) -> Option<String> {
+        let Self { d, b, g, from } = *self;
+        let from_addr = d.address(b, g, from);
+        match d.record(b, g, to).ok()? {
+            Record::Class(c, ..) if c.loader_id == from_addr => Some("<defined class>".into()),
+            _ => None,
+        }
+    }
+}
+
+/// A field's name as a reference's: `static NAME` for a class's static field, the
+/// bracketed names (`<super>`, `<constant pool #3>`) as they are.
+pub(super) fn static_name(is_static: bool, name: String) -> String {
+    if is_static && !name.starts_with('<') {
+        format!("static {name}")
+    } else {
+        name
+    }
 }

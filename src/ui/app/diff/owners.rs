@@ -22,9 +22,17 @@ impl DiffView {
     /// or the owners (which then get the keys), or on a side (which then gets them).
     /// Whether a row was there.
     pub fn click(&mut self, x: u16, y: u16, theme: &Theme) -> bool {
+        // The query line keeps the keys (a double click's `Enter` would run it).
+        if self.query_line_open().is_some() {
+            return false;
+        }
         match self.sides {
             Some(focus) => {
                 for side in [Side::Base, Side::Target] {
+                    // A side alone: the other is not on screen.
+                    if self.alone && side != focus {
+                        continue;
+                    }
                     // Only the focused side's detail is on screen (the third column).
                     if self.side_mut(side).click(x, y, theme, side == focus) {
                         self.sides = Some(side);
