@@ -133,20 +133,14 @@ impl QueryPane {
         let Some(shared) = ctx.shared else {
             return Self::with(sql, State::Failed("no snapshot to query here".into()));
         };
-        let own = Input {
-            snap: shared.snap.clone(),
-            dom: Tree::ready(shared.dom.cloned()),
-        };
+        let own = Input::new(shared.snap.clone(), Tree::ready(shared.dom.cloned()));
         let inputs = match partner {
             None => Inputs {
                 target: own,
                 base: None,
             },
             Some(p) => {
-                let other = Input {
-                    snap: p.snap.clone(),
-                    dom: Tree::ready(p.dom.clone()),
-                };
+                let other = Input::new(p.snap.clone(), Tree::ready(p.dom.clone()));
                 let (target, base) = if p.is_base {
                     (own, other)
                 } else {
