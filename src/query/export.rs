@@ -18,6 +18,41 @@ pub const TABLES: &[&str] = &[
     "waste",
 ];
 
+/// The columns a table is written with, where not all of them (`*`): in the tables of an
+/// object or a reference per row, objects are their `n` (an export's key between its
+/// tables: `refs.src_n = objects.n`) and `objects.id` is the name heaptui prints. Left
+/// out, as a query over the export derives them by a join: `objects.dominator` and
+/// `id_num` (`dominator_n`, `id`), `refs.src` and `dst`, `strings.id`; and
+/// `objects.label`, which decodes every object (`strings.text` has the strings').
+fn columns(table: &str) -> &'static str {
+    match table {
+        "objects" => "id, n, class, shallow, retained, dominator_n, depth, reachable, root_kind",
+        "refs" => "src_n, dst_n, name, kind",
+        "strings" => "n, text, length, bytes",
+        _ => "*",
+    }
+}
+
+/// The columns written without a dictionary: one distinct value per row, or nearly, where
+/// a dictionary only costs its hashing; the numbers that mostly ascend as deltas.
+const PLAIN: &[&str] = &["id", "n", "dominator_n", "retained", "dst_n", "text"];
+const DELTAS: &[&str] = &["n", "src_n", "dominator_n"];
+
+/// The Parquet options of every file: zstd's fastest level (the export is bound by the
+/// encoding on two cores), dictionaries only where values repeat.
+fn options() -> TableParquetOptions {
+    let mut o = TableParquetOptions::default();
+    o.global.compression = Some("zstd(1)".into());
+    for c in PLAIN.iter().chain(DELTAS) {
+        let e = o.column_specific_options.entry(c.to_string()).or_default();
+        e.dictionary_enabled = Some(false);
+        if DELTAS.contains(c) {
+            e.encoding = Some("delta_binary_packed".into());
+        }
+    }
+    o
+}
+
 /// `seconds` since the epoch as `YYYY-MM-DDTHH:MM:SSZ`.
 fn utc(seconds: u64) -> String {
     let (days, rest) = (seconds / 86_400, seconds % 86_400);
@@ -69,20 +104,19 @@ pub fn parquet(input: &Input, dump: &str, dir: &Path) -> Result<Vec<(&'static st
     rt.block_on(async {
         let (ctx, _spill) = super::context(&inputs, &stop)?;
         let mut out = Vec::new();
+        let timing = crate::sys::env::flag("HEAPTUI_TIMING");
         for &t in TABLES {
+            let began = std::time::Instant::now();
             let df = ctx
-                .sql(&format!("SELECT *, {identity} FROM {t}"))
+                .sql(&format!("SELECT {}, {identity} FROM {t}", columns(t)))
                 .await
                 .map_err(|e| e.to_string())?;
             let path = dir.join(format!("{t}.parquet"));
-            let mut options = TableParquetOptions::default();
-            // zstd's fastest level: the export is bound by the encoding on two cores.
-            options.global.compression = Some("zstd(1)".into());
             let counts = df
                 .write_parquet(
                     &path.to_string_lossy(),
                     DataFrameWriteOptions::new().with_single_file_output(true),
-                    Some(options),
+                    Some(options()),
                 )
                 .await
                 .map_err(|e| format!("{}: {e}", path.display()))?;
@@ -96,6 +130,9 @@ pub fn parquet(input: &Input, dump: &str, dir: &Path) -> Result<Vec<(&'static st
                         .map(|a| a.value(0))
                 })
                 .sum();
+            if timing {
+                eprintln!("timing: export: {t}: {:.3} s", began.elapsed().as_secs_f64());
+            }
             out.push((t, rows));
         }
         Ok(out)

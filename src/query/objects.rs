@@ -224,7 +224,7 @@ pub fn refs(snap: &Arc<Snapshot>, stop: &Arc<AtomicBool>) -> Arc<Lazy> {
                     match c {
                         0 => Arc::new(ids(&snap, src.iter().map(|&o| Some(o)))),
                         1 => Arc::new(ids(&snap, dst.iter().map(|&o| Some(o)))),
-                        2 => Arc::new(StringArray::from_iter(names.iter().cloned())),
+                        2 => Arc::new(StringArray::from_iter(names.iter().map(Option::as_deref))),
                         3 => {
                             Arc::new(StringArray::from_iter_values((lo..hi).map(|e| {
                                 ref_kind(&snap, names[e - lo].as_deref(), g.is_weak(e))

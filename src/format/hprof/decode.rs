@@ -669,10 +669,12 @@ impl Decoder for HprofDecoder {
     /// target at `[0]` and `[3]` names the first reference `[0]` and the second `[3]`.
     fn edge_labels(&self, b: &[u8], g: &Graph, from: ObjId, to: &[ObjId]) -> Vec<Option<String>> {
         let r = self.referrer(b, g, from);
-        if let Some(l) = r.of_array(to) {
+        let rec = self.record(b, g, from).ok();
+        if let Some(l) = rec.as_ref().and_then(|x| r.of_array(to, x)) {
             return l;
         }
-        match r.of_instance(to).or_else(|| r.of_class(to)) {
+        let named = rec.as_ref().and_then(|x| r.of_instance(to, x));
+        match named.or_else(|| r.of_class(to)) {
             // What no field holds (a class loader's defined classes) is named one by one.
             Some(l) => l
                 .into_iter()

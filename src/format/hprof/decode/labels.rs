@@ -24,18 +24,23 @@ pub(super) struct Referrer<'a> {
 }
 
 impl Referrer<'_> {
-    /// `[i]`, the index in the object array `from` of each of `to`, in one pass over the
-    /// array (its class, where `to` holds it, `<class>`); `None` when `from` is not an
+    /// `[i]`, the index in the object array `from` (its record `rec`) of each of `to`, in
+    /// one pass over the array (its class, where `to` holds it, `<class>`); `None` when `from` is not an
     /// object array, for [`crate::format::Decoder::edge_label`] one at a time.
-    pub fn of_array(&self, to: &[ObjId]) -> Option<Vec<Option<String>>> {
-        let Self { d, b, g, from } = *self;
-        let Ok(Record::ObjArray { class, elems, .. }) = d.record(b, g, from) else {
+    pub fn of_array(&self, to: &[ObjId], rec: &Record<'_>) -> Option<Vec<Option<String>>> {
+        let Self { d, b, g, .. } = *self;
+        let &Record::ObjArray { class, elems, .. } = rec else {
             return None;
         };
+        let ids = elems.chunks_exact(d.id_size).map(|e| be_id(e, d.id_size));
+        if self.all_in_order(to, 1 + ids.clone().filter(|&e| e != 0).count()) {
+            let places = ids.enumerate().filter(|&(_, e)| e != 0);
+            let names = places.map(|(i, _)| Some(format!("[{i}]")));
+            return Some(std::iter::once(Some("<class>".to_string())).chain(names).collect());
+        }
         let want: Vec<u64> = to.iter().map(|&t| d.address(b, g, t)).collect();
         // The array's class is named as edge_label names it (an array of millions asked
         // one by one took a pass over the array for each: hours for the 50 M-object dump).
-        let ids = elems.chunks_exact(d.id_size).map(|e| be_id(e, d.id_size));
         let at = in_turn(&want, std::iter::once(class).chain(ids));
         Some(
             at.into_iter()
@@ -47,14 +52,15 @@ impl Referrer<'_> {
         )
     }
 
-    /// The field of the instance `from` that holds each of `to`, in one pass over its
+    /// The field of the instance `from` (its record `rec`) that holds each of `to`, in one
+    /// pass over its
     /// fields by their raw ids (the addresses of `to` read once, no field resolved to an
     /// object): `<class>` for its class, `None` where no field holds it (the index's
     /// reference from a class loader to a class it defined, [`Referrer::defined_class`]).
     /// `None` when `from` is not an instance.
-    pub fn of_instance(&self, to: &[ObjId]) -> Option<Vec<Option<String>>> {
-        let Self { d, b, g, from } = *self;
-        let Ok(Record::Instance { class, data, .. }) = d.record(b, g, from) else {
+    pub fn of_instance(&self, to: &[ObjId], rec: &Record<'_>) -> Option<Vec<Option<String>>> {
+        let Self { d, b, g, .. } = *self;
+        let &Record::Instance { class, data, .. } = rec else {
             return None;
         };
         let id = d.id_size;
@@ -69,6 +75,10 @@ impl Referrer<'_> {
                 held.push((be_id(raw, id), name.as_str()));
             }
             at += size;
+        }
+        if self.all_in_order(to, held.iter().filter(|h| h.0 != 0).count()) {
+            let names = held.iter().filter(|h| h.0 != 0).map(|h| Some(h.1.to_string()));
+            return Some(names.collect());
         }
         let want: Vec<u64> = to.iter().map(|&t| d.address(b, g, t)).collect();
         let at = in_turn(&want, held.iter().map(|(raw, _)| *raw));
@@ -105,6 +115,16 @@ impl Referrer<'_> {
                 .map(|i| i.map(|i| held[i].1.clone()))
                 .collect(),
         )
+    }
+
+    /// Whether `to` is every reference of `from` as the index lists them, and the record
+    /// holds `held` of them (its class and the places that are not null): then none was
+    /// left out (a reference to an object the dump lacks) nor added (a class loader's
+    /// defined classes), and the k-th reference is the k-th place, named without looking
+    /// up any target's address (a read from a random place in the dump for each).
+    fn all_in_order(&self, to: &[ObjId], held: usize) -> bool {
+        let Self { g, from, .. } = *self;
+        to.len() == held && g.out_targets.get(g.edges(from)) == Some(to)
     }
 
     /// `<defined class>` where `to` is a class the class loader `from` defined (the
