@@ -29,6 +29,16 @@ files: heaptui's map of the dump, which stay page cache), and VmHWM. Commands:
   memlab (bench/v8-memlab-top.js: memlab's loader and dominator tree)  (V8)
   memlab analyze object-size --snapshot FILE   (V8: the command issue 11 names, as a user
             runs it; it also finds shortest paths and prints the largest objects)
+With SQL=1, an HPROF set also gets issue 41's table (SQL_ONLY=1: that table alone, as
+bench/query.sh runs it):
+  heaptui query FILE SQL, from a cache entry with its tree (a private cache dir, filled
+            first by `dominators`): group (count and retained by class), strings (a LIKE
+            '%…%' over every string's text, with the text bytes: MB/s of text), join
+            (refs with objects on the 5.5 M sessions, referrers by class)
+  hprof-analyzer heap query --oql, from its own disk cache (`heap load --with-graph`
+            first): the nearest OQL to each (OQL has no LIKE and no GROUP BY over a
+            subquery: an equality over every String, and every session's inbounds)
+  heaptui export FILE --parquet DIR --no-cache beside dominators --no-cache
 Prints the table and writes every figure to BENCH_DIR/run-result.json.
 """
 
@@ -46,6 +56,8 @@ BENCH = os.path.realpath(os.environ.get("BENCH_DIR", "/tmp/heaptui-bench"))
 RUNS = int(os.environ.get("RUNS", "1"))
 PEERS = os.environ.get("PEERS", "1") != "0"
 CAPS = [int(c) for c in os.environ.get("CAPS", "").split(",") if c.strip()]
+SQL_ONLY = os.environ.get("SQL_ONLY", "0") != "0"
+SQL = SQL_ONLY or os.environ.get("SQL", "0") != "0"
 HEAPTUI = os.environ.get("HEAPTUI", os.path.join(ROOT, "target/release/heaptui"))
 MEMLAB_DIR = os.environ.get("MEMLAB_DIR", os.path.join(BENCH, "memlab"))
 
@@ -146,6 +158,10 @@ def run_set(name):
         while f.read(1 << 24):
             pass
     out = {"set": name, "format": fmt, "file": path, "bytes": size, "tools": {}}
+    if SQL_ONLY:
+        if fmt == "hprof":
+            out["sql"] = sql_runs(name, path)
+        return out
     env = heaptui_env(HEAPTUI_NO_CACHE="1")
     s = subprocess.run([HEAPTUI, "summary", path, "--json", "--no-cache"], capture_output=True, env=env)
     summary = json.loads(s.stdout) if s.returncode == 0 else {}
@@ -209,6 +225,8 @@ def run_set(name):
                 }
         else:
             log(f"memlab is not in {MEMLAB_DIR} (bench/v8-compare.sh installs it): skipped")
+    if SQL and fmt == "hprof":
+        out["sql"] = sql_runs(name, path)
     if CAPS and d and d["exit"] == 0:
         out["capped"] = capped_runs(name, fmt, path, d["vm_hwm_bytes"], env)
     return out
@@ -240,6 +258,87 @@ def capped_runs(name, fmt, path, peak, env):
     finally:
         shutil.rmtree(rep, ignore_errors=True)
     return runs
+
+
+# Issue 41's questions, in heaptui's SQL and in hprof-analyzer's OQL (the nearest it has).
+QUESTIONS = [
+    ("group",
+     "SELECT class, count(*), sum(retained) FROM objects GROUP BY class ORDER BY 3 DESC LIMIT 10",
+     "SELECT classof(x) AS class, COUNT(*) AS n, SUM(@retainedHeapSize) AS ret "
+     "FROM INSTANCEOF java.lang.Object x GROUP BY classof(x) ORDER BY ret DESC LIMIT 10"),
+    ("strings LIKE",
+     "SELECT count(*) AS n, sum(octet_length(text)) AS text_bytes FROM strings "
+     "WHERE text LIKE '%heaptui-needle-not-there%'",
+     'SELECT COUNT(*) AS n FROM java.lang.String s WHERE toString(s) = "heaptui-needle-not-there"'),
+    ("join",
+     "SELECT o.class, count(*) AS refs FROM objects t JOIN refs r ON r.dst_n = t.n "
+     "JOIN objects o ON o.n = r.src_n WHERE t.class = 'dev.heaptui.fixture.Session' "
+     "GROUP BY o.class ORDER BY 2 DESC",
+     "SELECT s.@inbounds FROM dev.heaptui.fixture.Session s"),
+]
+
+
+def sql_runs(name, path):
+    """Issue 41's figures on one HPROF file (see the module's doc)."""
+    out = {"queries": {}, "oql": {}}
+    cache = tempfile.mkdtemp(prefix="heaptui-sql-cache-")
+    try:
+        cenv = heaptui_env(HEAPTUI_CACHE_DIR=cache, HEAPTUI_CACHE_MIN_BYTES="0")
+        log(f"{name}: heaptui query: the cache entry, its tree and the strings first")
+        measure([HEAPTUI, "dominators", path, "--top", "1", "--json"], cenv)
+        measure([HEAPTUI, "query", path, "SELECT count(*) FROM strings"], cenv)
+        out["process"] = best([HEAPTUI, "query", path, "SELECT 1"], cenv)
+        t = subprocess.run([HEAPTUI, "query", path, "SELECT sum(octet_length(text)) FROM strings",
+                            "--csv"], capture_output=True, env=cenv, text=True)
+        out["text_bytes"] = int(t.stdout.split()[-1]) if t.returncode == 0 else None
+        for q, sql, _ in QUESTIONS:
+            log(f"{name}: heaptui query {q}")
+            out["queries"][q] = best([HEAPTUI, "query", path, sql], cenv)
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+    if PEERS and shutil.which("hprof-analyzer"):
+        log(f"{name}: hprof-analyzer heap load --with-graph (its own disk cache)")
+        out["oql_load"] = measure(["hprof-analyzer", "heap", "load", "--with-graph", path])
+        for q, _, oql in QUESTIONS:
+            log(f"{name}: hprof-analyzer OQL {q}")
+            out["oql"][q] = best(["hprof-analyzer", "heap", "query", "--oql", oql, path])
+    env = heaptui_env(HEAPTUI_NO_CACHE="1")
+    pq = tempfile.mkdtemp(prefix="heaptui-parquet-", dir=BENCH)
+    try:
+        log(f"{name}: heaptui export --parquet and dominators, both without the cache")
+        out["dominators"] = best([HEAPTUI, "dominators", path, "--top", "10", "--json"], env)
+        out["export"] = measure([HEAPTUI, "export", path, "--parquet", pq], env)
+        out["parquet_bytes"] = sum(os.path.getsize(os.path.join(pq, f)) for f in os.listdir(pq))
+    finally:
+        shutil.rmtree(pq, ignore_errors=True)
+    return out
+
+
+def fmt_sql(r):
+    q = r.get("sql")
+    if not q:
+        return []
+    rows = []
+    for name, _, _ in QUESTIONS:
+        h, o = q["queries"].get(name), q["oql"].get(name)
+        note = ""
+        if name == "strings LIKE" and h and q.get("text_bytes"):
+            scan = h["wall_seconds"] - q["process"]["wall_seconds"]
+            note = (f"{q['text_bytes'] / 1e6 / h['wall_seconds']:,.0f} MB/s of text end to end, "
+                    f"{q['text_bytes'] / 1e6 / max(scan, 1e-3):,.0f} MB/s past `SELECT 1`'s "
+                    f"{q['process']['wall_seconds']:.2f} s")
+        if h and o and o["exit"] == 0:
+            note += ("; " if note else "") + f"OQL {o['wall_seconds'] / h['wall_seconds']:.0f}x heaptui's time"
+        rows.append([r["set"], name, f"{h['wall_seconds']:.2f}" if h else "-",
+                     f"{h['rss_anon_bytes'] / 1e6:,.0f}" if h else "-",
+                     f"{o['wall_seconds']:.2f}" if o else "-", note])
+    d, e = q.get("dominators"), q.get("export")
+    if d and e:
+        rows.append([r["set"], "export --parquet", f"{e['wall_seconds']:.2f}",
+                     f"{e['rss_anon_bytes'] / 1e6:,.0f}", "-",
+                     f"{e['wall_seconds'] / d['wall_seconds']:.2f}x dominators' {d['wall_seconds']:.2f} s "
+                     f"(both --no-cache); {q['parquet_bytes'] / 1e6:,.0f} MB of Parquet"])
+    return rows
 
 
 def fmt_capped(r):
@@ -316,7 +415,7 @@ def main():
             log(f"{s}: could not make the input ({e}); skipped")
     head = ["set", "MB", "objects", "tool", "hist s", "dom s", "susp s", "waste s", "MB/s", "anon MB", "file MB",
             "HWM MB", "anon B/obj", "reopen s", "ratios (heaptui against the peers)"]
-    rows = [head] + [row for r in results for row in fmt_row(r)]
+    rows = [head] + [row for r in results if "heaptui" in r["tools"] for row in fmt_row(r)]
     widths = [max(len(str(row[i])) for row in rows) for i in range(len(head) - 1)]
     for row in rows:
         print("  ".join(str(c).ljust(w) for c, w in zip(row, widths)) + "  " + row[-1])
@@ -328,6 +427,14 @@ def main():
         print()
         for row in rows:
             print("  ".join(str(c).ljust(w) for c, w in zip(row, widths)))
+    sql = [row for r in results for row in fmt_sql(r)]
+    if sql:
+        head = ["set", "question", "heaptui s", "anon MB", "OQL s", "ratios"]
+        rows = [head] + sql
+        widths = [max(len(str(row[i])) for row in rows) for i in range(len(head) - 1)]
+        print()
+        for row in rows:
+            print("  ".join(str(c).ljust(w) for c, w in zip(row, widths)) + "  " + row[-1])
     meta = {
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "load_average_at_end": os.getloadavg(),

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::Xxh3;
 
 use super::{bytes_of, check_head, entry_path, locate, mapped, verify, Entry, In};
-use crate::format::texts::Texts;
+use crate::heap::texts::Texts;
 use crate::heap::Graph;
 use crate::sys::codec::decode;
 

@@ -33,7 +33,7 @@ pub struct Snapshot {
     pub snapshots: Vec<SnapshotInfo>,
     pub snapshot_index: usize,
     /// The strings' text, once a query has asked for it ([`Snapshot::texts`]).
-    pub(super) texts: std::sync::Mutex<Option<std::sync::Arc<super::texts::Texts>>>,
+    pub(super) texts: std::sync::Mutex<Option<std::sync::Arc<crate::heap::texts::Texts>>>,
 }
 
 impl Snapshot {

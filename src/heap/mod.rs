@@ -27,6 +27,7 @@ pub mod packed;
 pub mod paths;
 pub mod positions;
 pub mod reach;
+pub mod texts;
 pub mod waste;
 
 pub use column::{Column, CompactColumn};

@@ -131,7 +131,10 @@ pub fn parquet(input: &Input, dump: &str, dir: &Path) -> Result<Vec<(&'static st
                 })
                 .sum();
             if timing {
-                eprintln!("timing: export: {t}: {:.3} s", began.elapsed().as_secs_f64());
+                eprintln!(
+                    "timing: export: {t}: {:.3} s",
+                    began.elapsed().as_secs_f64()
+                );
             }
             out.push((t, rows));
         }

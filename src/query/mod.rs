@@ -41,9 +41,9 @@ use datafusion::execution::runtime_env::RuntimeEnvBuilder;
 use datafusion::prelude::{SessionConfig, SessionContext};
 use futures::StreamExt;
 
-use crate::format::texts::Texts;
 use crate::format::Snapshot;
 use crate::heap::dominators::Dominators;
+use crate::heap::texts::Texts;
 
 /// A query's answer, as `query --json` prints it: the columns' names, and one array per
 /// row in their order.
@@ -94,7 +94,10 @@ impl Tree {
 /// first time the `strings` table is read, and kept. The session's reads it from beside
 /// the index cache entry, or makes it and writes it there ([`Strings::when_asked`]).
 #[derive(Clone)]
-pub struct Strings(Arc<dyn Fn(&AtomicBool) -> Option<Arc<Texts>> + Send + Sync>);
+pub struct Strings(Arc<MakeTexts>);
+
+/// What gives a query the strings' text (`None` when stopped first).
+type MakeTexts = dyn Fn(&AtomicBool) -> Option<Arc<Texts>> + Send + Sync;
 
 impl Strings {
     /// Made in memory and kept in the snapshot.

@@ -15,9 +15,9 @@ use datafusion::error::Result;
 
 use super::lazy::Lazy;
 use super::{Strings, Tree};
-use crate::format::texts::Texts;
 use crate::format::Snapshot;
 use crate::heap::dominators::VIRTUAL_ROOT;
+use crate::heap::texts::Texts;
 use crate::heap::ObjId;
 
 /// Objects per batch.

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::Session;
 use crate::cache::TextsLoaded;
-use crate::format::texts::Texts;
+use crate::heap::texts::Texts;
 
 impl Session {
     /// The strings' text: kept in the snapshot once made, else read from beside the

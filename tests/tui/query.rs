@@ -341,9 +341,8 @@ mod with_sql {
         let Screen::Diff(v) = &a.screen else {
             panic!("not the diff view")
         };
-        let input = |r: &Ready| heaptui::query::Input {
-            snap: r.snap.clone(),
-            dom: heaptui::query::Tree::ready(r.dom.clone()),
+        let input = |r: &Ready| {
+            heaptui::query::Input::new(r.snap.clone(), heaptui::query::Tree::ready(r.dom.clone()))
         };
         heaptui::query::Inputs {
             target: input(&v.target),

@@ -36,7 +36,11 @@ impl Referrer<'_> {
         if self.all_in_order(to, 1 + ids.clone().filter(|&e| e != 0).count()) {
             let places = ids.enumerate().filter(|&(_, e)| e != 0);
             let names = places.map(|(i, _)| Some(format!("[{i}]")));
-            return Some(std::iter::once(Some("<class>".to_string())).chain(names).collect());
+            return Some(
+                std::iter::once(Some("<class>".to_string()))
+                    .chain(names)
+                    .collect(),
+            );
         }
         let want: Vec<u64> = to.iter().map(|&t| d.address(b, g, t)).collect();
         // The array's class is named as edge_label names it (an array of millions asked
@@ -77,7 +81,10 @@ impl Referrer<'_> {
             at += size;
         }
         if self.all_in_order(to, held.iter().filter(|h| h.0 != 0).count()) {
-            let names = held.iter().filter(|h| h.0 != 0).map(|h| Some(h.1.to_string()));
+            let names = held
+                .iter()
+                .filter(|h| h.0 != 0)
+                .map(|h| Some(h.1.to_string()));
             return Some(names.collect());
         }
         let want: Vec<u64> = to.iter().map(|&t| d.address(b, g, t)).collect();
