@@ -152,6 +152,24 @@ impl Snapshot {
     /// The names of the references from `from` to each of `to` ([`Decoder::edge_labels`]):
     /// where `to` names a target again, its next reference, in turn (past the last, its
     /// first again).
+    /// The names of all of `from`'s references in the index's order, each given to
+    /// `name` exactly once ([`super::Decoder::each_edge_label`]; a format that gives
+    /// fewer is made up with `None`, more are dropped).
+    pub fn each_edge_label(&self, from: ObjId, name: &mut dyn FnMut(Option<&str>)) {
+        let n = self.graph.edges(from).len();
+        let mut k = 0;
+        self.decoder
+            .each_edge_label(self.bytes(), &self.graph, from, &mut |l| {
+                if k < n {
+                    name(l);
+                    k += 1;
+                }
+            });
+        for _ in k..n {
+            name(None);
+        }
+    }
+
     pub fn edge_labels(&self, from: ObjId, to: &[ObjId]) -> Vec<Option<String>> {
         self.decoder
             .edge_labels(self.bytes(), &self.graph, from, to)

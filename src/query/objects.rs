@@ -60,6 +60,27 @@ fn ids(snap: &Snapshot, objs: impl Iterator<Item = Option<ObjId>>) -> StringArra
     b.finish()
 }
 
+/// The kinds of GC root each of objects `range` is (`None`: it is none), joined: the
+/// roots (sorted by object) of the range walked beside it.
+fn root_kinds(g: &crate::heap::Graph, range: std::ops::Range<usize>) -> StringArray {
+    let roots = &g.roots[g.roots.partition_point(|r| (r.obj as usize) < range.start)..];
+    let mut out = StringBuilder::new();
+    let mut at = 0;
+    for o in range {
+        let mut kinds: Vec<&str> = Vec::new();
+        while let Some(r) = roots.get(at).filter(|r| r.obj as usize == o) {
+            kinds.push(r.kind.name());
+            at += 1;
+        }
+        kinds.dedup();
+        match kinds.is_empty() {
+            true => out.append_null(),
+            false => out.append_value(kinds.join(", ")),
+        }
+    }
+    out.finish()
+}
+
 /// The first instance of every class, in class order (`None` for a class without one).
 pub(super) fn first_instances(snap: &Snapshot) -> Vec<Option<ObjId>> {
     let mut first = vec![None; snap.graph.classes.len()];
@@ -152,12 +173,7 @@ pub fn objects(snap: &Arc<Snapshot>, dom: &Tree, stop: &Arc<AtomicBool>) -> Arc<
                                 )
                             })))
                         }
-                        7 => Arc::new(StringArray::from_iter(it.map(|o| {
-                            let mut kinds: Vec<&str> =
-                                g.roots_of(o).iter().map(|r| r.kind.name()).collect();
-                            kinds.dedup();
-                            (!kinds.is_empty()).then(|| kinds.join(", "))
-                        }))),
+                        7 => Arc::new(root_kinds(g, range.clone())),
                         8 => Arc::new(StringArray::from_iter(it.map(|o| snap.label(o)))),
                         9 => Arc::new(UInt32Array::from_iter_values(it)),
                         10 => Arc::new(UInt32Array::from_iter(it.map(idom))),
@@ -211,25 +227,36 @@ pub fn refs(snap: &Arc<Snapshot>, stop: &Arc<AtomicBool>) -> Arc<Lazy> {
                 .collect();
             let dst = &g.out_targets[lo..hi];
             let needs_names = cols.iter().any(|&c| c == 2 || c == 3);
-            let names: Vec<Option<String>> = if needs_names {
-                (from..to)
-                    .flat_map(|o| snap.edge_labels(o, &g.out_targets[g.edges(o)]))
-                    .collect()
-            } else {
-                Vec::new()
-            };
+            // Each reference's name written into the column as the decoder gives it, and
+            // its kind beside it.
+            let mut names = StringBuilder::with_capacity(rows, rows * 8);
+            let mut kinds: Vec<&'static str> =
+                Vec::with_capacity(if needs_names { rows } else { 0 });
+            if needs_names {
+                let mut e = lo;
+                for o in from..to {
+                    snap.each_edge_label(o, &mut |n| {
+                        match n {
+                            Some(n) => names.append_value(n),
+                            None => names.append_null(),
+                        }
+                        kinds.push(ref_kind(&snap, n, g.is_weak(e)));
+                        e += 1;
+                    });
+                }
+            }
+            let mut names = Some(names);
             let out = cols
                 .iter()
                 .map(|&c| -> ArrayRef {
                     match c {
                         0 => Arc::new(ids(&snap, src.iter().map(|&o| Some(o)))),
                         1 => Arc::new(ids(&snap, dst.iter().map(|&o| Some(o)))),
-                        2 => Arc::new(StringArray::from_iter(names.iter().map(Option::as_deref))),
-                        3 => {
-                            Arc::new(StringArray::from_iter_values((lo..hi).map(|e| {
-                                ref_kind(&snap, names[e - lo].as_deref(), g.is_weak(e))
-                            })))
-                        }
+                        2 => Arc::new(names.take().map_or_else(
+                            || StringArray::from(Vec::<Option<String>>::new()),
+                            |mut n| n.finish(),
+                        )),
+                        3 => Arc::new(StringArray::from_iter_values(kinds.iter().copied())),
                         4 => Arc::new(UInt32Array::from(src.clone())),
                         _ => Arc::new(UInt32Array::from_iter_values(dst.iter().copied())),
                     }

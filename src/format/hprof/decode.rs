@@ -685,6 +685,23 @@ impl Decoder for HprofDecoder {
         }
     }
 
+    fn each_edge_label(
+        &self,
+        b: &[u8],
+        g: &Graph,
+        from: ObjId,
+        name: &mut dyn FnMut(Option<&str>),
+    ) {
+        let to = &g.out_targets[g.edges(from)];
+        let rec = self.record(b, g, from);
+        if rec.is_ok_and(|rec| self.referrer(b, g, from).each_in_order(to, &rec, name)) {
+            return;
+        }
+        for l in self.edge_labels(b, g, from, to) {
+            name(l.as_deref());
+        }
+    }
+
     fn first_fields(&self, bytes: &[u8], g: &Graph, o: ObjId) -> Option<String> {
         // An instance's fields by its class's cached list, the primitives read in place,
         // a string's text by its layout (what `Snapshot::first_fields` takes from a

@@ -124,6 +124,60 @@ impl Referrer<'_> {
         )
     }
 
+    /// Gives `name` the name of each of `to`, all of `from`'s references (its record
+    /// `rec`), when they are in the record's order ([`Referrer::all_in_order`]): the
+    /// field names as the class lists them, an array's `[i]` written into one buffer;
+    /// `false` (and nothing named) otherwise.
+    pub fn each_in_order(
+        &self,
+        to: &[ObjId],
+        rec: &Record<'_>,
+        name: &mut dyn FnMut(Option<&str>),
+    ) -> bool {
+        use std::fmt::Write;
+        let Self { d, b, g, .. } = *self;
+        match *rec {
+            Record::ObjArray { elems, .. } => {
+                let ids = elems.chunks_exact(d.id_size).map(|e| be_id(e, d.id_size));
+                if !self.all_in_order(to, 1 + ids.clone().filter(|&e| e != 0).count()) {
+                    return false;
+                }
+                name(Some("<class>"));
+                let mut buf = String::with_capacity(16);
+                for (i, _) in ids.enumerate().filter(|&(_, e)| e != 0) {
+                    buf.clear();
+                    let _ = write!(buf, "[{i}]");
+                    name(Some(&buf));
+                }
+                true
+            }
+            Record::Instance { class, data, .. } => {
+                let id = d.id_size;
+                let f = d.fields(b, g, class);
+                let mut held: Vec<&str> = vec!["<class>"];
+                let mut at = 0usize;
+                for (n, t) in &f.0 {
+                    let Some(size) = crate::format::hprof::spec::type_size(*t, id) else {
+                        return false;
+                    };
+                    let Some(raw) = data.get(at..at + size) else {
+                        return false;
+                    };
+                    if *t == crate::format::hprof::spec::T_OBJECT && be_id(raw, id) != 0 {
+                        held.push(n.as_str());
+                    }
+                    at += size;
+                }
+                if !self.all_in_order(to, held.len()) {
+                    return false;
+                }
+                held.into_iter().for_each(|n| name(Some(n)));
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// Whether `to` is every reference of `from` as the index lists them, and the record
     /// holds `held` of them (its class and the places that are not null): then none was
     /// left out (a reference to an object the dump lacks) nor added (a class loader's
