@@ -12,6 +12,7 @@ pub mod findings;
 pub mod install;
 #[cfg(feature = "sql")]
 mod query;
+mod sets;
 mod usage;
 
 pub use crate::present::{rss, summary_lines_for, value_text};
@@ -238,6 +239,27 @@ pub enum Cmd {
         /// The folder for objects.parquet, classes.parquet, ... (made if missing)
         #[arg(long)]
         parquet: PathBuf,
+    },
+    /// What a set of objects retains together (each object counted once), by class;
+    /// with --dominators, who holds the set
+    Retained {
+        /// The heap snapshot: HPROF, V8, Go, MoarVM or Dart, gzip-compressed or not
+        file: PathBuf,
+        /// The objects as the tool prints them: 0x… address (HPROF, Go), @N (V8 node
+        /// id), #N (MoarVM, Dart)
+        objects: Vec<String>,
+        /// Every instance of this class
+        #[arg(long, conflicts_with = "objects")]
+        class: Option<String>,
+        /// The objects of a query's rows: its column n, else its first column as names
+        #[arg(long, conflicts_with_all = ["objects", "class"])]
+        query: Option<String>,
+        /// Also the set's immediate dominators outside it, by class
+        #[arg(long)]
+        dominators: bool,
+        /// Print one JSON document on stdout instead of the text
+        #[arg(long)]
+        json: bool,
     },
     /// Print the shell completion script for SHELL on stdout
     Completions {
@@ -523,6 +545,21 @@ pub fn run(cli: Cli, tui: Tui) -> Result<()> {
         ),
         #[cfg(feature = "sql")]
         Some(Cmd::Export { file, parquet }) => query::export(&file, &parquet),
+        Some(Cmd::Retained {
+            file,
+            objects,
+            class,
+            query,
+            dominators,
+            json,
+        }) => {
+            let s = open_for_cli(&file)?;
+            let set = sets::members(s.snapshot(), &objects, class.as_deref(), query.as_deref())?;
+            let d = dominators_for_cli(&s);
+            sets::retained(&s, &d, &set, dominators, json);
+            keep_tree(&s, &d);
+            Ok(())
+        }
         Some(Cmd::Completions { shell }) => install::completions(shell),
         Some(Cmd::Man) => install::man(),
         None => {

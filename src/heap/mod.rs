@@ -27,6 +27,7 @@ pub mod packed;
 pub mod paths;
 pub mod positions;
 pub mod reach;
+pub mod sets;
 pub mod texts;
 pub mod waste;
 

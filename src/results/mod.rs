@@ -28,6 +28,7 @@ pub mod diff;
 pub mod dominators;
 pub mod inspect;
 pub mod path;
+pub mod retained;
 pub mod summary;
 pub mod suspects;
 pub mod threads;
@@ -95,6 +96,7 @@ pub fn schemas() -> Vec<(&'static str, serde_json::Value)> {
         ("leaks", of::<Leaks>()),
         ("suspects", of::<Suspects>()),
         ("waste", of::<WasteReport>()),
+        ("retained", of::<retained::Retained>()),
     ]
 }
 

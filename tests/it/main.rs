@@ -39,6 +39,7 @@ mod query_engine;
 #[cfg(feature = "sql")]
 mod query_tables;
 mod schema;
+mod sets;
 mod suspects;
 mod v8_cuts;
 mod v8_fixtures;

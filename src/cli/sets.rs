@@ -1,0 +1,119 @@
+//! `retained`: what a set of objects retains together (`src/heap/sets.rs`), as plain text
+//! and as the JSON document of `docs/cli.md`.
+
+use super::commands::print_json;
+use crate::error::{Error, Result};
+use crate::format::Snapshot;
+use crate::heap::dominators::Dominators;
+use crate::heap::ObjId;
+use crate::results::retained::{ClassRow, Retained};
+use crate::text::{human, sanitize};
+
+/// The set a command line names: objects by name, every instance of a class, or the
+/// objects of a query's rows.
+pub fn members(
+    snap: &std::sync::Arc<Snapshot>,
+    objects: &[String],
+    class: Option<&str>,
+    query: Option<&str>,
+) -> Result<Vec<ObjId>> {
+    let g = &snap.graph;
+    if let Some(c) = class {
+        let Some(cid) = g.classes.iter().position(|k| k.name == c) else {
+            return Err(Error::NotFound(format!(
+                "{}: no class named {}",
+                snap.source.path.display(),
+                sanitize(c)
+            )));
+        };
+        return Ok((0..g.len() as ObjId)
+            .filter(|&o| g.class_of.get(o as usize) as usize == cid)
+            .collect());
+    }
+    if let Some(sql) = query {
+        return of_query(snap, sql);
+    }
+    if objects.is_empty() {
+        return Err(Error::Usage(
+            "retained needs objects, --class NAME or --query SQL".into(),
+        ));
+    }
+    objects
+        .iter()
+        .map(|name| {
+            snap.find_object(name).ok_or_else(|| {
+                Error::NotFound(format!(
+                    "{}: no object {} in the snapshot",
+                    snap.source.path.display(),
+                    sanitize(name)
+                ))
+            })
+        })
+        .collect()
+}
+
+/// The objects of a query's rows: its column `n` where it has one, else its first
+/// column read as object names.
+#[cfg(feature = "sql")]
+fn of_query(snap: &std::sync::Arc<Snapshot>, sql: &str) -> Result<Vec<ObjId>> {
+    let inputs = crate::query::Inputs::one(snap.clone(), None);
+    let r = crate::query::run_until(&inputs, sql, &Default::default()).map_err(Error::Usage)?;
+    let at = r.columns.iter().position(|c| c == "n");
+    Ok(r.rows
+        .iter()
+        .filter_map(|row| match at {
+            Some(i) => row.get(i)?.as_u64().map(|n| n as ObjId),
+            None => snap.find_object(row.first()?.as_str()?),
+        })
+        .filter(|&o| (o as usize) < snap.graph.len())
+        .collect())
+}
+
+#[cfg(not(feature = "sql"))]
+fn of_query(_: &std::sync::Arc<Snapshot>, _: &str) -> Result<Vec<ObjId>> {
+    Err(Error::Usage(
+        "--query needs a build with SQL (the default feature `sql`)".into(),
+    ))
+}
+
+fn rows(title: &str, rows: &[ClassRow]) {
+    println!("{title}");
+    for r in rows.iter().take(30) {
+        println!(
+            "  {:>12}  {:>10}  {}  (e.g. {})",
+            human(r.retained_bytes),
+            r.count,
+            sanitize(&r.class),
+            r.example
+        );
+    }
+    if rows.len() > 30 {
+        println!("  ... {} more classes", rows.len() - 30);
+    }
+}
+
+pub fn retained(snap: &Snapshot, d: &Dominators, members: &[ObjId], dominators: bool, json: bool) {
+    let doc = Retained::of(snap, d, members, dominators);
+    if json {
+        print_json(&doc);
+        return;
+    }
+    println!(
+        "{} objects retain {} together, in {} objects (each counted once)",
+        doc.objects,
+        human(doc.retained_bytes),
+        doc.retained_objects
+    );
+    println!();
+    rows(
+        "What would be freed, by class (bytes, objects):",
+        &doc.by_class,
+    );
+    if let Some(h) = &doc.dominators {
+        println!();
+        rows(
+            "Who holds them: their immediate dominators, by class (retained, objects):",
+            h,
+        );
+    }
+}
