@@ -261,6 +261,18 @@ pub enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// Pinch points: small objects that retain at least 1,000 times their own size and
+    /// 1 % of the heap, largest ratio first, with their holders
+    Pinch {
+        /// The heap snapshot: HPROF, V8, Go, MoarVM or Dart, gzip-compressed or not
+        file: PathBuf,
+        /// Print one JSON document on stdout instead of the text
+        #[arg(long)]
+        json: bool,
+        /// How many, largest ratio first
+        #[arg(long, default_value_t = 20)]
+        top: usize,
+    },
     /// Print the shell completion script for SHELL on stdout
     Completions {
         /// The shell the script is for
@@ -557,6 +569,13 @@ pub fn run(cli: Cli, tui: Tui) -> Result<()> {
             let set = sets::members(s.snapshot(), &objects, class.as_deref(), query.as_deref())?;
             let d = dominators_for_cli(&s);
             sets::retained(&s, &d, &set, dominators, json);
+            keep_tree(&s, &d);
+            Ok(())
+        }
+        Some(Cmd::Pinch { file, json, top }) => {
+            let s = open_for_cli(&file)?;
+            let d = dominators_for_cli(&s);
+            sets::pinch(&s, &d, top, json);
             keep_tree(&s, &d);
             Ok(())
         }

@@ -76,6 +76,34 @@ fn of_query(_: &std::sync::Arc<Snapshot>, _: &str) -> Result<Vec<ObjId>> {
     ))
 }
 
+/// `pinch`: the pinch points, largest ratio first.
+pub fn pinch(snap: &Snapshot, d: &Dominators, top: usize, json: bool) {
+    let doc = crate::results::pinch::Pinch::of(snap, d, top);
+    if json {
+        print_json(&doc);
+        return;
+    }
+    println!(
+        "Pinch points: {} objects retain at least {:.0}x their own size and {:.0} % of the {} reachable",
+        doc.pinch_points.len(),
+        crate::results::pinch::RATIO,
+        crate::results::pinch::SHARE * 100.0,
+        human(doc.heap_bytes)
+    );
+    for p in &doc.pinch_points {
+        println!();
+        println!(
+            "{:>12} retained by {} bytes ({:.0}x)  {} {}",
+            human(p.retained_bytes),
+            p.shallow_bytes,
+            p.ratio,
+            p.object,
+            sanitize(&p.class)
+        );
+        println!("             holder  {}", sanitize(&p.holder));
+    }
+}
+
 fn rows(title: &str, rows: &[ClassRow]) {
     println!("{title}");
     for r in rows.iter().take(30) {

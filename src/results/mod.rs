@@ -28,6 +28,7 @@ pub mod diff;
 pub mod dominators;
 pub mod inspect;
 pub mod path;
+pub mod pinch;
 pub mod retained;
 pub mod summary;
 pub mod suspects;
@@ -97,6 +98,7 @@ pub fn schemas() -> Vec<(&'static str, serde_json::Value)> {
         ("suspects", of::<Suspects>()),
         ("waste", of::<WasteReport>()),
         ("retained", of::<retained::Retained>()),
+        ("pinch", of::<pinch::Pinch>()),
     ]
 }
 

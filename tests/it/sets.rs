@@ -181,3 +181,56 @@ fn the_cli_answers_the_leak_fixtures_holder_with_its_retained_size() {
     let out = crate::common::heaptui(&["retained", f, "0x1"]);
     assert_eq!(out.status.code(), Some(3));
 }
+
+#[test]
+fn pinch_points_are_small_objects_that_retain_much_and_the_suspects_objects_lead() {
+    for rel in DUMPS {
+        let f = gunzipped(rel);
+        let f = f.to_str().unwrap();
+        let doc = run_json(&["pinch", f, "--json", "--top", "50"]);
+        let heap = doc["heap_bytes"].as_u64().unwrap();
+        let points = doc["pinch_points"].as_array().unwrap();
+        assert!(!points.is_empty(), "{rel}");
+        let mut last = f64::INFINITY;
+        for p in points {
+            let o = p["object"].as_str().unwrap();
+            // Each against `inspect` of the object: its own and retained sizes.
+            let i = run_json(&["inspect", f, o, "--json"]);
+            let (own, kept) = (
+                i["shallow_bytes"].as_u64().unwrap(),
+                i["retained_bytes"].as_u64().unwrap(),
+            );
+            assert_eq!(
+                (p["shallow_bytes"].as_u64(), p["retained_bytes"].as_u64()),
+                (Some(own), Some(kept)),
+                "{rel}: {o}"
+            );
+            assert!(
+                own > 0 && kept >= 1000 * own && kept * 100 >= heap,
+                "{rel}: {p}"
+            );
+            let ratio = p["ratio"].as_f64().unwrap();
+            assert!(
+                (ratio - kept as f64 / own as f64).abs() <= 0.051,
+                "{rel}: {p}"
+            );
+            assert!(ratio <= last, "{rel}: not by ratio");
+            last = ratio;
+            assert!(!p["holder"].as_str().unwrap().is_empty(), "{rel}: {p}");
+        }
+        // The suspects' objects that are small enough are pinch points, with the same
+        // holder words.
+        let sus = run_json(&["suspects", f, "--json"]);
+        for s in sus["suspects"].as_array().unwrap() {
+            let o = s["object"].as_str().unwrap();
+            let i = run_json(&["inspect", f, o, "--json"]);
+            let own = i["shallow_bytes"].as_u64().unwrap();
+            if own == 0 || s["retained_bytes"].as_u64().unwrap() < 1000 * own {
+                continue;
+            }
+            let p = points.iter().find(|p| p["object"] == s["object"]);
+            let p = p.unwrap_or_else(|| panic!("{rel}: suspect {o} is no pinch point"));
+            assert_eq!(p["holder"], s["holder"], "{rel}: {o}");
+        }
+    }
+}
