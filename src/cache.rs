@@ -771,10 +771,12 @@ fn read_entry(key: &Key, f: File, path: &Path, file_bytes: u64) -> Result<Parts,
     Ok((g, meta.owner, index))
 }
 
+mod beside;
 mod check;
 mod sum;
 mod texts;
 mod tree;
+pub use beside::Kept;
 pub use sum::column_digest;
 pub use texts::{load_texts, store_texts, TextsLoaded};
 pub use tree::{load_tree, store_tree, TreeLoaded};

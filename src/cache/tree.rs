@@ -9,17 +9,15 @@
 //! checksum of the whole index entry): a tree beside an entry written since is of
 //! another index and is not used. Writing an index entry removes the tree beside it.
 
-use std::fs::File;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
-use xxhash_rust::xxh3::Xxh3;
 
-use super::{bytes_of, check_head, entry_path, locate, mapped, verify, Entry, In};
+use super::beside::{self, Kept, Opened};
+use super::{bytes_of, mapped, verify, Entry};
 use crate::heap::dominators::stored::{Columns, Figures, Fold, Parts, Unchecked};
 use crate::heap::dominators::{Dominators, Origin};
 use crate::heap::Graph;
-use crate::sys::codec::decode;
 use crate::sys::progress::Progress;
 
 const MAGIC: &[u8; 16] = b"heaptui domtree\0";
@@ -35,19 +33,10 @@ struct Meta {
     figures: Figures,
 }
 
-/// The tree file beside the index entry at `entry`.
-pub(super) fn path_beside(entry: &Path) -> PathBuf {
-    entry.with_extension("tree")
-}
+const EXT: &str = "tree";
 
-/// What [`load_tree`] found.
-pub enum TreeLoaded {
-    /// The index has no cache entry, or the entry no tree beside it.
-    Missing,
-    /// A tree that failed a check, and which one; it is computed again.
-    Rejected(String),
-    Hit(Box<Dominators>),
-}
+/// What [`load_tree`] found: a tree that failed a check is computed again.
+pub type TreeLoaded = Kept<Dominators>;
 
 /// Writes a dominator tree, as [`crate::heap::dominators::Dominators::stored`] gives
 /// it (its `figures` and its columns `p`), beside `entry`, the index entry of the graph
@@ -59,17 +48,9 @@ pub fn store_tree(
     figures: Figures,
     p: &Parts<'_>,
 ) -> Result<Option<PathBuf>, String> {
-    let Some(entry) = entry else {
+    let Some(e) = entry else {
         return Ok(None);
     };
-    let idx = entry_path(&entry.key).ok_or("no cache directory")?;
-    // Only beside the entry it names: a process that wrote another entry since has
-    // removed it, or a reader that rejected it is rebuilding it.
-    if !idx.exists() {
-        return Ok(None);
-    }
-    let path = path_beside(&idx);
-    let dir = path.parent().ok_or("no cache directory")?.to_path_buf();
     let cols: [&[u8]; 6] = [
         bytes_of(p.idom),
         bytes_of(p.retained),
@@ -78,75 +59,41 @@ pub fn store_tree(
         bytes_of(p.child_start),
         bytes_of(p.children),
     ];
-    let needed: u64 = cols.iter().map(|c| c.len() as u64 + 16).sum();
-    crate::sys::files::check_room(&dir, 0, needed)?;
     let meta = Meta {
-        index: entry.index,
+        index: e.index,
         figures,
     };
-    let tmp = dir.join(format!(".{}.tree.tmp", std::process::id()));
-    let _listed = crate::sys::tmpfiles::register(&tmp);
-    if let Err(e) = super::write_file(&tmp, MAGIC, &entry.key, &meta, &cols) {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(format!("{}: {e}", tmp.display()));
-    }
-    std::fs::rename(&tmp, &path).map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(Some(path))
+    beside::store(entry, EXT, MAGIC, &meta, &cols)
 }
 
 /// Reads the tree kept beside `entry`, the index cache entry of `g`, and checks it
 /// against the entry and `g`.
 pub fn load_tree(g: &Graph, entry: Option<&Entry>, progress: &Progress) -> TreeLoaded {
-    let Some(entry) = entry else {
-        return TreeLoaded::Missing;
-    };
-    let Some(path) = entry_path(&entry.key).map(|p| path_beside(&p)) else {
-        return TreeLoaded::Missing;
-    };
-    if let Some(Err(e)) = path.parent().map(crate::sys::files::trusted_dir) {
-        return TreeLoaded::Rejected(e.to_string());
-    }
-    let Ok(f) = File::open(&path) else {
-        return TreeLoaded::Missing;
-    };
-    match read(entry, f, &path, g, progress) {
-        Ok(mut d) => {
-            d.origin = Origin::Read(path.display().to_string());
-            TreeLoaded::Hit(Box::new(d))
-        }
-        Err(why) => TreeLoaded::Rejected(format!("{}: {why}", path.display())),
-    }
+    beside::load(
+        entry,
+        EXT,
+        MAGIC,
+        &WIDTH,
+        |m: &Meta| m.index,
+        |o| {
+            let path = o.path.display().to_string();
+            let mut d = read(o, g, progress)?;
+            d.origin = Origin::Read(path);
+            Ok(d)
+        },
+    )
 }
 
-fn read(
-    entry: &Entry,
-    f: File,
-    path: &std::path::Path,
-    g: &Graph,
-    progress: &Progress,
-) -> Result<Dominators, &'static str> {
-    let (map, len) = super::map_file(&f, path)?;
-    let mut r = In {
-        r: &map[..],
-        h: Xxh3::new(),
-        left: len - 8,
-    };
-    check_head(&mut r, &entry.key, MAGIC)?;
-    let meta: Meta = decode(&r.section().ok_or("cut short")?).ok_or("unreadable metadata")?;
-    if meta.index != entry.index {
-        return Err("of another index entry");
-    }
+fn read(o: Opened<Meta>, g: &Graph, progress: &Progress) -> Result<Dominators, &'static str> {
     progress.phase("dominators: reading the cache entry", 0);
-    let prefix = r.h.digest();
-    let located = locate(&map, &r, &WIDTH)?;
-    let places = &located.0;
+    let (map, places) = (&o.map, &o.places);
     let columns = Columns {
-        idom: mapped(&map, places[0])?,
-        retained: mapped(&map, places[1])?,
-        retained_count: mapped(&map, places[2])?,
-        weak_only: mapped(&map, places[3])?,
-        child_start: mapped(&map, places[4])?,
-        children: mapped(&map, places[5])?,
+        idom: mapped(map, places[0])?,
+        retained: mapped(map, places[1])?,
+        retained_count: mapped(map, places[2])?,
+        weak_only: mapped(map, places[3])?,
+        child_start: mapped(map, places[4])?,
+        children: mapped(map, places[5])?,
     };
     // The checksum and the checks in one read of the columns: the columns of four bytes
     // per element walked together, the checks looking at each piece once it is summed
@@ -154,15 +101,15 @@ fn read(
     // column, which is then in the core's cache too, summed a little before or after);
     // the checks only on a tree whose columns are of their lengths (else the checksum
     // alone, then the error).
-    let tree = Unchecked::new(meta.figures, columns, g);
+    let tree = Unchecked::new(o.meta.figures, columns, g);
     let look = |group: usize, bytes: std::ops::Range<usize>| match (&tree, group) {
         (Ok(t), 0) => t.piece(g, bytes.start / 4..bytes.end / 4),
         _ => Fold::default(),
     };
     let folds = verify(
-        &map,
-        prefix,
-        (places, located.1),
+        map,
+        o.prefix,
+        (places, o.tail),
         &[&[0, 1, 2, 4, 5], &[3]],
         look,
         Fold::join,

@@ -248,11 +248,14 @@ pub enum Cmd {
         /// The objects as the tool prints them: 0x… address (HPROF, Go), @N (V8 node
         /// id), #N (MoarVM, Dart)
         objects: Vec<String>,
-        /// Every instance of this class
+        /// The largest instance of this class by retained size
         #[arg(long, conflicts_with = "objects")]
         class: Option<String>,
-        /// The objects of a query's rows: its column n, else its first column as names
+        /// Every instance of this class
         #[arg(long, conflicts_with_all = ["objects", "class"])]
+        instances: Option<String>,
+        /// The objects of a query's rows: its column n, else its first column as names
+        #[arg(long, conflicts_with_all = ["objects", "class", "instances"])]
         query: Option<String>,
         /// Also the set's immediate dominators outside it, by class
         #[arg(long)]
@@ -561,13 +564,20 @@ pub fn run(cli: Cli, tui: Tui) -> Result<()> {
             file,
             objects,
             class,
+            instances,
             query,
             dominators,
             json,
         }) => {
             let s = open_for_cli(&file)?;
-            let set = sets::members(s.snapshot(), &objects, class.as_deref(), query.as_deref())?;
-            let d = dominators_for_cli(&s);
+            let d = Arc::new(dominators_for_cli(&s));
+            let args = sets::SetArgs {
+                objects: &objects,
+                class: class.as_deref(),
+                instances: instances.as_deref(),
+                query: query.as_deref(),
+            };
+            let set = sets::members(s.snapshot(), &args, &d)?;
             sets::retained(&s, &d, &set, dominators, json);
             keep_tree(&s, &d);
             Ok(())

@@ -9,16 +9,29 @@ use crate::heap::ObjId;
 use crate::results::retained::{ClassRow, Retained};
 use crate::text::{human, sanitize};
 
-/// The set a command line names: objects by name, every instance of a class, or the
-/// objects of a query's rows.
+/// Where a command line takes its set from.
+pub struct SetArgs<'a> {
+    pub objects: &'a [String],
+    /// The largest instance of the class by retained size (`--class`, as in every command).
+    pub class: Option<&'a str>,
+    /// Every instance of the class (`--instances`).
+    pub instances: Option<&'a str>,
+    pub query: Option<&'a str>,
+}
+
+/// The set a command line names: objects by name, the largest instance of a class,
+/// every instance of a class, or the objects of a query's rows.
 pub fn members(
     snap: &std::sync::Arc<Snapshot>,
-    objects: &[String],
-    class: Option<&str>,
-    query: Option<&str>,
+    args: &SetArgs<'_>,
+    d: &std::sync::Arc<Dominators>,
 ) -> Result<Vec<ObjId>> {
     let g = &snap.graph;
-    if let Some(c) = class {
+    if let Some(c) = args.class {
+        let o = super::analyses::resolve(snap, None, Some(c), &mut || d.clone())?;
+        return Ok(vec![o]);
+    }
+    if let Some(c) = args.instances {
         let Some(cid) = g.classes.iter().position(|k| k.name == c) else {
             return Err(Error::NotFound(format!(
                 "{}: no class named {}",
@@ -30,15 +43,15 @@ pub fn members(
             .filter(|&o| g.class_of.get(o as usize) as usize == cid)
             .collect());
     }
-    if let Some(sql) = query {
+    if let Some(sql) = args.query {
         return of_query(snap, sql);
     }
-    if objects.is_empty() {
+    if args.objects.is_empty() {
         return Err(Error::Usage(
-            "retained needs objects, --class NAME or --query SQL".into(),
+            "retained needs objects, --class NAME, --instances NAME or --query SQL".into(),
         ));
     }
-    objects
+    args.objects
         .iter()
         .map(|name| {
             snap.find_object(name).ok_or_else(|| {

@@ -38,42 +38,6 @@ fn the_file(cache: &Path) -> Option<PathBuf> {
     all.pop()
 }
 
-/// Byte offsets of the file's parts: where its columns start (after the sections) and
-/// each column's (offset, length) in bytes (the layout of `src/cache.rs`'s doc).
-fn columns_of(b: &[u8]) -> (usize, Vec<(usize, usize)>) {
-    let u64_at = |at: usize| u64::from_ne_bytes(b[at..at + 8].try_into().unwrap()) as usize;
-    let mut pos = 24;
-    for _ in 0..2 {
-        pos += 8 + u64_at(pos);
-    }
-    let prefix = pos;
-    let mut cols = Vec::new();
-    for _ in 0..5 {
-        pos = pos.div_ceil(8) * 8;
-        let n = u64_at(pos);
-        cols.push((pos + 8, n));
-        pos += 8 + n;
-    }
-    assert_eq!(pos + 8, b.len(), "the layout of cache.rs's doc");
-    (prefix, cols)
-}
-
-/// Writes the trailer that `b`'s bytes hash to, as the writer does.
-fn fix_trailer(b: &mut [u8]) {
-    use xxhash_rust::xxh3::xxh3_64;
-    let (prefix, cols) = columns_of(b);
-    let mut digests = vec![xxh3_64(&b[..prefix])];
-    for &(at, n) in &cols {
-        digests.push(heaptui::cache::column_digest(
-            &b[at - 8..at],
-            &b[at..at + n],
-        ));
-    }
-    let all: Vec<u8> = digests.iter().flat_map(|d| d.to_ne_bytes()).collect();
-    let end = b.len();
-    b[end - 8..].copy_from_slice(&xxh3_64(&all).to_ne_bytes());
-}
-
 #[test]
 fn the_second_query_reads_the_kept_strings_with_the_same_answers() {
     for rel in [
@@ -127,7 +91,7 @@ fn damaged_cut_or_inconsistent_strings_are_made_again_never_used() {
     answers(cache, file, false);
     let kept = the_file(cache).unwrap();
     let good = std::fs::read(&kept).unwrap();
-    let (_, cols) = columns_of(&good);
+    let (_, cols) = crate::columns_of(&good, 5);
     // Each time the answers are those of strings made again, which are written in its
     // place.
     let check = |damaged: &[u8], what: &str| {
@@ -161,11 +125,11 @@ fn damaged_cut_or_inconsistent_strings_are_made_again_never_used() {
     let strings = cols[0].1 / 4;
     let mut b = good.clone();
     b.copy_within(at_u32(1)..at_u32(2), at_u32(0));
-    fix_trailer(&mut b);
+    crate::fix_trailer(&mut b, 5);
     check(&b, "objects out of order");
     let mut b = good.clone();
     b[at_u32(strings - 1)..at_u32(strings)].copy_from_slice(&u32::MAX.to_ne_bytes());
-    fix_trailer(&mut b);
+    crate::fix_trailer(&mut b, 5);
     check(&b, "an object out of range");
     let mut b = good.clone();
     let (s1, s2) = (
@@ -174,11 +138,11 @@ fn damaged_cut_or_inconsistent_strings_are_made_again_never_used() {
     );
     b[at_u64(1)..at_u64(2)].copy_from_slice(&s2);
     b[at_u64(2)..at_u64(3)].copy_from_slice(&s1);
-    fix_trailer(&mut b);
+    crate::fix_trailer(&mut b, 5);
     check(&b, "starts out of order");
     let mut b = good.clone();
     b[cols[4].0 + cols[4].1 / 2] = 0xff;
-    fix_trailer(&mut b);
+    crate::fix_trailer(&mut b, 5);
     check(&b, "text not UTF-8");
     // A two-byte character in place of the first string's first two bytes, the second
     // string starting between them.
@@ -193,6 +157,6 @@ fn damaged_cut_or_inconsistent_strings_are_made_again_never_used() {
     let s = cols[4].0 + start(&good, i) as usize;
     b[s..s + 2].copy_from_slice("é".as_bytes());
     b[at_u64(i + 1)..at_u64(i + 2)].copy_from_slice(&(start(&good, i) + 1).to_ne_bytes());
-    fix_trailer(&mut b);
+    crate::fix_trailer(&mut b, 5);
     check(&b, "a start inside a character");
 }

@@ -104,42 +104,6 @@ fn the_second_run_reads_the_kept_tree_with_byte_identical_outputs() {
     }
 }
 
-/// Byte offsets of a tree file's parts: where its columns start (after the sections)
-/// and each column's (offset, length) in bytes.
-fn columns_of(b: &[u8]) -> (usize, Vec<(usize, usize)>) {
-    let u64_at = |at: usize| u64::from_ne_bytes(b[at..at + 8].try_into().unwrap()) as usize;
-    let mut pos = 24;
-    for _ in 0..2 {
-        pos += 8 + u64_at(pos);
-    }
-    let prefix = pos;
-    let mut cols = Vec::new();
-    for _ in 0..6 {
-        pos = pos.div_ceil(8) * 8;
-        let n = u64_at(pos);
-        cols.push((pos + 8, n));
-        pos += 8 + n;
-    }
-    assert_eq!(pos + 8, b.len(), "the layout of cache.rs's doc");
-    (prefix, cols)
-}
-
-/// Writes the trailer that `b`'s bytes hash to, as the writer does.
-fn fix_trailer(b: &mut [u8]) {
-    use xxhash_rust::xxh3::xxh3_64;
-    let (prefix, cols) = columns_of(b);
-    let mut digests = vec![xxh3_64(&b[..prefix])];
-    for &(at, n) in &cols {
-        digests.push(heaptui::cache::column_digest(
-            &b[at - 8..at],
-            &b[at..at + n],
-        ));
-    }
-    let all: Vec<u8> = digests.iter().flat_map(|d| d.to_ne_bytes()).collect();
-    let end = b.len();
-    b[end - 8..].copy_from_slice(&xxh3_64(&all).to_ne_bytes());
-}
-
 #[test]
 fn a_damaged_cut_or_inconsistent_tree_is_computed_again_never_used() {
     let work = tempfile::tempdir().unwrap();
@@ -150,7 +114,7 @@ fn a_damaged_cut_or_inconsistent_tree_is_computed_again_never_used() {
     outputs(&cache, file, false);
     let tree = the_tree(&cache);
     let good = std::fs::read(&tree).unwrap();
-    let (_, cols) = columns_of(&good);
+    let (_, cols) = crate::columns_of(&good, 6);
     // Each time: the damaged tree is not used (summary says why), the answers are those
     // of a tree computed again, which is written in its place and read next time.
     let check = |damaged: &[u8], why: &str| {
@@ -204,20 +168,20 @@ fn a_damaged_cut_or_inconsistent_tree_is_computed_again_never_used() {
     assert_ne!(u32_at(&good, idom + 4 * o), other as u32);
     let mut b = good.clone();
     put(&mut b, idom + 4 * o, other as u32);
-    fix_trailer(&mut b);
+    crate::fix_trailer(&mut b, 6);
     check(&b, "not the immediate dominators'");
     let mut b = good.clone();
     put(&mut b, idom + 4 * o, objects as u32 + 5);
-    fix_trailer(&mut b);
+    crate::fix_trailer(&mut b, 6);
     check(&b, "out of range");
     let mut b = good.clone();
     put(&mut b, cols[5].0, objects as u32);
-    fix_trailer(&mut b);
+    crate::fix_trailer(&mut b, 6);
     check(&b, "a tree child of no object");
     // Retained less than the object's own size.
     let mut b = good.clone();
     put(&mut b, cols[1].0 + 4 * o, 0);
-    fix_trailer(&mut b);
+    crate::fix_trailer(&mut b, 6);
     check(&b, "sizes that cannot be");
 }
 
@@ -236,7 +200,7 @@ fn a_tree_of_another_index_entry_is_not_used() {
     assert_eq!(good[meta], 253, "a u64 of 32 bits or more");
     let mut b = good.clone();
     b[meta + 3] ^= 0x10;
-    fix_trailer(&mut b);
+    crate::fix_trailer(&mut b, 6);
     std::fs::write(&tree, &b).unwrap();
     let origin = tree_origin(cache.path(), file).unwrap_or_default();
     assert!(origin.ends_with("of another index entry"), "{origin}");

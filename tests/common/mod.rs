@@ -524,3 +524,12 @@ pub fn open_node(name: &str) -> heaptui::Session {
 pub fn node_leak_ids() -> heaptui::leaks::LeakIds {
     heaptui::leaks::LeakIds::of(&open_node("baseline"), &open_node("target")).unwrap()
 }
+
+/// A bundled dump of each of the five formats, the leak fixtures where a format has one.
+pub const ONE_PER_FORMAT: [&str; 5] = [
+    "java/leak/heap-live.hprof.gz",
+    "node/baseline.heapsnapshot.gz",
+    "go/heap.dump.gz",
+    "moarvm/app-v3.mvmheap.gz",
+    "dart/before.dartheap.gz",
+];

@@ -7,14 +7,7 @@ use std::sync::Arc;
 
 use crate::common::gunzipped;
 
-/// A bundled dump of each format.
-const DUMPS: [&str; 5] = [
-    "java/leak/heap-live.hprof.gz",
-    "node/baseline.heapsnapshot.gz",
-    "go/heap.dump.gz",
-    "moarvm/app-v3.mvmheap.gz",
-    "dart/before.dartheap.gz",
-];
+const DUMPS: [&str; 5] = crate::common::ONE_PER_FORMAT;
 
 #[test]
 fn the_ids_of_every_table_are_the_names_the_commands_print() {
@@ -51,12 +44,15 @@ fn the_ids_of_every_table_are_the_names_the_commands_print() {
 }
 
 /// `heaptui query FILE SQL --csv` with the engine's pool at `pool` bytes and a cache
-/// directory of its own: the exit status, stdout and stderr.
+/// directory of its own: the exit status, stdout and stderr. One thread
+/// (`RAYON_NUM_THREADS=1`: one partition), so that what the operators reserve, and so
+/// whether they spill, does not depend on how the threads interleave on a busy machine.
 fn query_in(cache: &std::path::Path, pool: u64, file: &str, sql: &str) -> std::process::Output {
     std::process::Command::new(env!("CARGO_BIN_EXE_heaptui"))
         .args(["query", file, sql, "--csv"])
         .env("HEAPTUI_CACHE_DIR", cache)
         .env("HEAPTUI_QUERY_MEMORY", pool.to_string())
+        .env("RAYON_NUM_THREADS", "1")
         .env_remove("HEAPTUI_NO_CACHE")
         .output()
         .unwrap()

@@ -13,13 +13,7 @@ use heaptui::results::retained::Retained;
 
 use crate::common::gunzipped;
 
-const DUMPS: [&str; 5] = [
-    "java/leak/heap-live.hprof.gz",
-    "node/baseline.heapsnapshot.gz",
-    "go/heap.dump.gz",
-    "moarvm/app-v3.mvmheap.gz",
-    "dart/before.dartheap.gz",
-];
+const DUMPS: [&str; 5] = crate::common::ONE_PER_FORMAT;
 
 fn open(rel: &str) -> (Arc<heaptui::format::Snapshot>, Dominators) {
     let s = heaptui::open(&gunzipped(rel), &heaptui::sys::progress::Progress::new()).unwrap();
@@ -163,7 +157,14 @@ fn the_cli_answers_the_leak_fixtures_holder_with_its_retained_size() {
     // The members of the planted cache together: held by the one array the suspect
     // names as where its size accumulates.
     let member = top["members"][0]["class"].as_str().unwrap();
-    let doc = run_json(&["retained", f, "--class", member, "--dominators", "--json"]);
+    let doc = run_json(&[
+        "retained",
+        f,
+        "--instances",
+        member,
+        "--dominators",
+        "--json",
+    ]);
     assert_eq!(doc["objects"], top["members"][0]["count"]);
     let holders = doc["dominators"].as_array().unwrap();
     assert_eq!(holders.len(), 1, "{doc}");
@@ -177,6 +178,11 @@ fn the_cli_answers_the_leak_fixtures_holder_with_its_retained_size() {
         let q = run_json(&["retained", f, "--query", &sql, "--dominators", "--json"]);
         assert_eq!(q, doc, "{sql}");
     }
+    // --class is the largest instance, as in every command.
+    let one = run_json(&["retained", f, "--class", member, "--json"]);
+    let largest = run_json(&["inspect", f, "--class", member, "--json"]);
+    assert_eq!(one["objects"], 1);
+    assert_eq!(one["retained_bytes"], largest["retained_bytes"]);
     // Unknown objects are not found (exit 3, as `inspect`).
     let out = crate::common::heaptui(&["retained", f, "0x1"]);
     assert_eq!(out.status.code(), Some(3));
