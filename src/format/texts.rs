@@ -50,24 +50,7 @@ fn push_text(out: &mut Vec<u8>, c: &Content<'_>) {
 fn text_classes(snap: &Snapshot) -> Vec<bool> {
     let g = &snap.graph;
     let content = snap.decoder.content_classes(snap.bytes(), g);
-    let mut first: Vec<Option<ObjId>> = vec![None; g.classes.len()];
-    let mut want = vec![false; g.classes.len()];
-    for &c in &content {
-        if let Some(w) = want.get_mut(c as usize) {
-            *w = true;
-        }
-    }
-    let mut left = content.len();
-    for o in 0..g.len() as ObjId {
-        if left == 0 {
-            break;
-        }
-        let c = g.class_of.get(o as usize) as usize;
-        if want.get(c) == Some(&true) && first[c].is_none() {
-            first[c] = Some(o);
-            left -= 1;
-        }
-    }
+    let first = g.first_instances();
     let mut is_text = vec![false; g.classes.len()];
     for c in content {
         let array = first.get(c as usize).copied().flatten().is_some_and(|o| {

@@ -372,6 +372,22 @@ impl Graph {
         self.roots.sort_by_key(|r| r.obj);
     }
 
+    /// The first instance of every class, in class order (`None` for a class without one).
+    pub fn first_instances(&self) -> Vec<Option<ObjId>> {
+        let mut first = vec![None; self.classes.len()];
+        let mut left = first.len();
+        for (o, c) in self.class_of.iter().enumerate() {
+            if left == 0 {
+                break;
+            }
+            if let Some(f @ None) = first.get_mut(c as usize) {
+                *f = Some(o as ObjId);
+                left -= 1;
+            }
+        }
+        first
+    }
+
     /// The root records of `o` (empty when it is not a GC root).
     pub fn roots_of(&self, o: ObjId) -> &[Root] {
         let lo = self.roots.partition_point(|r| r.obj < o);

@@ -123,10 +123,7 @@ impl FieldFn {
             return t.clone();
         }
         let mut ty = DataType::Utf8;
-        'classes: for o in super::objects::first_instances(&self.snap)
-            .into_iter()
-            .flatten()
-        {
+        'classes: for o in self.snap.graph.first_instances().into_iter().flatten() {
             for f in self.snap.inspect(o).fields {
                 if f.name == name && !f.is_static {
                     if let Some(t) = type_of(&f.value) {

@@ -81,22 +81,6 @@ fn root_kinds(g: &crate::heap::Graph, range: std::ops::Range<usize>) -> StringAr
     out.finish()
 }
 
-/// The first instance of every class, in class order (`None` for a class without one).
-pub(super) fn first_instances(snap: &Snapshot) -> Vec<Option<ObjId>> {
-    let mut first = vec![None; snap.graph.classes.len()];
-    let mut left = first.len();
-    for (o, c) in snap.graph.class_of.iter().enumerate() {
-        if left == 0 {
-            break;
-        }
-        if let Some(f @ None) = first.get_mut(c as usize) {
-            *f = Some(o as ObjId);
-            left -= 1;
-        }
-    }
-    first
-}
-
 /// Every object's depth from the roots, computed once per query when a column needs it
 /// (the TUI's own when it has built them).
 type Depths = Arc<OnceLock<Arc<Vec<u8>>>>;
